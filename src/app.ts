@@ -1,0 +1,97 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from './http/app-type.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { registerOperationsRoutes } from './http/operations.routes.js';
+import { registerAccountPages } from './modules/accounts/accounts.routes.js';
+import { registerDirectoryApi, registerDirectoryPages } from './modules/directory/directory.routes.js';
+import { registerMessagePages } from './modules/messages/messages.routes.js';
+import type { Services } from './services.js';
+import { APP_CSS, APP_CSS_PATH } from './web/assets.js';
+import { installPageContext } from './web/pages.js';
+
+
+/**
+ * Builds the application from its services; never listens (DESIGN §9.1), so tests drive it with
+ * inject() and main.ts decides where it listens. Every module is registered here, by hand.
+ */
+export async function buildApp(services: Services): Promise<App> {
+  const { config } = services;
+  const app: App = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    trustProxy: config.trustProxy === false ? false : config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    // Request ids: honour a proxy's X-Request-Id, else generate one; echoed in the response.
+    requestIdHeader: 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('viewer', undefined);
+  app.decorateRequest('csrfKey', undefined);
+  app.decorateRequest('sessionToken', undefined);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  installErrorHandling(app, config.serviceName);
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(helmet, {
+    // DESIGN §4: strict CSP, no inline script; frame-ancestors 'none' (OAUTH-CHECKLIST A15).
+    // No form-action: browsers apply it to the redirect after the consent form, which must reach
+    // the app's registered redirect URI.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'https:', 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    // Avatars and icons are https images from anywhere; COEP would block them.
+    crossOriginEmbedderPolicy: false,
+    hsts: config.secureCookies ? { maxAge: 31536000, includeSubDomains: false } : false,
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: `${config.serviceName} API`, version: '1', description: 'OAuth 2.0 authorization, identity, bots and incoming webhooks.' },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'OAuth2 access token' },
+          bot: { type: 'apiKey', in: 'header', name: 'Authorization', description: '"Bot <token>"' },
+        },
+      },
+    },
+  });
+
+  app.get(APP_CSS_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_CSS),
+  );
+
+  registerOperationsRoutes(app, services);
+  registerDirectoryApi(app, services);
+
+  await app.register(async (pages) => {
+    installPageContext(pages, services);
+    registerAccountPages(pages, services);
+    registerDirectoryPages(pages, services);
+    registerMessagePages(pages, services);
+  });
+
+  await app.ready();
+  return app;
+}

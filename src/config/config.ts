@@ -1,0 +1,118 @@
+import { DEFAULT_PASSWORD_COST, type PasswordCost } from '../core/password.js';
+
+/**
+ * Every setting in one place (DESIGN §8). `loadConfig` reads a plain record (only main.ts and
+ * cli/ pass `process.env`) and reports every violation at once, so an operator fixes them in
+ * one go instead of one restart per mistake.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** SPEC's {base_url}: OAuth issuer, webhook URLs; no trailing slash. */
+  baseUrl: string;
+  /** Secure cookies and HSTS follow the base URL's scheme. */
+  secureCookies: boolean;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  serviceName: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Fastify's trustProxy: false, or a list of addresses/CIDRs of trusted proxies. */
+  trustProxy: false | string[];
+  /** Sessions end this long after sign-in, whatever happens. */
+  sessionMaxAgeMs: number;
+  /** ...and this long after their last use. */
+  sessionIdleMs: number;
+  passwordCost: PasswordCost;
+  /** Largest accepted request body in bytes (413 beyond). */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The documented environment variables with their defaults (README's configuration table). */
+export const ENVIRONMENT = {
+  PORT: '8080',
+  HOST: '127.0.0.1',
+  GATEHOUSE_BASE_URL: 'http://localhost:{PORT}',
+  DATABASE_URL: './data/gatehouse.db',
+  REDIS_URL: '',
+  GATEHOUSE_SERVICE_NAME: 'Gatehouse',
+  LOG_LEVEL: 'info',
+  TRUST_PROXY: '',
+  GATEHOUSE_SESSION_MAX_AGE_DAYS: '30',
+  GATEHOUSE_SESSION_IDLE_DAYS: '7',
+  GATEHOUSE_BODY_LIMIT_BYTES: '1048576',
+} as const;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const problems: string[] = [];
+  const read = (name: keyof typeof ENVIRONMENT): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? ENVIRONMENT[name] : value.trim();
+  };
+  const integer = (name: keyof typeof ENVIRONMENT, min: number, max: number): number => {
+    const text = read(name);
+    const value = Number(text);
+    if (!/^[0-9]+$/.test(text) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
+      return Number(ENVIRONMENT[name]);
+    }
+    return value;
+  };
+
+  const port = integer('PORT', 0, 65535);
+  const host = read('HOST');
+
+  let baseUrl = read('GATEHOUSE_BASE_URL').replace('{PORT}', String(port || 8080));
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push('GATEHOUSE_BASE_URL must be an http or https URL');
+    // RFC 8414 §2: the issuer has no query or fragment.
+    if (url.search || url.hash) problems.push('GATEHOUSE_BASE_URL must not have a query or fragment');
+    baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    problems.push(`GATEHOUSE_BASE_URL must be an absolute URL (got "${baseUrl}")`);
+  }
+
+  const databaseUrl = read('DATABASE_URL');
+  const redisUrl = read('REDIS_URL') || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+
+  const serviceName = read('GATEHOUSE_SERVICE_NAME');
+  if (serviceName.length > 64) problems.push('GATEHOUSE_SERVICE_NAME must be at most 64 characters');
+
+  const logLevel = read('LOG_LEVEL') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const trustProxyText = read('TRUST_PROXY');
+  const trustProxy = trustProxyText === '' ? false : trustProxyText.split(',').map((s) => s.trim()).filter(Boolean);
+
+  const sessionMaxAgeMs = integer('GATEHOUSE_SESSION_MAX_AGE_DAYS', 1, 365) * DAY_MS;
+  const sessionIdleMs = integer('GATEHOUSE_SESSION_IDLE_DAYS', 1, 365) * DAY_MS;
+  const bodyLimit = integer('GATEHOUSE_BODY_LIMIT_BYTES', 1024, 64 * 1024 * 1024);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    baseUrl,
+    secureCookies: baseUrl.startsWith('https:'),
+    databaseUrl,
+    redisUrl,
+    serviceName,
+    logLevel,
+    trustProxy,
+    sessionMaxAgeMs,
+    sessionIdleMs: Math.min(sessionIdleMs, sessionMaxAgeMs),
+    passwordCost: DEFAULT_PASSWORD_COST,
+    bodyLimit,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Typed errors, rendered in exactly one place (http/error-handler.ts) as JSON, an OAuth error
+ * body, or an HTML page (DESIGN §9.7). Domain code throws these and never builds responses.
+ */
+
+/** One validation failure at a field, in Discord's Invalid Form Body shape. */
+export interface FieldError {
+  code: string;
+  message: string;
+}
+
+/** Mirrors the request body: `{content: {_errors: [...]}, embeds: {0: {title: {_errors: [...]}}}}`. */
+export interface ErrorTree {
+  [key: string]: ErrorTree | FieldError[];
+}
+
+/** Adds one error at a path (['embeds', 0, 'title']) to a tree. */
+export function addFieldError(tree: ErrorTree, path: readonly (string | number)[], error: FieldError): ErrorTree {
+  let node: ErrorTree = tree;
+  for (const key of path) {
+    const k = String(key);
+    const next = node[k];
+    if (next === undefined || Array.isArray(next)) {
+      const created: ErrorTree = {};
+      node[k] = created;
+      node = created;
+    } else {
+      node = next;
+    }
+  }
+  const list = node['_errors'];
+  if (Array.isArray(list)) list.push(error);
+  else node['_errors'] = [error];
+  return tree;
+}
+
+/** An error of the resource API: `{code, message, errors?}` with Discord's numeric codes (DESIGN §1). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: ErrorTree,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Discord's codes, with SPEC.md's names. One constructor per code so call sites read like the spec. */
+export const ApiErrors = {
+  unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
+  notFound: (what = 'Not Found') => new ApiError(404, 0, `404: ${what}`),
+  methodNotAllowed: () => new ApiError(405, 0, '405: Method Not Allowed'),
+  unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
+  unknownServer: () => new ApiError(404, 10004, 'Unknown Server'),
+  unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
+  unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
+  unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
+  unknownWebhook: () => new ApiError(404, 10015, 'Unknown Webhook'),
+  unknownApplication: () => new ApiError(404, 10002, 'Unknown Application'),
+  tooManyWebhooks: () => new ApiError(400, 30007, 'Maximum number of webhooks reached (10)'),
+  missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
+  emptyMessage: () => new ApiError(400, 50006, 'Cannot send an empty message'),
+  cannotMessageUser: () => new ApiError(403, 50007, 'Cannot send messages to this user'),
+  missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
+  invalidOAuthToken: () => new ApiError(401, 50025, 'Invalid OAuth2 access token'),
+  missingScope: (scope: string) => new ApiError(403, 50026, `Missing required OAuth2 scope: ${scope}`),
+  invalidWebhookToken: () => new ApiError(401, 50027, 'Invalid Webhook Token'),
+  invalidFormBody: (errors: ErrorTree) => new ApiError(400, 50035, 'Invalid Form Body', errors),
+  payloadTooLarge: () => new ApiError(413, 40005, 'Request entity too large'),
+  unsupportedMediaType: () => new ApiError(415, 0, 'Unsupported Media Type'),
+  serviceUnavailable: (message = 'Service temporarily unavailable') => new ApiError(503, 0, message),
+} as const;
+
+/** Shorthand for a 50035 with one field error. */
+export function invalidField(path: readonly (string | number)[], code: string, message: string): ApiError {
+  return ApiErrors.invalidFormBody(addFieldError({}, path, { code, message }));
+}
+
+/**
+ * An OAuth 2.0 protocol error for the token and revoke endpoints, rendered as RFC 6749 §5.2
+ * `{error, error_description}` with `Cache-Control: no-store`.
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly error:
+      | 'invalid_request'
+      | 'invalid_client'
+      | 'invalid_grant'
+      | 'unauthorized_client'
+      | 'unsupported_grant_type'
+      | 'invalid_scope'
+      | 'unsupported_token_type'
+      | 'temporarily_unavailable'
+      | 'server_error',
+    readonly description: string,
+    readonly status: number = error === 'invalid_client' ? 401 : 400,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+/** An error shown to a person as an HTML page (e.g. RFC 6749 §4.1.2.1: unknown client, never a redirect). */
+export class PageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'PageError';
+  }
+}
+
+/** Too many attempts; carries when to retry. */
+export class RateLimitedError extends Error {
+  constructor(
+    readonly retryAfterMs: number,
+    message = 'You are being rate limited.',
+  ) {
+    super(message);
+    this.name = 'RateLimitedError';
+  }
+}

@@ -1,0 +1,54 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Random } from './random.js';
+
+/**
+ * Every secret the service issues carries a short type prefix so a leaked one is recognisable
+ * (DESIGN §3), and is drawn from [A-Za-z0-9_-] so that every client encoding of HTTP Basic
+ * decodes it alike (OAUTH-CHECKLIST, interoperability facts).
+ */
+export const SecretPrefix = {
+  session: 'ghs',
+  clientSecret: 'ghcs',
+  authorizationCode: 'ghac',
+  accessToken: 'ghat',
+  refreshToken: 'ghrt',
+  botToken: 'ghbt',
+  webhookToken: 'ghwt',
+  invite: 'ghinv',
+} as const;
+export type SecretKind = keyof typeof SecretPrefix;
+
+/** 32 random bytes = 256 bits, above RFC 6749 §10.10's 128-bit floor and 2.1's 160-bit SHOULD. */
+const SECRET_BYTES = 32;
+
+export interface IssuedSecret {
+  /** Shown once to its owner, never stored. */
+  plain: string;
+  /** What the database keeps (DESIGN §3: stored only as a SHA-256 hash). */
+  hash: string;
+}
+
+export function issueSecret(random: Random, kind: SecretKind, bytes = SECRET_BYTES): IssuedSecret {
+  const plain = `${SecretPrefix[kind]}_${random.bytes(bytes).toString('base64url')}`;
+  return { plain, hash: hashSecret(plain) };
+}
+
+/** SHA-256 is enough for high-entropy secrets: no dictionary can reach 256 random bits. */
+export function hashSecret(plain: string): string {
+  return createHash('sha256').update(plain, 'utf8').digest('base64url');
+}
+
+/**
+ * Constant-time, length-independent comparison (OAUTH-CHECKLIST D8, I1): both sides are hashed
+ * first, so neither the content nor the length of the expected value leaks through timing.
+ */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a, 'utf8').digest();
+  const hb = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/** True when `plain` looks like a secret of the given kind; a cheap filter before any lookup. */
+export function hasPrefix(plain: string, kind: SecretKind): boolean {
+  return plain.startsWith(`${SecretPrefix[kind]}_`);
+}

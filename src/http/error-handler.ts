@@ -1,0 +1,132 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from './app-type.js';
+import { addFieldError, ApiError, ApiErrors, OAuthError, PageError, RateLimitedError, type ErrorTree } from '../core/errors.js';
+import { errorPage } from '../web/layout.js';
+import { csrfToken } from '../web/csrf.js';
+
+/**
+ * The one error handler (DESIGN §2): every thrown error becomes a JSON API error, an RFC 6749
+ * error body, or an HTML page, and nothing else. Unknown errors are logged and answered with a
+ * generic 500 that carries no stack and no message from inside.
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  const url = request.url;
+  return url.startsWith('/api/') || url === '/api' || url.startsWith('/.well-known/');
+}
+
+/** Discord's error codes for the JSON Schema keywords our route schemas use. */
+function fieldErrorCode(keyword: string): string {
+  switch (keyword) {
+    case 'required':
+      return 'BASE_TYPE_REQUIRED';
+    case 'maxLength':
+    case 'maxItems':
+      return 'BASE_TYPE_MAX_LENGTH';
+    case 'minLength':
+    case 'minItems':
+      return 'BASE_TYPE_MIN_LENGTH';
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+      return 'BASE_TYPE_CHOICES';
+    case 'type':
+      return 'BASE_TYPE_BAD_TYPE';
+    case 'minimum':
+    case 'maximum':
+      return 'NUMBER_TYPE_MAX';
+    default:
+      return 'BASE_TYPE_INVALID';
+  }
+}
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns AJV's flat list into Discord's body-shaped tree (DESIGN §1, 50035). */
+export function validationTree(issues: readonly ValidationIssue[]): ErrorTree {
+  const tree: ErrorTree = {};
+  for (const issue of issues) {
+    const path = issue.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (issue.keyword === 'required' && typeof issue.params['missingProperty'] === 'string') path.push(issue.params['missingProperty']);
+    const message = issue.keyword === 'required' ? 'This field is required' : issue.message ? capitalise(issue.message) : 'Invalid value';
+    addFieldError(tree, path.length ? path : ['_root'], { code: fieldErrorCode(issue.keyword), message });
+  }
+  return tree;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  const body: { code: number; message: string; errors?: ErrorTree } = { code: error.code, message: error.message };
+  if (error.errors) body.errors = error.errors;
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, status: number, title: string, detail: string, serviceName: string): FastifyReply {
+  const key = request.csrfKey;
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(errorPage({ status, title, detail, serviceName, viewer: request.viewer, csrfToken: key ? csrfToken(key) : '' }));
+}
+
+export function installErrorHandling(app: App, serviceName: string): void {
+  app.setErrorHandler((raw: unknown, request, reply) => {
+    if (raw instanceof OAuthError) {
+      // RFC 6749 §5.1/§5.2: no-store on every token endpoint answer, errors included.
+      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+      if (raw.headers) reply.headers(raw.headers);
+      return reply.code(raw.status).type('application/json; charset=utf-8').send({ error: raw.error, error_description: raw.description });
+    }
+    if (raw instanceof PageError) return sendPage(request, reply, raw.status, raw.title, raw.detail, serviceName);
+    if (raw instanceof RateLimitedError) {
+      const seconds = Math.max(1, Math.ceil(raw.retryAfterMs / 1000));
+      reply.header('Retry-After', String(seconds));
+      if (isApiRequest(request)) {
+        return reply.code(429).send({ message: raw.message, retry_after: raw.retryAfterMs / 1000, global: false, code: 0 });
+      }
+      return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${seconds} seconds.`, serviceName);
+    }
+    if (raw instanceof ApiError) {
+      if (isApiRequest(request)) return sendApiError(reply, raw);
+      return sendPage(request, reply, raw.status, 'Something is not right', raw.message, serviceName);
+    }
+
+    const error = raw as FastifyError & { validation?: ValidationIssue[] };
+    if (error.validation) {
+      if (isApiRequest(request)) return sendApiError(reply, ApiErrors.invalidFormBody(validationTree(error.validation)));
+      return sendPage(request, reply, 400, 'That did not work', 'The form contained invalid values. Go back and check them.', serviceName);
+    }
+    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own 4xx (bad JSON, body too large, unsupported media type…): its message is
+      // safe to show, its stack is not.
+      const message =
+        status === 413
+          ? 'Request entity too large'
+          : status === 415
+            ? 'Unsupported Media Type'
+            : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || /JSON/i.test(error.message)
+              ? 'The request body contains invalid JSON.'
+              : `${status}: Bad Request`;
+      const code = status === 413 ? 40005 : message.includes('invalid JSON') ? 50109 : 0;
+      if (isApiRequest(request)) return sendApiError(reply, new ApiError(status, code, message));
+      return sendPage(request, reply, status, 'Bad request', message, serviceName);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    if (isApiRequest(request)) return sendApiError(reply, new ApiError(500, 0, '500: Internal Server Error'));
+    return sendPage(request, reply, 500, 'Something went wrong', 'The server could not finish this request. Try again in a moment.', serviceName);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    if (isApiRequest(request)) return sendApiError(reply, ApiErrors.notFound());
+    return sendPage(request, reply, 404, 'Page not found', 'There is nothing at this address.', serviceName);
+  });
+}

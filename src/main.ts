@@ -1,0 +1,55 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { createServices } from './services.js';
+
+/**
+ * The process entry: env → config → services → app → listen; graceful shutdown on SIGTERM/SIGINT
+ * (stop accepting, finish in-flight requests, close the database).
+ */
+export async function serve(env: Record<string, string | undefined>): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const services = await createServices(config);
+  const app = await buildApp(services);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  services.logger.info({ port, baseUrl: config.baseUrl, database: services.dialect, workerId: services.workerId }, `Gatehouse listening on http://${config.host}:${port}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    services.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    app
+      .close()
+      .then(() => services.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          services.logger.error({ err: error }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  serve(process.env).catch((error: unknown) => {
+    process.stderr.write(`Gatehouse failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,65 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toNum } from '../../storage/types.js';
+import { toPerson } from '../directory/people.repository.js';
+import type { Person } from '../directory/people.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface SessionRecord {
+  idHash: string;
+  userId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+export async function insertSession(db: Db, s: SessionRecord & { userAgent: string | null }): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({
+      id_hash: s.idHash,
+      user_id: s.userId,
+      created_at: s.createdAt,
+      last_seen_at: s.lastSeenAt,
+      expires_at: s.expiresAt,
+      user_agent: s.userAgent,
+    })
+    .execute();
+}
+
+/** The session and its person in one round trip: this runs on every page view. */
+export async function findSessionWithPerson(db: Db, idHash: string): Promise<{ session: SessionRecord; person: Person } | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .selectAll('users')
+    .select(['sessions.id_hash', 'sessions.created_at as s_created_at', 'sessions.last_seen_at', 'sessions.expires_at'])
+    .where('sessions.id_hash', '=', idHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const person = toPerson(row);
+  return {
+    person,
+    session: {
+      idHash: row.id_hash,
+      userId: person.id,
+      createdAt: toNum(row.s_created_at),
+      lastSeenAt: toNum(row.last_seen_at),
+      expiresAt: toNum(row.expires_at),
+    },
+  };
+}
+
+export async function touchSession(db: Db, idHash: string, lastSeenAt: number, expiresAt: number): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: lastSeenAt, expires_at: expiresAt }).where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteExpiredSessions(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,58 @@
+import { HOUR } from '../../core/clock.js';
+import { hashSecret, issueSecret } from '../../core/secrets.js';
+import type { Deps } from '../../services.js';
+import type { Person } from '../directory/people.js';
+import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
+
+/** Refresh last-seen at most hourly: a write per page view would be wasted work. */
+const TOUCH_INTERVAL_MS = HOUR;
+
+export interface StartedSession {
+  /** The cookie value; shown to the browser only. */
+  token: string;
+  expiresAt: number;
+}
+
+function expiryFor(deps: Deps, createdAt: number, lastSeenAt: number): number {
+  return Math.min(createdAt + deps.config.sessionMaxAgeMs, lastSeenAt + deps.config.sessionIdleMs);
+}
+
+export async function startSession(deps: Deps, userId: string, userAgent: string | null): Promise<StartedSession> {
+  const now = deps.clock.now();
+  const secret = issueSecret(deps.random, 'session');
+  const expiresAt = expiryFor(deps, now, now);
+  await insertSession(deps.db, {
+    idHash: secret.hash,
+    userId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt,
+    userAgent: userAgent ? userAgent.slice(0, 256) : null,
+  });
+  return { token: secret.plain, expiresAt };
+}
+
+/**
+ * The person behind a session cookie, or undefined when the session is unknown or expired
+ * (absolute age or idle time, whichever ends first). An expired session is deleted.
+ */
+export async function resolveSession(deps: Deps, token: string): Promise<{ person: Person; expiresAt: number } | undefined> {
+  const idHash = hashSecret(token);
+  const found = await findSessionWithPerson(deps.db, idHash);
+  if (!found) return undefined;
+  const now = deps.clock.now();
+  if (found.session.expiresAt <= now) {
+    await deleteSession(deps.db, idHash);
+    return undefined;
+  }
+  let expiresAt = found.session.expiresAt;
+  if (now - found.session.lastSeenAt >= TOUCH_INTERVAL_MS) {
+    expiresAt = expiryFor(deps, found.session.createdAt, now);
+    await touchSession(deps.db, idHash, now, expiresAt);
+  }
+  return { person: found.person, expiresAt };
+}
+
+export async function endSession(deps: Deps, token: string): Promise<void> {
+  await deleteSession(deps.db, hashSecret(token));
+}

@@ -1,0 +1,77 @@
+import type { DbBool, DbId, DbIdNullable, DbInt, DbIntNullable } from '../../storage/types.js';
+
+/** People, bot accounts included (a bot is a user row with bot = 1 and its application's id). */
+export interface UsersTable {
+  id: DbId;
+  username: string;
+  /** Lower-cased username: the uniqueness key, so "Alice" and "alice" cannot both exist. */
+  username_key: string;
+  /** Display name. */
+  name: string;
+  email: string | null;
+  email_verified: DbBool;
+  avatar_url: string | null;
+  /** scrypt hash; null for bot accounts, which never sign in with a password. */
+  password_hash: string | null;
+  bot: DbBool;
+  application_id: DbIdNullable;
+  created_at: DbInt;
+}
+
+export interface ServersTable {
+  id: DbId;
+  name: string;
+  icon_url: string | null;
+  owner_id: DbId;
+  created_at: DbInt;
+}
+
+/** The @everyone role has the server's id, as on Discord. */
+export interface RolesTable {
+  id: DbId;
+  server_id: DbId;
+  name: string;
+  /** Decimal string: permission bitfields exceed 2^53. */
+  permissions: string;
+  color: DbInt;
+  position: DbInt;
+  /** Set for a bot's managed role; such a role is edited only by installs. */
+  managed_application_id: DbIdNullable;
+  created_at: DbInt;
+}
+
+export interface MembersTable {
+  server_id: DbId;
+  user_id: DbId;
+  nickname: string | null;
+  joined_at: DbInt;
+}
+
+export interface MemberRolesTable {
+  server_id: DbId;
+  user_id: DbId;
+  role_id: DbId;
+}
+
+/** type 0: a server text channel; type 1: a direct-message channel (server_id null). */
+export interface ChannelsTable {
+  id: DbId;
+  server_id: DbIdNullable;
+  type: DbInt;
+  name: string;
+  topic: string | null;
+  position: DbInt;
+  created_at: DbInt;
+}
+
+/** Invite links: the code is a bearer credential, so only its hash is kept. */
+export interface InvitesTable {
+  id: DbId;
+  code_hash: string;
+  server_id: DbId;
+  creator_id: DbId;
+  max_uses: DbIntNullable;
+  uses: DbInt;
+  expires_at: DbIntNullable;
+  created_at: DbInt;
+}

@@ -1,0 +1,87 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
+import type { UsersTable } from './directory.table.js';
+import { usernameKey, type Person } from './people.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function toPerson(row: Selectable<UsersTable>): Person {
+  return {
+    id: toId(row.id),
+    username: row.username,
+    name: row.name,
+    email: row.email,
+    emailVerified: toBool(row.email_verified),
+    avatarUrl: row.avatar_url,
+    bot: toBool(row.bot),
+    applicationId: toIdOrNull(row.application_id),
+    createdAt: toNum(row.created_at),
+  };
+}
+
+export interface NewPerson {
+  id: string;
+  username: string;
+  name: string;
+  email: string | null;
+  passwordHash: string | null;
+  bot: boolean;
+  applicationId: string | null;
+  avatarUrl: string | null;
+  createdAt: number;
+}
+
+/** Throws a unique violation when the username (ignoring case) is taken. */
+export async function insertPerson(db: Db, person: NewPerson): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({
+      id: person.id,
+      username: person.username,
+      username_key: usernameKey(person.username),
+      name: person.name,
+      email: person.email,
+      email_verified: 0,
+      avatar_url: person.avatarUrl,
+      password_hash: person.passwordHash,
+      bot: fromBool(person.bot),
+      application_id: person.applicationId,
+      created_at: person.createdAt,
+    })
+    .execute();
+}
+
+export async function findPersonById(db: Db, id: string): Promise<Person | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toPerson(row) : undefined;
+}
+
+export async function findPersonByUsername(db: Db, username: string): Promise<Person | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
+  return row ? toPerson(row) : undefined;
+}
+
+/** The stored password hash of a person who can sign in (bots have none). */
+export async function findCredentials(db: Db, username: string): Promise<{ person: Person; passwordHash: string } | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('username_key', '=', usernameKey(username))
+    .where('bot', '=', 0)
+    .executeTakeFirst();
+  if (!row || row.password_hash === null) return undefined;
+  return { person: toPerson(row), passwordHash: row.password_hash };
+}
+
+export async function updateProfile(db: Db, id: string, changes: { name?: string; email?: string | null; avatarUrl?: string | null }): Promise<void> {
+  const set: { name?: string; email?: string | null; email_verified?: 0 | 1; avatar_url?: string | null } = {};
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.email !== undefined) {
+    set.email = changes.email;
+    set.email_verified = 0;
+  }
+  if (changes.avatarUrl !== undefined) set.avatar_url = changes.avatarUrl;
+  if (Object.keys(set).length === 0) return;
+  await db.updateTable('users').set(set).where('id', '=', id).execute();
+}

@@ -1,0 +1,47 @@
+import { peekBucket, takeFromBucket, type BucketDecision, type BucketRule, type BucketState, type BucketStore } from './bucket.js';
+
+/**
+ * Buckets in this process's memory: the default, right for a single instance. Expired buckets
+ * are swept every `sweepEvery` operations so memory stays proportional to active keys.
+ */
+export class MemoryBucketStore implements BucketStore {
+  private readonly buckets = new Map<string, BucketState>();
+  private operations = 0;
+
+  constructor(private readonly sweepEvery = 10_000) {}
+
+  async take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
+    return this.takeSync(key, rule, now, cost);
+  }
+
+  /** Synchronous form for hot paths that must not await. */
+  takeSync(key: string, rule: BucketRule, now: number, cost = 1): BucketDecision {
+    this.maybeSweep(now);
+    const { state, decision } = takeFromBucket(this.buckets.get(key), rule, now, cost);
+    this.buckets.set(key, state);
+    return decision;
+  }
+
+  async peek(key: string, rule: BucketRule, now: number): Promise<BucketDecision> {
+    return peekBucket(this.buckets.get(key), rule, now);
+  }
+
+  async reset(key: string): Promise<void> {
+    this.buckets.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.buckets.clear();
+  }
+
+  /** Active buckets; for tests and metrics. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private maybeSweep(now: number): void {
+    this.operations += 1;
+    if (this.operations % this.sweepEvery !== 0) return;
+    for (const [key, state] of this.buckets) if (state.resetAt <= now) this.buckets.delete(key);
+  }
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/config.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { cryptoRandom, type Random } from './core/random.js';
+import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
+import { loggerOptions } from './http/logging.js';
+import type { BucketStore } from './rate-limit/bucket.js';
+import { MemoryBucketStore } from './rate-limit/memory-store.js';
+import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
+import type { Database } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
+
+/**
+ * What domain services receive: explicit dependencies, no request, no globals (DESIGN §2).
+ * Every service function takes `deps` first.
+ */
+export interface Deps {
+  config: Config;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  random: Random;
+  ids: SnowflakeGenerator;
+  logger: Logger;
+  /** Rate-limit buckets: memory by default, Redis when REDIS_URL is set. */
+  buckets: BucketStore;
+}
+
+export interface Services extends Deps {
+  database: DatabaseHandle;
+  workerId: number;
+  /** Stops timers, releases the worker lease, closes stores and the database. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  random?: Random;
+  database?: DatabaseHandle;
+  buckets?: BucketStore;
+  logger?: Logger;
+  /** Skip the database lease (tests that build many apps on one database pass distinct ids). */
+  workerId?: number;
+}
+
+/** Explicit wiring of every dependency (DESIGN §9.1: no autoload). Runs migrations first. */
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const logger = overrides.logger ?? pino(loggerOptions(config.logLevel));
+  const clock = overrides.clock ?? systemClock;
+  const random = overrides.random ?? cryptoRandom;
+  const database = overrides.database ?? connectDatabase(config.databaseUrl);
+  const applied = await migrateToLatest(database.db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+
+  const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let workerId: number;
+  if (overrides.workerId !== undefined) {
+    workerId = overrides.workerId;
+  } else {
+    workerId = await leaseWorkerId(database.db, holder, Date.now(), randomBytes(2).readUInt16BE(0) % (MAX_WORKER_ID + 1));
+    renewTimer = setInterval(() => {
+      renewWorkerLease(database.db, workerId, holder, Date.now()).then(
+        (kept) => {
+          // Another instance took our id while we were paused past the lease: ids could collide.
+          if (!kept) logger.error({ workerId }, 'snowflake worker lease lost; restart this instance');
+        },
+        (error: unknown) => logger.warn({ err: error }, 'could not renew snowflake worker lease'),
+      );
+    }, WORKER_LEASE_MS / 3);
+    renewTimer.unref();
+  }
+  const buckets = overrides.buckets ?? new MemoryBucketStore();
+
+  return {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    database,
+    clock,
+    random,
+    ids: new SnowflakeGenerator(clock, workerId),
+    logger,
+    buckets,
+    workerId,
+    async close() {
+      if (renewTimer) clearInterval(renewTimer);
+      await buckets.close();
+      if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
+      if (!overrides.database) await database.close();
+    },
+  };
+}

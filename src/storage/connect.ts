@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './database.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** PostgreSQL only: run every statement in this schema (tests use one schema per run). */
+  schema?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+/** `sqlite:./x.db`, `sqlite:///abs/x.db`, `sqlite::memory:`, a plain path, or `:memory:`. */
+export function sqlitePath(url: string): string {
+  let path = url;
+  if (path.startsWith('sqlite://')) path = path.slice('sqlite://'.length);
+  else if (path.startsWith('sqlite:')) path = path.slice('sqlite:'.length);
+  return path === ':memory:' || path === '' ? ':memory:' : path;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
+}
+
+export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
+  return isPostgresUrl(url) ? connectPostgres(url, options) : connectSqlite(sqlitePath(url));
+}
+
+function connectSqlite(path: string): DatabaseHandle {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const native = new SQLite(path);
+  // Ids exceed 2^53: return every integer as bigint and convert at the repository boundary.
+  native.defaultSafeIntegers(true);
+  // WAL: readers never block the writer. synchronous=NORMAL: a committed transaction survives a
+  // process crash (kill -9); on power loss the last transactions may be lost (docs/operations.md).
+  native.pragma('journal_mode = WAL');
+  native.pragma('synchronous = NORMAL');
+  native.pragma('foreign_keys = ON');
+  native.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: native }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // Fail fast when the database is down instead of queueing requests (issue #7 §4: no hang past 5 s).
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30000,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // A dropped connection while idle must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,26 @@
+import type { SessionsTable } from '../modules/accounts/sessions.table.js';
+import type {
+  ChannelsTable,
+  InvitesTable,
+  MemberRolesTable,
+  MembersTable,
+  RolesTable,
+  ServersTable,
+  UsersTable,
+} from '../modules/directory/directory.table.js';
+import type { MessagesTable } from '../modules/messages/messages.table.js';
+import type { WorkerLeasesTable } from './worker-lease.table.js';
+
+/** The one Database interface, composed of each module's table types (DESIGN §9.3). */
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  servers: ServersTable;
+  roles: RolesTable;
+  members: MembersTable;
+  member_roles: MemberRolesTable;
+  channels: ChannelsTable;
+  invites: InvitesTable;
+  messages: MessagesTable;
+  worker_leases: WorkerLeasesTable;
+}

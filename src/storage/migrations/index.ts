@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as foundation from './2026-11-21-01-foundation.js';
+
+/**
+ * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
+ * source tree always agree; names sort by date, which is the order Kysely applies them in.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21-01-foundation': foundation,
+};

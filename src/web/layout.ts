@@ -1,0 +1,69 @@
+import { APP_CSS_PATH } from './assets.js';
+import { CSRF_FIELD } from './csrf.js';
+import { html, type SafeHtml } from './html.js';
+
+/** Who is looking at a page, as pages need it; pages never query (DESIGN §2). */
+export interface Viewer {
+  id: string;
+  username: string;
+  name: string;
+  avatarUrl: string | null;
+}
+
+export interface PageInput {
+  title: string;
+  serviceName: string;
+  viewer?: Viewer | undefined;
+  csrfToken: string;
+  body: SafeHtml;
+  /** 'narrow' for sign-in style single forms. */
+  width?: 'narrow' | 'wide';
+  /** Extra scripts by URL (same-origin only: CSP script-src 'self'). */
+  scripts?: string[];
+}
+
+/** Hidden CSRF field for every state-changing form. */
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+}
+
+export function layout(page: PageInput): string {
+  const viewer = page.viewer;
+  const nav = viewer
+    ? html`<nav aria-label="Main">
+        <a href="/">Home</a>
+        <a href="/developers/applications">Developers</a>
+        <a href="/settings/profile">Settings</a>
+        <span class="muted small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})</span>
+        <form method="post" action="/logout">${csrfField(page.csrfToken)}<button class="link" type="submit">Sign out</button></form>
+      </nav>`
+    : html`<nav aria-label="Main"><a href="/login">Sign in</a><a href="/register">Create account</a></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title} · ${page.serviceName}</title>
+<link rel="stylesheet" href="${APP_CSS_PATH}">
+${(page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+</head>
+<body>
+<header class="top"><a class="brand" href="/">${page.serviceName}</a>${nav}</header>
+<main class="${page.width === 'narrow' ? 'narrow' : ''}">
+${page.body}
+</main>
+</body>
+</html>`.value;
+}
+
+/** A standalone error page (unknown client, bad redirect_uri, 404, 403 …). */
+export function errorPage(input: { status: number; title: string; detail: string; serviceName: string; viewer?: Viewer | undefined; csrfToken: string }): string {
+  return layout({
+    title: input.title,
+    serviceName: input.serviceName,
+    viewer: input.viewer,
+    csrfToken: input.csrfToken,
+    width: 'narrow',
+    body: html`<div class="card"><h1>${input.title}</h1><p>${input.detail}</p><p class="muted small">Error ${input.status}</p><p><a href="/">Go to the home page</a></p></div>`,
+  });
+}

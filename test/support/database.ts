@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { connectDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
+
+/**
+ * Every storage and HTTP test runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is
+ * set (DESIGN §6). Each call gets its own database: an in-memory SQLite, or a fresh PostgreSQL
+ * schema that `drop()` removes.
+ */
+export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] || undefined;
+export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] || undefined;
+export const testDialect = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  /** The URL another process can use to reach this same database (PostgreSQL: with its schema). */
+  url: string;
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(options: { sqliteFile?: string } = {}): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const url = options.sqliteFile ?? ':memory:';
+    const handle = connectDatabase(url);
+    return { handle, url, drop: () => handle.close() };
+  }
+  const schema = `gh_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const handle = connectDatabase(TEST_DATABASE_URL, { schema, poolSize: 5 });
+  return {
+    handle,
+    url: TEST_DATABASE_URL,
+    schema,
+    async drop() {
+      await handle.close();
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop schema if exists ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
