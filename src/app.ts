@@ -8,8 +8,10 @@ import type { App } from './http/app-type.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
+import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerDirectoryApi, registerDirectoryPages } from './modules/directory/directory.routes.js';
 import { registerMessagePages } from './modules/messages/messages.routes.js';
+import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
 import type { Services } from './services.js';
 import { APP_CSS, APP_CSS_PATH } from './web/assets.js';
 import { installPageContext } from './web/pages.js';
@@ -84,12 +86,16 @@ export async function buildApp(services: Services): Promise<App> {
 
   registerOperationsRoutes(app, services);
   registerDirectoryApi(app, services);
+  registerApplicationApi(app, services);
+  registerOAuthApi(app, services);
 
   await app.register(async (pages) => {
     installPageContext(pages, services);
     registerAccountPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);
+    registerApplicationPages(pages, services);
+    registerOAuthPages(pages, services);
   });
 
   await app.ready();

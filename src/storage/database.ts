@@ -1,3 +1,4 @@
+import type { ApplicationsTable } from '../modules/applications/applications.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type {
   ChannelsTable,
@@ -23,4 +24,5 @@ export interface Database {
   invites: InvitesTable;
   messages: MessagesTable;
   worker_leases: WorkerLeasesTable;
+  applications: ApplicationsTable;
 }

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-21-01-foundation.js';
+import * as applications from './2026-11-21-02-applications.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -7,4 +8,5 @@ import * as foundation from './2026-11-21-01-foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
+  '2026-11-21-02-applications': applications,
 };

@@ -1,0 +1,58 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
+import type { ApplicationsTable } from './applications.table.js';
+import type { Application } from './applications.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function toApplication(row: Selectable<ApplicationsTable>): Application {
+  return {
+    id: toId(row.id),
+    ownerId: toId(row.owner_id),
+    name: row.name,
+    description: row.description,
+    iconUrl: row.icon_url,
+    confidential: toBool(row.confidential),
+    clientSecretHash: row.client_secret_hash,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    botPublic: toBool(row.bot_public),
+    botRequireCodeGrant: toBool(row.bot_require_code_grant),
+    botUserId: toIdOrNull(row.bot_user_id),
+    createdAt: toNum(row.created_at),
+    updatedAt: toNum(row.updated_at),
+  };
+}
+
+export async function insertApplication(db: Db, app: Application): Promise<void> {
+  await db
+    .insertInto('applications')
+    .values({
+      id: app.id,
+      owner_id: app.ownerId,
+      name: app.name,
+      description: app.description,
+      icon_url: app.iconUrl,
+      confidential: fromBool(app.confidential),
+      client_secret_hash: app.clientSecretHash,
+      redirect_uris: JSON.stringify(app.redirectUris),
+      bot_public: fromBool(app.botPublic),
+      bot_require_code_grant: fromBool(app.botRequireCodeGrant),
+      bot_user_id: app.botUserId,
+      bot_token_hash: null,
+      created_at: app.createdAt,
+      updated_at: app.updatedAt,
+    })
+    .execute();
+}
+
+/** Looks up by client_id; callers must first check `isSnowflake` so bad input never reaches SQL as a non-number. */
+export async function findApplication(db: Db, id: string): Promise<Application | undefined> {
+  const row = await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toApplication(row) : undefined;
+}
+
+export async function listApplicationsOwnedBy(db: Db, ownerId: string): Promise<Application[]> {
+  const rows = await db.selectFrom('applications').selectAll().where('owner_id', '=', ownerId).orderBy('id').execute();
+  return rows.map(toApplication);
+}
