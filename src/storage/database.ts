@@ -1,4 +1,5 @@
 import type { ApplicationsTable } from '../modules/applications/applications.table.js';
+import type { OAuthAccessTokensTable, OAuthCodesTable, OAuthConsentsTable, OAuthGrantsTable, OAuthRefreshTokensTable } from '../modules/oauth/oauth.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type {
   ChannelsTable,
@@ -25,4 +26,9 @@ export interface Database {
   messages: MessagesTable;
   worker_leases: WorkerLeasesTable;
   applications: ApplicationsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_access_tokens: OAuthAccessTokensTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
+  oauth_consents: OAuthConsentsTable;
 }

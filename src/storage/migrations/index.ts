@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-21-01-foundation.js';
 import * as applications from './2026-11-21-02-applications.js';
+import * as oauth from './2026-11-21-03-oauth.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -9,4 +10,5 @@ import * as applications from './2026-11-21-02-applications.js';
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
   '2026-11-21-02-applications': applications,
+  '2026-11-21-03-oauth': oauth,
 };

@@ -1,0 +1,78 @@
+import type { Services } from '../services.js';
+
+/** One `gatehouse <noun> <verb>` command. Commands live in cli/commands/, one file per noun. */
+export interface CliCommand {
+  /** "people create" */
+  name: string;
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** Returns the record to print (`--json`: exactly this object on stdout, secrets included). */
+  run(services: Services, flags: ParsedFlags): Promise<Record<string, unknown>>;
+}
+
+export interface FlagSpec {
+  description: string;
+  required?: boolean;
+  /** May be given several times (e.g. --redirect-uri); collected into an array. */
+  repeatable?: boolean;
+  /** Takes no value (e.g. --public). */
+  boolean?: boolean;
+}
+
+export interface ParsedFlags {
+  string(name: string): string | undefined;
+  list(name: string): string[];
+  bool(name: string): boolean;
+}
+
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliUsageError';
+  }
+}
+
+/** Parses `--name value`, `--name=value` and boolean `--flag` against a command's flag specs. */
+export function parseFlags(args: string[], specs: Record<string, FlagSpec>): { flags: ParsedFlags; json: boolean } {
+  const values = new Map<string, string[]>();
+  let json = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('--')) throw new CliUsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (name === 'json') {
+      json = true;
+      continue;
+    }
+    const spec = specs[name];
+    if (!spec) throw new CliUsageError(`unknown flag --${name}`);
+    let value: string;
+    if (spec.boolean) value = eq === -1 ? 'true' : arg.slice(eq + 1);
+    else if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      const next = args[i + 1];
+      if (next === undefined) throw new CliUsageError(`--${name} needs a value`);
+      value = next;
+      i += 1;
+    }
+    const list = values.get(name) ?? [];
+    if (list.length > 0 && !spec.repeatable) throw new CliUsageError(`--${name} given more than once`);
+    list.push(value);
+    values.set(name, list);
+  }
+  for (const [name, spec] of Object.entries(specs)) {
+    if (spec.required && !values.has(name)) throw new CliUsageError(`--${name} is required`);
+  }
+  return {
+    json,
+    flags: {
+      string: (name) => values.get(name)?.[0],
+      list: (name) => values.get(name) ?? [],
+      bool: (name) => {
+        const v = values.get(name)?.[0];
+        return v !== undefined && v !== 'false' && v !== '0';
+      },
+    },
+  };
+}

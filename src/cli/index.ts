@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+import { ApiError } from '../core/errors.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { serve } from '../main.js';
+import { createServices } from '../services.js';
+import { connectDatabase } from '../storage/connect.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { CliUsageError, parseFlags, type CliCommand } from './command.js';
+import { commands } from './commands/index.js';
+
+/**
+ * `gatehouse <noun> <verb> [--flag value …] [--json]` (DESIGN §8). With --json a command prints
+ * exactly one JSON object on stdout; errors go to stderr with a non-zero exit status.
+ */
+function usage(): string {
+  const lines = ['Usage: gatehouse <command> [--flag value …] [--json]', '', 'Commands:', '  serve                 start the HTTP service', '  migrate               apply pending database migrations'];
+  for (const c of commands) lines.push(`  ${c.name.padEnd(22)}${c.summary}`);
+  lines.push('', 'Run "gatehouse <command> --help" for its flags. Settings come from the environment (README).');
+  return lines.join('\n');
+}
+
+function commandHelp(c: CliCommand): string {
+  const lines = [`Usage: gatehouse ${c.name} [--json]`, '', c.summary, ''];
+  for (const [name, spec] of Object.entries(c.flags)) {
+    lines.push(`  --${name}${spec.boolean ? '' : ' <value>'}${spec.required ? ' (required)' : ''}${spec.repeatable ? ' (repeatable)' : ''}`.padEnd(40) + spec.description);
+  }
+  return lines.join('\n');
+}
+
+function printRecord(record: Record<string, unknown>, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(record)}\n`);
+    return;
+  }
+  for (const [key, value] of Object.entries(record)) {
+    process.stdout.write(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  }
+}
+
+export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (!first || first === '--help' || first === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return first ? 0 : 2;
+  }
+  try {
+    if (first === 'serve') {
+      await serve(env);
+      return -1; // keeps running
+    }
+    const config = loadConfig(env);
+    if (first === 'migrate') {
+      const handle = connectDatabase(config.databaseUrl);
+      try {
+        const applied = await migrateToLatest(handle.db);
+        printRecord({ applied }, argv.includes('--json'));
+      } finally {
+        await handle.close();
+      }
+      return 0;
+    }
+    const command = commands.find((c) => c.name === `${first} ${second ?? ''}`.trim());
+    if (!command) {
+      process.stderr.write(`gatehouse: unknown command "${[first, second].filter(Boolean).join(' ')}"\n\n${usage()}\n`);
+      return 2;
+    }
+    if (rest.includes('--help')) {
+      process.stdout.write(`${commandHelp(command)}\n`);
+      return 0;
+    }
+    const { flags, json } = parseFlags(rest, command.flags);
+    const services = await createServices({ ...config, logLevel: 'warn' });
+    try {
+      printRecord(await command.run(services, flags), json);
+    } finally {
+      await services.close();
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof CliUsageError || error instanceof ConfigError) {
+      process.stderr.write(`gatehouse: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      const details = error.errors ? ` ${JSON.stringify(error.errors)}` : '';
+      process.stderr.write(`gatehouse: ${error.message}${details}\n`);
+      return 1;
+    }
+    process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+runCli(process.argv.slice(2), process.env).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

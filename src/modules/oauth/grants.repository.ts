@@ -1,0 +1,74 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface Grant {
+  id: string;
+  applicationId: string;
+  userId: string;
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+  serverId: string | null;
+  permissions: string | null;
+}
+
+export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Promise<void> {
+  await db
+    .insertInto('oauth_grants')
+    .values({
+      id: grant.id,
+      application_id: grant.applicationId,
+      user_id: grant.userId,
+      scopes: grant.scopes.join(' '),
+      created_at: grant.createdAt,
+      revoked_at: null,
+      server_id: grant.serverId,
+      permissions: grant.permissions,
+    })
+    .execute();
+}
+
+export async function findGrant(db: Db, id: string): Promise<Grant | undefined> {
+  const row = await db.selectFrom('oauth_grants').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: toId(row.id),
+    applicationId: toId(row.application_id),
+    userId: toId(row.user_id),
+    scopes: row.scopes.split(' ').filter(Boolean),
+    createdAt: toNum(row.created_at),
+    revokedAt: toNumOrNull(row.revoked_at),
+    serverId: toIdOrNull(row.server_id),
+    permissions: row.permissions,
+  };
+}
+
+/**
+ * Ends one authorization (SPEC §3): every access and refresh token of the grant stops working at
+ * once, unused codes of it too. Run inside the caller's transaction where there is one.
+ */
+export async function revokeGrant(db: Db, grantId: string, now: number): Promise<void> {
+  await db.deleteFrom('oauth_access_tokens').where('grant_id', '=', grantId).execute();
+  await db.deleteFrom('oauth_refresh_tokens').where('grant_id', '=', grantId).execute();
+  await db.updateTable('oauth_codes').set({ used_at: now }).where('grant_id', '=', grantId).where('used_at', 'is', null).execute();
+  await db.updateTable('oauth_grants').set({ revoked_at: now }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
+}
+
+/**
+ * Deauthorization from Settings → Authorized apps, or revocation: ends every grant a person gave
+ * an app and forgets the remembered consent (issue #3), so the next request shows the screen.
+ */
+export async function revokeAllGrantsOf(db: Db, userId: string, applicationId: string, now: number): Promise<void> {
+  const grants = await db
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('application_id', '=', applicationId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  for (const g of grants) await revokeGrant(db, toId(g.id), now);
+  await db.deleteFrom('oauth_consents').where('user_id', '=', userId).where('application_id', '=', applicationId).execute();
+}

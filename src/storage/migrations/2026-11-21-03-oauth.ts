@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+
+/** OAuth grants, codes, access and refresh tokens, remembered consent. Frozen once released. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('oauth_grants')
+    .addColumn('id', 'bigint', (c) => c.primaryKey())
+    .addColumn('application_id', 'bigint', (c) => c.notNull().references('applications.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('revoked_at', 'bigint')
+    .addColumn('server_id', 'bigint')
+    .addColumn('permissions', 'text')
+    .execute();
+  await db.schema.createIndex('oauth_grants_user_app_idx').on('oauth_grants').columns(['user_id', 'application_id']).execute();
+
+  await db.schema
+    .createTable('oauth_codes')
+    .addColumn('code_hash', 'text', (c) => c.primaryKey())
+    .addColumn('grant_id', 'bigint', (c) => c.notNull().references('oauth_grants.id').onDelete('cascade'))
+    .addColumn('application_id', 'bigint', (c) => c.notNull())
+    .addColumn('user_id', 'bigint', (c) => c.notNull())
+    .addColumn('redirect_uri', 'text', (c) => c.notNull())
+    .addColumn('redirect_uri_sent', 'integer', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('code_challenge', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('used_at', 'bigint')
+    .execute();
+
+  await db.schema
+    .createTable('oauth_access_tokens')
+    .addColumn('token_hash', 'text', (c) => c.primaryKey())
+    .addColumn('grant_id', 'bigint', (c) => c.notNull().references('oauth_grants.id').onDelete('cascade'))
+    .addColumn('application_id', 'bigint', (c) => c.notNull())
+    .addColumn('user_id', 'bigint', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('oauth_access_tokens_grant_idx').on('oauth_access_tokens').column('grant_id').execute();
+
+  await db.schema
+    .createTable('oauth_refresh_tokens')
+    .addColumn('token_hash', 'text', (c) => c.primaryKey())
+    .addColumn('grant_id', 'bigint', (c) => c.notNull().references('oauth_grants.id').onDelete('cascade'))
+    .addColumn('application_id', 'bigint', (c) => c.notNull())
+    .addColumn('user_id', 'bigint', (c) => c.notNull())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('used_at', 'bigint')
+    .addColumn('successor_hash', 'text')
+    .execute();
+  await db.schema.createIndex('oauth_refresh_tokens_grant_idx').on('oauth_refresh_tokens').column('grant_id').execute();
+
+  await db.schema
+    .createTable('oauth_consents')
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('application_id', 'bigint', (c) => c.notNull().references('applications.id').onDelete('cascade'))
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('oauth_consents_pk', ['user_id', 'application_id'])
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const table of ['oauth_consents', 'oauth_refresh_tokens', 'oauth_access_tokens', 'oauth_codes', 'oauth_grants']) {
+    await db.schema.dropTable(table).execute();
+  }
+}
