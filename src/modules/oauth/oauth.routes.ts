@@ -1,8 +1,16 @@
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import { registerAuthorizePages } from './authorize.routes.js';
+import { registerIdentityApi } from './identity.routes.js';
+import { registerTokenApi } from './token.routes.js';
 
 /** Token, revoke, identity endpoints and RFC 8414 metadata. */
-export function registerOAuthApi(_app: App, _services: Services): void {}
+export function registerOAuthApi(app: App, services: Services): void {
+  registerTokenApi(app, services);
+  registerIdentityApi(app, services);
+}
 
 /** GET /app/oauth2/authorize, the consent form, and Settings → Authorized apps (pages context). */
-export function registerOAuthPages(_pages: App, _services: Services): void {}
+export function registerOAuthPages(pages: App, services: Services): void {
+  registerAuthorizePages(pages, services);
+}
