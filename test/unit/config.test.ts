@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration (DESIGN §8)', () => {
+  it('has working defaults for a fresh machine: port 8080, SQLite under ./data', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.baseUrl).toBe('http://localhost:8080');
+    expect(c.databaseUrl).toBe('./data/gatehouse.db');
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.serviceName).toBe('Gatehouse');
+    expect(c.secureCookies).toBe(false);
+  });
+
+  it('derives the base URL from PORT and strips a trailing slash', () => {
+    expect(loadConfig({ PORT: '9000' }).baseUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ GATEHOUSE_BASE_URL: 'https://auth.example.com/' }).baseUrl).toBe('https://auth.example.com');
+    expect(loadConfig({ GATEHOUSE_BASE_URL: 'https://auth.example.com/' }).secureCookies).toBe(true);
+  });
+
+  it('lists every violation at once', () => {
+    try {
+      loadConfig({ PORT: 'eighty', GATEHOUSE_BASE_URL: 'not a url', LOG_LEVEL: 'loud', REDIS_URL: 'http://x' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(4);
+      expect(problems.join('\n')).toMatch(/PORT/);
+      expect(problems.join('\n')).toMatch(/GATEHOUSE_BASE_URL/);
+      expect(problems.join('\n')).toMatch(/LOG_LEVEL/);
+      expect(problems.join('\n')).toMatch(/REDIS_URL/);
+    }
+  });
+
+  it('refuses a base URL with a query or fragment (RFC 8414 §2: the issuer has none)', () => {
+    expect(() => loadConfig({ GATEHOUSE_BASE_URL: 'https://a.example/?x=1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ GATEHOUSE_BASE_URL: 'https://a.example/#f' })).toThrow(ConfigError);
+  });
+
+  it('reads trusted proxies as a list', () => {
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.2' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(loadConfig({}).trustProxy).toBe(false);
+  });
+});

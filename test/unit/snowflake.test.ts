@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { GATEHOUSE_EPOCH, isSnowflake, SnowflakeGenerator, snowflakeTime } from '../../src/core/snowflake.js';
+
+describe('snowflake ids (DESIGN §1: 64-bit, time-ordered, decimal strings)', () => {
+  it('encodes the creation time, readable back from the id', () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
+    const id = new SnowflakeGenerator(clock, 7).next();
+    expect(snowflakeTime(id)).toBe(Date.UTC(2026, 10, 21, 12));
+    expect(isSnowflake(id)).toBe(true);
+  });
+
+  it('ids made later sort after earlier ones, numerically', () => {
+    const clock = new ManualClock();
+    const ids = new SnowflakeGenerator(clock, 1);
+    const first = ids.next();
+    clock.advance(1);
+    const second = ids.next();
+    expect(BigInt(second) > BigInt(first)).toBe(true);
+  });
+
+  it('stays unique and increasing for 10,000 ids in one millisecond (sequence overflow borrows the next ms)', () => {
+    const ids = new SnowflakeGenerator(new ManualClock(), 3);
+    const seen = new Set<string>();
+    let last = 0n;
+    for (let i = 0; i < 10_000; i += 1) {
+      const id = ids.next();
+      expect(BigInt(id) > last).toBe(true);
+      last = BigInt(id);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+
+  it('never repeats when the clock steps backwards', () => {
+    const clock = new ManualClock();
+    const ids = new SnowflakeGenerator(clock, 2);
+    const before = ids.next();
+    clock.advance(-5_000);
+    expect(BigInt(ids.next()) > BigInt(before)).toBe(true);
+  });
+
+  it('two workers at the same instant never collide', () => {
+    const clock = new ManualClock();
+    const a = new SnowflakeGenerator(clock, 1);
+    const b = new SnowflakeGenerator(clock, 2);
+    const all = new Set<string>();
+    for (let i = 0; i < 1000; i += 1) {
+      all.add(a.next());
+      all.add(b.next());
+    }
+    expect(all.size).toBe(2000);
+  });
+
+  it('refuses a worker id outside 0..1023', () => {
+    expect(() => new SnowflakeGenerator(new ManualClock(), 1024)).toThrow(RangeError);
+    expect(() => new SnowflakeGenerator(new ManualClock(), -1)).toThrow(RangeError);
+  });
+
+  it('isSnowflake accepts only decimal strings that fit in 63 bits', () => {
+    expect(isSnowflake('0')).toBe(true);
+    expect(isSnowflake('9223372036854775807')).toBe(true);
+    expect(isSnowflake('9223372036854775808')).toBe(false);
+    expect(isSnowflake('12a')).toBe(false);
+    expect(isSnowflake('')).toBe(false);
+    expect(isSnowflake('-1')).toBe(false);
+    expect(isSnowflake(' 1')).toBe(false);
+  });
+
+  it('the epoch is 2026-01-01T00:00:00Z', () => {
+    expect(new Date(GATEHOUSE_EPOCH).toISOString()).toBe('2026-01-01T00:00:00.000Z');
+  });
+});
