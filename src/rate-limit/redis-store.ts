@@ -1,0 +1,176 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
+import { MemoryBucketStore } from './memory-store.js';
+
+/**
+ * The bucket rule of bucket.ts as one atomic Lua script, so every instance sharing a Redis shares
+ * each bucket (SPEC §8 holds across instances). `now` comes from the caller's injected clock, like
+ * the memory store, so both stores behave identically under the same tests.
+ * Returns {allowed, count, resetAt}.
+ */
+const SCRIPT = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+local take = ARGV[5] == 'take'
+local count = tonumber(redis.call('HGET', KEYS[1], 'c') or '0')
+local reset = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
+if reset <= now then
+  count = 0
+  reset = now + window
+end
+local allowed = 0
+if take then
+  if count + cost <= limit then
+    count = count + cost
+    allowed = 1
+    redis.call('HSET', KEYS[1], 'c', count, 'r', reset)
+    redis.call('PEXPIRE', KEYS[1], reset - now + 1000)
+  end
+elseif count < limit then
+  allowed = 1
+end
+return {allowed, count, reset}
+`;
+
+function toDecision(reply: unknown, rule: BucketRule, now: number): BucketDecision {
+  const [allowed, count, resetAt] = (reply as [number, number, number]).map(Number) as [number, number, number];
+  return {
+    allowed: allowed === 1,
+    limit: rule.limit,
+    remaining: Math.max(0, rule.limit - count),
+    resetAt,
+    resetAfterMs: Math.max(0, resetAt - now),
+  };
+}
+
+export class RedisBucketStore implements BucketStore {
+  constructor(
+    readonly client: Redis,
+    private readonly prefix = 'gh:rl:',
+  ) {
+    client.defineCommand('ghBucket', { numberOfKeys: 1, lua: SCRIPT });
+  }
+
+  private run(key: string, rule: BucketRule, now: number, cost: number, mode: 'take' | 'peek'): Promise<BucketDecision> {
+    const command = (this.client as unknown as { ghBucket: (...args: (string | number)[]) => Promise<unknown> }).ghBucket;
+    return command.call(this.client, this.prefix + key, rule.limit, rule.windowMs, now, cost, mode).then((reply) => toDecision(reply, rule, now));
+  }
+
+  take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
+    return this.run(key, rule, now, cost, 'take');
+  }
+
+  peek(key: string, rule: BucketRule, now: number): Promise<BucketDecision> {
+    return this.run(key, rule, now, 0, 'peek');
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.client.del(this.prefix + key);
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+  }
+}
+
+/**
+ * Redis when it answers, this instance's memory when it does not (issue #5: "falls back to its
+ * memory store, logs it once, and returns to Redis when it is back"). While on the fallback each
+ * instance limits on its own, so a client spreading requests over N instances may get up to N
+ * times the limit until Redis returns; nothing is refused or slowed because Redis is down.
+ */
+export class ResilientBucketStore implements BucketStore {
+  private degraded = false;
+
+  constructor(
+    private readonly primary: RedisBucketStore,
+    private readonly fallback: MemoryBucketStore,
+    private readonly logger: Pick<Logger, 'warn' | 'info'>,
+  ) {}
+
+  /** True while the fallback is in use; for /readyz and tests. */
+  get usingFallback(): boolean {
+    return this.degraded;
+  }
+
+  private async attempt<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+    try {
+      const result = await primary();
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger.info('rate limiting is back on Redis');
+      }
+      return result;
+    } catch (error) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.logger.warn({ err: error }, 'Redis unreachable: rate limiting falls back to this instance’s memory');
+      }
+      return fallback();
+    }
+  }
+
+  take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
+    return this.attempt(
+      () => this.primary.take(key, rule, now, cost),
+      () => this.fallback.take(key, rule, now, cost),
+    );
+  }
+
+  peek(key: string, rule: BucketRule, now: number): Promise<BucketDecision> {
+    return this.attempt(
+      () => this.primary.peek(key, rule, now),
+      () => this.fallback.peek(key, rule, now),
+    );
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.fallback.reset(key);
+    await this.primary.reset(key).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.primary.close();
+    await this.fallback.close();
+  }
+}
+
+/**
+ * A client that fails fast instead of queueing while Redis is down (no request waits on it),
+ * and keeps reconnecting in the background.
+ */
+export function connectRedis(url: string): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    commandTimeout: 1000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    lazyConnect: false,
+  });
+  // Connection errors are reported through the store's fallback log, not as unhandled events.
+  client.on('error', () => undefined);
+  return client;
+}
+
+/**
+ * Resolves once the client is connected, or after `timeoutMs` either way: start-up waits briefly
+ * for Redis but never fails because of it (the resilient store covers an outage).
+ */
+export function waitUntilReady(client: Redis, timeoutMs = 2000): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    client.once('ready', onReady);
+  });
+}
