@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
-import { MemoryBucketStore } from './memory-store.js';
+import type { MemoryBucketStore } from './memory-store.js';
 
 /**
  * The bucket rule of bucket.ts as one atomic Lua script, so every instance sharing a Redis shares
