@@ -52,8 +52,13 @@ export function installPageContext(app: App, services: Services): void {
         request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl };
         request.sessionToken = token;
         request.csrfKey = token;
+        // The cookie's lifetime follows the session's idle expiry as use pushes it forward.
+        if (resolved.renewed) {
+          reply.setCookie(names.session, token, cookieOptions(services, Math.max(0, Math.floor((resolved.expiresAt - services.clock.now()) / 1000))));
+        }
       } else {
-        reply.clearCookie(names.session, { path: '/' });
+        // Same attributes as when set: browsers ignore a __Host- cookie cleared without Secure.
+        reply.clearCookie(names.session, cookieOptions(services));
       }
     }
     if (!request.csrfKey) {
@@ -102,5 +107,9 @@ export function requireViewer(request: FastifyRequest, reply: FastifyReply): Vie
 /** Only same-site relative paths are allowed as post-sign-in destinations (no open redirect). */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  // Printable ASCII only: browsers drop tabs and newlines inside URLs ("/\t/evil.example" becomes
+  // "//evil.example"), and Node refuses control and non-Latin-1 characters in a Location header.
+  // Paths this service produces are percent-encoded, so nothing legitimate is lost.
+  if (/[^\x21-\x7e]/.test(next) || next.length > 4096) return '/';
   return next;
 }

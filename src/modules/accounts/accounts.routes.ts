@@ -1,5 +1,157 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ApiErrors, RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import { cookieNames, cookieOptions, pageContext, requireViewer, safeNext, sendHtml } from '../../web/pages.js';
+import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } from './accounts.page.js';
+import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';
+import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, signUp, updateProfile } from './accounts.service.js';
+import type { StartedSession } from './sessions.service.js';
+
+/** Page routes are HTML, not API: kept out of the OpenAPI document. */
+const hide = { hide: true } as const;
+
+/** A 50035 Invalid Form Body from a service: the form is shown again with its messages. */
+function isFormError(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code === 50035;
+}
+
+function waitText(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
 
 /** Sign up, sign in, sign out, profile settings (pages context: viewer + CSRF). */
-export function registerAccountPages(_pages: App, _services: Services): void {}
+export function registerAccountPages(pages: App, services: Services): void {
+  const names = cookieNames(services.config.secureCookies);
+
+  /** The session cookie lives as long as the session (issue #2 §5: HttpOnly, SameSite=Lax, Secure on https). */
+  function setSessionCookie(reply: FastifyReply, session: StartedSession): void {
+    const maxAge = Math.max(0, Math.floor((session.expiresAt - services.clock.now()) / 1000));
+    reply.setCookie(names.session, session.token, cookieOptions(services, maxAge));
+  }
+
+  function userAgent(request: FastifyRequest): string | null {
+    return request.headers['user-agent'] ?? null;
+  }
+
+  pages.get('/register', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) =>
+    sendHtml(reply, registerPage({ ctx: pageContext(request, services), next: safeNext(request.query.next), values: {}, errors: {} })),
+  );
+
+  pages.post('/register', { schema: { ...hide, body: RegisterBody } }, async (request, reply) => {
+    const body = request.body;
+    const next = safeNext(body.next);
+    try {
+      const { session } = await signUp(services, {
+        username: body.username ?? '',
+        name: body.name ?? '',
+        email: body.email ?? null,
+        password: body.password ?? '',
+        userAgent: userAgent(request),
+        replacingSessionToken: request.sessionToken,
+      });
+      setSessionCookie(reply, session);
+      return reply.redirect(next, 303);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      const values = { username: body.username, name: body.name, email: body.email };
+      return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: fieldMessages(error.errors) }), 400);
+    }
+  });
+
+  pages.get('/login', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) =>
+    sendHtml(reply, loginPage({ ctx: pageContext(request, services), next: safeNext(request.query.next) })),
+  );
+
+  pages.post('/login', { schema: { ...hide, querystring: NextQuery, body: LoginBody } }, async (request, reply) => {
+    const body = request.body;
+    const next = safeNext(body.next ?? request.query.next);
+    try {
+      const { session } = await signIn(services, {
+        username: body.username ?? '',
+        password: body.password ?? '',
+        address: request.ip,
+        userAgent: userAgent(request),
+        replacingSessionToken: request.sessionToken,
+      });
+      setSessionCookie(reply, session);
+      return reply.redirect(next, 303);
+    } catch (error) {
+      const ctx = pageContext(request, services);
+      if (error instanceof RateLimitedError) {
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+        const message = `${error.message} Try again in ${waitText(error.retryAfterMs)}.`;
+        return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: message }), 429);
+      }
+      if (!isFormError(error)) throw error;
+      return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: INCORRECT_CREDENTIALS }), 400);
+    }
+  });
+
+  pages.post('/logout', { schema: { ...hide, body: CsrfOnlyBody } }, async (request, reply) => {
+    await signOut(services, request.sessionToken);
+    reply.clearCookie(names.session, cookieOptions(services));
+    return reply.redirect('/', 303);
+  });
+
+  pages.get('/settings', { schema: hide }, async (_request, reply) => reply.redirect('/settings/profile', 303));
+
+  pages.get('/settings/profile', { schema: { ...hide, querystring: SavedQuery } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const person = await getPerson(services, viewer.id);
+    if (!person) throw ApiErrors.unknownUser();
+    const saved = request.query.saved === '1';
+    return sendHtml(reply, profilePage({ ctx: pageContext(request, services), person, errors: {}, saved }));
+  });
+
+  pages.post('/settings/profile', { schema: { ...hide, body: ProfileBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const body = request.body;
+    try {
+      await updateProfile(services, viewer.id, { name: body.name ?? '', email: body.email ?? null, avatarUrl: body.avatarUrl ?? null });
+      // Post/redirect/get: a reload does not resubmit, and the header shows the new name.
+      return reply.redirect('/settings/profile?saved=1', 303);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      const person = await getPerson(services, viewer.id);
+      if (!person) throw ApiErrors.unknownUser();
+      const values = { name: body.name, email: body.email, avatarUrl: body.avatarUrl };
+      return sendHtml(reply, profilePage({ ctx: pageContext(request, services), person, values, errors: fieldMessages(error.errors) }), 400);
+    }
+  });
+
+  pages.get('/settings/password', { schema: hide }, async (request, reply) => {
+    if (!requireViewer(request, reply)) return reply;
+    return sendHtml(reply, passwordPage({ ctx: pageContext(request, services), errors: {} }));
+  });
+
+  pages.post('/settings/password', { schema: { ...hide, body: PasswordBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const body = request.body;
+    try {
+      const changed = await changePassword(services, viewer.id, {
+        currentPassword: body.currentPassword ?? '',
+        newPassword: body.newPassword ?? '',
+        confirmPassword: body.confirmPassword ?? '',
+        currentSessionToken: request.sessionToken,
+        address: request.ip,
+      });
+      return sendHtml(reply, passwordPage({ ctx: pageContext(request, services), errors: {}, changed }));
+    } catch (error) {
+      const ctx = pageContext(request, services);
+      if (error instanceof RateLimitedError) {
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+        const errors = { currentPassword: [`${error.message} Try again in ${waitText(error.retryAfterMs)}.`] };
+        return sendHtml(reply, passwordPage({ ctx, errors }), 429);
+      }
+      if (!isFormError(error)) throw error;
+      return sendHtml(reply, passwordPage({ ctx, errors: fieldMessages(error.errors) }), 400);
+    }
+  });
+}

@@ -63,3 +63,11 @@ export async function deleteExpiredSessions(db: Db, now: number): Promise<number
   const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Ends every session of a person, except the one whose hash is `keepIdHash` when given. */
+export async function deleteSessionsOfUser(db: Db, userId: string, keepIdHash?: string): Promise<number> {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepIdHash !== undefined) query = query.where('id_hash', '<>', keepIdHash);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

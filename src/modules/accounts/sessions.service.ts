@@ -2,7 +2,7 @@ import { HOUR } from '../../core/clock.js';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
 import type { Deps } from '../../services.js';
 import type { Person } from '../directory/people.js';
-import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
+import { deleteSession, deleteSessionsOfUser, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
 
 /** Refresh last-seen at most hourly: a write per page view would be wasted work. */
 const TOUCH_INTERVAL_MS = HOUR;
@@ -17,6 +17,7 @@ function expiryFor(deps: Deps, createdAt: number, lastSeenAt: number): number {
   return Math.min(createdAt + deps.config.sessionMaxAgeMs, lastSeenAt + deps.config.sessionIdleMs);
 }
 
+/** Starts a session for a person who has just proved who they are; the token goes in the cookie only. */
 export async function startSession(deps: Deps, userId: string, userAgent: string | null): Promise<StartedSession> {
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'session');
@@ -32,11 +33,18 @@ export async function startSession(deps: Deps, userId: string, userAgent: string
   return { token: secret.plain, expiresAt };
 }
 
+export interface ResolvedSession {
+  person: Person;
+  expiresAt: number;
+  /** True when this use pushed the idle expiry forward, so the cookie's Max-Age should follow. */
+  renewed: boolean;
+}
+
 /**
  * The person behind a session cookie, or undefined when the session is unknown or expired
  * (absolute age or idle time, whichever ends first). An expired session is deleted.
  */
-export async function resolveSession(deps: Deps, token: string): Promise<{ person: Person; expiresAt: number } | undefined> {
+export async function resolveSession(deps: Deps, token: string): Promise<ResolvedSession | undefined> {
   const idHash = hashSecret(token);
   const found = await findSessionWithPerson(deps.db, idHash);
   if (!found) return undefined;
@@ -46,13 +54,24 @@ export async function resolveSession(deps: Deps, token: string): Promise<{ perso
     return undefined;
   }
   let expiresAt = found.session.expiresAt;
+  let renewed = false;
   if (now - found.session.lastSeenAt >= TOUCH_INTERVAL_MS) {
     expiresAt = expiryFor(deps, found.session.createdAt, now);
     await touchSession(deps.db, idHash, now, expiresAt);
+    renewed = true;
   }
-  return { person: found.person, expiresAt };
+  return { person: found.person, expiresAt, renewed };
 }
 
+/** Ends the session behind a cookie (sign-out); unknown tokens are ignored. */
 export async function endSession(deps: Deps, token: string): Promise<void> {
   await deleteSession(deps.db, hashSecret(token));
+}
+
+/**
+ * Ends every session of a person, except the one behind `keepToken` when given (a password
+ * change signs out every other browser). Returns how many ended.
+ */
+export async function endSessionsOfPerson(deps: Deps, userId: string, keepToken?: string): Promise<number> {
+  return deleteSessionsOfUser(deps.db, userId, keepToken === undefined ? undefined : hashSecret(keepToken));
 }

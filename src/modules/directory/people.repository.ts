@@ -85,3 +85,13 @@ export async function updateProfile(db: Db, id: string, changes: { name?: string
   if (Object.keys(set).length === 0) return;
   await db.updateTable('users').set(set).where('id', '=', id).execute();
 }
+
+/** The stored password hash of a person by id (undefined for bots and unknown ids). */
+export async function findPasswordHash(db: Db, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('password_hash').where('id', '=', id).where('bot', '=', 0).executeTakeFirst();
+  return row?.password_hash ?? undefined;
+}
+
+export async function updatePasswordHash(db: Db, id: string, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}

@@ -25,3 +25,91 @@ export const DISPLAY_NAME_MAX_LENGTH = 32;
 export function usernameKey(username: string): string {
   return username.toLowerCase();
 }
+
+export const USERNAME_MIN_LENGTH = 2;
+export const USERNAME_MAX_LENGTH = 32;
+/** RFC 5321 §4.5.3.1.3: a path is at most 256 octets including the angle brackets, so 254 for the address. */
+export const EMAIL_MAX_LENGTH = 254;
+export const AVATAR_URL_MAX_LENGTH = 2048;
+
+/** A checked value, or the field error (Discord's code and a sentence for people) saying what is wrong. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+function fail<T>(code: string, message: string): Checked<T> {
+  return { ok: false, code, message };
+}
+
+/** Counts Unicode code points, so an emoji or an accented letter counts as one character. */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+// C0/C1 controls, line and paragraph separators, bidi overrides and zero-width characters:
+// invisible in pages, and the usual tools for faking one name with another.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
+
+/** A username per USERNAME_PATTERN, with surrounding whitespace removed. */
+export function checkUsername(raw: string): Checked<string> {
+  const value = raw.trim();
+  if (value === '') return fail('BASE_TYPE_REQUIRED', 'Choose a username.');
+  const length = characters(value);
+  if (length < USERNAME_MIN_LENGTH || length > USERNAME_MAX_LENGTH) {
+    return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${USERNAME_MIN_LENGTH} and ${USERNAME_MAX_LENGTH} characters long.`);
+  }
+  if (!USERNAME_PATTERN.test(value)) {
+    return fail('USERNAME_INVALID_CHARACTERS', 'Use only letters A–Z, digits, underscores (_) and periods (.), with no period at the start or end and no two periods in a row.');
+  }
+  return { ok: true, value };
+}
+
+/** A display name of 1–32 characters after trimming; empty means "use the username". */
+export function checkDisplayName(raw: string, fallback: string): Checked<string> {
+  const value = raw.trim();
+  if (value === '') return { ok: true, value: fallback };
+  if (characters(value) > DISPLAY_NAME_MAX_LENGTH) return fail('BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${DISPLAY_NAME_MAX_LENGTH} characters long.`);
+  if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
+  return { ok: true, value };
+}
+
+/** An optional e-mail address: empty means none. Checks the shape only; nothing is sent to it. */
+export function checkEmail(raw: string | null | undefined): Checked<string | null> {
+  const value = (raw ?? '').trim();
+  if (value === '') return { ok: true, value: null };
+  if (value.length > EMAIL_MAX_LENGTH) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${EMAIL_MAX_LENGTH} or fewer in length.`);
+  if (!/^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:".]{2,}$/.test(value) || INVISIBLE.test(value)) {
+    return fail('EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.');
+  }
+  return { ok: true, value };
+}
+
+/** A new password: 8–256 characters, taken exactly as typed (never trimmed). */
+export function checkPassword(raw: string): Checked<string> {
+  const length = characters(raw);
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters long.`);
+  }
+  return { ok: true, value: raw };
+}
+
+/**
+ * An optional avatar URL: https only (pages load it as an image, and CSP allows https images),
+ * no credentials in it, at most 2048 characters. Empty means none.
+ */
+export function checkAvatarUrl(raw: string | null | undefined): Checked<string | null> {
+  const value = (raw ?? '').trim();
+  if (value === '') return { ok: true, value: null };
+  if (value.length > AVATAR_URL_MAX_LENGTH) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${AVATAR_URL_MAX_LENGTH} or fewer in length.`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('URL_TYPE_INVALID_URL', 'Not a well formed URL.');
+  }
+  if (url.protocol !== 'https:' || url.hostname === '') return fail('URL_TYPE_INVALID_SCHEME', 'Must be an https:// URL.');
+  if (url.username !== '' || url.password !== '') return fail('URL_TYPE_INVALID_URL', 'Must not contain a user name or password.');
+  // The parsed form is stored: it is what browsers will request, with spaces and the like encoded.
+  if (url.href.length > AVATAR_URL_MAX_LENGTH) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${AVATAR_URL_MAX_LENGTH} or fewer in length.`);
+  return { ok: true, value: url.href };
+}

@@ -1,0 +1,247 @@
+import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
+import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
+import { hashSecret } from '../../core/secrets.js';
+import type { Deps } from '../../services.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Checked, type Person } from '../directory/people.js';
+import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile as updateProfileRow } from '../directory/people.repository.js';
+import { endSession, startSession, type StartedSession } from './sessions.service.js';
+import { deleteSessionsOfUser } from './sessions.repository.js';
+import { beginSignIn } from './sign-in-throttle.js';
+
+/** Discord's answer for a taken username. */
+const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
+
+/** The one message for an unknown username and a wrong password: which one it was is not told. */
+export const INCORRECT_CREDENTIALS = 'Incorrect username or password';
+
+/** Collects field errors so that a form shows every problem at once. */
+class FieldErrors {
+  readonly tree: ErrorTree = {};
+  private count = 0;
+
+  take<T>(field: string, checked: Checked<T>): T | undefined {
+    if (checked.ok) return checked.value;
+    this.add(field, checked.code, checked.message);
+    return undefined;
+  }
+
+  add(field: string, code: string, message: string): void {
+    addFieldError(this.tree, [field], { code, message });
+    this.count += 1;
+  }
+
+  /** Throws the 50035 listing every error, if there is any. */
+  throwIfAny(): void {
+    if (this.count > 0) throw ApiErrors.invalidFormBody(this.tree);
+  }
+}
+
+export interface Registration {
+  username: string;
+  name?: string;
+  email?: string | null;
+  password: string;
+}
+
+/**
+ * Creates a person who signs in with a password (issue #2 §5). Every field is checked and every
+ * problem reported at once as a 50035; nothing is created unless all are fine. Usernames are
+ * unique ignoring case, also under a race (the unique index decides).
+ */
+export async function registerPerson(deps: Deps, input: Registration): Promise<Person> {
+  const errors = new FieldErrors();
+  const username = errors.take('username', checkUsername(input.username));
+  const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim()));
+  const email = errors.take('email', checkEmail(input.email));
+  const password = errors.take('password', checkPassword(input.password));
+  if (username !== undefined && (await findPersonByUsername(deps.db, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
+  errors.throwIfAny();
+
+  const person: Person = {
+    id: deps.ids.next(),
+    username: username as string,
+    name: name as string,
+    email: email ?? null,
+    emailVerified: false,
+    avatarUrl: null,
+    bot: false,
+    applicationId: null,
+    createdAt: deps.clock.now(),
+  };
+  const passwordHash = await hashPassword(password as string, deps.config.passwordCost);
+  try {
+    await insertPerson(deps.db, { ...person, passwordHash });
+  } catch (error) {
+    // Two registrations of one name at once: the unique index lets one through.
+    if (isUniqueViolation(error)) throw ApiErrors.invalidFormBody(addFieldError({}, ['username'], USERNAME_TAKEN));
+    throw error;
+  }
+  return person;
+}
+
+/**
+ * Registration from the sign-up page: creates the person and signs them in, ending any session
+ * the browser had (a new account always gets a new session id).
+ */
+export async function signUp(
+  deps: Deps,
+  input: Registration & { userAgent: string | null; replacingSessionToken?: string | undefined },
+): Promise<{ person: Person; session: StartedSession }> {
+  const person = await registerPerson(deps, input);
+  const session = await startSession(deps, person.id, input.userAgent);
+  if (input.replacingSessionToken) await endSession(deps, input.replacingSessionToken);
+  return { person, session };
+}
+
+/** One decoy hash per cost setting, computed on first need (issue #2 §5: no timing oracle). */
+const decoys = new Map<string, Promise<string>>();
+
+function decoyHash(cost: PasswordCost): Promise<string> {
+  const key = `${cost.log2N}:${cost.r}:${cost.p}`;
+  let decoy = decoys.get(key);
+  if (!decoy) {
+    decoy = makeDecoyHash(cost);
+    decoys.set(key, decoy);
+    // A failure must not be cached for good.
+    decoy.catch(() => decoys.delete(key));
+  }
+  return decoy;
+}
+
+/** Could be a stored password: non-empty and within the limit (UTF-16 units, so twice the characters). */
+function plausiblePassword(password: string): boolean {
+  return password.length > 0 && password.length <= PASSWORD_MAX_LENGTH * 2;
+}
+
+export interface SignInInput {
+  username: string;
+  password: string;
+  /** The client's address (request.ip: X-Forwarded-For only from TRUST_PROXY). */
+  address: string;
+  userAgent: string | null;
+  /** The cookie of a session this browser already has: ended once the new one starts. */
+  replacingSessionToken?: string | undefined;
+}
+
+/**
+ * Checks a username and password and starts a session (issue #2 §5). Failed attempts are
+ * throttled per account and per address (sign-in-throttle.ts): once a limit is reached the
+ * attempt is refused with RateLimitedError before any password is checked. An unknown username
+ * costs one scrypt like a wrong password, and both get the same 401-style field error.
+ * Signing in always starts a new session with a new random id (no session fixation) and ends
+ * the one the browser had.
+ */
+export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
+  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, input.address);
+  const username = input.username.trim();
+  // Overlong input is refused without hashing it: its length already says it cannot match.
+  const plausible = username.length > 0 && username.length <= 64 && plausiblePassword(input.password);
+  const found = plausible ? await findCredentials(deps.db, username) : undefined;
+  let ok = false;
+  if (found) ok = await verifyPassword(input.password, found.passwordHash);
+  else if (plausible) await verifyPassword(input.password, await decoyHash(deps.config.passwordCost));
+  if (!found || !ok) {
+    await throttle.failed();
+    throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'INVALID_LOGIN', message: INCORRECT_CREDENTIALS }));
+  }
+  await throttle.succeeded();
+  const session = await startSession(deps, found.person.id, input.userAgent);
+  if (input.replacingSessionToken) await endSession(deps, input.replacingSessionToken);
+  return { person: found.person, session };
+}
+
+/** Signs out the browser holding this session cookie. */
+export async function signOut(deps: Deps, sessionToken: string | undefined): Promise<void> {
+  if (sessionToken) await endSession(deps, sessionToken);
+}
+
+/** A person by id, for pages that show their own profile. */
+export async function getPerson(deps: Deps, personId: string): Promise<Person | undefined> {
+  return findPersonById(deps.db, personId);
+}
+
+export interface ProfileChanges {
+  /** Display name; empty means the username. Undefined leaves it as is. */
+  name?: string;
+  /** Empty or null removes it. Undefined leaves it as is. */
+  email?: string | null;
+  /** An https URL; empty or null removes it. Undefined leaves it as is. */
+  avatarUrl?: string | null;
+}
+
+/**
+ * Changes display name, e-mail and avatar URL (issue #2 §5's profile page). Every field is
+ * checked first and every problem reported at once (50035); nothing changes unless all are fine.
+ * A changed e-mail address is no longer verified.
+ */
+export async function updateProfile(deps: Deps, personId: string, input: ProfileChanges): Promise<Person> {
+  const person = await findPersonById(deps.db, personId);
+  if (!person || person.bot) throw ApiErrors.unknownUser();
+  const errors = new FieldErrors();
+  const name = input.name === undefined ? undefined : errors.take('name', checkDisplayName(input.name, person.username));
+  const email = input.email === undefined ? undefined : errors.take('email', checkEmail(input.email));
+  const avatarUrl = input.avatarUrl === undefined ? undefined : errors.take('avatarUrl', checkAvatarUrl(input.avatarUrl));
+  errors.throwIfAny();
+
+  const changes: { name?: string; email?: string | null; avatarUrl?: string | null } = {};
+  if (name !== undefined && name !== person.name) changes.name = name;
+  if (email !== undefined && email !== person.email) changes.email = email;
+  if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl) changes.avatarUrl = avatarUrl;
+  await updateProfileRow(deps.db, personId, changes);
+  return {
+    ...person,
+    ...changes,
+    emailVerified: changes.email !== undefined ? false : person.emailVerified,
+  };
+}
+
+export interface PasswordChange {
+  currentPassword: string;
+  newPassword: string;
+  /** The new password typed a second time, when the form asks for it. */
+  confirmPassword?: string | undefined;
+  /** The session of the browser making the change, which stays signed in. */
+  currentSessionToken?: string | undefined;
+  /** The client's address, so wrong guesses also count against it. */
+  address?: string | undefined;
+}
+
+/**
+ * Changes a password after checking the current one, and ends the person's other sessions, so a
+ * browser that learnt the old password or stole a cookie is signed out. Wrong current passwords
+ * count against the account's sign-in throttle: a stolen session must not become a free
+ * password-guessing oracle.
+ */
+export async function changePassword(deps: Deps, personId: string, input: PasswordChange): Promise<{ endedSessions: number }> {
+  const person = await findPersonById(deps.db, personId);
+  const stored = person && !person.bot ? await findPasswordHash(deps.db, personId) : undefined;
+  if (!person || stored === undefined) throw ApiErrors.unknownUser();
+
+  const errors = new FieldErrors();
+  const newPassword = errors.take('newPassword', checkPassword(input.newPassword));
+  if (newPassword !== undefined && newPassword === input.currentPassword) {
+    errors.add('newPassword', 'PASSWORD_UNCHANGED', 'The new password must differ from the current one.');
+  }
+  if (input.confirmPassword !== undefined && input.confirmPassword !== input.newPassword) {
+    errors.add('confirmPassword', 'PASSWORD_MISMATCH', 'The two new passwords do not match.');
+  }
+  // The current password is checked even when the new one is unusable, so every error shows at once.
+  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, input.address);
+  const currentOk = plausiblePassword(input.currentPassword) && (await verifyPassword(input.currentPassword, stored));
+  if (!currentOk) {
+    await throttle.failed();
+    errors.add('currentPassword', 'PASSWORD_DOES_NOT_MATCH', 'Password does not match.');
+  } else {
+    await throttle.succeeded();
+  }
+  errors.throwIfAny();
+
+  const passwordHash = await hashPassword(newPassword as string, deps.config.passwordCost);
+  const keep = input.currentSessionToken ? hashSecret(input.currentSessionToken) : undefined;
+  const endedSessions = await deps.db.transaction().execute(async (trx) => {
+    await updatePasswordHash(trx, personId, passwordHash);
+    return deleteSessionsOfUser(trx, personId, keep);
+  });
+  return { endedSessions };
+}
