@@ -59,9 +59,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       }
       return 0;
     }
-    const command = commands.find((c) => c.name === `${first} ${second ?? ''}`.trim());
+    // One-word commands (seed-demo) take their flags straight after the name.
+    const single = second === undefined || second.startsWith('--') ? commands.find((c) => c.name === first) : undefined;
+    if (single && second !== undefined) rest.unshift(second);
+    const command = single ?? commands.find((c) => c.name === `${first} ${second ?? ''}`.trim());
     if (!command) {
-      process.stderr.write(`gatehouse: unknown command "${[first, second].filter(Boolean).join(' ')}"\n\n${usage()}\n`);
+      const words = [first, second].filter((w): w is string => w !== undefined && !w.startsWith('--'));
+      process.stderr.write(`gatehouse: unknown command "${words.join(' ')}"\n\n${usage()}\n`);
       return 2;
     }
     if (rest.includes('--help')) {

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { DbBool, DbId, DbIdNullable, DbInt, DbIntNullable } from '../../storage/types.js';
 
 /** People, bot accounts included (a bot is a user row with bot = 1 and its application's id). */
@@ -62,6 +63,8 @@ export interface ChannelsTable {
   topic: string | null;
   position: DbInt;
   created_at: DbInt;
+  /** Webhooks in this channel; the conditional increment enforces SPEC §8's 10 per channel. */
+  webhook_count: ColumnType<number | bigint | string, number | undefined, number>;
 }
 
 /** Invite links: the code is a bearer credential, so only its hash is kept. */

@@ -1,0 +1,98 @@
+import { parsePermissions } from '../../core/permissions.js';
+import { ApiError } from '../../core/errors.js';
+import { createChannel } from '../../modules/directory/channels.service.js';
+import { addMember, findPersonToAdd } from '../../modules/directory/members.service.js';
+import type { Person } from '../../modules/directory/people.js';
+import { createRole } from '../../modules/directory/roles.service.js';
+import { parseColor } from '../../modules/directory/roles.js';
+import { createServer } from '../../modules/directory/servers.service.js';
+import type { Services } from '../../services.js';
+import { CliUsageError, type CliCommand } from '../command.js';
+
+/**
+ * `gatehouse servers|channels|roles|members …` (DESIGN §8). The operator acts with no actor, so
+ * no permission check applies; the input rules are the pages' (same services).
+ */
+async function personNamed(services: Services, flag: string, username: string): Promise<Person> {
+  try {
+    return await findPersonToAdd(services, username);
+  } catch (error) {
+    if (error instanceof ApiError) throw new Error(`--${flag}: nobody (other than a bot) has the username "${username}"`);
+    throw error;
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new CliUsageError(`--${flag} is required`);
+  return value;
+}
+
+export const directoryCommands: CliCommand[] = [
+  {
+    name: 'servers create',
+    summary: 'create a server with its @everyone role and #general channel',
+    flags: {
+      owner: { description: 'username of the owner', required: true },
+      name: { description: 'server name (2–100 characters)', required: true },
+      'icon-url': { description: 'https URL of an icon image' },
+    },
+    async run(services, flags) {
+      const owner = await personNamed(services, 'owner', required(flags.string('owner'), 'owner'));
+      const server = await createServer(services, owner.id, { name: required(flags.string('name'), 'name'), iconUrl: flags.string('icon-url') ?? null });
+      return {
+        id: server.id,
+        name: server.name,
+        iconUrl: server.iconUrl,
+        ownerId: server.ownerId,
+        everyoneRoleId: server.everyoneRoleId,
+        channels: server.channels.map((c) => ({ id: c.id, name: c.name, type: c.type, position: c.position })),
+        createdAt: new Date(server.createdAt).toISOString(),
+      };
+    },
+  },
+  {
+    name: 'channels create',
+    summary: 'create a text channel in a server',
+    flags: {
+      server: { description: 'server id', required: true },
+      name: { description: 'channel name (lower-cased; spaces become dashes)', required: true },
+      topic: { description: 'channel topic' },
+    },
+    async run(services, flags) {
+      const channel = await createChannel(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), topic: flags.string('topic') ?? null });
+      return { id: channel.id, serverId: channel.serverId, name: channel.name, topic: channel.topic, type: channel.type, position: channel.position };
+    },
+  },
+  {
+    name: 'roles create',
+    summary: 'create a role with a permission bitfield',
+    flags: {
+      server: { description: 'server id', required: true },
+      name: { description: 'role name (1–100 characters)', required: true },
+      permissions: { description: 'permission bitfield as a decimal string (Discord bit positions; docs/permissions.md)', required: true },
+      color: { description: 'colour like #5865f2' },
+    },
+    async run(services, flags) {
+      const permissions = parsePermissions(required(flags.string('permissions'), 'permissions'));
+      if (permissions === undefined) throw new CliUsageError('--permissions must be a non-negative decimal integer below 2^64, e.g. 8224 (Manage server + Manage messages)');
+      const color = parseColor(flags.string('color') ?? '');
+      if (color === undefined) throw new CliUsageError('--color must look like #5865f2');
+      const role = await createRole(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), permissions, color });
+      return { id: role.id, serverId: role.serverId, name: role.name, permissions: role.permissions.toString(), color: role.color, position: role.position };
+    },
+  },
+  {
+    name: 'members add',
+    summary: 'add a person to a server, optionally with roles',
+    flags: {
+      server: { description: 'server id', required: true },
+      username: { description: 'username of the person to add', required: true },
+      role: { description: 'role id to give (repeatable)', repeatable: true },
+    },
+    async run(services, flags) {
+      const person = await personNamed(services, 'username', required(flags.string('username'), 'username'));
+      const member = await addMember(services, required(flags.string('server'), 'server'), person.id, flags.list('role'));
+      return { serverId: member.serverId, userId: member.userId, username: person.username, roles: member.roleIds, joinedAt: new Date(member.joinedAt).toISOString() };
+    },
+  },
+];

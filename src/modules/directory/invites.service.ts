@@ -1,0 +1,91 @@
+import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
+import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
+import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
+import { findMember, insertMember } from './members.repository.js';
+import type { Server } from './servers.js';
+import { findServer } from './servers.repository.js';
+
+/** Discord's code for an unknown invite; we also use it, with a clearer message, for expired and used-up ones. */
+const UNKNOWN_INVITE = 10006;
+const unknownInvite = () => new ApiError(404, UNKNOWN_INVITE, 'This invite link is not valid. Ask for a new one.');
+const expiredInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link has expired. Ask for a new one.');
+const usedUpInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link has been used as many times as allowed. Ask for a new one.');
+
+export interface CreatedInvite {
+  invite: Invite;
+  /** Shown once (DESIGN §3): only its hash is kept. */
+  code: string;
+}
+
+/**
+ * Creates an invite link. The caller checks Create invite or Manage server. `maxUses` 1–100 or
+ * none; `expiresInMs` positive or none (never expires). Throws 10004 or 50035.
+ */
+export async function createInvite(deps: Deps, serverId: string, creatorId: string, input: { maxUses?: number | null; expiresInMs?: number | null }): Promise<CreatedInvite> {
+  const maxUses = input.maxUses ?? null;
+  if (maxUses !== null && (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > INVITE_MAX_USES_LIMIT)) {
+    throw invalidField(['maxUses'], 'NUMBER_TYPE_MAX', `Maximum uses is a whole number from 1 to ${INVITE_MAX_USES_LIMIT}, or no limit.`);
+  }
+  const expiresInMs = input.expiresInMs ?? null;
+  if (expiresInMs !== null && (!Number.isInteger(expiresInMs) || expiresInMs <= 0)) {
+    throw invalidField(['expiresIn'], 'NUMBER_TYPE_MIN', 'The lifetime must be positive, or never.');
+  }
+  if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
+  const now = deps.clock.now();
+  const secret = issueSecret(deps.random, 'invite', INVITE_CODE_BYTES);
+  const invite: Invite = { id: deps.ids.next(), serverId, creatorId, maxUses, uses: 0, expiresAt: expiresInMs === null ? null : now + expiresInMs, createdAt: now };
+  await insertInvite(deps.db, invite, secret.hash);
+  return { invite, code: secret.plain };
+}
+
+/** What an invite leads to, for the "Join <server>" page. Throws 10006 (404 unknown, 410 expired or used up). */
+export async function describeInvite(deps: Deps, code: string): Promise<{ invite: Invite; server: Server }> {
+  if (!hasPrefix(code, 'invite')) throw unknownInvite();
+  const invite = await findInviteByCodeHash(deps.db, hashSecret(code));
+  const server = invite ? await findServer(deps.db, invite.serverId) : undefined;
+  if (!invite || !server) throw unknownInvite();
+  const problem = inviteProblem(invite, deps.clock.now());
+  if (problem === 'expired') throw expiredInvite();
+  if (problem === 'used-up') throw usedUpInvite();
+  return { invite, server };
+}
+
+/**
+ * Joins the invite's server. A member already in it joins nothing and uses nothing up. Otherwise
+ * one use is counted atomically with the membership (both or neither), so the last use of a
+ * one-use link goes to exactly one person. Throws 10006 as describeInvite.
+ */
+export async function acceptInvite(deps: Deps, code: string, userId: string): Promise<{ server: Server; joined: boolean }> {
+  const { invite, server } = await describeInvite(deps, code);
+  if (await findMember(deps.db, server.id, userId)) return { server, joined: false };
+  const now = deps.clock.now();
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      if (!(await consumeInviteUse(trx, invite.id, now))) {
+        throw inviteProblem(invite, now) === 'expired' ? expiredInvite() : usedUpInvite();
+      }
+      await insertMember(trx, { serverId: server.id, userId, joinedAt: now });
+    });
+  } catch (error) {
+    // Joined through another tab at the same moment: already a member, which is what they wanted.
+    if (isUniqueViolation(error)) return { server, joined: false };
+    throw error;
+  }
+  return { server, joined: true };
+}
+
+export async function getInvites(deps: Deps, serverId: string): Promise<Invite[]> {
+  if (!isSnowflake(serverId)) return [];
+  return listInvites(deps.db, serverId);
+}
+
+/** Revokes an invite link. The caller checks Manage server. */
+export async function deleteInvite(deps: Deps, serverId: string, inviteId: string): Promise<void> {
+  if (!isSnowflake(serverId) || !isSnowflake(inviteId) || !(await deleteInviteRow(deps.db, serverId, inviteId))) {
+    throw new ApiError(404, UNKNOWN_INVITE, 'Unknown Invite');
+  }
+}

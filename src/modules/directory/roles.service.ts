@@ -1,0 +1,88 @@
+import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { MAX_ROLE_COLOR, ROLE_NAME_MAX_LENGTH, isEveryoneRole, type Role } from './roles.js';
+import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
+import { codePointLength } from './servers.js';
+import { findServer } from './servers.repository.js';
+
+function validName(raw: string): string {
+  const name = raw.trim();
+  const length = codePointLength(name);
+  if (length < 1 || length > ROLE_NAME_MAX_LENGTH) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', `A role name is 1–${ROLE_NAME_MAX_LENGTH} characters.`);
+  // "@everyone" names the implicit role; a second one would be indistinguishable in lists.
+  if (name.toLowerCase() === '@everyone') throw invalidField(['name'], 'ROLE_NAME_RESERVED', 'That name is reserved for the role every member has.');
+  return name;
+}
+
+function validColor(color: number | undefined): number | undefined {
+  if (color === undefined) return undefined;
+  if (!Number.isInteger(color) || color < 0 || color > MAX_ROLE_COLOR) throw invalidField(['color'], 'NUMBER_TYPE_MAX', 'A colour is an RGB value from 0 to 16777215 (#ffffff).');
+  return color;
+}
+
+const managedRoleError = () => new ApiError(403, 50013, 'This role is managed by an app: it changes only when the app is installed again or removed.');
+const everyoneRoleError = () => new ApiError(400, 50028, 'The @everyone role cannot be deleted or renamed.');
+
+/** Finds a role of this server or throws 10011. */
+export async function getRole(deps: Deps, serverId: string, roleId: string): Promise<Role> {
+  const role = isSnowflake(serverId) && isSnowflake(roleId) ? await findRole(deps.db, serverId, roleId) : undefined;
+  if (!role) throw ApiErrors.unknownRole();
+  return role;
+}
+
+export async function getRoles(deps: Deps, serverId: string): Promise<Role[]> {
+  if (!isSnowflake(serverId)) return [];
+  return listRoles(deps.db, serverId);
+}
+
+/**
+ * Creates a role above the others. The caller checks Manage roles and that the actor may grant
+ * these bits (permissions.service). Throws 10004 or 50035 (`name`, `color`).
+ */
+export async function createRole(deps: Deps, serverId: string, input: { name: string; permissions: bigint; color?: number }): Promise<Role> {
+  const name = validName(input.name);
+  const color = validColor(input.color) ?? 0;
+  if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
+  const role: Role = {
+    id: deps.ids.next(),
+    serverId,
+    name,
+    permissions: input.permissions,
+    color,
+    position: (await maxRolePosition(deps.db, serverId)) + 1,
+    managedApplicationId: null,
+    createdAt: deps.clock.now(),
+  };
+  await insertRole(deps.db, role);
+  return role;
+}
+
+/**
+ * Changes a role's name, permissions or colour. @everyone keeps its name; a managed role is not
+ * editable here. The caller checks Manage roles, reach and grantable bits. Returns the new role.
+ */
+export async function updateRole(deps: Deps, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }): Promise<Role> {
+  const role = await getRole(deps, serverId, roleId);
+  if (role.managedApplicationId !== null) throw managedRoleError();
+  let name: string | undefined;
+  if (changes.name !== undefined && changes.name.trim() !== role.name) {
+    if (isEveryoneRole(role)) throw everyoneRoleError();
+    name = validName(changes.name);
+  }
+  const color = validColor(changes.color);
+  await updateRoleRow(deps.db, serverId, roleId, {
+    ...(name !== undefined ? { name } : {}),
+    ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}),
+    ...(color !== undefined ? { color } : {}),
+  });
+  return { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
+}
+
+/** Deletes a role (never @everyone, never a managed role); members lose it. The caller checks Manage roles and reach. */
+export async function deleteRole(deps: Deps, serverId: string, roleId: string): Promise<void> {
+  const role = await getRole(deps, serverId, roleId);
+  if (isEveryoneRole(role)) throw everyoneRoleError();
+  if (role.managedApplicationId !== null) throw managedRoleError();
+  await deleteRoleRow(deps.db, serverId, roleId);
+}

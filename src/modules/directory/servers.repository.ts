@@ -1,0 +1,50 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toId, toNum } from '../../storage/types.js';
+import type { ServersTable } from './directory.table.js';
+import type { Server } from './servers.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function toServer(row: Selectable<ServersTable>): Server {
+  return { id: toId(row.id), name: row.name, iconUrl: row.icon_url, ownerId: toId(row.owner_id), createdAt: toNum(row.created_at) };
+}
+
+export async function insertServer(db: Db, server: Server): Promise<void> {
+  await db
+    .insertInto('servers')
+    .values({ id: server.id, name: server.name, icon_url: server.iconUrl, owner_id: server.ownerId, created_at: server.createdAt })
+    .execute();
+}
+
+/** Callers check `isSnowflake` first so bad input never reaches SQL. */
+export async function findServer(db: Db, id: string): Promise<Server | undefined> {
+  const row = await db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toServer(row) : undefined;
+}
+
+/** The servers a person is a member of, oldest first. */
+export async function listServersOfMember(db: Db, userId: string): Promise<Server[]> {
+  const rows = await db
+    .selectFrom('servers')
+    .innerJoin('members', 'members.server_id', 'servers.id')
+    .selectAll('servers')
+    .where('members.user_id', '=', userId)
+    .orderBy('servers.id')
+    .execute();
+  return rows.map(toServer);
+}
+
+export async function updateServer(db: Db, id: string, changes: { name?: string; iconUrl?: string | null }): Promise<void> {
+  const set: { name?: string; icon_url?: string | null } = {};
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.iconUrl !== undefined) set.icon_url = changes.iconUrl;
+  if (Object.keys(set).length === 0) return;
+  await db.updateTable('servers').set(set).where('id', '=', id).execute();
+}
+
+/** Server names, for CLI idempotence (seed-demo finds its server by name and owner). */
+export async function findServerByOwnerAndName(db: Db, ownerId: string, name: string): Promise<Server | undefined> {
+  const row = await db.selectFrom('servers').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).orderBy('id').executeTakeFirst();
+  return row ? toServer(row) : undefined;
+}

@@ -1,0 +1,153 @@
+import { DEFAULT_EVERYONE_PERMISSIONS, computePermissions } from '../../core/permissions.js';
+import type { Deps } from '../../services.js';
+import { CHANNEL_TYPE_TEXT } from './channels.js';
+import { insertChannel, listChannels, listChannelsOfServers } from './channels.repository.js';
+import { findMember, insertMember, listMembers } from './members.repository.js';
+import type { MemberWithPerson } from './members.js';
+import type { Invite } from './invites.js';
+import { listInvites } from './invites.repository.js';
+import { EVERYONE_ROLE_NAME, type Role } from './roles.js';
+import { insertRole, listPermissionRows, listRoles } from './roles.repository.js';
+import { DEFAULT_CHANNEL_NAME, validateServerName, type Server } from './servers.js';
+import { findServer, findServerByOwnerAndName, insertServer, listServersOfMember, updateServer } from './servers.repository.js';
+import { invalidField } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Channel } from './channels.js';
+
+/** A server as its member sees it in a list: with that member's computed permissions. */
+export interface ServerForPerson {
+  id: string;
+  name: string;
+  iconUrl: string | null;
+  ownerId: string;
+  permissions: bigint;
+}
+
+function permissionsFrom(server: Pick<Server, 'id' | 'ownerId'>, userId: string, rows: ReadonlyArray<{ id: string; serverId: string; permissions: string }>): bigint {
+  let everyone = 0n;
+  const roles: bigint[] = [];
+  for (const row of rows) {
+    if (row.serverId !== server.id) continue;
+    if (row.id === server.id) everyone = BigInt(row.permissions);
+    else roles.push(BigInt(row.permissions));
+  }
+  return computePermissions({ isOwner: server.ownerId === userId, everyone, roles });
+}
+
+/** The servers a person belongs to, with their permissions there (GET /users/@me/servers). */
+export async function listServersForPerson(deps: Deps, userId: string): Promise<ServerForPerson[]> {
+  const servers = await listServersOfMember(deps.db, userId);
+  const rows = await listPermissionRows(
+    deps.db,
+    userId,
+    servers.map((s) => s.id),
+  );
+  return servers.map((server) => ({
+    id: server.id,
+    name: server.name,
+    iconUrl: server.iconUrl,
+    ownerId: server.ownerId,
+    permissions: permissionsFrom(server, userId, rows),
+  }));
+}
+
+/**
+ * A member's server-wide permissions (owner → all; @everyone ∪ roles; Administrator → all), or
+ * undefined when the person is not a member or the server does not exist.
+ */
+export async function memberPermissions(deps: Deps, serverId: string, userId: string): Promise<bigint | undefined> {
+  if (!isSnowflake(serverId) || !isSnowflake(userId)) return undefined;
+  const server = await findServer(deps.db, serverId);
+  if (!server) return undefined;
+  const member = await findMember(deps.db, serverId, userId);
+  if (!member) return undefined;
+  const rows = await listPermissionRows(deps.db, userId, [serverId]);
+  return permissionsFrom(server, userId, rows);
+}
+
+/** A newly created server with what it starts with. */
+export interface CreatedServer extends Server {
+  everyoneRoleId: string;
+  channels: Channel[];
+}
+
+/**
+ * Creates a server owned by `ownerId` with its @everyone role (id = server id, Discord's default
+ * permissions), the owner's membership and a #general text channel, all or nothing.
+ * Throws a 50035 (field `name`) for a bad name.
+ */
+export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null }): Promise<CreatedServer> {
+  const name = validateServerName(input.name);
+  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  const now = deps.clock.now();
+  const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
+  const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
+  await deps.db.transaction().execute(async (trx) => {
+    await insertServer(trx, server);
+    await insertRole(trx, {
+      id: server.id,
+      serverId: server.id,
+      name: EVERYONE_ROLE_NAME,
+      permissions: DEFAULT_EVERYONE_PERMISSIONS,
+      color: 0,
+      position: 0,
+      managedApplicationId: null,
+      createdAt: now,
+    });
+    await insertMember(trx, { serverId: server.id, userId: ownerId, joinedAt: now });
+    await insertChannel(trx, general);
+  });
+  return { ...server, everyoneRoleId: server.id, channels: [general] };
+}
+
+/** Renames a server (the caller checks Manage server). Throws a 50035 for a bad name. */
+export async function renameServer(deps: Deps, serverId: string, rawName: string): Promise<void> {
+  const name = validateServerName(rawName);
+  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  await updateServer(deps.db, serverId, { name: name.value });
+}
+
+export async function getServer(deps: Deps, serverId: string): Promise<Server | undefined> {
+  return findServer(deps.db, serverId);
+}
+
+/** The server's channels in sidebar order. */
+export async function getServerChannels(deps: Deps, serverId: string): Promise<Channel[]> {
+  return listChannels(deps.db, serverId);
+}
+
+/** Everything the settings pages show about one server (the caller has checked access). */
+export interface ServerSettingsData {
+  server: Server;
+  channels: Channel[];
+  roles: Role[];
+  members: MemberWithPerson[];
+  invites: Invite[];
+}
+
+export async function loadServerSettings(deps: Deps, serverId: string): Promise<ServerSettingsData | undefined> {
+  const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
+  if (!server) return undefined;
+  const [channels, roles, members, invites] = await Promise.all([
+    listChannels(deps.db, serverId),
+    listRoles(deps.db, serverId),
+    listMembers(deps.db, serverId),
+    listInvites(deps.db, serverId),
+  ]);
+  return { server, channels, roles, members, invites };
+}
+
+/** The home page: the person's servers, each with its channels. */
+export async function homeOverview(deps: Deps, userId: string): Promise<Array<Server & { channels: Channel[] }>> {
+  const servers = await listServersOfMember(deps.db, userId);
+  const channels = await listChannelsOfServers(
+    deps.db,
+    servers.map((s) => s.id),
+  );
+  return servers.map((s) => ({ ...s, channels: channels.filter((c) => c.serverId === s.id) }));
+}
+
+/** A server of this owner with exactly this name, oldest first (seed-demo uses it to stay idempotent). */
+export async function findOwnedServerByName(deps: Deps, ownerId: string, name: string): Promise<Server | undefined> {
+  return findServerByOwnerAndName(deps.db, ownerId, name);
+}

@@ -1,0 +1,8 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ChannelParams = Type.Object({ channelId: Type.String() });
+export type ChannelParams = Static<typeof ChannelParams>;
+
+/** Optional so an empty form reaches the service and gets its message (50006) beside the form. */
+export const PostMessageBody = Type.Object({ content: Type.Optional(Type.String()), _csrf: Type.Optional(Type.String()) });
+export type PostMessageBody = Static<typeof PostMessageBody>;

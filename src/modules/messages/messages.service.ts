@@ -1,0 +1,77 @@
+import { ApiErrors, invalidField } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import type { Channel } from '../directory/channels.js';
+import { getChannel, getChannels } from '../directory/channels.service.js';
+import type { Server } from '../directory/servers.js';
+import { getServer } from '../directory/servers.service.js';
+import { findPersonById } from '../directory/people.repository.js';
+import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
+import { insertMessage, listLatestMessages } from './messages.repository.js';
+
+/**
+ * Posts a plain-text message as a person (or bot account). The caller checks View channel and
+ * Send messages. Throws 10003 for an unknown channel, 50006 for empty content and 50035
+ * (`content`) beyond 2000 code points.
+ */
+export async function postMessage(deps: Deps, channelId: string, authorId: string, rawContent: string): Promise<MessageView> {
+  const checked = checkContent(rawContent);
+  if (!checked.ok) {
+    if (checked.code === 'empty') throw ApiErrors.emptyMessage();
+    throw invalidField(['content'], 'BASE_TYPE_MAX_LENGTH', `Must be ${MESSAGE_MAX_LENGTH} or fewer in length.`);
+  }
+  const channel = await getChannel(deps, channelId);
+  if (!channel) throw ApiErrors.unknownChannel();
+  const author = await findPersonById(deps.db, authorId);
+  if (!author) throw ApiErrors.unknownUser();
+  const id = deps.ids.next();
+  const createdAt = deps.clock.now();
+  await insertMessage(deps.db, {
+    id,
+    channelId,
+    authorId,
+    webhookId: null,
+    applicationId: author.applicationId,
+    authorName: null,
+    authorAvatarUrl: null,
+    content: checked.content,
+    embeds: [],
+    createdAt,
+  });
+  return toMessageView({
+    id,
+    channelId,
+    authorId,
+    webhookId: null,
+    authorName: null,
+    authorAvatarUrl: null,
+    content: checked.content,
+    embeds: '[]',
+    createdAt,
+    editedAt: null,
+    user: { name: author.name, avatarUrl: author.avatarUrl, bot: author.bot },
+  });
+}
+
+/** The newest messages of a channel, oldest first (the channel view shows the newest at the bottom). */
+export async function latestMessages(deps: Deps, channelId: string, limit = CHANNEL_VIEW_LIMIT): Promise<MessageView[]> {
+  if (!isSnowflake(channelId)) return [];
+  const rows = await listLatestMessages(deps.db, channelId, limit);
+  return rows.map(toMessageView);
+}
+
+/** What the channel view shows besides its messages: the server and its channel list. */
+export interface ChannelPageData {
+  server: Server;
+  channels: Channel[];
+  messages: MessageView[];
+}
+
+/** The channel view's data; the caller has checked View channel. Undefined when the server is gone. */
+export async function loadChannelPage(deps: Deps, channel: Channel): Promise<ChannelPageData | undefined> {
+  if (channel.serverId === null) return undefined;
+  const server = await getServer(deps, channel.serverId);
+  if (!server) return undefined;
+  const [channels, messages] = await Promise.all([getChannels(deps, server.id), latestMessages(deps, channel.id)]);
+  return { server, channels, messages };
+}
