@@ -56,3 +56,51 @@ export async function listApplicationsOwnedBy(db: Db, ownerId: string): Promise<
   const rows = await db.selectFrom('applications').selectAll().where('owner_id', '=', ownerId).orderBy('id').execute();
   return rows.map(toApplication);
 }
+
+/** The editable fields of an application (the client type is fixed at creation). */
+export interface ApplicationChanges {
+  name?: string;
+  description?: string;
+  iconUrl?: string | null;
+  redirectUris?: string[];
+  botPublic?: boolean;
+  botRequireCodeGrant?: boolean;
+}
+
+/** Applies `changes`; returns false when the application no longer exists. */
+export async function updateApplicationRow(db: Db, id: string, changes: ApplicationChanges, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('applications')
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.iconUrl !== undefined ? { icon_url: changes.iconUrl } : {}),
+      ...(changes.redirectUris !== undefined ? { redirect_uris: JSON.stringify(changes.redirectUris) } : {}),
+      ...(changes.botPublic !== undefined ? { bot_public: fromBool(changes.botPublic) } : {}),
+      ...(changes.botRequireCodeGrant !== undefined ? { bot_require_code_grant: fromBool(changes.botRequireCodeGrant) } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Replaces a confidential application's secret hash in one statement, so the old secret stops
+ * verifying the moment this returns. False when there is no such confidential application.
+ */
+export async function replaceClientSecretHash(db: Db, id: string, hash: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('applications')
+    .set({ client_secret_hash: hash, updated_at: now })
+    .where('id', '=', id)
+    .where('confidential', '=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes an application; its grants, codes, tokens and consents go with it (ON DELETE CASCADE). */
+export async function deleteApplicationRow(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('applications').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,8 +1,162 @@
+import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { SCOPES } from '../oauth/scopes.js';
+import { generateAuthorizeLink, redirectUrisFromText } from './applications.js';
+import { applicationPage, applicationsListPage, deleteApplicationPage, fieldMessages, resetSecretPage, urlGeneratorPage } from './applications.page.js';
+import { AppParams, CreateAppBody, CsrfOnlyBody, DetailQuery, GeneralBody, ListQuery, OAuthSettingsBody, UrlGeneratorQuery } from './applications.schemas.js';
+import {
+  createApplication,
+  deleteApplication,
+  getOwnedApplication,
+  listOwnedApplications,
+  resetClientSecret,
+  updateApplication,
+} from './applications.service.js';
+
+/** Page routes are HTML, not API: kept out of the OpenAPI document. */
+const hide = { hide: true } as const;
+
+/** A 50035 Invalid Form Body from a service: the form is shown again with its messages. */
+function isFormError(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code === 50035;
+}
 
 /** JSON API of applications (bots and commands arrive with the bot issue). */
 export function registerApplicationApi(_app: App, _services: Services): void {}
 
-/** The developer portal under /developers (pages context: viewer + CSRF). */
-export function registerApplicationPages(_pages: App, _services: Services): void {}
+/**
+ * The developer portal under /developers (pages context: viewer + CSRF). Every page is for the
+ * signed-in owner only; any other application id, malformed ones included, is a 404 page
+ * (getOwnedApplication), for GET and POST alike.
+ */
+export function registerApplicationPages(pages: App, services: Services): void {
+  pages.get('/developers', { schema: hide }, async (_request, reply) => reply.redirect('/developers/applications', 303));
+
+  pages.get('/developers/applications', { schema: { ...hide, querystring: ListQuery } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const apps = await listOwnedApplications(services, viewer.id);
+    return sendHtml(reply, applicationsListPage({ ctx: pageContext(request, services), apps, values: {}, errors: {}, deleted: request.query.deleted === '1' }));
+  });
+
+  pages.post('/developers/applications', { schema: { ...hide, body: CreateAppBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const body = request.body;
+    const confidential = body.clientType !== 'public';
+    try {
+      const { application, clientSecret } = await createApplication(services, viewer.id, { name: body.name ?? '', redirectUris: [], confidential });
+      if (clientSecret === null) return reply.redirect(`/developers/applications/${application.id}?created=1`, 303);
+      // The secret exists in plaintext only in this response (no-store): it is never shown again.
+      const notice = 'Application created. Add its redirect URIs below.';
+      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app: application, notice, newSecret: clientSecret }), 201);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      const apps = await listOwnedApplications(services, viewer.id);
+      const values = { name: body.name, clientType: body.clientType };
+      return sendHtml(reply, applicationsListPage({ ctx: pageContext(request, services), apps, values, errors: fieldMessages(error.errors) }), 400);
+    }
+  });
+
+  pages.get('/developers/applications/:id', { schema: { ...hide, params: AppParams, querystring: DetailQuery } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const notice = request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined;
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice }));
+  });
+
+  pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const body = request.body;
+    try {
+      await updateApplication(services, app.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
+      return reply.redirect(`/developers/applications/${app.id}?saved=1`, 303);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      const general = { name: body.name, description: body.description, iconUrl: body.iconUrl };
+      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, general, generalErrors: fieldMessages(error.errors) }), 400);
+    }
+  });
+
+  pages.post('/developers/applications/:id/oauth2', { schema: { ...hide, params: AppParams, body: OAuthSettingsBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const text = request.body.redirectUris ?? '';
+    try {
+      await updateApplication(services, app.id, { redirectUris: redirectUrisFromText(text) });
+      return reply.redirect(`/developers/applications/${app.id}?saved=1#oauth2`, 303);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, redirectUrisText: text, oauthErrors: fieldMessages(error.errors) }), 400);
+    }
+  });
+
+  pages.get('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    if (!app.confidential) return reply.redirect(`/developers/applications/${app.id}`, 303);
+    return sendHtml(reply, resetSecretPage({ ctx: pageContext(request, services), app }));
+  });
+
+  pages.post('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const secret = await resetClientSecret(services, app.id);
+    const notice = 'The client secret was reset. The previous secret no longer works.';
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newSecret: secret }));
+  });
+
+  pages.get('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    return sendHtml(reply, deleteApplicationPage({ ctx: pageContext(request, services), app }));
+  });
+
+  pages.post('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    await deleteApplication(services, app.id);
+    return reply.redirect('/developers/applications?deleted=1', 303);
+  });
+
+  pages.get('/developers/applications/:id/oauth2/url-generator', { schema: { ...hide, params: AppParams, querystring: UrlGeneratorQuery } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const query = request.query;
+    // Scopes the authorize endpoint accepts today; bot and applications.commands join when the
+    // bot issue marks them accepted in oauth/scopes.ts.
+    const offered = SCOPES.filter((s) => s.accepted);
+    const submitted = query.scope !== undefined || query.redirect_uri !== undefined || query.state !== undefined;
+    const result = generateAuthorizeLink(
+      services.config.baseUrl,
+      app,
+      offered.map((s) => s.name),
+      { scopes: query.scope ?? [], redirectUri: query.redirect_uri, state: query.state },
+    );
+    return sendHtml(
+      reply,
+      urlGeneratorPage({
+        ctx: pageContext(request, services),
+        app,
+        scopes: offered,
+        selectedScopes: result.scopes,
+        redirectUri: result.redirectUri,
+        state: query.state ?? '',
+        link: submitted ? result.link : undefined,
+        problems: result.problems,
+        submitted,
+      }),
+    );
+  });
+}

@@ -1,3 +1,6 @@
+import { hashSecret, safeEqual } from '../../core/secrets.js';
+import { validateRedirectUri } from './redirect-uris.js';
+
 /** An OAuth2 application as the domain sees it (client_id = id). */
 export interface Application {
   id: string;
@@ -20,3 +23,188 @@ export const APP_NAME_MIN = 2;
 export const APP_NAME_MAX = 32;
 export const APP_DESCRIPTION_MAX = 400;
 export const REDIRECT_URIS_MAX = 10;
+export const APP_ICON_URL_MAX = 2048;
+
+/** A checked field value, or Discord's error code and a sentence for people saying what is wrong. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+function fail<T>(code: string, message: string): Checked<T> {
+  return { ok: false, code, message };
+}
+
+/** Counts code points, so an accented letter or an emoji counts as one character. */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+// Controls, line/paragraph separators, bidi overrides and zero-width characters: invisible on the
+// consent screen and the usual tools for passing one name off as another.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
+const INVISIBLE_EXCEPT_NEWLINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
+
+/** Lower-case letters and digits only, to compare names the way a reader would. */
+function squash(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * An application name: 2–32 characters after trimming, nothing invisible, and not containing the
+ * platform's own name — the consent screen shows it to people deciding whether to trust it
+ * (OAUTH-CHECKLIST A18 "consent phishing"; DESIGN §8: the service name is protected).
+ */
+export function checkAppName(raw: string, serviceName: string): Checked<string> {
+  const value = raw.trim();
+  const length = characters(value);
+  if (length < APP_NAME_MIN || length > APP_NAME_MAX) return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${APP_NAME_MIN} and ${APP_NAME_MAX} characters long.`);
+  if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
+  const reserved = squash(serviceName);
+  if (reserved.length > 0 && squash(value).includes(reserved)) return fail('APPLICATION_NAME_RESERVED', `Must not contain "${serviceName}": people would take the app for the platform itself.`);
+  return { ok: true, value };
+}
+
+/** A description of at most 400 characters; line breaks are kept, other controls refused. */
+export function checkAppDescription(raw: string | null | undefined): Checked<string> {
+  const value = (raw ?? '').replace(/\r\n?/g, '\n').trim();
+  if (characters(value) > APP_DESCRIPTION_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_DESCRIPTION_MAX} or fewer in length.`);
+  if (INVISIBLE_EXCEPT_NEWLINES.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
+  return { ok: true, value };
+}
+
+/**
+ * An optional icon URL: https only (the consent screen loads it as an image, and CSP allows only
+ * https images), no user name or password, at most 2048 characters. Empty means none.
+ */
+export function checkAppIconUrl(raw: string | null | undefined): Checked<string | null> {
+  const value = (raw ?? '').trim();
+  if (value === '') return { ok: true, value: null };
+  if (value.length > APP_ICON_URL_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_ICON_URL_MAX} or fewer in length.`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('URL_TYPE_INVALID_URL', 'Not a well formed URL.');
+  }
+  if (url.protocol !== 'https:' || url.hostname === '') return fail('URL_TYPE_INVALID_SCHEME', 'Must be an https:// URL.');
+  if (url.username !== '' || url.password !== '') return fail('URL_TYPE_INVALID_URL', 'Must not contain a user name or password.');
+  // The parsed form is stored: it is what browsers request, with spaces and the like encoded.
+  if (url.href.length > APP_ICON_URL_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_ICON_URL_MAX} or fewer in length.`);
+  return { ok: true, value: url.href };
+}
+
+/** One problem in a list of redirect URIs; `index` is undefined for the list as a whole. */
+export interface RedirectUriProblem {
+  index: number | undefined;
+  code: string;
+  message: string;
+}
+
+/**
+ * Checks a list of redirect URIs for registration: at most 10, no duplicates, each acceptable to
+ * validateRedirectUri for this client type. URIs are kept exactly as given (they are compared
+ * byte for byte later), so nothing is trimmed here.
+ */
+export function checkRedirectUris(uris: readonly string[], confidential: boolean): RedirectUriProblem[] {
+  const problems: RedirectUriProblem[] = [];
+  if (uris.length > REDIRECT_URIS_MAX) problems.push({ index: undefined, code: 'BASE_TYPE_MAX_LENGTH', message: `An application can have at most ${REDIRECT_URIS_MAX} redirect URIs.` });
+  const seen = new Set<string>();
+  uris.forEach((uri, index) => {
+    const message = validateRedirectUri(uri, confidential);
+    if (message !== undefined) problems.push({ index, code: 'REDIRECT_URI_INVALID', message: `${shorten(uri)}: ${message}` });
+    else if (seen.has(uri)) problems.push({ index, code: 'REDIRECT_URI_DUPLICATE', message: `${shorten(uri)} is listed twice.` });
+    seen.add(uri);
+  });
+  return problems;
+}
+
+function shorten(uri: string): string {
+  const flat = uri.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
+}
+
+/**
+ * Splits the portal's textarea into redirect URIs: one per line, surrounding whitespace and empty
+ * lines dropped (a URI itself may hold no whitespace, so nothing meaningful is lost).
+ */
+export function redirectUrisFromText(text: string): string[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+}
+
+/**
+ * True when `presented` is this app's client secret. Constant time and length-independent
+ * (OAUTH-CHECKLIST D8, I1): only hashes are compared. Always false for public apps, which have
+ * no secret to present.
+ */
+export function verifyClientSecret(app: Application, presented: string): boolean {
+  if (!app.confidential || app.clientSecretHash === null) return false;
+  return safeEqual(hashSecret(presented), app.clientSecretHash);
+}
+
+export interface AuthorizeLinkInput {
+  clientId: string;
+  redirectUri: string;
+  scopes: readonly string[];
+  state?: string | undefined;
+}
+
+/**
+ * The authorization link the portal's URL generator produces (SPEC §2.1):
+ * `{baseUrl}/app/oauth2/authorize?client_id=…&response_type=code&redirect_uri=…&scope=…[&state=…]`,
+ * each value percent-encoded (spaces in `scope` as %20). PKCE parameters are per request and so
+ * are never part of a stored link: the client adds code_challenge and code_challenge_method.
+ */
+export function authorizeLink(baseUrl: string, input: AuthorizeLinkInput): string {
+  const params: [string, string][] = [
+    ['client_id', input.clientId],
+    ['response_type', 'code'],
+    ['redirect_uri', input.redirectUri],
+    ['scope', input.scopes.join(' ')],
+  ];
+  if (input.state) params.push(['state', input.state]);
+  const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  return `${baseUrl.replace(/\/+$/, '')}/app/oauth2/authorize?${query}`;
+}
+
+export interface GeneratorRequest {
+  scopes: readonly string[];
+  redirectUri: string | undefined;
+  state: string | undefined;
+}
+
+export interface GeneratorResult {
+  /** The ticked scopes that exist, in the order offered. */
+  scopes: string[];
+  /** The chosen redirect URI; the only one when exactly one is registered and none was chosen. */
+  redirectUri: string | undefined;
+  link: string | undefined;
+  problems: string[];
+}
+
+/**
+ * The portal's URL generator: checks a selection against what the app and the server offer and,
+ * when complete, builds the authorization link. The redirect URI must be one of the app's own,
+ * exactly (it is offered as a list; anything else was typed into the URL).
+ */
+export function generateAuthorizeLink(baseUrl: string, app: Pick<Application, 'id' | 'redirectUris'>, offered: readonly string[], request: GeneratorRequest): GeneratorResult {
+  const problems: string[] = [];
+  const ticked = new Set(request.scopes);
+  const scopes = offered.filter((s) => ticked.has(s));
+  if (scopes.length === 0) problems.push('Tick at least one scope.');
+  if ([...ticked].some((s) => !offered.includes(s))) problems.push('Some of the scopes are not offered and were left out.');
+
+  let redirectUri = request.redirectUri === '' ? undefined : request.redirectUri;
+  if (redirectUri === undefined && app.redirectUris.length === 1) redirectUri = app.redirectUris[0];
+  if (app.redirectUris.length === 0) problems.push('Add a redirect URI to the application first.');
+  else if (redirectUri === undefined) problems.push('Choose a redirect URI.');
+  else if (!app.redirectUris.includes(redirectUri)) {
+    problems.push('That redirect URI is not registered for this application.');
+    redirectUri = undefined;
+  }
+
+  const link = scopes.length > 0 && redirectUri !== undefined ? authorizeLink(baseUrl, { clientId: app.id, redirectUri, scopes, state: request.state }) : undefined;
+  return { scopes, redirectUri, link, problems };
+}

@@ -1,0 +1,188 @@
+import { addFieldError, ApiErrors, PageError, type ErrorTree } from '../../core/errors.js';
+import { issueSecret } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import type { Person } from '../directory/people.js';
+import { findPersonByUsername } from '../directory/people.repository.js';
+import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application, type Checked } from './applications.js';
+import {
+  deleteApplicationRow,
+  findApplication,
+  insertApplication,
+  listApplicationsOwnedBy,
+  replaceClientSecretHash,
+  updateApplicationRow,
+  type ApplicationChanges,
+} from './applications.repository.js';
+
+/** Collects field errors so a form shows every problem at once (Discord's 50035 tree). */
+class FieldErrors {
+  readonly tree: ErrorTree = {};
+  private count = 0;
+
+  take<T>(field: string, checked: Checked<T>): T | undefined {
+    if (checked.ok) return checked.value;
+    this.add([field], checked.code, checked.message);
+    return undefined;
+  }
+
+  add(path: readonly (string | number)[], code: string, message: string): void {
+    addFieldError(this.tree, path, { code, message });
+    this.count += 1;
+  }
+
+  redirectUris(uris: readonly string[], confidential: boolean): void {
+    for (const problem of checkRedirectUris(uris, confidential)) {
+      this.add(problem.index === undefined ? ['redirectUris'] : ['redirectUris', problem.index], problem.code, problem.message);
+    }
+  }
+
+  throwIfAny(): void {
+    if (this.count > 0) throw ApiErrors.invalidFormBody(this.tree);
+  }
+}
+
+export interface NewApplication {
+  name: string;
+  description?: string;
+  iconUrl?: string | null;
+  redirectUris: string[];
+  /** Fixed for the life of the application (see docs/applications.md). */
+  confidential: boolean;
+  /** Default true: anyone may install the bot. */
+  botPublic?: boolean;
+  /** Default false. */
+  botRequireCodeGrant?: boolean;
+}
+
+export interface CreatedApplication {
+  application: Application;
+  /** The plaintext client secret, shown once; null for public apps. Only its hash is stored. */
+  clientSecret: string | null;
+}
+
+/**
+ * Registers an application owned by `ownerId`. The client id is the application's snowflake id;
+ * a confidential app gets a client secret, returned here once and stored only as SHA-256
+ * (DESIGN §3). Every field is checked and every problem reported at once as a 50035 (fields
+ * `name`, `description`, `iconUrl`, `redirectUris`); nothing is stored unless all are fine.
+ */
+export async function createApplication(deps: Deps, ownerId: string, input: NewApplication): Promise<CreatedApplication> {
+  const errors = new FieldErrors();
+  const name = errors.take('name', checkAppName(input.name, deps.config.serviceName));
+  const description = errors.take('description', checkAppDescription(input.description));
+  const iconUrl = errors.take('iconUrl', checkAppIconUrl(input.iconUrl));
+  errors.redirectUris(input.redirectUris, input.confidential);
+  errors.throwIfAny();
+
+  const now = deps.clock.now();
+  const secret = input.confidential ? issueSecret(deps.random, 'clientSecret') : null;
+  const application: Application = {
+    id: deps.ids.next(),
+    ownerId,
+    name: name as string,
+    description: description ?? '',
+    iconUrl: iconUrl ?? null,
+    confidential: input.confidential,
+    clientSecretHash: secret ? secret.hash : null,
+    redirectUris: [...input.redirectUris],
+    botPublic: input.botPublic ?? true,
+    botRequireCodeGrant: input.botRequireCodeGrant ?? false,
+    botUserId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertApplication(deps.db, application);
+  return { application, clientSecret: secret ? secret.plain : null };
+}
+
+/** What the portal may change. The client type is not here: it is fixed at creation. */
+export type ApplicationUpdate = ApplicationChanges;
+
+/**
+ * Changes an application's settings with the same rules as creation (50035 on any problem,
+ * nothing changed). Redirect URIs are replaced as a whole list and checked against the app's
+ * client type. Unknown application → 404 (10002).
+ */
+export async function updateApplication(deps: Deps, appId: string, changes: ApplicationUpdate): Promise<Application> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app) throw ApiErrors.unknownApplication();
+
+  const errors = new FieldErrors();
+  const checked: ApplicationChanges = {};
+  if (changes.name !== undefined) checked.name = errors.take('name', checkAppName(changes.name, deps.config.serviceName));
+  if (changes.description !== undefined) checked.description = errors.take('description', checkAppDescription(changes.description));
+  if (changes.iconUrl !== undefined) checked.iconUrl = errors.take('iconUrl', checkAppIconUrl(changes.iconUrl));
+  if (changes.redirectUris !== undefined) {
+    errors.redirectUris(changes.redirectUris, app.confidential);
+    checked.redirectUris = [...changes.redirectUris];
+  }
+  if (changes.botPublic !== undefined) checked.botPublic = changes.botPublic;
+  if (changes.botRequireCodeGrant !== undefined) checked.botRequireCodeGrant = changes.botRequireCodeGrant;
+  errors.throwIfAny();
+
+  const now = deps.clock.now();
+  if (!(await updateApplicationRow(deps.db, appId, checked, now))) throw ApiErrors.unknownApplication();
+  return {
+    ...app,
+    ...(checked.name !== undefined ? { name: checked.name } : {}),
+    ...(checked.description !== undefined ? { description: checked.description } : {}),
+    ...(checked.iconUrl !== undefined ? { iconUrl: checked.iconUrl } : {}),
+    ...(checked.redirectUris !== undefined ? { redirectUris: checked.redirectUris } : {}),
+    ...(checked.botPublic !== undefined ? { botPublic: checked.botPublic } : {}),
+    ...(checked.botRequireCodeGrant !== undefined ? { botRequireCodeGrant: checked.botRequireCodeGrant } : {}),
+    updatedAt: now,
+  };
+}
+
+/**
+ * Issues a new client secret for a confidential application and returns it (shown once). The
+ * old secret stops working at once: one UPDATE replaces the only stored hash. Tokens already
+ * issued stay valid; revoking them is what deauthorization is for. A public app has no secret
+ * to reset (50035 on `confidential`).
+ */
+export async function resetClientSecret(deps: Deps, appId: string): Promise<string> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app) throw ApiErrors.unknownApplication();
+  if (!app.confidential) throw ApiErrors.invalidFormBody(addFieldError({}, ['confidential'], { code: 'APPLICATION_PUBLIC', message: 'A public application has no client secret.' }));
+  const secret = issueSecret(deps.random, 'clientSecret');
+  if (!(await replaceClientSecretHash(deps.db, appId, secret.hash, deps.clock.now()))) throw ApiErrors.unknownApplication();
+  return secret.plain;
+}
+
+/**
+ * Deletes an application. Its grants, authorization codes, access and refresh tokens and
+ * remembered consents are deleted with it by ON DELETE CASCADE, so every token it held stops
+ * working at once.
+ */
+export async function deleteApplication(deps: Deps, appId: string): Promise<void> {
+  if (!isSnowflake(appId) || !(await deleteApplicationRow(deps.db, appId))) throw ApiErrors.unknownApplication();
+}
+
+/**
+ * The application `appId` if `ownerId` owns it. Anything else — a malformed id, an unknown app,
+ * somebody else's app — is the same 404 page, so the portal does not reveal which ids exist.
+ */
+export async function getOwnedApplication(deps: Deps, appId: string, ownerId: string): Promise<Application> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app || app.ownerId !== ownerId) throw new PageError(404, 'Application not found', 'There is no application at this address, or it belongs to someone else.');
+  return app;
+}
+
+/** The applications a person owns, oldest first. */
+export async function listOwnedApplications(deps: Deps, ownerId: string): Promise<Application[]> {
+  return listApplicationsOwnedBy(deps.db, ownerId);
+}
+
+/** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
+export async function findApplicationByClientId(deps: Deps, clientId: string): Promise<Application | undefined> {
+  if (!isSnowflake(clientId)) return undefined;
+  return findApplication(deps.db, clientId);
+}
+
+/** The person named `username` (the CLI's --owner); 404 Unknown User otherwise. */
+export async function findOwnerByUsername(deps: Deps, username: string): Promise<Person> {
+  const person = await findPersonByUsername(deps.db, username.trim().replace(/^@/, ''));
+  if (!person) throw ApiErrors.unknownUser();
+  return person;
+}
