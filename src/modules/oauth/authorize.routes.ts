@@ -1,5 +1,73 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import type { Viewer } from '../../web/layout.js';
+import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { authorizedAppsPage, consentPage } from './authorize.page.js';
+import { authorizedApps, deauthorizeApp, decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
+
+/**
+ * The app-wide CSP with images limited to this origin: pages about granting access load nothing
+ * from any other host (OAUTH-CHECKLIST A15, A17), so a browser would block it even if a template
+ * tried. No form-action: it would block the redirect to the app after the form (see app.ts).
+ */
+const GRANT_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+function grantPageHeaders(reply: FastifyReply): FastifyReply {
+  return reply.header('Content-Security-Policy', GRANT_PAGE_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
+}
+
+/**
+ * The query and body are read raw (no schema): a repeated OAuth parameter arrives as an array and
+ * must be refused (RFC 6749 §3.1), which a string schema would hide.
+ */
+const AuthorizeBody = Type.Object({ decision: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
+const DeauthorizeParams = Type.Object({ applicationId: Type.String({ maxLength: 32 }) });
+const AuthorizedAppsQuery = Type.Object({ removed: Type.Optional(Type.String({ maxLength: 8 })) });
 
 /** GET/POST /app/oauth2/authorize and Settings → Authorized apps. */
-export function registerAuthorizePages(_pages: App, _services: Services): void {}
+export function registerAuthorizePages(pages: App, services: Services): void {
+  /**
+   * Sends the outcome. Redirects to the app use 302 after GET and 303 after the POSTed form
+   * (RFC 9700 §4.12, OAUTH-CHECKLIST A12: never 307, which would re-post the form to the app).
+   */
+  function send(reply: FastifyReply, outcome: AuthorizeOutcome, viewer: Viewer | undefined, ctx: ReturnType<typeof pageContext>, method: 'GET' | 'POST'): FastifyReply {
+    switch (outcome.kind) {
+      case 'redirect':
+        // The location may carry a code: keep it out of every cache.
+        return reply.header('Cache-Control', 'no-store').redirect(outcome.location, method === 'GET' ? 302 : 303);
+      case 'sign-in':
+        return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}`, 303);
+      case 'consent':
+        return sendHtml(grantPageHeaders(reply), consentPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
+    }
+  }
+
+  pages.get('/app/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
+    grantPageHeaders(reply);
+    const outcome = await startAuthorization(services, { query: request.query, userId: request.viewer?.id, requestUrl: request.url });
+    return send(reply, outcome, request.viewer, pageContext(request, services), 'GET');
+  });
+
+  pages.post('/app/oauth2/authorize', { schema: { hide: true, body: AuthorizeBody } }, async (request, reply) => {
+    grantPageHeaders(reply);
+    const outcome = await decideAuthorization(services, { body: request.body, userId: request.viewer?.id, decision: request.body.decision });
+    return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
+  });
+
+  pages.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const apps = await authorizedApps(services, viewer.id);
+    const ctx = { ...pageContext(request, services), viewer };
+    return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx, apps, removed: request.query.removed === '1' }));
+  });
+
+  pages.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    await deauthorizeApp(services, viewer.id, request.params.applicationId);
+    return reply.redirect('/settings/authorized-apps?removed=1', 303);
+  });
+}

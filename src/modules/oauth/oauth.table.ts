@@ -67,6 +67,8 @@ export interface OAuthRefreshTokensTable {
   used_at: DbIntNullable;
   /** Hash of the refresh token that replaced this one. */
   successor_hash: string | null;
+  /** Random per-token key mixed into the HMAC that derives the successors, so an old refresh token alone does not yield them. */
+  rotation_key: string | null;
 }
 
 /** Remembered consent per person and app: a later request for no more than these scopes skips the screen. */

@@ -53,6 +53,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('used_at', 'bigint')
     .addColumn('successor_hash', 'text')
+    // A random key per token mixed into the derivation of its successors (oauth/token.service.ts):
+    // a retry within the grace window re-derives the same pair, yet an old refresh token alone
+    // does not yield its successors.
+    .addColumn('rotation_key', 'text')
     .execute();
   await db.schema.createIndex('oauth_refresh_tokens_grant_idx').on('oauth_refresh_tokens').column('grant_id').execute();
 

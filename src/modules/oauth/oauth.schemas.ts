@@ -1,0 +1,106 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * TypeBox schemas of the token, revocation, metadata and identity endpoints. They validate and
+ * document (OpenAPI); protocol messages keep RFC snake_case, our resources camelCase (DESIGN §1).
+ */
+
+const param = (description: string) => Type.Optional(Type.String({ description }));
+
+/** RFC 6749 §4.1.3 / §6 token request (SPEC §2.2), form-urlencoded. Unknown parameters are ignored. */
+export const TokenRequestBody = Type.Object(
+  {
+    grant_type: param('`authorization_code` or `refresh_token`'),
+    code: param('authorization_code: the code from the redirect'),
+    redirect_uri: param('authorization_code: required, and identical, when the authorization request carried it'),
+    code_verifier: param('authorization_code: the PKCE verifier when the authorization request had a code_challenge'),
+    client_id: param('the application id (or use HTTP Basic)'),
+    client_secret: param('client_secret_post; confidential apps only (or use HTTP Basic)'),
+    refresh_token: param('refresh_token: the current refresh token'),
+    scope: param('refresh_token: narrow the new access token to these scopes'),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponseBody = Type.Object({
+  access_token: Type.String({ description: 'Valid 1 hour' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
+  refresh_token: Type.String({ description: 'Valid 30 days; replaced on every refresh' }),
+  scope: Type.String({ description: 'Space-separated scopes of the access token' }),
+});
+
+/** RFC 6749 §5.2 error response. */
+export const OAuthErrorBody = Type.Object({
+  error: Type.String(),
+  error_description: Type.Optional(Type.String()),
+});
+
+/** RFC 7009 §2.1 revocation request (SPEC §2.4). */
+export const RevokeRequestBody = Type.Object(
+  {
+    token: param('the access or refresh token to revoke'),
+    token_type_hint: param('`access_token` or `refresh_token`; only a hint'),
+    client_id: param('the application id (or use HTTP Basic)'),
+    client_secret: param('client_secret_post; confidential apps only'),
+  },
+  { additionalProperties: true },
+);
+
+export const EmptyObject = Type.Object({}, { additionalProperties: false });
+
+/** RFC 8414 §2. */
+export const AuthorizationServerMetadataBody = Type.Object({
+  issuer: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.String(),
+  response_types_supported: Type.Array(Type.String()),
+  response_modes_supported: Type.Array(Type.String()),
+  grant_types_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  code_challenge_methods_supported: Type.Array(Type.String()),
+  authorization_response_iss_parameter_supported: Type.Boolean(),
+  service_documentation: Type.String(),
+});
+
+/** DESIGN §1 API error. */
+export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() });
+
+/** SPEC §2.5 user record. */
+export const UserRecordBody = Type.Object({
+  id: Type.String({ description: 'Snowflake id' }),
+  username: Type.String(),
+  name: Type.String({ description: 'Display name' }),
+  avatarUrl: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'With the email scope' })),
+  verified: Type.Optional(Type.Boolean({ description: 'With the email scope: whether the e-mail address is verified' })),
+});
+
+/** SPEC §2.7 authorization info. */
+export const AuthorizationInfoBody = Type.Object({
+  application: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    iconUrl: Type.Union([Type.String(), Type.Null()]),
+    description: Type.String(),
+    botPublic: Type.Boolean(),
+    botRequireCodeGrant: Type.Boolean(),
+  }),
+  scopes: Type.Array(Type.String()),
+  expires: Type.String({ format: 'date-time', description: 'When the presented access token expires' }),
+  user: Type.Optional(UserRecordBody),
+});
+
+/** SPEC §2.6 server entry. */
+export const ServerEntryBody = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  iconUrl: Type.Union([Type.String(), Type.Null()]),
+  owner: Type.Boolean({ description: 'Whether the person owns the server' }),
+  permissions: Type.String({ description: "The person's permissions there, a 64-bit bit set as a decimal string" }),
+});
+
+export const ServerListBody = Type.Array(ServerEntryBody);

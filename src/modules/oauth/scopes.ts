@@ -1,0 +1,79 @@
+/**
+ * OAuth scopes (SPEC §5.2), in canonical order. Each has the plain-words line the consent screen
+ * shows (OAUTH-CHECKLIST A18). `bot` and `applications.commands` arrive with the bot issue: each
+ * is one more entry here (with `accepted: true`); until then a request for them is invalid_scope.
+ */
+export interface ScopeInfo {
+  name: string;
+  /** What the person allows, in plain words, completing "This app will be able to …". */
+  description: string;
+  /** False for scopes that exist in SPEC §5.2 but are not served yet. */
+  accepted: boolean;
+}
+
+export const SCOPES: readonly ScopeInfo[] = [
+  { name: 'identify', description: 'Know your name, username and avatar', accepted: true },
+  { name: 'email', description: 'Know your e-mail address', accepted: true },
+  { name: 'servers', description: 'See the list of servers you are in and your permissions there', accepted: true },
+  { name: 'bot', description: 'Add a bot to a server you choose', accepted: false },
+  { name: 'applications.commands', description: 'Add commands', accepted: false },
+];
+
+const BY_NAME = new Map(SCOPES.map((s, index) => [s.name, { ...s, index }]));
+
+/** Names of the scopes a request may ask for today (RFC 8414 scopes_supported). */
+export function supportedScopes(): string[] {
+  return SCOPES.filter((s) => s.accepted).map((s) => s.name);
+}
+
+/** The consent-screen line for a scope; the name itself for anything unknown. */
+export function describeScope(name: string): string {
+  return BY_NAME.get(name)?.description ?? name;
+}
+
+export type ParsedScope = { ok: true; scopes: string[] } | { ok: false; reason: string };
+
+/**
+ * Parses an RFC 6749 §3.3 scope parameter (already URL-decoded): space-delimited names.
+ * Empty → not ok; unknown or not-yet-served → not ok; duplicates collapse; result in canonical
+ * order so that stored and compared scope lists are stable.
+ */
+export function parseScope(raw: string): ParsedScope {
+  // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), delimited by single spaces.
+  // Several spaces between names are tolerated (clients join arrays carelessly); other
+  // whitespace is not a delimiter and makes the name unknown.
+  const names = raw.split(' ').filter((n) => n.length > 0);
+  if (names.length === 0) return { ok: false, reason: 'scope must name at least one scope' };
+  const seen = new Set<string>();
+  for (const name of names) {
+    const info = BY_NAME.get(name);
+    if (!info || !info.accepted) return { ok: false, reason: `unknown scope: ${printable(name)}` };
+    seen.add(name);
+  }
+  return { ok: true, scopes: canonicalOrder([...seen]) };
+}
+
+/** Space-separated, canonical order, no duplicates (the `scope` of responses and of stored rows). */
+export function formatScopes(scopes: readonly string[]): string {
+  return canonicalOrder([...new Set(scopes)]).join(' ');
+}
+
+/** True when every scope of `requested` is in `granted`. */
+export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
+  const have = new Set(granted);
+  return requested.every((s) => have.has(s));
+}
+
+function canonicalOrder(scopes: string[]): string[] {
+  const rank = (s: string) => BY_NAME.get(s)?.index ?? Number.MAX_SAFE_INTEGER;
+  return scopes.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * RFC 6749 §4.1.2.1: error_description may only hold %x20-21 / %x23-5B / %x5D-7E; an echoed
+ * name is cut short and stripped of anything else.
+ */
+function printable(text: string): string {
+  const cleaned = text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?');
+  return cleaned.length > 40 ? `${cleaned.slice(0, 40)}...` : cleaned;
+}

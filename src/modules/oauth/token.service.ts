@@ -1,0 +1,302 @@
+import { createHmac } from 'node:crypto';
+import { DAY, HOUR, SECOND } from '../../core/clock.js';
+import { OAuthError } from '../../core/errors.js';
+import { SecretPrefix, hashSecret, hasPrefix, issueSecret, safeEqual } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { addressBlock } from '../accounts/sign-in-throttle.js';
+import { verifyClientSecret, type Application } from '../applications/applications.js';
+import { findApplicationByClientId } from '../applications/applications.service.js';
+import { CLIENT_ADDRESS_FAILURE_RULE, CLIENT_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
+import { revokeGrant } from './grants.repository.js';
+import { isValidPkceValue, verifyPkce } from './pkce.js';
+import { coversScopes, formatScopes, parseScope } from './scopes.js';
+import {
+  consumeCode,
+  findAccessToken,
+  findCode,
+  findRefreshToken,
+  insertAccessToken,
+  insertRefreshToken,
+  rotateRefreshToken,
+  type StoredRefreshToken,
+} from './tokens.repository.js';
+
+/** SPEC §8. */
+export const ACCESS_TOKEN_LIFETIME_MS = HOUR;
+export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
+/**
+ * A rotated refresh token presented again within this time, by the same client, while its
+ * successor is still unused, is a retry (a response lost on the network, two tabs refreshing at
+ * once) and gets the same successor pair back; any other reuse ends the grant (RFC 9700 §4.14.2).
+ */
+export const REFRESH_GRACE_MS = 30 * SECOND;
+
+/** RFC 6749 §5.1 successful token response (SPEC §2.3). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** What the token endpoint received: form parameters (empty values already absent) and context. */
+export interface TokenRequest {
+  params: Readonly<Record<string, string | undefined>>;
+  authorization: string | undefined;
+  /** The client's address, for throttling failed client authentication. */
+  address: string;
+}
+
+/** An authenticated client (or an identified public one) and how it authenticated. */
+export interface AuthenticatedClient {
+  app: Application;
+  method: ClientAuthMethod;
+}
+
+function wwwAuthenticate(deps: Deps): Record<string, string> {
+  const realm = deps.config.serviceName.replace(/["\\]/g, '');
+  return { 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` };
+}
+
+/** RFC 6749 §5.2: invalid_client is a 401 and always names the scheme to use (RFC 9110 §15.5.2). */
+function invalidClient(deps: Deps, description: string): OAuthError {
+  return new OAuthError('invalid_client', description, 401, wwwAuthenticate(deps));
+}
+
+/**
+ * Authenticates the client of a token or revocation request (RFC 6749 §2.3, §3.2.1;
+ * OAUTH-CHECKLIST D3–D8, D10, D12): HTTP Basic, client_secret_post, or client_id alone for a
+ * public app. Failures are counted per client and per address and refused beyond the limits of
+ * client-auth.ts with 429 `temporarily_unavailable` and Retry-After.
+ */
+export async function authenticateClient(deps: Deps, presented: PresentedClientAuth, address: string): Promise<AuthenticatedClient> {
+  const now = deps.clock.now();
+  const addressKey = `oauth-client-auth:address:${addressBlock(address)}`;
+  const read = readClientCredentials(presented);
+  const clientId = read.ok ? read.credentials.clientId : undefined;
+  // Only ids that can exist get a bucket: arbitrary strings must not create keys at will.
+  const clientKey = clientId !== undefined && isSnowflake(clientId) ? `oauth-client-auth:client:${clientId}` : undefined;
+
+  const byAddress = await deps.buckets.peek(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
+  const byClient = clientKey ? await deps.buckets.peek(clientKey, CLIENT_FAILURE_RULE, now) : undefined;
+  const blocked = [byAddress, byClient].filter((d) => d !== undefined && !d.allowed);
+  if (blocked.length > 0) {
+    const waitMs = Math.max(...blocked.map((d) => d?.resetAfterMs ?? 0));
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new OAuthError('temporarily_unavailable', `too many failed client authentications; retry in ${seconds} seconds`, 429, { 'Retry-After': String(seconds) });
+  }
+
+  const fail = async (description: string): Promise<never> => {
+    await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
+    if (clientKey) await deps.buckets.take(clientKey, CLIENT_FAILURE_RULE, now);
+    throw invalidClient(deps, description);
+  };
+
+  if (!read.ok) {
+    if (read.error === 'invalid_request') throw new OAuthError('invalid_request', read.description);
+    return fail(read.description);
+  }
+  const { credentials } = read;
+  // Malformed ids never reach SQL as anything but a valid 64-bit number.
+  if (!isSnowflake(credentials.clientId)) return fail('unknown client_id');
+  const app = await findApplicationByClientId(deps, credentials.clientId);
+  if (!app) return fail('unknown client_id');
+  if (app.confidential) {
+    // RFC 6749 §3.2.1, §4.1.3 (D7): a client that has a secret must authenticate with it.
+    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret');
+    if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed');
+  } else if (credentials.clientSecret !== undefined) {
+    // A public app has no secret, so any secret presented for it is wrong.
+    return fail('this client is public and has no client secret; send client_id only');
+  }
+  return { app, method: credentials.method };
+}
+
+/** Parameters of the token endpoint (RFC 6749 §4.1.3, §6), for the repeated-parameter check. */
+export const TOKEN_PARAMETERS = ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret', 'refresh_token', 'scope'] as const;
+
+/**
+ * POST /api/oauth2/token (SPEC §2.2–2.3): authenticates the client, then runs the grant.
+ * Unknown or unsupported grant types (password, client_credentials, implicit: OAUTH-CHECKLIST I3)
+ * answer unsupported_grant_type.
+ */
+export async function exchangeToken(deps: Deps, request: TokenRequest): Promise<TokenResponse> {
+  const p = request.params;
+  const grantType = p['grant_type'];
+  if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+    throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+  }
+  const client = await authenticateClient(deps, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] }, request.address);
+  return grantType === 'authorization_code' ? redeemCode(deps, client.app, p) : refresh(deps, client.app, p);
+}
+
+/** Access + refresh token for one grant; the caller stores them. */
+function tokenResponse(access: string, refreshToken: string, expiresInMs: number, scopes: readonly string[]): TokenResponse {
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: Math.max(1, Math.floor(expiresInMs / 1000)),
+    refresh_token: refreshToken,
+    scope: formatScopes(scopes),
+  };
+}
+
+/**
+ * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6). Every check that needs
+ * only the presented values happens before the code is consumed, so a request with a wrong
+ * verifier or from the wrong client neither uses up the code nor, for a replay, ends the grant
+ * (OAUTH-CHECKLIST C5). A replay of a used code after an otherwise valid request ends the whole
+ * grant (C3, RFC 6749 §4.1.2).
+ */
+async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params']): Promise<TokenResponse> {
+  const code = p['code'];
+  if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  const redirectUri = p['redirect_uri'];
+  const verifier = p['code_verifier'];
+
+  const codeHash = hashSecret(code);
+  const stored = hasPrefix(code, 'authorizationCode') ? await findCode(deps.db, codeHash) : undefined;
+  if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+  // C6: a code works only for the client it was issued to.
+  if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'authorization code was not issued to this client');
+
+  // C7 (RFC 6749 §4.1.3): identical when the authorization request carried it; may be omitted
+  // only when it did not, and must still match when sent.
+  if (stored.redirectUriSent && redirectUri === undefined) throw new OAuthError('invalid_grant', 'redirect_uri is required: the authorization request included it');
+  if (redirectUri !== undefined && redirectUri !== stored.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+
+  if (stored.codeChallenge !== null) {
+    // B7, B9: a code issued with a challenge needs its verifier, whatever the client authentication.
+    if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required: the authorization request included code_challenge');
+    if (!isValidPkceValue(verifier)) throw new OAuthError('invalid_grant', 'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
+    if (!verifyPkce(verifier, stored.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  } else {
+    // B8 (RFC 9700 §4.8.2): no PKCE downgrade.
+    if (verifier !== undefined) throw new OAuthError('invalid_request', 'code_verifier sent for a code issued without code_challenge');
+    // SPEC §1.1: apps without a secret always use PKCE (the authorize endpoint enforces it too).
+    if (!app.confidential) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+  }
+
+  const now = deps.clock.now();
+  if (stored.usedAt !== null) return replayedCode(deps, stored.grantId, now);
+  if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
+
+  const access = issueSecret(deps.random, 'accessToken');
+  const refreshToken = issueSecret(deps.random, 'refreshToken');
+  const consumed = await deps.db.transaction().execute(async (trx) => {
+    if (!(await consumeCode(trx, codeHash, now))) return false;
+    const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, scopes: stored.scopes, createdAt: now };
+    await insertAccessToken(trx, { ...row, tokenHash: access.hash, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
+    await insertRefreshToken(trx, { ...row, tokenHash: refreshToken.hash, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS, rotationKey: newRotationKey(deps) });
+    return true;
+  });
+  // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
+  if (!consumed) return replayedCode(deps, stored.grantId, now);
+  return tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+}
+
+async function replayedCode(deps: Deps, grantId: string, now: number): Promise<never> {
+  await deps.db.transaction().execute((trx) => revokeGrant(trx, grantId, now));
+  deps.logger.warn({ grantId }, 'authorization code presented again; grant revoked');
+  throw new OAuthError('invalid_grant', 'authorization code already used');
+}
+
+function newRotationKey(deps: Deps): string {
+  return deps.random.bytes(32).toString('base64url');
+}
+
+/**
+ * The successor pair of a refresh token, derived rather than drawn (oauth.table.ts): HMAC-SHA256
+ * keyed with the presented token over a label and the row's random rotation key. A retry within
+ * the grace window re-derives exactly the pair the first rotation stored (as hashes only), and
+ * without the database an old token does not yield its successors.
+ */
+export function successorTokens(presented: string, rotationKey: string): { access: string; refresh: string } {
+  const derive = (label: string) => createHmac('sha256', presented).update(`${label}\0${rotationKey}`).digest('base64url');
+  return {
+    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v1')}`,
+    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v1')}`,
+  };
+}
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6; SPEC §3 rotation; OAUTH-CHECKLIST F1–F9). The presented
+ * token is consumed atomically and one successor pair is minted; concurrent refreshes of one
+ * token mint exactly one pair and, within the grace window, every caller gets that pair.
+ */
+async function refresh(deps: Deps, app: Application, p: TokenRequest['params']): Promise<TokenResponse> {
+  const presented = p['refresh_token'];
+  if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
+  const tokenHash = hashSecret(presented);
+  const stored = hasPrefix(presented, 'refreshToken') ? await findRefreshToken(deps.db, tokenHash) : undefined;
+  // Revoked grants have their tokens deleted (F7): unknown and revoked look alike.
+  if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
+  // F1 (RFC 6749 §10.4): bound to its client.
+  if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'refresh token was not issued to this client');
+
+  // F6: the new access token may be narrower, never wider; the new refresh token keeps the grant's scope.
+  let accessScopes = stored.scopes;
+  const scopeParam = p['scope'];
+  if (scopeParam !== undefined) {
+    const parsed = parseScope(scopeParam);
+    if (!parsed.ok) throw new OAuthError('invalid_scope', parsed.reason);
+    if (!coversScopes(stored.scopes, parsed.scopes)) throw new OAuthError('invalid_scope', 'scope exceeds the scope originally granted');
+    accessScopes = parsed.scopes;
+  }
+
+  const now = deps.clock.now();
+  if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
+  // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
+  const successors = successorTokens(presented, stored.rotationKey ?? '');
+  const successorRefreshHash = hashSecret(successors.refresh);
+
+  if (stored.usedAt === null) {
+    const rotated = await deps.db.transaction().execute(async (trx) => {
+      if (!(await rotateRefreshToken(trx, tokenHash, successorRefreshHash, now))) return false;
+      const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, createdAt: now };
+      await insertAccessToken(trx, { ...row, tokenHash: hashSecret(successors.access), scopes: accessScopes, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
+      await insertRefreshToken(trx, {
+        ...row,
+        tokenHash: successorRefreshHash,
+        scopes: stored.scopes,
+        expiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+        rotationKey: newRotationKey(deps),
+      });
+      return true;
+    });
+    if (rotated) return tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes);
+    // A concurrent refresh rotated it first: answer as a retry of that one.
+  }
+  return retryOrReuse(deps, stored, tokenHash, successors, now);
+}
+
+/**
+ * A refresh token that was already rotated. Within the grace window, with the successor still
+ * unused, the same pair is returned (expires_in counts down from the first answer); otherwise
+ * this is reuse (RFC 9700 §4.14.2, F4) and the whole grant ends.
+ */
+async function retryOrReuse(
+  deps: Deps,
+  seen: StoredRefreshToken,
+  tokenHash: string,
+  successors: { access: string; refresh: string },
+  now: number,
+): Promise<TokenResponse> {
+  // Re-read: when we lost a race, `seen` predates the rotation.
+  const stored = seen.usedAt === null ? await findRefreshToken(deps.db, tokenHash) : seen;
+  if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
+  if (stored.usedAt !== null && now - stored.usedAt <= REFRESH_GRACE_MS && stored.successorHash !== null) {
+    const successorHash = hashSecret(successors.refresh);
+    const [successor, access] = await Promise.all([findRefreshToken(deps.db, successorHash), findAccessToken(deps.db, hashSecret(successors.access))]);
+    if (safeEqual(stored.successorHash, successorHash) && successor && successor.usedAt === null && access && access.expiresAt > now) {
+      return tokenResponse(successors.access, successors.refresh, access.expiresAt - now, access.scopes);
+    }
+  }
+  if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');
+  await deps.db.transaction().execute((trx) => revokeGrant(trx, stored.grantId, now));
+  deps.logger.warn({ grantId: stored.grantId }, 'rotated refresh token presented again; grant revoked');
+  throw new OAuthError('invalid_grant', 'refresh token already used: it was replaced by a newer one, and the authorization has been revoked');
+}

@@ -1,0 +1,170 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function splitScopes(scopes: string): string[] {
+  return scopes.split(' ').filter(Boolean);
+}
+
+/** An authorization code row as the token endpoint needs it (the code itself is never stored). */
+export interface StoredCode {
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  redirectUri: string;
+  redirectUriSent: boolean;
+  scopes: string[];
+  codeChallenge: string | null;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
+  const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    grantId: toId(row.grant_id),
+    applicationId: toId(row.application_id),
+    userId: toId(row.user_id),
+    redirectUri: row.redirect_uri,
+    redirectUriSent: toBool(row.redirect_uri_sent),
+    scopes: splitScopes(row.scopes),
+    codeChallenge: row.code_challenge,
+    expiresAt: toNum(row.expires_at),
+    usedAt: toNumOrNull(row.used_at),
+  };
+}
+
+/**
+ * Single use (SPEC §3, OAUTH-CHECKLIST C4): one atomic UPDATE that only an unused, unexpired
+ * code matches. True for the one caller that consumed it.
+ */
+export async function consumeCode(db: Db, codeHash: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_codes')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Fields common to access and refresh token rows. */
+export interface NewTokenRow {
+  tokenHash: string;
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  scopes: readonly string[];
+  createdAt: number;
+  expiresAt: number;
+}
+
+export async function insertAccessToken(db: Db, token: NewTokenRow): Promise<void> {
+  await db
+    .insertInto('oauth_access_tokens')
+    .values({
+      token_hash: token.tokenHash,
+      grant_id: token.grantId,
+      application_id: token.applicationId,
+      user_id: token.userId,
+      scopes: token.scopes.join(' '),
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+export async function insertRefreshToken(db: Db, token: NewTokenRow & { rotationKey: string }): Promise<void> {
+  await db
+    .insertInto('oauth_refresh_tokens')
+    .values({
+      token_hash: token.tokenHash,
+      grant_id: token.grantId,
+      application_id: token.applicationId,
+      user_id: token.userId,
+      scopes: token.scopes.join(' '),
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+      used_at: null,
+      successor_hash: null,
+      rotation_key: token.rotationKey,
+    })
+    .execute();
+}
+
+/** An access token row: what a bearer request is allowed to do, and until when. */
+export interface StoredAccessToken {
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  scopes: string[];
+  expiresAt: number;
+}
+
+/** The bearer hot path (DESIGN §5): one lookup on the primary key. */
+export async function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccessToken | undefined> {
+  const row = await db
+    .selectFrom('oauth_access_tokens')
+    .select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    grantId: toId(row.grant_id),
+    applicationId: toId(row.application_id),
+    userId: toId(row.user_id),
+    scopes: splitScopes(row.scopes),
+    expiresAt: toNum(row.expires_at),
+  };
+}
+
+export interface StoredRefreshToken {
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  scopes: string[];
+  expiresAt: number;
+  usedAt: number | null;
+  successorHash: string | null;
+  rotationKey: string | null;
+}
+
+export async function findRefreshToken(db: Db, tokenHash: string): Promise<StoredRefreshToken | undefined> {
+  const row = await db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    grantId: toId(row.grant_id),
+    applicationId: toId(row.application_id),
+    userId: toId(row.user_id),
+    scopes: splitScopes(row.scopes),
+    expiresAt: toNum(row.expires_at),
+    usedAt: toNumOrNull(row.used_at),
+    successorHash: row.successor_hash,
+    rotationKey: row.rotation_key,
+  };
+}
+
+/**
+ * Rotation (SPEC §3, OAUTH-CHECKLIST F3, F5): marks the refresh token used and names its
+ * successor in one atomic UPDATE that only an unused, unexpired token matches. True for the one
+ * caller that rotated it.
+ */
+export async function rotateRefreshToken(db: Db, tokenHash: string, successorHash: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_refresh_tokens')
+    .set({ used_at: now, successor_hash: successorHash })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Forgets the remembered consent of a person for an app (issue #3: revocation forgets it). */
+export async function forgetConsent(db: Db, userId: string, applicationId: string): Promise<void> {
+  await db.deleteFrom('oauth_consents').where('user_id', '=', userId).where('application_id', '=', applicationId).execute();
+}

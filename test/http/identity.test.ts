@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOUR } from '../../src/core/clock.js';
+import type { Person } from '../../src/modules/directory/people.js';
+import { addMember } from '../../src/modules/directory/members.service.js';
+import { createServer } from '../../src/modules/directory/servers.service.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient } from '../support/oauth-factory.js';
+
+describe('identity endpoints (bearer tokens)', () => {
+  let t: TestApp;
+  let person: Person;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    person = await createPerson(t, { username: 'alice', name: 'Alice A.', email: 'alice@example.com', avatarUrl: 'https://cdn.example.com/a.png' });
+    client = await createClient(t, { owner: person, confidential: false, name: 'Photo Frame' });
+  });
+  afterAll(async () => t.close());
+
+  it('SPEC §2.5: GET /users/@me with identify gives id, username, name and avatarUrl, and no e-mail', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png' });
+  });
+
+  it('SPEC §2.5: scope email adds email and verified', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify', 'email']);
+    const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
+    expect(res.json()).toEqual({ id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png', email: 'alice@example.com', verified: false });
+  });
+
+  it('E5: a token without identify answers 403 (50026) with error="insufficient_scope"', async () => {
+    const tokens = await obtainTokens(t, client, person, ['email']);
+    const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ code: 50026, message: 'Missing required OAuth2 scope: identify' });
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]*", error="insufficient_scope", scope="identify"$/);
+  });
+
+  it('E5: a missing token answers 401 with WWW-Authenticate: Bearer error="invalid_token"', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ code: 0, message: '401: Unauthorized' });
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]*", error="invalid_token"/);
+  });
+
+  it('E5: an unknown token, another scheme, or a malformed header answer 401 invalid_token', async () => {
+    for (const authorization of ['Bearer ghat_unknownunknownunknownunknownunknown0000', 'Bot abc', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b']) {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization } });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+    }
+  });
+
+  it('E5: the Bearer scheme name is case-insensitive', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization: `bearer ${tokens.access_token}` } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('E5: an expired token (after 1 hour) answers 401 invalid_token', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    t.clock.advance(HOUR - 1);
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+    t.clock.advance(1);
+    const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('E5: a revoked token answers 401 invalid_token', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    await postForm(t, '/api/oauth2/token/revoke', { token: tokens.refresh_token, client_id: client.clientId });
+    const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('E5: a token in the query string is refused, even next to a valid header', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    const queryOnly = await t.app.inject({ method: 'GET', url: `/api/v1/users/@me?access_token=${tokens.access_token}` });
+    expect(queryOnly.statusCode).toBe(401);
+    expect(queryOnly.headers['www-authenticate']).toContain('error="invalid_request"');
+    const both = await t.app.inject({ method: 'GET', url: `/api/v1/users/@me?access_token=${tokens.access_token}`, headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(both.statusCode).toBe(401);
+  });
+
+  it('SPEC §2.7: GET /oauth2/@me reports the application, the token’s scopes, its expiry, and the user with identify', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify', 'servers']);
+    const res = await getWithBearer(t, '/api/v1/oauth2/@me', tokens.access_token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      application: { id: client.clientId, name: 'Photo Frame', iconUrl: null, description: 'An app for tests', botPublic: true, botRequireCodeGrant: false },
+      scopes: ['identify', 'servers'],
+      expires: new Date(t.clock.now() + HOUR).toISOString(),
+      user: { id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png' },
+    });
+  });
+
+  it('SPEC §2.7: without identify, /oauth2/@me has no user', async () => {
+    const tokens = await obtainTokens(t, client, person, ['servers']);
+    const body = (await getWithBearer(t, '/api/v1/oauth2/@me', tokens.access_token)).json() as Record<string, unknown>;
+    expect(body['scopes']).toEqual(['servers']);
+    expect(body).not.toHaveProperty('user');
+  });
+
+  it('/oauth2/@me without a token answers 401', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/oauth2/@me' })).statusCode).toBe(401);
+  });
+
+  it('SPEC §2.6: GET /users/@me/servers with scope servers lists the person’s servers with owner and permissions; /guilds is an alias', async () => {
+    const bob = await createPerson(t, { username: 'bob' });
+    const own = await createServer(t.services, person.id, { name: 'Alice Home' });
+    const theirs = await createServer(t.services, bob.id, { name: 'Bob Place' });
+    await addMember(t.services, theirs.id, person.id);
+    await createServer(t.services, bob.id, { name: 'Not Alice' });
+    const tokens = await obtainTokens(t, client, person, ['servers']);
+    const res = await getWithBearer(t, '/api/v1/users/@me/servers', tokens.access_token);
+    expect(res.statusCode).toBe(200);
+    const list = res.json() as Array<{ id: string; name: string; iconUrl: string | null; owner: boolean; permissions: string }>;
+    expect(list.map((s) => s.name).sort()).toEqual(['Alice Home', 'Bob Place']);
+    const mine = list.find((s) => s.id === own.id);
+    expect(mine).toMatchObject({ owner: true, iconUrl: null });
+    expect(mine?.permissions).toMatch(/^[0-9]+$/);
+    expect(list.find((s) => s.id === theirs.id)).toMatchObject({ owner: false });
+    const guilds = await getWithBearer(t, '/api/v1/users/@me/guilds', tokens.access_token);
+    expect(guilds.json()).toEqual(list);
+  });
+
+  it('E5: /users/@me/servers without the servers scope answers 403 50026', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify']);
+    const res = await getWithBearer(t, '/api/v1/users/@me/servers', tokens.access_token);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 50026 });
+  });
+
+  it('each token carries the scopes of the request that produced it', async () => {
+    const narrow = await obtainTokens(t, client, person, ['email']);
+    const wide = await obtainTokens(t, client, person, ['identify', 'email', 'servers']);
+    expect(((await getWithBearer(t, '/api/v1/oauth2/@me', narrow.access_token)).json() as { scopes: string[] }).scopes).toEqual(['email']);
+    expect(((await getWithBearer(t, '/api/v1/oauth2/@me', wide.access_token)).json() as { scopes: string[] }).scopes).toEqual(['identify', 'email', 'servers']);
+  });
+});

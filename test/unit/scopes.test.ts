@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { coversScopes, describeScope, formatScopes, parseScope, SCOPES, supportedScopes } from '../../src/modules/oauth/scopes.js';
+
+describe('scopes', () => {
+  it('identify, email and servers are accepted, in canonical order whatever the request order', () => {
+    expect(parseScope('servers identify email')).toEqual({ ok: true, scopes: ['identify', 'email', 'servers'] });
+  });
+
+  it('duplicates collapse', () => {
+    expect(parseScope('identify identify email')).toEqual({ ok: true, scopes: ['identify', 'email'] });
+  });
+
+  it('extra spaces between names are tolerated', () => {
+    expect(parseScope('  identify   email ')).toEqual({ ok: true, scopes: ['identify', 'email'] });
+  });
+
+  it('an empty scope is refused', () => {
+    expect(parseScope('')).toMatchObject({ ok: false });
+    expect(parseScope('   ')).toMatchObject({ ok: false });
+  });
+
+  it('an unknown scope is refused and named in the reason', () => {
+    const parsed = parseScope('identify openid');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toContain('openid');
+  });
+
+  it('names are case-sensitive (RFC 6749 §3.3)', () => {
+    expect(parseScope('Identify').ok).toBe(false);
+  });
+
+  it('bot and applications.commands are not accepted until bots exist', () => {
+    expect(parseScope('bot').ok).toBe(false);
+    expect(parseScope('identify applications.commands').ok).toBe(false);
+    expect(supportedScopes()).toEqual(['identify', 'email', 'servers']);
+  });
+
+  it('a reason never carries characters error_description may not hold', () => {
+    const parsed = parseScope('identify "bad\\name\u00e9');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toMatch(/^[\x20\x21\x23-\x5B\x5D-\x7E]*$/);
+  });
+
+  it('formatScopes joins in canonical order without duplicates', () => {
+    expect(formatScopes(['servers', 'identify', 'servers'])).toBe('identify servers');
+  });
+
+  it('coversScopes says whether a remembered consent covers a request', () => {
+    expect(coversScopes(['identify', 'email'], ['email'])).toBe(true);
+    expect(coversScopes(['identify'], ['identify', 'email'])).toBe(false);
+  });
+
+  it('every scope has a plain-words description for the consent screen', () => {
+    for (const s of SCOPES) expect(s.description.length).toBeGreaterThan(5);
+    expect(describeScope('identify')).toBe('Know your name, username and avatar');
+  });
+});
