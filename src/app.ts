@@ -6,6 +6,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { installRequestMetrics } from './http/metrics.js';
+import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.routes.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
@@ -13,7 +15,7 @@ import { registerDirectoryApi, registerDirectoryPages } from './modules/director
 import { registerMessagePages } from './modules/messages/messages.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
 import type { Services } from './services.js';
-import { APP_CSS, APP_CSS_PATH } from './web/assets.js';
+import { APP_CSS, APP_CSS_PATH, APP_JS, APP_JS_PATH } from './web/assets.js';
 import { installPageContext } from './web/pages.js';
 
 
@@ -41,6 +43,7 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   installErrorHandling(app, config.serviceName);
+  installRequestMetrics(app, services.metrics);
   await app.register(cookie);
   await app.register(formbody);
   await app.register(helmet, {
@@ -78,13 +81,20 @@ export async function buildApp(services: Services): Promise<App> {
         },
       },
     },
+    transform: documentedRoutesOnly,
   });
 
   app.get(APP_CSS_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_CSS),
   );
+  app.get(APP_JS_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_JS),
+  );
 
+  // Browsers ask for /favicon.ico on every site; answer "no icon" instead of a logged 404.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   registerOperationsRoutes(app, services);
+  registerOpenApiRoutes(app, services);
   registerDirectoryApi(app, services);
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);

@@ -1,7 +1,10 @@
 import type { App } from './app-type.js';
 import type { Services } from '../services.js';
 
-/** /healthz answers while the process runs; /readyz only while the database answers too. */
+/**
+ * /healthz answers while the process runs; /readyz only while the database answers too; /metrics
+ * is the Prometheus text exposition (docs/operations.md). None is in the OpenAPI document.
+ */
 export function registerOperationsRoutes(app: App, services: Services): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
@@ -12,6 +15,11 @@ export function registerOperationsRoutes(app: App, services: Services): void {
     } catch {
       return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
     }
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const body = await services.metrics.render();
+    return reply.type(services.metrics.contentType).header('Cache-Control', 'no-store').send(body);
   });
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './database.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -13,6 +13,39 @@ export interface DatabaseHandle {
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Calls `observer` after every query (metrics); returns a function that stops it. */
+  observeQueries(observer: QueryObserver): () => void;
+}
+
+/** One executed statement, as metrics need it: never the SQL text or its parameters. */
+export interface QueryTiming {
+  /** 'select', 'insert', 'update', 'delete', or 'raw' for sql`` and migrations. */
+  operation: string;
+  durationMs: number;
+  failed: boolean;
+}
+
+export type QueryObserver = (timing: QueryTiming) => void;
+
+/**
+ * Kysely's `log` hook, fanned out to observers added later (the test support opens the database
+ * before the services that measure it exist). Without observers it costs one size check.
+ */
+function queryObservers(): { log: (event: LogEvent) => void; observe: (observer: QueryObserver) => () => void } {
+  const observers = new Set<QueryObserver>();
+  return {
+    log(event) {
+      if (observers.size === 0) return;
+      const kind = event.query.query.kind;
+      const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+      const timing = { operation, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
+      for (const observer of observers) observer(timing);
+    },
+    observe(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+  };
 }
 
 export interface ConnectOptions {
@@ -49,10 +82,12 @@ function connectSqlite(path: string): DatabaseHandle {
   native.pragma('synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: native }) });
+  const observers = queryObservers();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: native }), log: observers.log });
   return {
     db,
     dialect: 'sqlite',
+    observeQueries: observers.observe,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -71,10 +106,12 @@ function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
   });
   // A dropped connection while idle must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const observers = queryObservers();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
   return {
     db,
     dialect: 'postgres',
+    observeQueries: observers.observe,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

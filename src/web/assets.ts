@@ -22,6 +22,8 @@ main.narrow{max-width:460px}
 h1{font-size:1.5rem;margin:.2rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .6rem}
 .card{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:1.1rem 1.2rem;margin:0 0 1rem}
+.card>:first-child{margin-top:0}
+.card>:last-child{margin-bottom:0}
 .muted{color:var(--muted)}
 .small{font-size:.875rem}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
@@ -49,6 +51,7 @@ th,td{text-align:left;padding:.45rem .4rem;border-bottom:1px solid var(--line);v
 .sidebar a.active,.sidebar a:hover{background:var(--bg)}
 .messages{list-style:none;padding:0;margin:0}
 .message{display:flex;gap:.7rem;padding:.55rem 0;border-bottom:1px solid var(--line)}
+.message:last-child{border-bottom:none}
 .avatar{width:40px;height:40px;border-radius:50%;background:var(--line);flex:none;object-fit:cover;display:flex;align-items:center;justify-content:center;font-weight:700;color:var(--muted)}
 .message .meta{font-size:.85rem;color:var(--muted)}
 .message .author{font-weight:700;color:var(--text);margin-right:.35rem}
@@ -58,6 +61,51 @@ th,td{text-align:left;padding:.45rem .4rem;border-bottom:1px solid var(--line);v
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 .secret{display:block;padding:.6rem;border:1px dashed var(--accent);border-radius:8px;overflow-wrap:anywhere;background:var(--bg)}
 .grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));gap:.2rem 1rem}
+.consent-head{display:flex;gap:.9rem;align-items:center}
+.consent-head h1,.consent-head h2{margin:0;font-size:1.2rem;line-height:1.3;overflow-wrap:anywhere}
+.consent-head p{margin:.15rem 0 0}
+.app-tile{border-radius:12px;background:var(--accent);color:var(--accent-ink)}
+.app-tile.large{width:64px;height:64px;border-radius:16px;font-size:1.8rem}
+.consent-description{margin:.8rem 0 0;overflow-wrap:anywhere}
+.consent-who{display:flex;gap:.7rem;align-items:center;padding:.7rem 0;margin:.9rem 0 0;border-top:1px solid var(--line);border-bottom:1px solid var(--line)}
+.consent-who p{margin:0}
+.scope-list li{display:flex;gap:.5rem}
+.scope-mark{color:var(--ok);font-weight:700}
+.consent-actions button{flex:1}
+[hidden]{display:none!important}
+.copyrow{display:flex;gap:.5rem;align-items:center}
+.copyrow input,.copyrow textarea{flex:1;min-width:0}
 `;
 
 export const APP_CSS_PATH = `/assets/app.${createHash('sha256').update(APP_CSS).digest('hex').slice(0, 12)}.css`;
+
+/**
+ * Copy buttons (developer portal): progressive enhancement only. A `<button data-copy="ID" hidden>`
+ * is revealed when the Clipboard API exists and copies the value of element ID; without
+ * JavaScript the readonly field beside it is selected and copied by hand. Read-only fields marked
+ * `data-select` select their whole text on focus.
+ */
+export const APP_JS = `"use strict";
+(function () {
+  document.querySelectorAll("[data-select]").forEach(function (field) {
+    field.addEventListener("focus", function () { field.select(); });
+  });
+  if (!navigator.clipboard) return;
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var target = document.getElementById(button.getAttribute("data-copy"));
+    if (!target) return;
+    var label = button.textContent;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText("value" in target ? target.value : target.textContent).then(function () {
+        button.textContent = "Copied";
+        setTimeout(function () { button.textContent = label; }, 1500);
+      }, function () {
+        target.focus();
+      });
+    });
+  });
+})();
+`;
+
+export const APP_JS_PATH = `/assets/app.${createHash('sha256').update(APP_JS).digest('hex').slice(0, 12)}.js`;

@@ -1,4 +1,8 @@
+import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/http/app-type.js';
+import { createMetrics, installRequestMetrics } from '../../src/http/metrics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 describe('operations endpoints', () => {
@@ -34,5 +38,111 @@ describe('operations endpoints', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     expect(res.body).toContain('Page not found');
+  });
+});
+
+/** The value of one sample in a Prometheus text exposition, or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+describe('Prometheus metrics at /metrics', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  const scrape = async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    return res;
+  };
+
+  it('answers the Prometheus text format with process metrics', async () => {
+    const res = await scrape();
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.body).toContain('# TYPE http_requests_total counter');
+    expect(res.body).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(sample(res.body, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(sample(res.body, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+  });
+
+  it('counts requests and their latency by method, route and status', async () => {
+    for (let i = 0; i < 3; i += 1) await t.app.inject({ method: 'GET', url: '/healthz' });
+    const { body } = await scrape();
+    expect(sample(body, 'http_requests_total', { method: 'GET', route: '/healthz', status_code: '200' })).toBe(3);
+    expect(sample(body, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz' })).toBe(3);
+    expect(sample(body, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/healthz', le: '+Inf' })).toBe(3);
+  });
+
+  it('labels a request that matched no route "(unmatched)", never with its URL, so webhook tokens stay out', async () => {
+    const secret = 'wht_notInTheMetrics0123456789';
+    const res = await t.app.inject({ method: 'POST', url: `/api/v1/nowhere/123/${secret}` });
+    expect(res.statusCode).toBe(404);
+    const { body } = await scrape();
+    expect(sample(body, 'http_requests_total', { method: 'POST', route: '(unmatched)', status_code: '404' })).toBe(1);
+    expect(body).not.toContain(secret);
+    expect(body).not.toContain('/api/v1/nowhere');
+  });
+
+  it('times database statements by operation', async () => {
+    const before = sample((await scrape()).body, 'db_query_duration_seconds_count', { operation: 'raw', outcome: 'ok' }) ?? 0;
+    await t.app.inject({ method: 'GET', url: '/readyz' });
+    await t.app.inject({ method: 'GET', url: '/readyz' });
+    const after = sample((await scrape()).body, 'db_query_duration_seconds_count', { operation: 'raw', outcome: 'ok' });
+    expect(after).toBe(before + 2);
+  });
+
+  it('times rate-limit store operations and counts allowed and limited attempts', async () => {
+    const rule = { limit: 1, windowMs: 1000 };
+    const now = t.clock.now();
+    expect((await t.services.buckets.take('metrics-test', rule, now)).allowed).toBe(true);
+    expect((await t.services.buckets.take('metrics-test', rule, now)).allowed).toBe(false);
+    await t.services.buckets.peek('metrics-test', rule, now);
+    const { body } = await scrape();
+    expect(sample(body, 'rate_limit_store_duration_seconds_count', { operation: 'take' })).toBeGreaterThanOrEqual(2);
+    expect(sample(body, 'rate_limit_store_duration_seconds_count', { operation: 'peek' })).toBeGreaterThanOrEqual(1);
+    expect(sample(body, 'rate_limit_decisions_total', { outcome: 'allowed' })).toBeGreaterThanOrEqual(1);
+    expect(sample(body, 'rate_limit_decisions_total', { outcome: 'limited' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps one registry per app: another app in the same process starts from zero', async () => {
+    const other = await createTestApp();
+    try {
+      await other.app.inject({ method: 'GET', url: '/healthz' });
+      const { body } = await other.app.inject({ method: 'GET', url: '/metrics' });
+      expect(sample(body, 'http_requests_total', { method: 'GET', route: '/healthz', status_code: '200' })).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('is not part of the OpenAPI document', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(doc.paths)).not.toContain('/metrics');
+    expect(Object.keys(doc.paths)).not.toContain('/healthz');
+  });
+});
+
+describe('request metrics use the route pattern', () => {
+  it('a parameterised route is counted under its pattern, not the URL with the token in it', async () => {
+    const app: App = Fastify().withTypeProvider<TypeBoxTypeProvider>();
+    const metrics = createMetrics();
+    installRequestMetrics(app, metrics);
+    app.post('/api/v1/webhooks/:id/:token', async (_request, reply) => reply.code(204).send());
+    await app.ready();
+    const secret = 'wht_secretWebhookToken42';
+    expect((await app.inject({ method: 'POST', url: `/api/v1/webhooks/42/${secret}` })).statusCode).toBe(204);
+    const body = await metrics.render();
+    expect(sample(body, 'http_requests_total', { method: 'POST', route: '/api/v1/webhooks/:id/:token', status_code: '204' })).toBe(1);
+    expect(body).not.toContain(secret);
+    await app.close();
   });
 });

@@ -1,11 +1,14 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { BucketStore } from '../../src/rate-limit/bucket.js';
 import { createServices, type Services } from '../../src/services.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { randomBytes } from 'node:crypto';
+import { MemoryBucketStore } from '../../src/rate-limit/memory-store.js';
+import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from '../../src/rate-limit/redis-store.js';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.js';
 
 export interface TestApp {
   app: App;
@@ -20,6 +23,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
   buckets?: BucketStore;
+  /** Defaults to a silent logger; logging tests pass one that writes to a captured stream. */
+  logger?: Logger;
 }
 
 /**
@@ -37,8 +42,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const services = await createServices(config, {
     clock,
     database: database.handle,
-    logger: pino({ level: 'silent' }),
-    ...(options.buckets ? { buckets: options.buckets } : {}),
+    logger: options.logger ?? pino({ level: 'silent' }),
+    buckets: options.buckets ?? (await testBucketStore()),
   });
   const app = await buildApp(services);
   return {
@@ -53,4 +58,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await database.drop();
     },
   };
+}
+
+/**
+ * With TEST_REDIS_URL the app's buckets live in Redis under a prefix of their own, so every
+ * throttling and rate-limit test also runs against the Redis store (DESIGN §6).
+ */
+async function testBucketStore() {
+  if (!TEST_REDIS_URL) return new MemoryBucketStore();
+  const client = connectRedis(TEST_REDIS_URL);
+  if (!(await waitUntilReady(client))) throw new Error(`TEST_REDIS_URL ${TEST_REDIS_URL} did not answer`);
+  return new ResilientBucketStore(new RedisBucketStore(client, `gh:test:${randomBytes(6).toString('hex')}:`), new MemoryBucketStore(), pino({ level: 'silent' }));
 }

@@ -1,0 +1,127 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { App } from './app-type.js';
+import type { BucketDecision, BucketRule, BucketStore } from '../rate-limit/bucket.js';
+import type { QueryTiming } from '../storage/connect.js';
+
+/**
+ * Prometheus metrics (issue #2 §10): request counts and latencies by route, database and
+ * rate-limit store timings, and the process's own metrics.
+ *
+ * Each app instance has its own registry: tests build many apps in one process, and prom-client's
+ * global registry refuses a metric registered twice. Process metrics (CPU, memory, event loop,
+ * GC) describe the process, not an app, so they live in one registry per process, created on
+ * first use and appended to every app's output.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** The Prometheus text exposition of this app's metrics followed by the process's. */
+  render(): Promise<string>;
+  readonly contentType: string;
+  observeRequest(method: string, route: string, statusCode: number, durationMs: number): void;
+  observeQuery(timing: QueryTiming): void;
+  observeBucket(operation: 'take' | 'peek' | 'reset', durationMs: number, decision?: BucketDecision): void;
+}
+
+/** Latency buckets in seconds: sub-millisecond SQLite reads up to multi-second stalls. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The route label of a request that matched no route: never the raw URL (unbounded, and it may carry a secret). */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const processRegistry = processMetrics();
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its response, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const queryDuration = new Histogram({
+    name: 'db_query_duration_seconds',
+    help: 'Database statement execution time, by operation (select, insert, update, delete, raw) and outcome.',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const bucketDuration = new Histogram({
+    name: 'rate_limit_store_duration_seconds',
+    help: 'Rate-limit bucket store operation time (memory or Redis), by operation.',
+    labelNames: ['operation'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const bucketDecisions = new Counter({
+    name: 'rate_limit_decisions_total',
+    help: 'Attempts counted against rate-limit buckets, by outcome (allowed or limited).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    async render() {
+      const [own, shared] = await Promise.all([registry.metrics(), processRegistry.metrics()]);
+      return `${own}\n${shared}`;
+    },
+    observeRequest(method, route, statusCode, durationMs) {
+      requests.inc({ method, route, status_code: String(statusCode) });
+      requestDuration.observe({ method, route }, durationMs / 1000);
+    },
+    observeQuery(timing) {
+      queryDuration.observe({ operation: timing.operation, outcome: timing.failed ? 'error' : 'ok' }, timing.durationMs / 1000);
+    },
+    observeBucket(operation, durationMs, decision) {
+      bucketDuration.observe({ operation }, durationMs / 1000);
+      if (decision) bucketDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'limited' });
+    },
+  };
+}
+
+/**
+ * Counts every response by its route pattern (`/api/v1/webhooks/:id/:token`), never by its URL:
+ * URLs carry webhook tokens and would make one time series per id.
+ */
+export function installRequestMetrics(app: App, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime);
+  });
+}
+
+/** The same store, timed: every operation is observed whether it succeeds or throws. */
+export function instrumentBucketStore(store: BucketStore, metrics: Metrics): BucketStore {
+  const timed = async <T>(operation: 'take' | 'peek' | 'reset', run: () => Promise<T>, counts: boolean): Promise<T> => {
+    const started = performance.now();
+    let result: T | undefined;
+    try {
+      result = await run();
+      return result;
+    } finally {
+      metrics.observeBucket(operation, performance.now() - started, counts ? (result as BucketDecision | undefined) : undefined);
+    }
+  };
+  return {
+    take: (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),
+    peek: (key: string, rule: BucketRule, now: number) => timed('peek', () => store.peek(key, rule, now), false),
+    reset: (key: string) => timed('reset', () => store.reset(key), false),
+    close: () => store.close(),
+  };
+}

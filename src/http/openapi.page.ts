@@ -1,0 +1,261 @@
+import { html, type SafeHtml } from '../web/html.js';
+import { layout } from '../web/layout.js';
+
+/** The parts of an OpenAPI 3.1 document the reference page shows; plain data, as generated. */
+export interface OpenApiDocument {
+  info: { title: string; version: string; description?: string };
+  servers?: { url: string }[];
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OpenApiOperation | unknown>>;
+  components?: { schemas?: Record<string, JsonSchema>; securitySchemes?: Record<string, { type: string; scheme?: string; name?: string; in?: string; description?: string }> };
+}
+
+export interface OpenApiOperation {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  operationId?: string;
+  deprecated?: boolean;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema }[];
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: JsonSchema }> }>;
+}
+
+/** JSON Schema as TypeBox produces it; only the keywords the page describes. */
+export interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  default?: unknown;
+  nullable?: boolean;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'] as const;
+const UNTAGGED = 'Other';
+/** Nested objects are listed as `parent.child` rows down to this depth, then summarised. */
+const MAX_DEPTH = 3;
+
+interface Operation {
+  method: string;
+  path: string;
+  op: OpenApiOperation;
+}
+
+/** One anchor per operation, stable across renders: `#get-api-v1-users-me`. */
+export function operationAnchor(method: string, path: string): string {
+  return `${method}-${path}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** The API reference at /api/docs: operations grouped by tag, each with its parameters, body and responses. */
+export function renderApiReference(doc: OpenApiDocument, options: { serviceName: string; documentUrl: string }): string {
+  const resolve = resolver(doc);
+  const groups = groupByTag(doc);
+  const tagInfo = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
+  const base = doc.servers?.[0]?.url;
+
+  const body = html`<h1>${doc.info.title} reference</h1>
+    ${doc.info.description ? html`<p>${doc.info.description}</p>` : ''}
+    <p class="muted small">OpenAPI 3.1 · version ${doc.info.version}${base ? html` · base URL <code>${base}</code>` : ''} ·
+      machine-readable: <a href="${options.documentUrl}">${options.documentUrl}</a></p>
+    ${securitySection(doc)}
+    ${
+      groups.length === 0
+        ? html`<div class="card"><p>No API operations are registered yet.</p></div>`
+        : html`<nav class="card" aria-label="Operations"><h2>Contents</h2>
+            ${groups.map(
+              ([tag, ops]) => html`<p><strong>${tag}</strong></p>
+                <ul class="plain">${ops.map(
+                  (o) => html`<li><a href="#${operationAnchor(o.method, o.path)}"><span class="badge">${o.method.toUpperCase()}</span><code>${o.path}</code></a>
+                    ${o.op.summary ? html` <span class="muted small">${o.op.summary}</span>` : ''}</li>`,
+                )}</ul>`,
+            )}</nav>
+          ${groups.map(
+            ([tag, ops]) => html`<section aria-labelledby="tag-${operationAnchor('tag', tag)}">
+              <h2 id="tag-${operationAnchor('tag', tag)}">${tag}</h2>
+              ${tagInfo.get(tag) ? html`<p class="muted">${tagInfo.get(tag)}</p>` : ''}
+              ${ops.map((o) => operationCard(o, resolve))}
+            </section>`,
+          )}`
+    }`;
+
+  return layout({ title: 'API reference', serviceName: options.serviceName, csrfToken: '', body });
+}
+
+function groupByTag(doc: OpenApiDocument): [string, Operation[]][] {
+  const groups = new Map<string, Operation[]>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const op = item[method] as OpenApiOperation | undefined;
+      if (!op) continue;
+      for (const tag of op.tags?.length ? op.tags : [UNTAGGED]) {
+        const list = groups.get(tag) ?? [];
+        list.push({ method, path, op });
+        groups.set(tag, list);
+      }
+    }
+  }
+  // Declared tags first, in their declared order; then the rest alphabetically; "Other" last.
+  const declared = (doc.tags ?? []).map((t) => t.name);
+  const rank = (tag: string) => (tag === UNTAGGED ? Number.MAX_SAFE_INTEGER : declared.includes(tag) ? declared.indexOf(tag) : declared.length);
+  return [...groups].sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+function securitySection(doc: OpenApiDocument): SafeHtml | string {
+  const schemes = Object.entries(doc.components?.securitySchemes ?? {});
+  if (schemes.length === 0) return '';
+  return html`<div class="card"><h2>Authentication</h2><table>
+    <thead><tr><th>Scheme</th><th>How to send it</th></tr></thead>
+    <tbody>${schemes.map(
+      ([name, s]) => html`<tr><td><code>${name}</code></td><td>${
+        s.type === 'http' ? html`<code>Authorization: ${capitalise(s.scheme ?? '')} &lt;token&gt;</code>` : s.type === 'apiKey' ? html`<code>${s.name ?? ''}</code> ${s.in ?? ''}` : s.type
+      }${s.description ? html` <span class="muted small">— ${s.description}</span>` : ''}</td></tr>`,
+    )}</tbody></table></div>`;
+}
+
+function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): SafeHtml {
+  const { op } = o;
+  const security = (op.security ?? []).flatMap((requirement) =>
+    Object.entries(requirement).map(([name, scopes]) => (scopes.length ? `${name} (${scopes.join(' ')})` : name)),
+  );
+  const parameters = op.parameters ?? [];
+  const content = Object.entries(op.requestBody?.content ?? {});
+  return html`<article class="card" id="${operationAnchor(o.method, o.path)}">
+    <h3><span class="badge">${o.method.toUpperCase()}</span><code>${o.path}</code>${op.deprecated ? html` <span class="pill">deprecated</span>` : ''}</h3>
+    ${op.summary ? html`<p><strong>${op.summary}</strong></p>` : ''}
+    ${op.description ? html`<p>${op.description}</p>` : ''}
+    ${security.length ? html`<p class="small">Authentication: ${security.map((s) => html`<span class="pill">${s}</span>`)}</p>` : ''}
+    ${
+      parameters.length
+        ? html`<h4>Parameters</h4><table>
+            <thead><tr><th>Name</th><th>In</th><th>Type</th><th>Description</th></tr></thead>
+            <tbody>${parameters.map(
+              (p) => html`<tr><td><code>${p.name}</code>${p.required ? html` <span class="muted small">required</span>` : ''}</td>
+                <td>${p.in}</td><td>${describeType(resolve(p.schema), resolve)}</td><td>${p.description ?? resolve(p.schema)?.description ?? ''}${constraints(resolve(p.schema))}</td></tr>`,
+            )}</tbody></table>`
+        : ''
+    }
+    ${
+      content.length
+        ? html`<h4>Request body${op.requestBody?.required ? '' : html` <span class="muted small">(optional)</span>`}</h4>
+            <p class="small muted">${content.map(([type], i) => html`${i ? ', ' : ''}<code>${type}</code>`)}</p>
+            ${fieldsTable(resolve(content[0]?.[1].schema), resolve)}`
+        : ''
+    }
+    <h4>Responses</h4>
+    <table><thead><tr><th>Status</th><th>Description</th></tr></thead>
+    <tbody>${Object.entries(op.responses ?? {}).map(([status, r]) => {
+      const schema = resolve(Object.values(r.content ?? {})[0]?.schema);
+      // @fastify/swagger says "Default Response" unless the route names one; the schema's own description reads better.
+      const description = r.description && r.description !== 'Default Response' ? r.description : (schema?.description ?? r.description ?? '');
+      const type = schema ? describeType(schema, resolve) : '';
+      const fields = fieldsTable(schema, resolve);
+      return html`<tr><td><code>${status}</code></td><td>${description}${type && !(type === 'object' && fields) ? html`<div class="small">${type}</div>` : ''}${fields}</td></tr>`;
+    })}</tbody></table>
+  </article>`;
+}
+
+interface FieldRow {
+  name: string;
+  schema: JsonSchema;
+  required: boolean;
+}
+
+/** An object's properties as rows, nested objects (and arrays of objects) flattened to `a.b` / `a[].b`. */
+function fieldRows(schema: JsonSchema | undefined, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined, prefix = '', depth = 0): FieldRow[] {
+  if (!schema?.properties || depth >= MAX_DEPTH) return [];
+  const required = new Set(schema.required ?? []);
+  const rows: FieldRow[] = [];
+  for (const [name, raw] of Object.entries(schema.properties)) {
+    const property = resolve(raw) ?? {};
+    const full = `${prefix}${name}`;
+    rows.push({ name: full, schema: property, required: required.has(name) });
+    if (property.properties) rows.push(...fieldRows(property, resolve, `${full}.`, depth + 1));
+    const items = resolve(property.items);
+    if (items?.properties) rows.push(...fieldRows(items, resolve, `${full}[].`, depth + 1));
+  }
+  return rows;
+}
+
+function fieldsTable(schema: JsonSchema | undefined, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): SafeHtml | string {
+  const rows = fieldRows(schema, resolve);
+  if (rows.length === 0) return '';
+  return html`<table class="small"><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead>
+    <tbody>${rows.map(
+      (r) => html`<tr><td><code>${r.name}</code>${r.required ? html` <span class="muted">required</span>` : ''}</td>
+        <td>${describeType(r.schema, resolve)}</td><td>${r.schema.description ?? ''}${constraints(r.schema)}</td></tr>`,
+    )}</tbody></table>`;
+}
+
+/** "string", "array of string", "integer or null", "one of: code, token". */
+export function describeType(schema: JsonSchema | undefined, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined = (s) => s, depth = 0): string {
+  if (!schema) return 'any';
+  if (depth > MAX_DEPTH) return '…';
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return `one of: ${schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`;
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) {
+    const named = alternatives.map((s) => describeType(resolve(s), resolve, depth + 1));
+    return [...new Set(named)].join(' or ');
+  }
+  if (schema.allOf) return schema.allOf.map((s) => describeType(resolve(s), resolve, depth + 1)).join(' and ');
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const described = types.map((t) => {
+    if (t === 'array') return `array of ${describeType(resolve(schema.items), resolve, depth + 1)}`;
+    if (t === 'string' && schema.format) return `string (${schema.format})`;
+    return t;
+  });
+  if (schema.nullable) described.push('null');
+  if (described.length === 0) return schema.properties ? 'object' : 'any';
+  return described.join(' or ');
+}
+
+function constraints(schema: JsonSchema | undefined): SafeHtml | string {
+  if (!schema) return '';
+  const parts: string[] = [];
+  if (schema.minLength !== undefined && schema.maxLength !== undefined) parts.push(`${schema.minLength}–${schema.maxLength} characters`);
+  else if (schema.maxLength !== undefined) parts.push(`at most ${schema.maxLength} characters`);
+  else if (schema.minLength !== undefined && schema.minLength > 0) parts.push(`at least ${schema.minLength} characters`);
+  if (schema.minimum !== undefined) parts.push(`minimum ${schema.minimum}`);
+  if (schema.maximum !== undefined) parts.push(`maximum ${schema.maximum}`);
+  if (schema.minItems !== undefined) parts.push(`at least ${schema.minItems} items`);
+  if (schema.maxItems !== undefined) parts.push(`at most ${schema.maxItems} items`);
+  if (schema.pattern !== undefined) parts.push(`pattern ${schema.pattern}`);
+  if (schema.default !== undefined) parts.push(`default ${JSON.stringify(schema.default)}`);
+  if (parts.length === 0) return '';
+  return html` <span class="muted small">(${parts.join('; ')})</span>`;
+}
+
+/** Follows local `#/components/schemas/…` references; anything else is shown as it is. */
+function resolver(doc: OpenApiDocument): (s: JsonSchema | undefined) => JsonSchema | undefined {
+  return (schema) => {
+    let current = schema;
+    for (let hops = 0; current?.$ref && hops < 10; hops += 1) {
+      const match = /^#\/components\/schemas\/(.+)$/.exec(current.$ref);
+      const target = match ? doc.components?.schemas?.[decodeURIComponent(match[1] as string)] : undefined;
+      if (!target) return current;
+      current = target;
+    }
+    return current;
+  };
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

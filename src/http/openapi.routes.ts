@@ -1,0 +1,42 @@
+import type { FastifySchema } from 'fastify';
+import type { App } from './app-type.js';
+import { renderApiReference, type OpenApiDocument } from './openapi.page.js';
+import type { Services } from '../services.js';
+import { sendHtml } from '../web/pages.js';
+
+/** Where the generated document and its reference page are served (README, docs/operations.md). */
+export const OPENAPI_JSON_PATH = '/api/openapi.json';
+export const API_DOCS_PATH = '/api/docs';
+
+/**
+ * Which routes the OpenAPI document describes (the `transform` of @fastify/swagger): everything
+ * under /api/ and /.well-known/, plus any other route that opts in by declaring `tags` (the OAuth
+ * authorize endpoint is a browser page, but app developers need it). Sign-in pages, settings
+ * forms and assets stay out. A route is still left out with `schema: { hide: true }`.
+ */
+export function documentedRoutesOnly({ schema, url }: { schema: FastifySchema | undefined; url: string }): { schema: FastifySchema; url: string } {
+  const tags = (schema as { tags?: unknown } | undefined)?.tags;
+  const documented = url.startsWith('/api/') || url.startsWith('/.well-known/') || (Array.isArray(tags) && tags.length > 0);
+  return { schema: documented ? (schema ?? {}) : { ...schema, hide: true }, url };
+}
+
+/**
+ * GET /api/openapi.json: the OpenAPI 3.1 document generated from the route schemas, so it cannot
+ * drift from what the routes validate. GET /api/docs: the same document as a readable page,
+ * rendered on the server (no swagger-ui: the CSP forbids the inline script it needs).
+ */
+export function registerOpenApiRoutes(app: App, services: Services): void {
+  app.get(OPENAPI_JSON_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('Cache-Control', 'no-cache').header('Access-Control-Allow-Origin', '*').send(app.swagger()),
+  );
+
+  // Routes are fixed once the app is ready, so the page is rendered once, on first request.
+  let page: string | undefined;
+  app.get(API_DOCS_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    page ??= renderApiReference(app.swagger() as unknown as OpenApiDocument, {
+      serviceName: services.config.serviceName,
+      documentUrl: OPENAPI_JSON_PATH,
+    });
+    return sendHtml(reply, page);
+  });
+}

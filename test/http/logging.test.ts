@@ -1,0 +1,111 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loggerOptions, redactUrl } from '../../src/http/logging.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { PageAgent } from '../support/page-agent.js';
+
+/** A pino logger with the production options, writing JSON lines into memory. */
+function capturedLogger(level = 'trace') {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  return { logger: pino(loggerOptions(level), stream), lines, text: () => lines.join('\n') };
+}
+
+type LogLine = { reqId?: string; msg?: string; req?: { url?: string; method?: string }; res?: { statusCode?: number } };
+
+describe('request logs', () => {
+  let t: TestApp;
+  let log: ReturnType<typeof capturedLogger>;
+  beforeAll(async () => {
+    log = capturedLogger();
+    t = await createTestApp({ logger: log.logger });
+  });
+  afterAll(async () => t.close());
+  beforeEach(() => {
+    log.lines.length = 0;
+  });
+
+  const parsed = () => log.lines.map((line) => JSON.parse(line) as LogLine);
+
+  it('are JSON lines with the request id, method, path and status, and the id is echoed in X-Request-Id', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc-123' } });
+    expect(res.headers['x-request-id']).toBe('trace-abc-123');
+    const lines = parsed().filter((l) => l.reqId === 'trace-abc-123');
+    expect(lines.find((l) => l.msg === 'incoming request')?.req).toMatchObject({ method: 'GET', url: '/healthz' });
+    expect(lines.find((l) => l.msg === 'request completed')?.res).toEqual({ statusCode: 200 });
+  });
+
+  it('generate a request id when the client sends none', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/healthz' });
+    const id = res.headers['x-request-id'];
+    expect(typeof id).toBe('string');
+    expect(parsed().some((l) => l.reqId === id && l.msg === 'request completed')).toBe(true);
+  });
+
+  it('never contain the Authorization header, cookies, or the token segment and query of a webhook URL', async () => {
+    const token = 'whtok_S3cretWebhookToken_aaaaaaaaaaaaaaaa';
+    const bearer = 'gha_BearerSecret_bbbbbbbbbbbbbbbbbbbb';
+    const session = 'ghs_SessionCookie_cccccccccccccccccccc';
+    for (const url of [`/api/v1/webhooks/123456/${token}?wait=true`, `/api/v1/webhooks/123456/${token}/messages/42`, `/api/webhooks/not-a-number/${token}`]) {
+      await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${bearer}`, cookie: `gh_session=${session}; gh_anon=${session}`, 'content-type': 'application/json' },
+        payload: { content: 'hello' },
+      });
+    }
+    const text = log.text();
+    expect(text).toContain('/api/v1/webhooks/123456/[REDACTED]?[REDACTED]');
+    expect(text).toContain('/api/v1/webhooks/123456/[REDACTED]/messages/42');
+    expect(text).toContain('/api/webhooks/not-a-number/[REDACTED]');
+    for (const secret of [token, bearer, session, 'wait=true']) expect(text).not.toContain(secret);
+  });
+
+  it('never contain passwords sent in forms, whether the request succeeds, fails validation or is refused', async () => {
+    const password = 'Pa55word_NeverLogged_dddddddd';
+    const agent = new PageAgent(t.app);
+    await agent.submit('/register', '/register', { username: 'logtester', name: 'Log Tester', email: '', password });
+    await agent.postRaw('/login', { username: 'logtester', password }); // no CSRF token: refused
+    await agent.submit('/login', '/login', { username: 'logtester', password: `${password}-wrong` });
+    await agent.postRaw('/register', { username: ['a', 'b'], password }, { 'content-type': 'application/x-www-form-urlencoded' });
+    await t.app.inject({ method: 'POST', url: '/api/oauth2/token', headers: { 'content-type': 'application/json' }, payload: `{"password":"${password}",` });
+    const text = log.text();
+    expect(text).toContain('"url":"/register"'); // the requests were logged…
+    expect(text).not.toContain(password); // …their passwords were not
+    expect(text).not.toContain('NeverLogged');
+  });
+});
+
+describe('the logger configuration', () => {
+  it('redacts secrets when code logs an object holding them, at any of the first levels', () => {
+    const log = capturedLogger('info');
+    log.logger.info(
+      {
+        headers: { authorization: 'Bot bot_tokenA', cookie: 'gh_session=cookieB', 'set-cookie': ['gh_session=cookieC'] },
+        body: { password: 'pwD', client_secret: 'secE', refresh_token: 'rtF', code_verifier: 'cvG', username: 'alice' },
+        person: { profile: { newPassword: 'pwH' } },
+        token: 'tokI',
+        err: { code: 'ECONNREFUSED' },
+      },
+      'something happened',
+    );
+    const text = log.text();
+    for (const secret of ['bot_tokenA', 'cookieB', 'cookieC', 'pwD', 'secE', 'rtF', 'cvG', 'pwH', 'tokI']) expect(text).not.toContain(secret);
+    expect(text).toContain('alice');
+    expect(text).toContain('ECONNREFUSED'); // error codes stay readable
+  });
+
+  it('redactUrl keeps the route shape and drops the webhook token and every query string', () => {
+    expect(redactUrl('/api/v1/webhooks/1/abc')).toBe('/api/v1/webhooks/1/[REDACTED]');
+    expect(redactUrl('/api/v1/webhooks/1/abc/github?x=1')).toBe('/api/v1/webhooks/1/[REDACTED]/github?[REDACTED]');
+    expect(redactUrl('/api/v1/webhooks/1')).toBe('/api/v1/webhooks/1');
+    expect(redactUrl('/app/oauth2/authorize?client_id=1&state=s')).toBe('/app/oauth2/authorize?[REDACTED]');
+    expect(redactUrl('/api/v1/channels/5/webhooks')).toBe('/api/v1/channels/5/webhooks');
+  });
+});
