@@ -7,8 +7,11 @@ import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
 import { loggerOptions } from './http/logging.js';
+import { createMetrics, instrumentBucketStore, type Metrics } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
+import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
+import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
 import type { Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -28,11 +31,15 @@ export interface Deps {
   logger: Logger;
   /** Rate-limit buckets: memory by default, Redis when REDIS_URL is set. */
   buckets: BucketStore;
+  /** Live channel updates (message created, edited, deleted) for open channel views. */
+  events: ChannelEvents;
 }
 
 export interface Services extends Deps {
   database: DatabaseHandle;
   workerId: number;
+  /** This instance's Prometheus registry (GET /metrics). */
+  metrics: Metrics;
   /** Stops timers, releases the worker lease, closes stores and the database. */
   close(): Promise<void>;
 }
@@ -43,6 +50,7 @@ export interface ServiceOverrides {
   database?: DatabaseHandle;
   buckets?: BucketStore;
   logger?: Logger;
+  events?: ChannelEvents;
   /** Skip the database lease (tests that build many apps on one database pass distinct ids). */
   workerId?: number;
 }
@@ -74,7 +82,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }, WORKER_LEASE_MS / 3);
     renewTimer.unref();
   }
-  const buckets = overrides.buckets ?? new MemoryBucketStore();
+  const metrics = createMetrics();
+  const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
+  const buckets = instrumentBucketStore(overrides.buckets ?? (await createBucketStore(config, logger)), metrics);
+
+  const events = overrides.events ?? new MemoryChannelEvents();
 
   return {
     config,
@@ -86,12 +98,27 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ids: new SnowflakeGenerator(clock, workerId),
     logger,
     buckets,
+    events,
     workerId,
+    metrics,
     async close() {
       if (renewTimer) clearInterval(renewTimer);
+      stopObservingQueries();
       await buckets.close();
+      await events.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
       if (!overrides.database) await database.close();
     },
   };
+}
+
+/**
+ * Memory buckets by default (one instance); with REDIS_URL, buckets shared by every instance,
+ * falling back to memory while Redis is unreachable (docs/operations.md).
+ */
+async function createBucketStore(config: Config, logger: Logger): Promise<BucketStore> {
+  if (!config.redisUrl) return new MemoryBucketStore();
+  const client = connectRedis(config.redisUrl);
+  if (!(await waitUntilReady(client))) logger.warn('Redis did not answer at start-up: rate limiting starts on this instance’s memory');
+  return new ResilientBucketStore(new RedisBucketStore(client), new MemoryBucketStore(), logger);
 }

@@ -1,5 +1,7 @@
 import type { ApplicationsTable } from '../modules/applications/applications.table.js';
 import type { OAuthAccessTokensTable, OAuthCodesTable, OAuthConsentsTable, OAuthGrantsTable, OAuthRefreshTokensTable } from '../modules/oauth/oauth.table.js';
+import type { ApplicationCommandsTable, DmChannelsTable, ServerInstallsTable, UserInstallsTable } from '../modules/applications/bots.table.js';
+import type { WebhooksTable } from '../modules/webhooks/webhooks.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type {
   ChannelsTable,
@@ -31,4 +33,9 @@ export interface Database {
   oauth_access_tokens: OAuthAccessTokensTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   oauth_consents: OAuthConsentsTable;
+  application_commands: ApplicationCommandsTable;
+  server_installs: ServerInstallsTable;
+  user_installs: UserInstallsTable;
+  dm_channels: DmChannelsTable;
+  webhooks: WebhooksTable;
 }

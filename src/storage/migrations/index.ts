@@ -2,6 +2,8 @@ import type { Migration } from 'kysely';
 import * as foundation from './2026-11-21-01-foundation.js';
 import * as applications from './2026-11-21-02-applications.js';
 import * as oauth from './2026-11-21-03-oauth.js';
+import * as bots from './2026-11-21-05-bots.js';
+import * as webhooks from './2026-11-21-06-webhooks.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -11,4 +13,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
   '2026-11-21-02-applications': applications,
   '2026-11-21-03-oauth': oauth,
+  '2026-11-21-05-bots': bots,
+  '2026-11-21-06-webhooks': webhooks,
 };

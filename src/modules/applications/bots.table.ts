@@ -1,0 +1,45 @@
+import type { DbBool, DbId, DbInt } from '../../storage/types.js';
+
+/** Application commands (PUT /api/v1/applications/{id}/commands: bulk overwrite). */
+export interface ApplicationCommandsTable {
+  id: DbId;
+  application_id: DbId;
+  name: string;
+  description: string;
+  /** JSON array of Discord-style option objects; '[]' when none. */
+  options: string;
+  /** 1: chat input (slash) command, as Discord's type 1. */
+  type: DbInt;
+  created_at: DbInt;
+}
+
+/**
+ * A bot (and optionally its commands) installed into a server through the consent screen
+ * (SPEC §1.3). The bot's managed role holds the granted permissions; this row records them and
+ * who installed it, for Server settings → Integrations.
+ */
+export interface ServerInstallsTable {
+  application_id: DbId;
+  server_id: DbId;
+  installer_id: DbId;
+  /** Decimal string: requested ∩ held by the installer ∩ still ticked, minus Administrator. */
+  permissions: string;
+  /** 1 when applications.commands was granted with bot: the commands are available in the server. */
+  commands: DbBool;
+  created_at: DbInt;
+  updated_at: DbInt;
+}
+
+/** applications.commands without bot: a user install (SPEC §5.2). */
+export interface UserInstallsTable {
+  application_id: DbId;
+  user_id: DbId;
+  created_at: DbInt;
+}
+
+/** Direct-message channels (channels.type = 1) between two users, stored low id first. */
+export interface DmChannelsTable {
+  channel_id: DbId;
+  user_low: DbId;
+  user_high: DbId;
+}

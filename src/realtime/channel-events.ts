@@ -1,0 +1,45 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * What changed in a channel, for live views (server-sent events). Events carry ids only: a
+ * subscriber loads what it shows, so nothing secret or large travels through the bus, and a
+ * Redis fan-out (several instances) carries a few bytes per message.
+ */
+export interface ChannelEvent {
+  type: 'message_create' | 'message_update' | 'message_delete';
+  channelId: string;
+  messageId: string;
+}
+
+export type ChannelListener = (event: ChannelEvent) => void;
+
+/** Publish/subscribe per channel. Memory by default; Redis pub/sub across instances. */
+export interface ChannelEvents {
+  publish(event: ChannelEvent): void;
+  /** Returns the function that unsubscribes. */
+  subscribe(channelId: string, listener: ChannelListener): () => void;
+  close(): Promise<void>;
+}
+
+/** One process: an EventEmitter keyed by channel id. */
+export class MemoryChannelEvents implements ChannelEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // One listener per open channel view; thousands of viewers are normal, not a leak.
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish(event: ChannelEvent): void {
+    this.emitter.emit(event.channelId, event);
+  }
+
+  subscribe(channelId: string, listener: ChannelListener): () => void {
+    this.emitter.on(channelId, listener);
+    return () => this.emitter.off(channelId, listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
