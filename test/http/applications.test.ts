@@ -435,8 +435,8 @@ describe('developer portal: OAuth2 URL generator', () => {
   it('offers the served scopes and the registered redirect URIs, and no link before a choice', async () => {
     const res = await agent.get(`/developers/applications/${confidential.id}/oauth2/url-generator`);
     expect(res.statusCode).toBe(200);
-    for (const scope of ['identify', 'email', 'servers']) expect(res.body).toContain(`name="scope" value="${scope}"`);
-    expect(res.body).not.toContain('value="bot"');
+    // The bot issue serves bot and applications.commands too (test/http/bots.test.ts covers them).
+    for (const scope of ['identify', 'email', 'servers', 'bot', 'applications.commands']) expect(res.body).toContain(`name="scope" value="${scope}"`);
     expect(res.body).toContain('<option value="https://web.example/callback">');
     expect(generated(res.body)).toBeUndefined();
   });

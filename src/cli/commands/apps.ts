@@ -1,11 +1,12 @@
 import { createApplication, findOwnerByUsername } from '../../modules/applications/applications.service.js';
+import { enableBot } from '../../modules/applications/bots.service.js';
 import type { CliCommand } from '../command.js';
 
 /** `gatehouse apps …` (DESIGN §8). */
 export const appsCommands: CliCommand[] = [
   {
     name: 'apps create',
-    summary: 'register an OAuth2 application; prints its client id and (once) its client secret',
+    summary: 'register an OAuth2 application; prints its client id and (once) its client secret and bot token',
     flags: {
       owner: { description: 'username of the person who owns the application', required: true },
       name: { description: '2–32 characters, shown on the consent screen', required: true },
@@ -14,6 +15,7 @@ export const appsCommands: CliCommand[] = [
       description: { description: 'up to 400 characters' },
       'private-bot': { description: 'only the owner may install the bot', boolean: true },
       'require-code-grant': { description: 'bot installs need the full authorization code flow', boolean: true },
+      bot: { description: 'also add the bot account; prints botUserId and (once) botToken', boolean: true },
     },
     async run(services, flags) {
       const owner = await findOwnerByUsername(services, flags.string('owner') ?? '');
@@ -26,6 +28,8 @@ export const appsCommands: CliCommand[] = [
         botPublic: !flags.bool('private-bot'),
         botRequireCodeGrant: flags.bool('require-code-grant'),
       });
+      // The bot token exists in plaintext only in this output: only its hash is stored.
+      const bot = flags.bool('bot') ? await enableBot(services, application.id) : undefined;
       return {
         id: application.id,
         clientId: application.id,
@@ -35,6 +39,7 @@ export const appsCommands: CliCommand[] = [
         confidential: application.confidential,
         botPublic: application.botPublic,
         botRequireCodeGrant: application.botRequireCodeGrant,
+        ...(bot ? { botUserId: bot.botUserId, botToken: bot.token } : {}),
       };
     },
   },

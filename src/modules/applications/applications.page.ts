@@ -2,7 +2,9 @@ import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import { PERMISSION_LABELS, Permission, type PermissionName } from '../../core/permissions.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
+import type { CommandView } from './bots.js';
 
 /** What every portal page needs from the request (web/pages.ts `pageContext`). */
 export interface PageCtx {
@@ -160,6 +162,16 @@ export interface DetailPageInput {
   notice?: string | undefined;
   /** A client secret just issued: shown here once, never again. */
   newSecret?: string | undefined;
+  /** The bot section: the bot account (when the app has one) and its commands. */
+  bot?: BotSection | undefined;
+  /** A bot token just issued: shown here once, never again. */
+  newBotToken?: string | undefined;
+}
+
+/** What the app page shows about the app's bot. */
+export interface BotSection {
+  account: { id: string; username: string; name: string; avatarUrl: string | null } | undefined;
+  commands: readonly CommandView[];
 }
 
 /** /developers/applications/:id — General and OAuth2 settings. */
@@ -188,8 +200,17 @@ ${copyField('client-secret', 'Client secret', input.newSecret, 'Keep it on your 
     : html`<h3>Client secret</h3>
 <p class="muted small">Public apps have no client secret. Every authorization request must carry a PKCE code_challenge with code_challenge_method=S256, and the token request the matching code_verifier.</p>`;
 
+  const tokenBox = input.newBotToken
+    ? html`<div class="card" role="status" aria-labelledby="bot-token-title">
+<h2 id="bot-token-title">Your bot token</h2>
+<p><strong>Copy it now: it is shown only this once.</strong> ${ctx.serviceName} keeps only a hash of it and cannot show it again. If you lose it, reset it to get a new one.</p>
+${copyField('bot-token', 'Bot token', input.newBotToken, html`Send it as <code>Authorization: Bot &lt;token&gt;</code>. Anyone holding it acts as your bot: keep it on your server only.`, 2)}
+</div>`
+    : html``;
+
   const content = html`${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
 ${secretBox}
+${tokenBox}
 <div class="card">
 <h2 id="general">General information</h2>
 <form method="post" action="${appPath(app)}">
@@ -231,8 +252,88 @@ ${app.confidential ? '' : html`<li>for this public app, a private-use scheme nam
 ${errorBlock('redirectUris-error', oErrors['redirectUris'])}
 <div class="actions"><button type="submit">Save redirect URIs</button><a class="button secondary" href="${appPath(app, '/oauth2/url-generator')}">Open the URL generator</a></div>
 </form>
-</div>`;
+</div>
+${botCard(ctx, app, input.bot)}`;
   return page(ctx, app.name, html`<h1>${app.name}</h1>${withAppNav(app, 'settings', content)}`);
+}
+
+function toggle(name: string, checked: boolean, label: string, help: string): SafeHtml {
+  return html`<label class="check"><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ''} aria-describedby="${name}-hint"><span><strong>${label}</strong><br><span class="hint" id="${name}-hint">${help}</span></span></label>`;
+}
+
+/** The Bot section of the app page (issue #4 "Bots in the developer portal"). */
+function botCard(ctx: PageCtx, app: Application, bot: BotSection | undefined): SafeHtml {
+  const account = bot?.account;
+  if (!account) {
+    return html`<div class="card">
+<h2 id="bot">Bot</h2>
+<p>A bot is an account of its own that acts for your app: people add it to their servers from an install link, and your app signs in as it with a bot token. It takes this app's name and icon, and is marked as an app wherever it appears.</p>
+<form method="post" action="${appPath(app, '/bot')}">
+${csrfField(ctx.csrfToken)}
+<div class="actions"><button type="submit">Add bot</button></div>
+</form>
+</div>`;
+  }
+  const commands = bot.commands;
+  return html`<div class="card">
+<h2 id="bot">Bot</h2>
+<p><span class="badge">APP</span><strong>${account.name}</strong> <span class="muted">@${account.username}</span></p>
+<p class="hint">The bot's name and icon follow the app's name and icon. Its user ID is <code>${account.id}</code>.</p>
+<h3>Token</h3>
+<p class="muted small">Hidden: only a hash is stored. Resetting it issues a new token and the current one stops working at once.</p>
+<p><a class="button secondary" href="${appPath(app, '/bot/reset-token')}">Reset token…</a></p>
+<h3>Installs</h3>
+<form method="post" action="${appPath(app, '/bot/settings')}">
+${csrfField(ctx.csrfToken)}
+${toggle('botPublic', app.botPublic, 'Public bot', 'On: anyone with Manage server can add the bot to their server. Off: only you, the owner of this app, can.')}
+${toggle('botRequireCodeGrant', app.botRequireCodeGrant, 'Require full OAuth2 authorization', 'On: an install link must also carry redirect_uri and response_type=code, and the install completes through the authorization code flow back to your app.')}
+<div class="actions"><button type="submit">Save bot settings</button></div>
+</form>
+<h3 id="commands">Commands</h3>
+${
+  commands.length === 0
+    ? html`<p class="muted small">No commands yet. Your bot registers them with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
+    : html`<ul class="plain">${commands.map((c) => html`<li><code>/${c.name}</code> <span class="muted">${c.description}</span>${c.options.length ? html` <span class="pill">${c.options.length} option${c.options.length === 1 ? '' : 's'}</span>` : ''}</li>`)}</ul>
+<p class="hint">Read-only here: your bot replaces the whole list with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
+}
+</div>`;
+}
+
+/** Confirmation before a bot token is replaced. */
+export function resetBotTokenPage(input: { ctx: PageCtx; app: Application }): string {
+  const { ctx, app } = input;
+  const content = html`<div class="card">
+<h2>Reset the bot token?</h2>
+<p>A new bot token will be shown once. <strong>The current token stops working immediately</strong>: every request your bot makes with it is refused until it uses the new one.</p>
+<form method="post" action="${appPath(app, '/bot/reset-token')}">
+${csrfField(ctx.csrfToken)}
+<div class="actions"><button type="submit" class="danger">Yes, reset the token</button><a class="button secondary" href="${appPath(app)}#bot">Cancel</a></div>
+</form>
+</div>`;
+  return page(ctx, `Reset bot token · ${app.name}`, html`<h1>${app.name}</h1>${withAppNav(app, 'settings', content)}`);
+}
+
+/** Permissions in the order the picker lists them (Discord's bit order). */
+const PICKER_PERMISSIONS = Object.keys(Permission) as PermissionName[];
+
+/**
+ * The URL generator's permission picker (issue #4): one checkbox per permission, by name, and the
+ * resulting decimal string, which goes into the link as `permissions` with the bot scope.
+ */
+export function permissionPicker(selected: bigint): SafeHtml {
+  return html`<fieldset class="card">
+<legend>Bot permissions</legend>
+<p class="hint">Used with the <code>bot</code> scope: what the bot asks for in the server it joins. The person installing it can grant only what they hold there, and never Administrator.</p>
+<div class="grid2">
+${PICKER_PERMISSIONS.map((name) => {
+  const bit = Permission[name];
+  return html`<label class="check"><input type="checkbox" name="permission" value="${name}"${(selected & bit) === bit ? html` checked` : ''}><span>${PERMISSION_LABELS[name]}</span></label>`;
+})}
+</div>
+<label for="permissions-value">Permissions integer</label>
+<input id="permissions-value" type="text" readonly data-select value="${selected.toString()}" class="mono" aria-describedby="permissions-value-hint">
+<p class="hint" id="permissions-value-hint">The decimal string of the ticked permissions (Discord's bit positions), updated when you generate the URL.</p>
+</fieldset>`;
 }
 
 /** Confirmation before a client secret is replaced. */
@@ -282,6 +383,8 @@ export interface UrlGeneratorPageInput {
   submitted: boolean;
   /** Room for the bot issue: the bot permissions picker, rendered after the scopes. */
   extraFields?: SafeHtml;
+  /** Offer "no redirect URI" for install links (bot, applications.commands) that need none. */
+  installWithoutRedirect?: boolean;
 }
 
 /** /developers/applications/:id/oauth2/url-generator — a GET form that builds an authorization link. */
@@ -294,7 +397,9 @@ export function urlGeneratorPage(input: UrlGeneratorPageInput): string {
 <p class="muted">Pick what your app asks for; copy the link and send people to it to start the authorization code flow.</p>
 ${
   noRedirects
-    ? html`<p class="error" role="alert">This application has no redirect URI yet. <a href="${appPath(app)}#oauth2">Add one</a> first.</p>`
+    ? input.installWithoutRedirect
+      ? html`<p class="hint">This application has no redirect URI yet: only a plain install link (bot, applications.commands) can be made. <a href="${appPath(app)}#oauth2">Add one</a> for the other scopes.</p>`
+      : html`<p class="error" role="alert">This application has no redirect URI yet. <a href="${appPath(app)}#oauth2">Add one</a> first.</p>`
     : html``
 }
 <form method="get" action="${appPath(app, '/oauth2/url-generator')}">
@@ -309,8 +414,14 @@ ${input.scopes.map(
 </fieldset>
 ${input.extraFields ?? ''}
 <label for="redirect_uri">Redirect URI</label>
-<select id="redirect_uri" name="redirect_uri"${noRedirects ? html` disabled` : ''}>
-${app.redirectUris.length > 1 && input.redirectUri === undefined ? html`<option value="">Choose one…</option>` : ''}
+<select id="redirect_uri" name="redirect_uri"${noRedirects && !input.installWithoutRedirect ? html` disabled` : ''}>
+${
+  input.installWithoutRedirect
+    ? html`<option value=""${input.redirectUri === undefined ? html` selected` : ''}>None: a plain install (bot and applications.commands only)</option>`
+    : app.redirectUris.length > 1 && input.redirectUri === undefined
+      ? html`<option value="">Choose one…</option>`
+      : ''
+}
 ${app.redirectUris.map((uri) => html`<option value="${uri}"${uri === input.redirectUri ? html` selected` : ''}>${uri}</option>`)}
 </select>
 <label for="state">State <span class="muted small">(optional)</span></label>

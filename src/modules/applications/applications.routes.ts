@@ -3,9 +3,14 @@ import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { SCOPES } from '../oauth/scopes.js';
-import { generateAuthorizeLink, redirectUrisFromText } from './applications.js';
-import { applicationPage, applicationsListPage, deleteApplicationPage, fieldMessages, resetSecretPage, urlGeneratorPage } from './applications.page.js';
-import { AppParams, CreateAppBody, CsrfOnlyBody, DetailQuery, GeneralBody, ListQuery, OAuthSettingsBody, UrlGeneratorQuery } from './applications.schemas.js';
+import { Permission, type PermissionName } from '../../core/permissions.js';
+import { redirectUrisFromText, type Application } from './applications.js';
+import { generateInstallAwareLink, INSTALL_SCOPES } from './bots.js';
+import { enableBot, findBotAccount, resetBotToken } from './bots.service.js';
+import { listApplicationCommands } from './commands.service.js';
+import { registerCommandsApi } from './commands.routes.js';
+import { applicationPage, applicationsListPage, deleteApplicationPage, fieldMessages, permissionPicker, resetBotTokenPage, resetSecretPage, urlGeneratorPage, type BotSection } from './applications.page.js';
+import { AppParams, BotSettingsBody, CreateAppBody, CsrfOnlyBody, DetailQuery, GeneralBody, ListQuery, OAuthSettingsBody, UrlGeneratorQuery } from './applications.schemas.js';
 import {
   createApplication,
   deleteApplication,
@@ -23,8 +28,23 @@ function isFormError(error: unknown): error is ApiError {
   return error instanceof ApiError && error.code === 50035;
 }
 
-/** JSON API of applications (bots and commands arrive with the bot issue). */
-export function registerApplicationApi(_app: App, _services: Services): void {}
+/** The Bot section's data: the bot account and the commands it registered. */
+async function botSection(services: Services, app: Application): Promise<BotSection> {
+  const account = await findBotAccount(services, app);
+  return { account, commands: account ? await listApplicationCommands(services, app.id) : [] };
+}
+
+/** The picker's ticked names as a bitfield; names that are not permissions are ignored. */
+function pickedPermissions(names: readonly string[] | undefined): bigint {
+  let bits = 0n;
+  for (const name of names ?? []) if (Object.hasOwn(Permission, name)) bits |= Permission[name as PermissionName];
+  return bits;
+}
+
+/** JSON API of applications: the commands API, with bot credentials (issue #4). */
+export function registerApplicationApi(app: App, services: Services): void {
+  registerCommandsApi(app, services);
+}
 
 /**
  * The developer portal under /developers (pages context: viewer + CSRF). Every page is for the
@@ -65,7 +85,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const notice = request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined;
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice }));
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, bot: await botSection(services, app) }));
   });
 
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
@@ -79,7 +99,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     } catch (error) {
       if (!isFormError(error)) throw error;
       const general = { name: body.name, description: body.description, iconUrl: body.iconUrl };
-      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, general, generalErrors: fieldMessages(error.errors) }), 400);
+      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, general, generalErrors: fieldMessages(error.errors), bot: await botSection(services, app) }), 400);
     }
   });
 
@@ -93,7 +113,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
       return reply.redirect(`/developers/applications/${app.id}?saved=1#oauth2`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
-      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, redirectUrisText: text, oauthErrors: fieldMessages(error.errors) }), 400);
+      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, redirectUrisText: text, oauthErrors: fieldMessages(error.errors), bot: await botSection(services, app) }), 400);
     }
   });
 
@@ -111,7 +131,46 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const secret = await resetClientSecret(services, app.id);
     const notice = 'The client secret was reset. The previous secret no longer works.';
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newSecret: secret }));
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newSecret: secret, bot: await botSection(services, app) }));
+  });
+
+  pages.post('/developers/applications/:id/bot', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    // A second click (or a reload) finds the bot there: back to the page, no second token.
+    if (app.botUserId !== null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
+    const { botUserId, token } = await enableBot(services, app.id);
+    const updated = { ...app, botUserId };
+    // The token exists in plaintext only in this response (no-store): it is never shown again.
+    const notice = 'Bot added. Copy its token now.';
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app: updated, notice, newBotToken: token, bot: await botSection(services, updated) }), 201);
+  });
+
+  pages.get('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
+    return sendHtml(reply, resetBotTokenPage({ ctx: pageContext(request, services), app }));
+  });
+
+  pages.post('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
+    const token = await resetBotToken(services, app.id);
+    const notice = 'The bot token was reset. The previous token no longer works.';
+    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newBotToken: token, bot: await botSection(services, app) }));
+  });
+
+  pages.post('/developers/applications/:id/bot/settings', { schema: { ...hide, params: AppParams, body: BotSettingsBody } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    await updateApplication(services, app.id, { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' });
+    return reply.redirect(`/developers/applications/${app.id}?saved=1#bot`, 303);
   });
 
   pages.get('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
@@ -137,12 +196,15 @@ export function registerApplicationPages(pages: App, services: Services): void {
     // Scopes the authorize endpoint accepts today; bot and applications.commands join when the
     // bot issue marks them accepted in oauth/scopes.ts.
     const offered = SCOPES.filter((s) => s.accepted);
-    const submitted = query.scope !== undefined || query.redirect_uri !== undefined || query.state !== undefined;
-    const result = generateAuthorizeLink(
+    const offersInstall = offered.some((s) => INSTALL_SCOPES.includes(s.name));
+    const offersBot = offered.some((s) => s.name === 'bot');
+    const permissions = pickedPermissions(query.permission);
+    const submitted = query.scope !== undefined || query.redirect_uri !== undefined || query.state !== undefined || query.permission !== undefined;
+    const result = generateInstallAwareLink(
       services.config.baseUrl,
       app,
       offered.map((s) => s.name),
-      { scopes: query.scope ?? [], redirectUri: query.redirect_uri, state: query.state },
+      { scopes: query.scope ?? [], redirectUri: query.redirect_uri, state: query.state, permissions },
     );
     return sendHtml(
       reply,
@@ -156,6 +218,8 @@ export function registerApplicationPages(pages: App, services: Services): void {
         link: submitted ? result.link : undefined,
         problems: result.problems,
         submitted,
+        ...(offersBot ? { extraFields: permissionPicker(permissions) } : {}),
+        installWithoutRedirect: offersInstall,
       }),
     );
   });

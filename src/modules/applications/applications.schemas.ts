@@ -37,5 +37,11 @@ export const UrlGeneratorQuery = Type.Object({
   scope: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 })),
   redirect_uri: Type.Optional(Type.String({ maxLength: 2048 })),
   state: Type.Optional(Type.String({ maxLength: 500 })),
+  /** The permission picker's ticked names (core/permissions.ts), sent as `permissions` with bot. */
+  permission: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 })),
 });
 export type UrlGeneratorQuery = Static<typeof UrlGeneratorQuery>;
+
+/** The Bot section's toggles: an unticked checkbox is absent from the form. */
+export const BotSettingsBody = Type.Object({ botPublic: field, botRequireCodeGrant: field, _csrf: field });
+export type BotSettingsBody = Static<typeof BotSettingsBody>;

@@ -3,7 +3,7 @@ import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { Person } from '../directory/people.js';
-import { findPersonByUsername } from '../directory/people.repository.js';
+import { findPersonByUsername, updateProfile } from '../directory/people.repository.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application, type Checked } from './applications.js';
 import {
   deleteApplicationRow,
@@ -122,7 +122,13 @@ export async function updateApplication(deps: Deps, appId: string, changes: Appl
   errors.throwIfAny();
 
   const now = deps.clock.now();
-  if (!(await updateApplicationRow(deps.db, appId, checked, now))) throw ApiErrors.unknownApplication();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await updateApplicationRow(trx, appId, checked, now))) throw ApiErrors.unknownApplication();
+    // Issue #4: the bot account carries the app's name and icon, so it follows their changes.
+    if (app.botUserId !== null && (checked.name !== undefined || checked.iconUrl !== undefined)) {
+      await updateProfile(trx, app.botUserId, { ...(checked.name !== undefined ? { name: checked.name } : {}), ...(checked.iconUrl !== undefined ? { avatarUrl: checked.iconUrl } : {}) });
+    }
+  });
   return {
     ...app,
     ...(checked.name !== undefined ? { name: checked.name } : {}),

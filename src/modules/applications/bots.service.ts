@@ -1,0 +1,118 @@
+import { ApiErrors, invalidField } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import type { Channel } from '../directory/channels.js';
+import { findChannel } from '../directory/channels.repository.js';
+import type { Person } from '../directory/people.js';
+import { findPersonById, findPersonByUsername, insertPerson } from '../directory/people.repository.js';
+import { memberPermissions } from '../directory/servers.service.js';
+import type { Application } from './applications.js';
+import { findApplication } from './applications.repository.js';
+import { attachBot, findApplicationByBotTokenHash, isDmParticipant, replaceBotTokenHash } from './bots.repository.js';
+import { botUsername, parseBotAuthorization } from './bots.js';
+
+/** Who a request with valid bot credentials acts as: the application and its bot account. */
+export interface BotPrincipal {
+  application: Application;
+  botUserId: string;
+}
+
+/** What a bot may do in a direct-message channel it is part of (there are no roles there). */
+export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS;
+
+/** How many numbered usernames are tried before giving up (`name`, `name_2`, … `name_50`). */
+const USERNAME_ATTEMPTS = 50;
+
+const alreadyHasBot = () => invalidField(['bot'], 'APPLICATION_HAS_BOT', 'This application already has a bot. Reset its token instead.');
+const hasNoBot = () => invalidField(['bot'], 'APPLICATION_HAS_NO_BOT', 'This application has no bot yet. Add one first.');
+
+/**
+ * Gives an application its bot (issue #4 "Bots in the developer portal"): a bot account — a
+ * users row with bot = 1 and the app's id, named after the app, with the app's icon as avatar and
+ * a unique username derived from the app's name — and a bot token, returned once here and stored
+ * only as SHA-256 (DESIGN §3). The account and the link to it are written in one transaction.
+ * Unknown app → 404 10002; an app that already has a bot → 50035 at `bot`.
+ */
+export async function enableBot(deps: Deps, appId: string): Promise<{ botUserId: string; token: string }> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app) throw ApiErrors.unknownApplication();
+  if (app.botUserId !== null) throw alreadyHasBot();
+
+  const token = issueSecret(deps.random, 'botToken');
+  const botUserId = deps.ids.next();
+  for (let attempt = 1; attempt <= USERNAME_ATTEMPTS; attempt += 1) {
+    const username = botUsername(app.name, attempt);
+    if (await findPersonByUsername(deps.db, username)) continue;
+    try {
+      await deps.db.transaction().execute(async (trx) => {
+        const now = deps.clock.now();
+        await insertPerson(trx, { id: botUserId, username, name: app.name, email: null, passwordHash: null, bot: true, applicationId: app.id, avatarUrl: app.iconUrl, createdAt: now });
+        // Rolls the account back when another request gave the app a bot meanwhile.
+        if (!(await attachBot(trx, app.id, botUserId, token.hash, now))) throw alreadyHasBot();
+      });
+      return { botUserId, token: token.plain };
+    } catch (error) {
+      // Someone took this username between the check and the insert: try the next one.
+      if (isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+  throw invalidField(['name'], 'BOT_USERNAME_UNAVAILABLE', 'No free username could be derived from this application name for its bot. Rename the application and try again.');
+}
+
+/**
+ * Issues a new bot token and returns it (shown once). The old one stops working at once: one
+ * UPDATE replaces the only stored hash. Unknown app → 10002; an app without a bot → 50035.
+ */
+export async function resetBotToken(deps: Deps, appId: string): Promise<string> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app) throw ApiErrors.unknownApplication();
+  if (app.botUserId === null) throw hasNoBot();
+  const token = issueSecret(deps.random, 'botToken');
+  if (!(await replaceBotTokenHash(deps.db, app.id, token.hash, deps.clock.now()))) throw hasNoBot();
+  return token.plain;
+}
+
+/** The app's bot account, when it has one (for the portal's Bot section). */
+export async function findBotAccount(deps: Deps, app: Pick<Application, 'botUserId'>): Promise<Person | undefined> {
+  return app.botUserId === null ? undefined : findPersonById(deps.db, app.botUserId);
+}
+
+/**
+ * Bot credentials (DESIGN §1): `Authorization: Bot <token>`, scheme case-insensitive. Missing,
+ * malformed (a Bearer token included), unknown or replaced tokens → 401 `{code: 0}`. One indexed
+ * lookup by the token's hash; a token without the bot prefix never reaches the database.
+ */
+export async function authenticateBot(deps: Deps, authorization: string | undefined): Promise<BotPrincipal> {
+  const token = parseBotAuthorization(authorization);
+  if (token === undefined || !hasPrefix(token, 'botToken')) throw ApiErrors.unauthorized();
+  const application = await findApplicationByBotTokenHash(deps.db, hashSecret(token));
+  if (!application || application.botUserId === null) throw ApiErrors.unauthorized();
+  return { application, botUserId: application.botUserId };
+}
+
+/**
+ * What a bot may do in a channel (issue #4 "Bot credentials": a bot reaches exactly the servers
+ * it is in, with its roles' permissions). A malformed or unknown channel, or one of a server the
+ * bot is not in → 404 10003 (so other servers' channels do not leak); a member without every bit
+ * of `bits` → 403 50013. A direct-message channel is reachable only by its two people, with
+ * DM_PERMISSIONS.
+ */
+export async function requireBotChannelPermission(deps: Deps, bot: BotPrincipal, channelId: string, bits: bigint): Promise<{ channel: Channel; serverId: string | null; permissions: bigint }> {
+  const channel = isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  if (!channel) throw ApiErrors.unknownChannel();
+  let permissions: bigint;
+  if (channel.serverId === null) {
+    if (!(await isDmParticipant(deps.db, channel.id, bot.botUserId))) throw ApiErrors.unknownChannel();
+    permissions = DM_PERMISSIONS;
+  } else {
+    const held = await memberPermissions(deps, channel.serverId, bot.botUserId);
+    if (held === undefined) throw ApiErrors.unknownChannel();
+    permissions = held;
+  }
+  if ((permissions & bits) !== bits) throw ApiErrors.missingPermissions();
+  return { channel, serverId: channel.serverId, permissions };
+}

@@ -1,0 +1,57 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toId, toNum } from '../../storage/types.js';
+import type { ApplicationCommandsTable } from './bots.table.js';
+import { byName, type ApplicationCommand } from './bots.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function toCommand(row: Selectable<ApplicationCommandsTable>): ApplicationCommand {
+  return {
+    id: toId(row.id),
+    applicationId: toId(row.application_id),
+    name: row.name,
+    description: row.description,
+    options: JSON.parse(row.options) as Record<string, unknown>[],
+    type: toNum(row.type),
+    createdAt: toNum(row.created_at),
+  };
+}
+
+/** An application's commands, by name. */
+export async function listCommands(db: Db, applicationId: string): Promise<ApplicationCommand[]> {
+  const rows = await db.selectFrom('application_commands').selectAll().where('application_id', '=', applicationId).execute();
+  // Sorted here, not in SQL: the databases' collations order '-' and '_' differently.
+  return rows.map(toCommand).sort(byName);
+}
+
+export async function insertCommand(db: Db, command: ApplicationCommand): Promise<void> {
+  await db
+    .insertInto('application_commands')
+    .values({
+      id: command.id,
+      application_id: command.applicationId,
+      name: command.name,
+      description: command.description,
+      options: JSON.stringify(command.options),
+      type: command.type,
+      created_at: command.createdAt,
+    })
+    .execute();
+}
+
+/** Rewrites a command's description, options and type; its id and name stay. */
+export async function updateCommand(db: Db, command: ApplicationCommand): Promise<void> {
+  await db
+    .updateTable('application_commands')
+    .set({ description: command.description, options: JSON.stringify(command.options), type: command.type })
+    .where('id', '=', command.id)
+    .execute();
+}
+
+/** Deletes the application's commands whose names are not in `keep`. */
+export async function deleteCommandsExcept(db: Db, applicationId: string, keep: readonly string[]): Promise<void> {
+  let query = db.deleteFrom('application_commands').where('application_id', '=', applicationId);
+  if (keep.length > 0) query = query.where('name', 'not in', [...keep]);
+  await query.execute();
+}

@@ -1,0 +1,54 @@
+import type { FastifySchemaCompiler } from 'fastify';
+import type { App } from '../../http/app-type.js';
+import type { Services } from '../../services.js';
+import { botOf, requireBot } from './bot-auth.routes.js';
+import { ApiErrorBody, CommandListBody, CommandParams, CommandsPutBody, FormErrorBody } from './commands.schemas.js';
+import { getCommands, overwriteCommands } from './commands.service.js';
+
+/**
+ * The schemas of these routes document; checkCommands checks. AJV is bypassed because its
+ * coerceTypes: 'array' would wrap a lone object into a one-command list — and a bulk overwrite
+ * would then delete every other command — and because the service reports each problem with
+ * Discord's codes at its path. The id is checked by the service (404 10002).
+ */
+const documentOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
+
+const errors = { 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody };
+
+/** GET and PUT /api/v1/applications/{applicationId}/commands, with the app's bot credentials. */
+export function registerCommandsApi(app: App, services: Services): void {
+  app.get(
+    '/api/v1/applications/:applicationId/commands',
+    {
+      onRequest: requireBot(services),
+      schema: {
+        tags: ['Commands'],
+        summary: "The application's commands",
+        description: 'Issue #4: the commands of the application whose bot token is presented, ordered by name.',
+        security: [{ bot: [] }],
+        params: CommandParams,
+        response: { 200: CommandListBody, ...errors },
+      },
+    },
+    async (request) => getCommands(services, botOf(request), request.params.applicationId),
+  );
+
+  app.put(
+    '/api/v1/applications/:applicationId/commands',
+    {
+      onRequest: requireBot(services),
+      validatorCompiler: documentOnly,
+      schema: {
+        tags: ['Commands'],
+        summary: "Overwrite the application's commands",
+        description:
+          'Issue #4 bulk overwrite: the body is the complete list (at most 100); commands missing from it are deleted, commands keeping their name keep their id. All or nothing: any problem is a 50035 and nothing changes.',
+        security: [{ bot: [] }],
+        params: CommandParams,
+        body: CommandsPutBody,
+        response: { 200: CommandListBody, 400: FormErrorBody, ...errors },
+      },
+    },
+    async (request) => overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown),
+  );
+}

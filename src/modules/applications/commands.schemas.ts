@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+
+/** TypeBox schemas of the commands API (issue #4). They document; the service checks the body. */
+
+export const CommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }) });
+
+const CommandOption = Type.Object(
+  {
+    name: Type.String({ description: '1–32 lower-case letters, digits, - and _' }),
+    description: Type.String({ description: '1–100 characters' }),
+    type: Type.Integer({ description: "Discord's option type, 1–11" }),
+  },
+  { additionalProperties: true, description: 'A Discord-style option; further keys are stored as sent' },
+);
+
+export const CommandInputBody = Type.Object(
+  {
+    name: Type.String({ description: '1–32 lower-case letters (any script), digits, - and _; unique within the list' }),
+    description: Type.String({ description: '1–100 characters' }),
+    options: Type.Optional(Type.Array(CommandOption, { maxItems: 25 })),
+    type: Type.Optional(Type.Literal(1, { description: '1: chat input command (the default and only type)' })),
+  },
+  { additionalProperties: true },
+);
+
+export const CommandsPutBody = Type.Array(CommandInputBody, { maxItems: 100, description: 'The complete list of commands: any command not in it is deleted' });
+
+export const CommandBody = Type.Object({
+  id: Type.String({ description: 'Snowflake id; kept when a command of the same name is overwritten' }),
+  applicationId: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  options: Type.Array(Type.Object({}, { additionalProperties: true })),
+  type: Type.Integer(),
+});
+
+export const CommandListBody = Type.Array(CommandBody);
+
+export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() });
+
+/** 50035 Invalid Form Body: `errors` mirrors the body, e.g. `{"0": {"name": {"_errors": [...]}}}`. */
+export const FormErrorBody = Type.Object({ code: Type.Integer(), message: Type.String(), errors: Type.Optional(Type.Unknown()) });
