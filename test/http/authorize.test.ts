@@ -187,7 +187,7 @@ describe('GET /app/oauth2/authorize', () => {
       expectErrorRedirect(await agent.get(authorizePath(requestFor(app, { redirect_uri: uri, scope: '' }))), 'invalid_scope');
       expectErrorRedirect(await agent.get(authorizePath(requestFor(app, { redirect_uri: uri, scope: ' ' }))), 'invalid_scope');
     });
-    it('an unknown scope is invalid_scope, and so is bot before bots exist', async () => {
+    it('an unknown scope is invalid_scope, and so is bot for an app without a bot', async () => {
       const to = expectErrorRedirect(await agent.get(authorizePath(requestFor(app, { redirect_uri: uri, scope: 'identify "guilds"' }))), 'invalid_scope');
       expect(to.searchParams.get('error_description')).toContain('guilds');
       expectErrorRedirect(await agent.get(authorizePath(requestFor(app, { redirect_uri: uri, scope: 'bot' }))), 'invalid_scope');

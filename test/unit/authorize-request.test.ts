@@ -79,7 +79,7 @@ describe('validating the rest of the request', () => {
 
   it('missing, empty or unknown scope is invalid_scope', () => {
     expect(validate({ ...GOOD, scope: '' })).toMatchObject({ ok: false, error: 'invalid_scope' });
-    expect(validate({ ...GOOD, scope: 'identify bot' })).toMatchObject({ ok: false, error: 'invalid_scope' });
+    expect(validate({ ...GOOD, scope: 'identify guilds' })).toMatchObject({ ok: false, error: 'invalid_scope' });
   });
 
   it('B2: a public client without code_challenge is invalid_request; a confidential one may omit it', () => {

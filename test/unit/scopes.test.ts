@@ -29,10 +29,10 @@ describe('scopes', () => {
     expect(parseScope('Identify').ok).toBe(false);
   });
 
-  it('bot and applications.commands are not accepted until bots exist', () => {
-    expect(parseScope('bot').ok).toBe(false);
-    expect(parseScope('identify applications.commands').ok).toBe(false);
-    expect(supportedScopes()).toEqual(['identify', 'email', 'servers']);
+  it('bot and applications.commands are accepted (issue #4) and advertised', () => {
+    expect(parseScope('bot')).toEqual({ ok: true, scopes: ['bot'] });
+    expect(parseScope('applications.commands identify bot')).toEqual({ ok: true, scopes: ['identify', 'bot', 'applications.commands'] });
+    expect(supportedScopes()).toEqual(['identify', 'email', 'servers', 'bot', 'applications.commands']);
   });
 
   it('a reason never carries characters error_description may not hold', () => {

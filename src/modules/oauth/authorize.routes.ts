@@ -4,7 +4,7 @@ import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import type { Viewer } from '../../web/layout.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
-import { authorizedAppsPage, consentPage } from './authorize.page.js';
+import { authorizedAppsPage, consentPage, declinedPage, installedPage } from './authorize.page.js';
 import { authorizedApps, deauthorizeApp, decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
 
 /**
@@ -41,6 +41,10 @@ export function registerAuthorizePages(pages: App, services: Services): void {
         return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}`, 303);
       case 'consent':
         return sendHtml(grantPageHeaders(reply), consentPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
+      case 'installed':
+        return sendHtml(grantPageHeaders(reply), installedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
+      case 'declined':
+        return sendHtml(grantPageHeaders(reply), declinedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, application: outcome.application }));
     }
   }
 

@@ -1,10 +1,17 @@
 import { PageError } from '../../core/errors.js';
+import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import { issueSecret } from '../../core/secrets.js';
+import type { Transaction } from 'kysely';
 import type { Deps } from '../../services.js';
+import type { Database } from '../../storage/database.js';
+import { isUniqueViolation } from '../../storage/types.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { Application } from '../applications/applications.js';
+import { describeRequestedPermissions, grantedPermissions, permissionLabelList, tickedPermissions } from '../applications/installs.js';
+import { writeServerInstall, writeUserInstall, type ServerInstallPlan } from '../applications/installs.service.js';
+import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
 import {
   AUTHORIZE_PARAMS,
   authorizationCodeUri,
@@ -13,14 +20,20 @@ import {
   authorizeUrl,
   checkClientId,
   CODE_LIFETIME_MS,
+  isPlainInstall,
   readAuthorizeParams,
   requestFields,
   resolveRedirectUri,
   unknownApplication,
   validateAuthorizeParams,
+  validatePlainInstall,
   type AuthorizationRequest,
+  type AuthorizeErrorCode,
   type AuthorizedApp,
+  type ConsentRequest,
   type ConsentView,
+  type InstallConsent,
+  type InstalledView,
   type PageProblem,
   type RawAuthorizeParams,
   type RedirectTarget,
@@ -28,7 +41,7 @@ import {
 import { insertCode } from './codes.repository.js';
 import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.repository.js';
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
-import { coversScopes, describeScope, formatScopes } from './scopes.js';
+import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
 
 /** What the authorize route does next; it never decides anything itself. */
 export type AuthorizeOutcome =
@@ -36,12 +49,19 @@ export type AuthorizeOutcome =
   | { kind: 'redirect'; location: string }
   /** To sign-in, coming back to `next` afterwards (OAUTH-CHECKLIST A19: authenticate before redirecting). */
   | { kind: 'sign-in'; next: string }
-  | { kind: 'consent'; view: ConsentView };
+  | { kind: 'consent'; view: ConsentView }
+  /** A plain install is done: the confirmation page (issue #4). */
+  | { kind: 'installed'; view: InstalledView }
+  /** A plain install was cancelled and there is no redirect URI to tell: a page saying nothing was added. */
+  | { kind: 'declined'; application: { id: string; name: string } };
 
 interface ValidatedClient {
   app: Application;
   params: RawAuthorizeParams;
-  target: RedirectTarget;
+  /** Undefined only for a plain install without redirect_uri. */
+  target: RedirectTarget | undefined;
+  /** A plain install link (no response_type, only install scopes): no code, no redirect. */
+  plain: boolean;
 }
 
 function pageError(problem: PageProblem): PageError {
@@ -58,9 +78,38 @@ async function validateClient(deps: Deps, source: unknown): Promise<ValidatedCli
   if (!client.ok) throw pageError(client.problem);
   const app = await findApplicationByClientId(deps, client.clientId);
   if (!app) throw pageError(unknownApplication());
-  const redirect = resolveRedirectUri(params, app.redirectUris);
-  if (!redirect.ok) throw pageError(redirect.problem);
-  return { app, params, target: redirect.target };
+  const plain = isPlainInstall(params);
+  // Issue #4: a plain install sends nothing back, so it needs no redirect URI; one that is sent
+  // must still be registered, as in the code flow.
+  const named = params.values.redirect_uri !== undefined || params.repeated.includes('redirect_uri');
+  let target: RedirectTarget | undefined;
+  if (!plain || named) {
+    const redirect = resolveRedirectUri(params, app.redirectUris);
+    if (!redirect.ok) throw pageError(redirect.problem);
+    target = redirect.target;
+  }
+  // Issue #4, SPEC §4 notes: with "Require full OAuth2 authorization" a bot install link must
+  // carry redirect_uri and response_type=code, else it is refused as a page.
+  if (app.botRequireCodeGrant && requestsBot(params) && (plain || !target?.redirectUriSent)) {
+    throw new PageError(
+      400,
+      'This install link is not complete',
+      `${app.name} requires full OAuth2 authorization: its install link must include redirect_uri and response_type=code. If you followed a link from the app, tell its developer. Nothing was added.`,
+    );
+  }
+  return { app, params, target, plain };
+}
+
+/** Whether the scope parameter names bot, before the scope is validated. */
+function requestsBot(params: RawAuthorizeParams): boolean {
+  return (params.values.scope ?? '').split(' ').includes('bot');
+}
+
+/** The request validated as what the link is: a plain install, or the code flow. */
+function validateRequest(client: ValidatedClient): { ok: true; request: ConsentRequest } | { ok: false; error: AuthorizeErrorCode; description: string } {
+  if (client.plain) return validatePlainInstall(client.params, client.app.id, client.target);
+  // validateClient resolved the target for every link that is not a plain install.
+  return validateAuthorizeParams(client.params, client.app.id, client.target as RedirectTarget, client.app);
 }
 
 /** State to echo on an error: as sent, and only when sent exactly once. */
@@ -68,8 +117,32 @@ function echoedState(params: RawAuthorizeParams): string | undefined {
   return params.repeated.includes('state') ? undefined : params.values.state;
 }
 
-function errorRedirect(deps: Deps, client: ValidatedClient, error: Parameters<typeof authorizationErrorUri>[1], description: string): AuthorizeOutcome {
+/**
+ * An error of a request whose client and redirect URI are trusted: redirected to the app
+ * (RFC 6749 §4.1.2.1), or — for a plain install without redirect_uri — shown as a page.
+ */
+function errorRedirect(deps: Deps, client: ValidatedClient, error: AuthorizeErrorCode, description: string): AuthorizeOutcome {
+  if (client.target === undefined) throw new PageError(400, 'This install link is not valid', `${capitalise(description)}. If you followed a link from an application, tell its developer.`);
   return { kind: 'redirect', location: authorizationErrorUri(client.target.redirectUri, error, description, echoedState(client.params), deps.config.baseUrl) };
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * What only an install needs checked (issue #4): scope bot needs an app with a bot
+ * (invalid_scope), and a private bot (bot_public off) is for its owner only — anyone else gets
+ * a page and nothing is installed (SPEC §5.6 rule 6).
+ */
+function installProblem(deps: Deps, client: ValidatedClient, request: ConsentRequest, userId: string): AuthorizeOutcome | undefined {
+  const install = request.install;
+  if (!install?.bot) return undefined;
+  if (client.app.botUserId === null) return errorRedirect(deps, client, 'invalid_scope', 'scope bot was requested, but this application has no bot');
+  if (!client.app.botPublic && client.app.ownerId !== userId) {
+    throw new PageError(403, 'This bot is private', `Only the owner of ${client.app.name} can add its bot to a server. Nothing was added.`);
+  }
+  return undefined;
 }
 
 /** The GET URL carrying the parameters as received, for coming back after sign-in. */
@@ -97,9 +170,15 @@ export interface AuthorizeRequestInput {
 export async function startAuthorization(deps: Deps, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.query);
   if (input.userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
-  const checked = validateAuthorizeParams(client.params, client.app.id, client.target, client.app);
+  const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
   const request = checked.request;
+  if (request.install !== undefined || request.plain) {
+    // Issue #4: the consent for an install is never skipped, whatever prompt says.
+    const problem = installProblem(deps, client, request, input.userId);
+    if (problem) return problem;
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+  }
 
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
   const covered = remembered !== undefined && coversScopes(remembered, request.scopes);
@@ -109,7 +188,7 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
     return issueCode(deps, client.app, request, input.userId, remembered);
   }
   if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered);
-  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl) };
+  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
 }
 
 export interface AuthorizeDecisionInput {
@@ -129,26 +208,105 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
   if (input.decision !== 'authorize' && input.decision !== 'cancel') {
     throw new PageError(400, 'That did not work', 'Choose Authorize or Cancel on the consent screen.');
   }
-  const checked = validateAuthorizeParams(client.params, client.app.id, client.target, client.app);
+  const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
+  const request = checked.request;
   // RFC 6749 §4.1.2.1, OAUTH-CHECKLIST A9: nothing is stored when the person declines.
-  if (input.decision === 'cancel') return errorRedirect(deps, client, 'access_denied', 'the person declined to authorize the application');
+  if (input.decision === 'cancel') {
+    if (client.target === undefined) return { kind: 'declined', application: { id: client.app.id, name: client.app.name } };
+    return errorRedirect(deps, client, 'access_denied', 'the person declined to authorize the application');
+  }
+  const problem = installProblem(deps, client, request, input.userId);
+  if (problem) return problem;
+  const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
+  if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  return issueCode(deps, client.app, checked.request, input.userId, remembered);
+  return issueCode(deps, client.app, request, input.userId, remembered, plan);
+}
+
+/**
+ * The bot install the consent form asks for, never trusting the form (issue #4): the chosen
+ * server must be one where the person holds Manage server now, and the granted permissions are
+ * recomputed from what they hold there — requested ∩ held ∩ still ticked, minus Administrator.
+ */
+async function botInstallPlan(deps: Deps, app: Application, request: ConsentRequest, userId: string, body: unknown): Promise<ServerInstallPlan> {
+  const install = request.install;
+  const serverId = install?.serverId;
+  if (install === undefined || serverId === undefined) throw new PageError(400, 'Choose a server', 'Choose the server to add the bot to, then press Authorize. Nothing was added.');
+  const held = await memberPermissions(deps, serverId, userId);
+  // A server the person is not in and one where they lack Manage server look alike.
+  if (held === undefined || !has(held, Permission.MANAGE_SERVER)) {
+    throw new PageError(403, 'You cannot add bots to that server', 'Adding a bot to a server needs the Manage server permission there. Nothing was added.');
+  }
+  const ticked = tickedPermissions(body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['permission'] : undefined);
+  return {
+    application: { id: app.id, name: app.name, botUserId: app.botUserId as string },
+    serverId,
+    installerId: userId,
+    granted: grantedPermissions(install.permissions, held, ticked),
+    commands: install.commands,
+  };
+}
+
+/**
+ * Runs an authorization's writes in one transaction, all or nothing. Two installs of the same
+ * bot into the same server at once can both find it not yet a member; the loser fails on the
+ * primary key and runs once more, now finding it.
+ */
+async function runInstall(deps: Deps, writes: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+  try {
+    await deps.db.transaction().execute(writes);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await deps.db.transaction().execute(writes);
+  }
+}
+
+/** A plain install (no code): the writes, then the confirmation page naming the server. */
+async function completePlainInstall(deps: Deps, app: Application, commands: boolean, userId: string, plan: ServerInstallPlan | undefined): Promise<AuthorizeOutcome> {
+  await runInstall(deps, async (trx) => {
+    if (plan) await writeServerInstall(deps, trx, plan);
+    else if (commands) await writeUserInstall(deps, trx, app.id, userId);
+  });
+  const server = plan ? await getServer(deps, plan.serverId) : undefined;
+  return {
+    kind: 'installed',
+    view: {
+      application: { id: app.id, name: app.name },
+      kind: plan ? 'bot' : 'user',
+      ...(plan && server ? { server: { id: server.id, name: server.name } } : {}),
+      granted: plan ? permissionLabelList(plan.granted) : [],
+      commands,
+    },
+  };
 }
 
 /**
  * One authorization (SPEC §3, §8; OAUTH-CHECKLIST C1, C8, B6): a grant and its code — 256 random
  * bits, stored only as a SHA-256 hash, bound to the app, the redirect URI, the scopes, the PKCE
- * challenge and the person, valid 10 minutes — and the remembered consent, all or nothing.
+ * challenge and the person, valid 10 minutes — and the remembered consent, all or nothing. With
+ * an install, its writes join the same transaction, the grant records the server and the granted
+ * permissions, and the redirect carries them (issue #4).
  */
-async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined): Promise<AuthorizeOutcome> {
+async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined, plan?: ServerInstallPlan): Promise<AuthorizeOutcome> {
   const now = deps.clock.now();
   const code = issueSecret(deps.random, 'authorizationCode');
   const grantId = deps.ids.next();
-  const consented = remembered !== undefined && coversScopes(remembered, request.scopes);
-  await deps.db.transaction().execute(async (trx) => {
-    await insertGrant(trx, { id: grantId, applicationId: app.id, userId, scopes: request.scopes, createdAt: now, serverId: null, permissions: null });
+  // Installs are presented afresh every time and are not remembered; the other scopes are.
+  const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s));
+  const consented = rememberable.length === 0 || (remembered !== undefined && coversScopes(remembered, rememberable));
+  await runInstall(deps, async (trx) => {
+    if (plan) await writeServerInstall(deps, trx, plan);
+    else if (request.install?.commands) await writeUserInstall(deps, trx, app.id, userId);
+    await insertGrant(trx, {
+      id: grantId,
+      applicationId: app.id,
+      userId,
+      scopes: request.scopes,
+      createdAt: now,
+      serverId: plan?.serverId ?? null,
+      permissions: plan ? plan.granted.toString() : null,
+    });
     await insertCode(trx, {
       codeHash: code.hash,
       grantId,
@@ -163,22 +321,51 @@ async function issueCode(deps: Deps, app: Application, request: AuthorizationReq
     });
     if (!consented) {
       // Remember the union, so asking again for any part of it skips the screen.
-      const union = formatScopes([...(remembered ?? []), ...request.scopes]).split(' ');
+      const union = formatScopes([...(remembered ?? []), ...rememberable]).split(' ');
       await saveConsent(trx, userId, app.id, union, now);
     }
   });
-  return { kind: 'redirect', location: authorizationCodeUri(request.redirectUri, code.plain, request.state, deps.config.baseUrl) };
+  const server = plan ? { id: plan.serverId, permissions: plan.granted } : undefined;
+  return { kind: 'redirect', location: authorizationCodeUri(request.redirectUri, code.plain, request.state, deps.config.baseUrl, server) };
 }
 
-async function consentView(deps: Deps, app: Application, request: AuthorizationRequest, requestUrl: string): Promise<ConsentView> {
+async function consentView(deps: Deps, app: Application, request: ConsentRequest, requestUrl: string, userId: string): Promise<ConsentView> {
   const owner = await getPerson(deps, app.ownerId);
+  const install = request.install ? await installConsent(deps, request.install, userId) : undefined;
+  const redirect = request.plain ? request.redirect : request;
   return {
     application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
-    scopes: request.scopes.map((name) => ({ name, description: describeScope(name) })),
+    scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describeScope(name) })),
     fields: requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])),
-    redirectUri: request.redirectUri,
+    // A plain install sends nobody anywhere, even when the link named a redirect URI.
+    redirectUri: request.plain ? undefined : redirect?.redirectUri,
     // The exact URL received on GET; rebuilt from the validated request otherwise.
     authorizeUrl: requestUrl.startsWith('/app/oauth2/authorize') ? requestUrl : authorizeUrl(request),
+    ...(install ? { install } : {}),
+  };
+}
+
+/**
+ * The install part of the consent screen (issue #4): for a bot, the servers where the person
+ * holds Manage server (owners and Administrators hold it), the chosen one — the link's server_id
+ * when it is among them, else the only one — and the requested permissions marked against what
+ * the person holds there.
+ */
+async function installConsent(deps: Deps, install: NonNullable<ConsentRequest['install']>, userId: string): Promise<InstallConsent> {
+  if (!install.bot) {
+    return { kind: 'user', commands: install.commands, servers: [], chosenServer: undefined, locked: false, lockedUnavailable: false, permissions: [] };
+  }
+  const eligible = (await listServersForPerson(deps, userId)).filter((s) => has(s.permissions, Permission.MANAGE_SERVER));
+  const named = install.serverId === undefined ? undefined : eligible.find((s) => s.id === install.serverId);
+  const chosen = named ?? (!install.lockServer && eligible.length === 1 ? eligible[0] : undefined);
+  return {
+    kind: 'bot',
+    commands: install.commands,
+    servers: eligible.map((s) => ({ id: s.id, name: s.name })),
+    chosenServer: chosen ? { id: chosen.id, name: chosen.name } : undefined,
+    locked: install.lockServer,
+    lockedUnavailable: install.lockServer && named === undefined,
+    permissions: describeRequestedPermissions(install.permissions, chosen?.permissions),
   };
 }
 

@@ -1,8 +1,10 @@
 import { MINUTE } from '../../core/clock.js';
+import { parsePermissions } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
+import type { RequestedPermission } from '../applications/installs.js';
 import { matchRedirectUri } from '../applications/redirect-uris.js';
 import { isValidPkceValue } from './pkce.js';
-import { parseScope } from './scopes.js';
+import { INSTALL_SCOPES, parseScope } from './scopes.js';
 
 /**
  * The authorization request (SPEC §2.1) as pure checks, in the order RFC 6749 §4.1.2.1 demands:
@@ -13,8 +15,26 @@ import { parseScope } from './scopes.js';
 /** SPEC §8: an authorization code lives 10 minutes. */
 export const CODE_LIFETIME_MS = 10 * MINUTE;
 
-/** The parameters this endpoint reads; anything else is ignored (RFC 6749 §3.1). */
-export const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'prompt'] as const;
+/**
+ * The parameters this endpoint reads; anything else is ignored (RFC 6749 §3.1). The last five
+ * are bot installs' (SPEC §2.1 `permissions`; issue #4 `server_id`, `disable_server_select` and
+ * Discord's names for them, `guild_id` and `disable_guild_select`).
+ */
+export const AUTHORIZE_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+  'permissions',
+  'server_id',
+  'guild_id',
+  'disable_server_select',
+  'disable_guild_select',
+] as const;
 export type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
 
 /** The request's parameters as sent: empty values dropped, repeated names noted. */
@@ -110,15 +130,51 @@ export type AuthorizeErrorCode = 'invalid_request' | 'unsupported_response_type'
 /** `prompt` (Discord's, from OpenID Connect): `consent` always shows the screen, `none` never does. */
 export type Prompt = 'consent' | 'none';
 
-/** A fully validated authorization request. */
+/**
+ * What an install asks for (issue #4): `bot` adds the app's bot to a server chosen on the consent
+ * screen; `applications.commands` without `bot` is a user install.
+ */
+export interface InstallRequest {
+  bot: boolean;
+  commands: boolean;
+  /** The requested permission bits (SPEC §2.1 `permissions`; 0n when absent or without bot). */
+  permissions: bigint;
+  /** The server to pre-select (`server_id`, or Discord's `guild_id`), exactly as sent. */
+  serverId: string | undefined;
+  /** `disable_server_select=true` with a server_id: the picker is locked to that server. */
+  lockServer: boolean;
+}
+
+/** A fully validated authorization request (the code flow). */
 export interface AuthorizationRequest extends RedirectTarget {
   clientId: string;
   scopes: string[];
   state: string | undefined;
   /** S256 challenge, or undefined when the (confidential) client sent none. */
   codeChallenge: string | undefined;
+  /** Always undefined for installs: their consent is never skipped (issue #4). */
   prompt: Prompt | undefined;
+  /** Set when the scopes include bot or applications.commands. */
+  install?: InstallRequest | undefined;
+  plain?: undefined;
 }
+
+/**
+ * A plain install (issue #4): a link with only bot and/or applications.commands and no
+ * response_type. Nothing goes back to the app — no code, no redirect — so redirect_uri is
+ * optional; when sent it is validated, and errors are redirected to it.
+ */
+export interface PlainInstallRequest {
+  plain: true;
+  clientId: string;
+  scopes: string[];
+  state: string | undefined;
+  redirect: RedirectTarget | undefined;
+  install: InstallRequest;
+}
+
+/** Either kind of request the consent screen can answer. */
+export type ConsentRequest = AuthorizationRequest | PlainInstallRequest;
 
 export type AuthorizeValidation = { ok: true; request: AuthorizationRequest } | { ok: false; error: AuthorizeErrorCode; description: string };
 
@@ -157,6 +213,13 @@ export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: st
     return fail('invalid_request', 'code challenge required: this application has no client secret, so PKCE with S256 is mandatory');
   }
 
+  const install = readInstallParams(params, scope.scopes);
+  if (!install.ok) return fail('invalid_request', install.description);
+  if (install.value !== undefined) {
+    // Issue #4: consent for an install is never skipped, so prompt does not apply.
+    return { ok: true, request: { clientId, ...target, scopes: scope.scopes, state: v.state, codeChallenge: challenge, prompt: undefined, install: install.value } };
+  }
+
   const prompt = parsePrompt(v.prompt);
   if (prompt === 'invalid') return fail('invalid_request', 'prompt=none cannot be combined with other prompt values');
 
@@ -164,6 +227,61 @@ export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: st
     ok: true,
     request: { clientId, ...target, scopes: scope.scopes, state: v.state, codeChallenge: challenge, prompt },
   };
+}
+
+/**
+ * True for a plain install link (issue #4): no response_type, and a scope made only of bot and
+ * applications.commands. Anything else is the code flow and needs response_type=code.
+ */
+export function isPlainInstall(params: RawAuthorizeParams): boolean {
+  if (params.values.response_type !== undefined || params.repeated.includes('response_type')) return false;
+  const raw = params.values.scope;
+  if (raw === undefined || params.repeated.includes('scope')) return false;
+  const scope = parseScope(raw);
+  return scope.ok && scope.scopes.every((s) => INSTALL_SCOPES.includes(s));
+}
+
+export type PlainInstallValidation = { ok: true; request: PlainInstallRequest } | { ok: false; error: AuthorizeErrorCode; description: string };
+
+/**
+ * A plain install request (isPlainInstall already holds): no parameter repeated, and the install
+ * parameters well formed. PKCE parameters and prompt mean nothing without a code and are ignored.
+ */
+export function validatePlainInstall(params: RawAuthorizeParams, clientId: string, redirect: RedirectTarget | undefined): PlainInstallValidation {
+  const repeated = params.repeated[0];
+  if (repeated !== undefined) return { ok: false, error: 'invalid_request', description: `the ${repeated} parameter is repeated` };
+  const scope = parseScope(params.values.scope ?? '');
+  if (!scope.ok) return { ok: false, error: 'invalid_scope', description: scope.reason };
+  const install = readInstallParams(params, scope.scopes);
+  if (!install.ok) return { ok: false, error: 'invalid_request', description: install.description };
+  if (install.value === undefined) return { ok: false, error: 'invalid_request', description: 'response_type is required; use response_type=code' };
+  return { ok: true, request: { plain: true, clientId, scopes: scope.scopes, state: params.values.state, redirect, install: install.value } };
+}
+
+/** DESIGN §1: query booleans accept true/false/1/0 in any case. */
+function queryBoolean(value: string | undefined): boolean {
+  return value !== undefined && (value.toLowerCase() === 'true' || value === '1');
+}
+
+/**
+ * The install parameters of a request whose scopes include bot or applications.commands
+ * (undefined otherwise: they are ignored then, like any unknown parameter). `permissions` is a
+ * decimal bitfield with Discord's bit positions (SPEC §2.1); unknown bits are dropped.
+ */
+export function readInstallParams(params: RawAuthorizeParams, scopes: readonly string[]): { ok: true; value: InstallRequest | undefined } | { ok: false; description: string } {
+  const bot = scopes.includes('bot');
+  const commands = scopes.includes('applications.commands');
+  if (!bot && !commands) return { ok: true, value: undefined };
+  const v = params.values;
+  let permissions = 0n;
+  if (bot && v.permissions !== undefined) {
+    const parsed = parsePermissions(v.permissions);
+    if (parsed === undefined) return { ok: false, description: 'permissions must be a permission bitfield as a decimal number' };
+    permissions = parsed;
+  }
+  const serverId = bot ? (v.server_id ?? v.guild_id) : undefined;
+  const lock = queryBoolean(v.disable_server_select) || queryBoolean(v.disable_guild_select);
+  return { ok: true, value: { bot, commands, permissions, serverId, lockServer: bot && lock && serverId !== undefined } };
 }
 
 /**
@@ -214,12 +332,19 @@ export function authorizationErrorUri(redirectUri: string, error: AuthorizeError
   ]);
 }
 
-/** A successful response: `code`, `state` when sent, `iss` (RFC 6749 §4.1.2, RFC 9207 §2). */
-export function authorizationCodeUri(redirectUri: string, code: string, state: string | undefined, issuer: string): string {
+/**
+ * A successful response: `code`, `state` when sent, `iss` (RFC 6749 §4.1.2, RFC 9207 §2). A bot
+ * install adds the chosen server as `server_id` and, for Discord clients, `guild_id`, and the
+ * granted permissions as a decimal string (issue #4; docs/bot-installs.md).
+ */
+export function authorizationCodeUri(redirectUri: string, code: string, state: string | undefined, issuer: string, server?: { id: string; permissions: bigint }): string {
   return authorizationResponseUri(redirectUri, [
     ['code', code],
     ['state', state],
     ['iss', issuer],
+    ['server_id', server?.id],
+    ['guild_id', server?.id],
+    ['permissions', server?.permissions.toString()],
   ]);
 }
 
@@ -227,33 +352,70 @@ export function authorizationCodeUri(redirectUri: string, code: string, state: s
  * The GET URL of a validated request, for coming back after sign-in from the consent form (the
  * hidden fields, re-validated) and for "Switch account".
  */
-export function authorizeUrl(request: AuthorizationRequest): string {
-  return authorizationResponseUri('/app/oauth2/authorize', requestFields(request));
+export function authorizeUrl(request: ConsentRequest): string {
+  const serverId = request.install?.serverId;
+  return authorizationResponseUri('/app/oauth2/authorize', [...requestFields(request), ['server_id', serverId]]);
 }
 
-/** The request as form fields, for the consent form's hidden inputs. */
-export function requestFields(request: AuthorizationRequest): [AuthorizeParam, string | undefined][] {
+/**
+ * The request as form fields, for the consent form's hidden inputs. The server is not among
+ * them: the picker sends it (or, when locked, the page adds it).
+ */
+export function requestFields(request: ConsentRequest): [AuthorizeParam, string | undefined][] {
+  const redirect = request.plain ? request.redirect : request;
+  const install = request.install;
   return [
-    ['response_type', 'code'],
+    ['response_type', request.plain ? undefined : 'code'],
     ['client_id', request.clientId],
-    ['redirect_uri', request.redirectUriSent ? request.redirectUri : undefined],
+    ['redirect_uri', redirect?.redirectUriSent ? redirect.redirectUri : undefined],
     ['scope', request.scopes.join(' ')],
     ['state', request.state],
-    ['code_challenge', request.codeChallenge],
-    ['code_challenge_method', request.codeChallenge !== undefined ? 'S256' : undefined],
+    ['code_challenge', request.plain ? undefined : request.codeChallenge],
+    ['code_challenge_method', !request.plain && request.codeChallenge !== undefined ? 'S256' : undefined],
+    ['permissions', install?.bot ? install.permissions.toString() : undefined],
+    ['disable_server_select', install?.lockServer ? 'true' : undefined],
   ];
+}
+
+/** What the consent screen shows about an install (issue #4). */
+export interface InstallConsent {
+  kind: 'bot' | 'user';
+  /** applications.commands was requested. */
+  commands: boolean;
+  /** Bot installs: the servers where the person holds Manage server (the picker's choices). */
+  servers: { id: string; name: string }[];
+  /** The server the permissions below are computed for; undefined until one is chosen. */
+  chosenServer: { id: string; name: string } | undefined;
+  /** disable_server_select: the link decides the server. */
+  locked: boolean;
+  /** The link locked the picker to a server the person cannot add bots to. */
+  lockedUnavailable: boolean;
+  /** The requested permissions, each marked as grantable or not in the chosen server. */
+  permissions: RequestedPermission[];
 }
 
 /** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
 export interface ConsentView {
   application: { id: string; name: string; description: string; ownerUsername: string | null };
+  /** The scopes in plain words (for installs: the ones besides bot and applications.commands). */
   scopes: { name: string; description: string }[];
   /** The request, re-sent by the form and re-validated on POST. */
   fields: [string, string][];
-  /** Where the person will be sent, shown so a look-alike app gives itself away. */
-  redirectUri: string;
+  /** Where the person will be sent, shown so a look-alike app gives itself away; undefined for a plain install. */
+  redirectUri: string | undefined;
   /** The GET URL of this request: "Switch account" signs in and comes back here. */
   authorizeUrl: string;
+  install?: InstallConsent;
+}
+
+/** The page after a plain install (issue #4: "a confirmation naming the server"). */
+export interface InstalledView {
+  application: { id: string; name: string };
+  kind: 'bot' | 'user';
+  /** Bot installs: where the bot now is, and what its role holds. */
+  server?: { id: string; name: string };
+  granted: string[];
+  commands: boolean;
 }
 
 /** One entry of Settings → Authorized apps. */

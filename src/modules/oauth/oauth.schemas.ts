@@ -28,6 +28,17 @@ export const TokenResponseBody = Type.Object({
   expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
   refresh_token: Type.String({ description: 'Valid 30 days; replaced on every refresh' }),
   scope: Type.String({ description: 'Space-separated scopes of the access token' }),
+  server: Type.Optional(
+    Type.Object(
+      {
+        id: Type.String(),
+        name: Type.String(),
+        iconUrl: Type.Union([Type.String(), Type.Null()]),
+        ownerId: Type.String(),
+      },
+      { description: "Bot installs through the code flow: the server the bot was added to (Discord's guild)" },
+    ),
+  ),
 });
 
 /** RFC 6749 §5.2 error response. */

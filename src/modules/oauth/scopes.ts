@@ -1,7 +1,7 @@
 /**
  * OAuth scopes (SPEC §5.2), in canonical order. Each has the plain-words line the consent screen
- * shows (OAUTH-CHECKLIST A18). `bot` and `applications.commands` arrive with the bot issue: each
- * is one more entry here (with `accepted: true`); until then a request for them is invalid_scope.
+ * shows (OAUTH-CHECKLIST A18). `bot` and `applications.commands` are installs (issue #4): the
+ * consent screen presents them itself (server picker, permissions, direct messages).
  */
 export interface ScopeInfo {
   name: string;
@@ -15,9 +15,12 @@ export const SCOPES: readonly ScopeInfo[] = [
   { name: 'identify', description: 'Know your name, username and avatar', accepted: true },
   { name: 'email', description: 'Know your e-mail address', accepted: true },
   { name: 'servers', description: 'See the list of servers you are in and your permissions there', accepted: true },
-  { name: 'bot', description: 'Add a bot to a server you choose', accepted: false },
-  { name: 'applications.commands', description: 'Add commands', accepted: false },
+  { name: 'bot', description: 'Add a bot to a server you choose', accepted: true },
+  { name: 'applications.commands', description: 'Use its commands', accepted: true },
 ];
+
+/** The scopes that install something (issue #4); a link with only these may omit response_type. */
+export const INSTALL_SCOPES: readonly string[] = ['bot', 'applications.commands'];
 
 const BY_NAME = new Map(SCOPES.map((s, index) => [s.name, { ...s, index }]));
 

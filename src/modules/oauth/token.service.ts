@@ -8,7 +8,8 @@ import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, CLIENT_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
-import { revokeGrant } from './grants.repository.js';
+import { getServer } from '../directory/servers.service.js';
+import { findGrant, revokeGrant } from './grants.repository.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
 import {
@@ -39,6 +40,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
+  /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
+  server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
 }
 
 /** What the token endpoint received: form parameters (empty values already absent) and context. */
@@ -195,7 +198,12 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   });
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, stored.grantId, now);
-  return tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+  const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+  // Issue #4: the code of a bot install also carries the server the bot was added to.
+  const grant = await findGrant(deps.db, stored.grantId);
+  const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
+  if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
+  return response;
 }
 
 async function replayedCode(deps: Deps, grantId: string, now: number): Promise<never> {

@@ -1,0 +1,147 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A bot installed into a server (SPEC §1.3), as recorded for Server settings → Integrations. */
+export interface ServerInstall {
+  applicationId: string;
+  serverId: string;
+  installerId: string;
+  /** What the bot's managed role holds (decimal string in storage). */
+  permissions: bigint;
+  /** applications.commands was granted with bot: the app's commands are available in the server. */
+  commands: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One row of the Integrations list: the install with what the page shows about app, bot and installer. */
+export interface ServerInstallRow extends ServerInstall {
+  applicationName: string;
+  applicationIconUrl: string | null;
+  botUserId: string | null;
+  installerUsername: string | null;
+  installerName: string | null;
+}
+
+/**
+ * Records an install, or updates the existing one (installing again: issue #4 "Installing again
+ * updates that role"). One portable upsert on the (application_id, server_id) key, so two installs
+ * at once leave exactly one row; created_at keeps the first install's time.
+ */
+export async function upsertServerInstall(db: Db, install: Omit<ServerInstall, 'createdAt' | 'updatedAt'>, now: number): Promise<void> {
+  await db
+    .insertInto('server_installs')
+    .values({
+      application_id: install.applicationId,
+      server_id: install.serverId,
+      installer_id: install.installerId,
+      permissions: install.permissions.toString(),
+      commands: install.commands ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['application_id', 'server_id']).doUpdateSet({
+        installer_id: install.installerId,
+        permissions: install.permissions.toString(),
+        commands: install.commands ? 1 : 0,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+export async function findServerInstall(db: Db, serverId: string, applicationId: string): Promise<ServerInstall | undefined> {
+  const row = await db.selectFrom('server_installs').selectAll().where('server_id', '=', serverId).where('application_id', '=', applicationId).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    applicationId: toId(row.application_id),
+    serverId: toId(row.server_id),
+    installerId: toId(row.installer_id),
+    permissions: BigInt(row.permissions),
+    commands: toBool(row.commands),
+    createdAt: toNum(row.created_at),
+    updatedAt: toNum(row.updated_at),
+  };
+}
+
+export async function deleteServerInstall(db: Db, serverId: string, applicationId: string): Promise<boolean> {
+  const result = await db.deleteFrom('server_installs').where('server_id', '=', serverId).where('application_id', '=', applicationId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** A server's installs, oldest first, with app and installer names (the installer may have been deleted). */
+export async function listServerInstallRows(db: Db, serverId: string): Promise<ServerInstallRow[]> {
+  const rows = await db
+    .selectFrom('server_installs')
+    .innerJoin('applications', 'applications.id', 'server_installs.application_id')
+    .leftJoin('users', 'users.id', 'server_installs.installer_id')
+    .select([
+      'server_installs.application_id',
+      'server_installs.server_id',
+      'server_installs.installer_id',
+      'server_installs.permissions',
+      'server_installs.commands',
+      'server_installs.created_at',
+      'server_installs.updated_at',
+      'applications.name as application_name',
+      'applications.icon_url as application_icon_url',
+      'applications.bot_user_id',
+      'users.username as installer_username',
+      'users.name as installer_name',
+    ])
+    .where('server_installs.server_id', '=', serverId)
+    .orderBy('server_installs.created_at')
+    .orderBy('server_installs.application_id')
+    .execute();
+  return rows.map((row) => ({
+    applicationId: toId(row.application_id),
+    serverId: toId(row.server_id),
+    installerId: toId(row.installer_id),
+    permissions: BigInt(row.permissions),
+    commands: toBool(row.commands),
+    createdAt: toNum(row.created_at),
+    updatedAt: toNum(row.updated_at),
+    applicationName: row.application_name,
+    applicationIconUrl: row.application_icon_url,
+    botUserId: toIdOrNull(row.bot_user_id),
+    installerUsername: row.installer_username ?? null,
+    installerName: row.installer_name ?? null,
+  }));
+}
+
+/** The commands of several apps, by app id then name (Integrations lists them under each app). */
+export async function listCommandsOfApplications(db: Db, applicationIds: readonly string[]): Promise<Array<{ applicationId: string; name: string; description: string }>> {
+  if (applicationIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('application_commands')
+    .select(['application_id', 'name', 'description'])
+    .where('application_id', 'in', applicationIds)
+    .orderBy('application_id')
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description }));
+}
+
+/** The role an app's install manages in a server, if any (roles.managed_application_id). */
+export async function findManagedRoleId(db: Db, serverId: string, applicationId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('roles').select('id').where('server_id', '=', serverId).where('managed_application_id', '=', applicationId).orderBy('id').executeTakeFirst();
+  return row ? toId(row.id) : undefined;
+}
+
+/** Deletes every role the app manages in the server; assignments cascade. */
+export async function deleteManagedRoles(db: Db, serverId: string, applicationId: string): Promise<void> {
+  await db.deleteFrom('roles').where('server_id', '=', serverId).where('managed_application_id', '=', applicationId).execute();
+}
+
+/** Gives a member a role unless they hold it already. */
+export async function assignRoleIfMissing(db: Db, serverId: string, userId: string, roleId: string): Promise<void> {
+  await db
+    .insertInto('member_roles')
+    .values({ server_id: serverId, user_id: userId, role_id: roleId })
+    .onConflict((oc) => oc.columns(['server_id', 'user_id', 'role_id']).doNothing())
+    .execute();
+}
