@@ -32,6 +32,7 @@ export function layout(page: PageInput): string {
   const nav = viewer
     ? html`<nav aria-label="Main">
         <a href="/">Home</a>
+        <a href="/messages">Messages</a>
         <a href="/developers/applications">Developers</a>
         <a href="/settings/profile">Settings</a>
         <span class="muted small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})</span>

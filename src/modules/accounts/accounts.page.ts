@@ -139,13 +139,17 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
   return layout({ title: 'Sign in', serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
 }
 
-/** The settings sections; "authorized-apps" is built by the OAuth module (Settings → Authorized apps). */
-export type SettingsSection = 'profile' | 'password' | 'authorized-apps';
+/**
+ * The settings sections; "authorized-apps" is built by the OAuth module (Settings → Authorized
+ * apps), "apps" by the applications module (Settings → Installed apps, user installs).
+ */
+export type SettingsSection = 'profile' | 'password' | 'authorized-apps' | 'apps';
 
 const SETTINGS_LINKS: ReadonlyArray<{ section: SettingsSection; href: string; label: string }> = [
   { section: 'profile', href: '/settings/profile', label: 'Profile' },
   { section: 'password', href: '/settings/password', label: 'Password' },
   { section: 'authorized-apps', href: '/settings/authorized-apps', label: 'Authorized apps' },
+  { section: 'apps', href: '/settings/apps', label: 'Installed apps' },
 ];
 
 /** The settings sidebar and the section's content beside it; for every /settings/* page. */

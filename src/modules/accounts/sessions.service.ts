@@ -75,3 +75,12 @@ export async function endSession(deps: Deps, token: string): Promise<void> {
 export async function endSessionsOfPerson(deps: Deps, userId: string, keepToken?: string): Promise<number> {
   return deleteSessionsOfUser(deps.db, userId, keepToken === undefined ? undefined : hashSecret(keepToken));
 }
+
+/**
+ * Whether a session cookie still signs in `personId`, without extending the session: for long
+ * streams (live channel views) that re-check on every heartbeat and must not keep a session alive.
+ */
+export async function sessionStillSignsIn(deps: Deps, token: string, personId: string): Promise<boolean> {
+  const found = await findSessionWithPerson(deps.db, hashSecret(token));
+  return found !== undefined && found.person.id === personId && found.session.expiresAt > deps.clock.now();
+}

@@ -1,0 +1,26 @@
+import type { App } from '../../http/app-type.js';
+import type { Services } from '../../services.js';
+import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { postBotMessage } from './bot-messages.service.js';
+import { ApiErrorResponses, BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';
+
+/** POST /api/v1/channels/{channelId}/messages with bot credentials (issue #4 "Bot credentials"). */
+export function registerBotMessageApi(app: App, services: Services): void {
+  app.post(
+    '/api/v1/channels/:channelId/messages',
+    {
+      onRequest: requireBot(services),
+      schema: {
+        tags: ['Messages'],
+        summary: 'Post a message as the bot',
+        description:
+          'With `Authorization: Bot <token>`. In a server channel the bot needs View channel and Send messages (and Embed links for embeds): 403 50013 when missing, 404 10003 for a channel of a server it is not in. In a DM channel (from POST /api/v1/users/@me/channels) it must still be allowed to message the person: 403 50007 otherwise. Content and embeds follow the rules of webhook execute; username and avatarUrl are ignored (a bot always posts as itself).',
+        security: [{ bot: [] }],
+        params: ChannelIdParams,
+        body: BotMessageBody,
+        response: { 200: BotMessageRecordBody, ...ApiErrorResponses },
+      },
+    },
+    async (request) => postBotMessage(services, botOf(request), request.params.channelId, request.body),
+  );
+}

@@ -1,0 +1,75 @@
+import { ApiErrors } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import type { Deps } from '../../services.js';
+import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
+import { findPersonById } from '../directory/people.repository.js';
+import { requireBotMayPostInDm } from './dms.service.js';
+import { parseMessagePayload, type Embed } from './message-payload.js';
+import { insertMessage } from './messages.repository.js';
+
+/**
+ * A bot's message as the API returns it: the webhook message record's shape (issue #5) without
+ * webhookId. Bots mention nobody: `mentions` is always empty and `mentionEveryone` false, and
+ * "@everyone" stays literal text (docs/user-installs.md).
+ */
+export interface BotMessageRecord {
+  id: string;
+  channelId: string;
+  content: string;
+  embeds: Embed[];
+  author: { id: string; username: string; avatarUrl: string | null; bot: true };
+  applicationId: string;
+  mentions: [];
+  mentionEveryone: false;
+  createdAt: string;
+  editedAt: null;
+}
+
+/**
+ * POST /api/v1/channels/{channelId}/messages with bot credentials (issue #4 "Bot credentials").
+ * In a server: the bot's own permissions there — View channel and Send messages, plus Embed links
+ * when embeds are sent (403 50013 otherwise); a channel of a server it is not in → 404 10003.
+ * In a DM: the bot must be one of its two users (else 10003) and may still message the person
+ * (user install or a shared server, else 403 50007). The payload follows webhook execute's rules
+ * (message-payload.ts) without the username/avatar override. Publishes message_create once stored.
+ */
+export async function postBotMessage(deps: Deps, bot: BotPrincipal, channelId: string, body: unknown): Promise<BotMessageRecord> {
+  const access = await requireBotChannelPermission(deps, bot, channelId, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES);
+  const parsed = parseMessagePayload(body, { identityOverride: false, serviceName: deps.config.serviceName });
+  if (!parsed.ok) throw parsed.error;
+  const content = parsed.value.content ?? '';
+  const embeds = parsed.value.embeds ?? [];
+  // Discord drops embeds silently without Embed links; we refuse, so the bot learns why they are missing.
+  if (embeds.length > 0 && (access.permissions & Permission.EMBED_LINKS) === 0n) throw ApiErrors.missingPermissions();
+  if (access.serverId === null) await requireBotMayPostInDm(deps, bot, access.channel.id);
+
+  const account = await findPersonById(deps.db, bot.botUserId);
+  if (!account) throw ApiErrors.unauthorized();
+  const id = deps.ids.next();
+  const createdAt = deps.clock.now();
+  await insertMessage(deps.db, {
+    id,
+    channelId: access.channel.id,
+    authorId: bot.botUserId,
+    webhookId: null,
+    applicationId: bot.application.id,
+    authorName: null,
+    authorAvatarUrl: null,
+    content,
+    embeds,
+    createdAt,
+  });
+  deps.events.publish({ type: 'message_create', channelId: access.channel.id, messageId: id });
+  return {
+    id,
+    channelId: access.channel.id,
+    content,
+    embeds,
+    author: { id: account.id, username: account.username, avatarUrl: account.avatarUrl, bot: true },
+    applicationId: bot.application.id,
+    mentions: [],
+    mentionEveryone: false,
+    createdAt: new Date(createdAt).toISOString(),
+    editedAt: null,
+  };
+}

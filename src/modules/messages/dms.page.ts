@@ -1,0 +1,85 @@
+import { APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { layout, type Viewer } from '../../web/layout.js';
+import { avatar } from '../directory/directory.page.js';
+import type { DmConversation, DmConversationSummary, DmParty } from './dms.js';
+import { messageList } from './messages.page.js';
+
+export interface DmPageCtx {
+  viewer: Viewer | undefined;
+  csrfToken: string;
+  serviceName: string;
+}
+
+/** How long a preview of the newest message is, in code points. */
+const PREVIEW_LENGTH = 80;
+
+function preview(text: string): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  return chars.length > PREVIEW_LENGTH ? `${chars.slice(0, PREVIEW_LENGTH - 1).join('')}…` : chars.join('');
+}
+
+function when(ms: number): SafeHtml {
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** BOT for a bot account: the other party of a DM is an app's bot, never a person pretending. */
+function badge(party: DmParty): SafeHtml {
+  return party.bot ? html`<span class="badge" title="An app’s bot">BOT</span>` : html``;
+}
+
+/** /messages: the person's direct-message conversations, most recently active first. */
+export function dmListPage(input: { ctx: DmPageCtx; conversations: DmConversationSummary[] }): string {
+  const { ctx, conversations } = input;
+  const list = conversations.length
+    ? html`<ol class="messages dm-list">${conversations.map(
+        (c) => html`<li class="message">
+${avatar(c.other.name, c.other.avatarUrl)}
+<div>
+<div class="meta"><a class="author" href="/messages/${c.channelId}">${c.other.name}</a>${badge(c.other)}<span class="small">@${c.other.username}</span>${c.last ? html` · ${when(c.last.at)}` : ''}</div>
+<div class="small muted">${c.last ? (c.last.content ? preview(c.last.content) : c.last.hasEmbeds ? 'Sent an embed' : '') : 'No messages yet.'}</div>
+</div>
+</li>`,
+      )}</ol>`
+    : html`<p>No direct messages yet.</p>
+<p class="hint">Apps you install for yourself (Settings → <a href="/settings/apps">Installed apps</a>), and the bots of servers you are in, can send you direct messages. They appear here.</p>`;
+  return layout({
+    title: 'Direct messages',
+    serviceName: ctx.serviceName,
+    viewer: ctx.viewer,
+    csrfToken: ctx.csrfToken,
+    body: html`<h1>Direct messages</h1>
+<div class="card">${list}</div>`,
+  });
+}
+
+/**
+ * /messages/:channelId: one conversation, newest message at the bottom, kept up to date by the
+ * channel view's live stream; read only (docs/user-installs.md).
+ */
+export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConversation }): string {
+  const { ctx, conversation } = input;
+  const other = conversation.other;
+  const footer = other.bot
+    ? html`<p class="muted card" id="reply">You can’t reply here: ${other.name} is an app’s bot, and bots receive no messages on ${ctx.serviceName}.${
+        conversation.botMayStillMessage
+          ? ''
+          : html` It can no longer message you either: you removed it from <a href="/settings/apps">Installed apps</a> and share no server with it.`
+      }</p>`
+    : html`<p class="muted card" id="reply">Replies are not available in direct messages.</p>`;
+  return layout({
+    title: `${other.name} · Direct messages`,
+    serviceName: ctx.serviceName,
+    viewer: ctx.viewer,
+    csrfToken: ctx.csrfToken,
+    scripts: [APP_LIVE_JS_PATH],
+    body: html`<p class="small"><a href="/messages">← Direct messages</a></p>
+<h1>${other.name} ${badge(other)}</h1>
+<p class="muted small">@${other.username}</p>
+<div class="card">
+${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.' })}
+</div>
+${footer}`,
+  });
+}

@@ -1,0 +1,44 @@
+import type { App } from '../../http/app-type.js';
+import type { Services } from '../../services.js';
+import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { dmConversationPage, dmListPage } from './dms.page.js';
+import { ApiErrorResponses, ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
+import { dmConversations, loadDmConversation, openDm } from './dms.service.js';
+
+/** POST /api/v1/users/@me/channels with bot credentials (SPEC §5.2). */
+export function registerDmApi(app: App, services: Services): void {
+  app.post(
+    '/api/v1/users/@me/channels',
+    {
+      onRequest: requireBot(services),
+      schema: {
+        tags: ['Messages'],
+        summary: 'Open a direct message with a person',
+        description:
+          'With `Authorization: Bot <token>`. Opens, or returns the existing, DM channel between the bot and the person `recipientId` (alias `recipient_id`). Allowed only when the person user-installed the bot’s app or shares a server with the bot; otherwise, and for a bot or the bot itself, 403 50007. A missing, malformed or unknown id is 400 50035. Post to it with POST /api/v1/channels/{channelId}/messages.',
+        security: [{ bot: [] }],
+        body: OpenDmBody,
+        response: { 200: DmChannelBody, ...ApiErrorResponses },
+      },
+    },
+    async (request) => openDm(services, botOf(request), request.body),
+  );
+}
+
+/** The Direct messages pages (pages context: viewer + CSRF). */
+export function registerDmPages(pages: App, services: Services): void {
+  pages.get('/messages', { schema: { hide: true } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const conversations = await dmConversations(services, viewer.id);
+    return sendHtml(reply, dmListPage({ ctx: { ...pageContext(request, services), viewer }, conversations }));
+  });
+
+  pages.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
+    const viewer = requireViewer(request, reply);
+    if (!viewer) return reply;
+    const conversation = await loadDmConversation(services, viewer.id, request.params.channelId);
+    return sendHtml(reply, dmConversationPage({ ctx: { ...pageContext(request, services), viewer }, conversation }));
+  });
+}

@@ -1,0 +1,141 @@
+import { ApiErrors, PageError, invalidField } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import type { BotPrincipal } from '../applications/bots.service.js';
+import { isUserInstalled } from '../applications/user-installs.service.js';
+import { CHANNEL_TYPE_DM, type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
+import { findDmChannelIdForPair, findDmPair, findMessageContents, findParty, insertDmChannel, listDmConversations, shareAServer } from './dms.repository.js';
+import { latestMessages } from './messages.service.js';
+
+/** A recipient as the DM channel record shows them. */
+export interface DmRecipient {
+  id: string;
+  username: string;
+  name: string;
+  avatarUrl: string | null;
+  bot: boolean;
+}
+
+/** POST /api/v1/users/@me/channels answers this (Discord's DM channel object, camelCase). */
+export interface DmChannelRecord {
+  id: string;
+  type: typeof CHANNEL_TYPE_DM;
+  recipients: DmRecipient[];
+}
+
+function recipient(p: DmParty): DmRecipient {
+  return { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, bot: p.bot };
+}
+
+/**
+ * Who an app's bot may message directly (SPEC §5.2): a person (never itself, never another bot)
+ * who user-installed the app or shares a server with the bot. Checked when a DM is opened and
+ * again on every message, so Remove (Settings → Installed apps) takes effect at once.
+ */
+export async function botMayMessage(deps: Deps, app: { applicationId: string; botUserId: string }, user: Pick<DmParty, 'id' | 'bot'>): Promise<boolean> {
+  if (user.bot || user.id === app.botUserId) return false;
+  if (await isUserInstalled(deps, app.applicationId, user.id)) return true;
+  return shareAServer(deps.db, app.botUserId, user.id);
+}
+
+/**
+ * The recipient id of the open-DM body: `recipientId`, or Discord's `recipient_id`. The error
+ * names the key that was sent. Missing or not a snowflake → 50035; an unknown user → 50035 too,
+ * as Discord answers 400 for an id that names nobody (docs/user-installs.md).
+ */
+function recipientIdOf(body: unknown): { key: string; id: string } {
+  const obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const key = obj['recipientId'] === undefined && obj['recipient_id'] !== undefined ? 'recipient_id' : 'recipientId';
+  const value = obj[key];
+  if (value === undefined || value === null || value === '') throw invalidField([key], 'BASE_TYPE_REQUIRED', 'This field is required');
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof text !== 'string' || !isSnowflake(text)) throw invalidField([key], 'NUMBER_TYPE_COERCE', `Value "${String(value).slice(0, 40)}" is not snowflake.`);
+  return { key, id: text };
+}
+
+/**
+ * Opens, or returns, the DM channel between the bot and a person (POST /api/v1/users/@me/channels,
+ * SPEC §5.2). The channel row (type 1, no server, empty name) and its dm_channels pair are written
+ * in one transaction; when two opens race, the loser hits the pair's unique key, rolls back, and
+ * returns the winner's channel. Refused with 50007 unless botMayMessage allows it.
+ */
+export async function openDm(deps: Deps, bot: BotPrincipal, body: unknown): Promise<DmChannelRecord> {
+  const { key, id } = recipientIdOf(body);
+  const other = await findParty(deps.db, id);
+  if (!other) throw invalidField([key], 'USER_UNKNOWN', 'Unknown user.');
+  if (!(await botMayMessage(deps, { applicationId: bot.application.id, botUserId: bot.botUserId }, other))) throw ApiErrors.cannotMessageUser();
+
+  const record = (channelId: string): DmChannelRecord => ({ id: channelId, type: CHANNEL_TYPE_DM, recipients: [recipient(other)] });
+  const existing = await findDmChannelIdForPair(deps.db, bot.botUserId, other.id);
+  if (existing) return record(existing);
+  const channelId = deps.ids.next();
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await insertDmChannel(trx, { channelId, userA: bot.botUserId, userB: other.id, createdAt: deps.clock.now() });
+    });
+    return record(channelId);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await findDmChannelIdForPair(deps.db, bot.botUserId, other.id);
+    if (!winner) throw error;
+    return record(winner);
+  }
+}
+
+/**
+ * For a message to a DM channel: the bot must still be allowed to message the other party (the
+ * person may have removed the app and share no server with it) → else 50007. The caller has
+ * already checked that the bot is one of the channel's two users.
+ */
+export async function requireBotMayPostInDm(deps: Deps, bot: BotPrincipal, channelId: string): Promise<void> {
+  const pair = await findDmPair(deps.db, channelId);
+  if (!pair) throw ApiErrors.unknownChannel();
+  const otherId = pair.userLow === bot.botUserId ? pair.userHigh : pair.userLow;
+  const other = await findParty(deps.db, otherId);
+  if (!other || !(await botMayMessage(deps, { applicationId: bot.application.id, botUserId: bot.botUserId }, other))) throw ApiErrors.cannotMessageUser();
+}
+
+/** Snowflakes are time-ordered, so the newest message id (or the channel's, when empty) orders by activity. */
+function activityKey(c: { channelId: string; lastMessageId: string | null }): bigint {
+  return BigInt(c.lastMessageId ?? c.channelId);
+}
+
+/** The person's conversations, the most recently active first (/messages). */
+export async function dmConversations(deps: Deps, userId: string): Promise<DmConversationSummary[]> {
+  const rows = await listDmConversations(deps.db, userId);
+  rows.sort((a, b) => {
+    const x = activityKey(a);
+    const y = activityKey(b);
+    return x === y ? 0 : x > y ? -1 : 1;
+  });
+  const lastIds = rows.map((r) => r.lastMessageId).filter((id): id is string => id !== null);
+  const contents = await findMessageContents(deps.db, lastIds);
+  return rows.map((r) => {
+    const content = r.lastMessageId ? contents.get(r.lastMessageId) : undefined;
+    return {
+      channelId: r.channelId,
+      other: r.other,
+      last: r.lastMessageId && content ? { at: content.createdAt, content: content.content, hasEmbeds: content.hasEmbeds } : null,
+    };
+  });
+}
+
+const DM_NOT_FOUND = new PageError(404, 'Conversation not found', 'This conversation does not exist, or you are not part of it.');
+
+/**
+ * A DM conversation for one of its two participants; anyone else — and any malformed or unknown
+ * id — gets the same 404, so a conversation's existence does not leak.
+ */
+export async function loadDmConversation(deps: Deps, viewerId: string, channelId: string): Promise<DmConversation> {
+  if (!isSnowflake(channelId)) throw DM_NOT_FOUND;
+  const pair = await findDmPair(deps.db, channelId);
+  if (!pair || (pair.userLow !== viewerId && pair.userHigh !== viewerId)) throw DM_NOT_FOUND;
+  const other = await findParty(deps.db, pair.userLow === viewerId ? pair.userHigh : pair.userLow);
+  if (!other) throw DM_NOT_FOUND;
+  const [messages, mayMessage] = await Promise.all([
+    latestMessages(deps, channelId),
+    other.bot && other.applicationId !== null ? botMayMessage(deps, { applicationId: other.applicationId, botUserId: other.id }, { id: viewerId, bot: false }) : Promise.resolve(false),
+  ]);
+  return { channelId, other, messages, botMayStillMessage: mayMessage };
+}

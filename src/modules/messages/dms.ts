@@ -1,0 +1,38 @@
+import type { MessageView } from './messages.js';
+
+/**
+ * Direct messages (SPEC §5.2) as the domain sees them: plain types shared by the repository, the
+ * service and the pages. No Fastify, no Kysely.
+ */
+
+/** Discord's channel type for a direct message. */
+export const CHANNEL_TYPE_DM = 1;
+
+/** The other party of a conversation. */
+export interface DmParty {
+  id: string;
+  username: string;
+  name: string;
+  avatarUrl: string | null;
+  bot: boolean;
+  /** Set for a bot account: its application. */
+  applicationId: string | null;
+}
+
+/** One line of the Direct messages list. */
+export interface DmConversationSummary {
+  channelId: string;
+  other: DmParty;
+  /** The newest message, for the preview; null when nothing has been said yet. */
+  last: { at: number; content: string; hasEmbeds: boolean } | null;
+}
+
+/** One conversation as /messages/:channelId shows it. */
+export interface DmConversation {
+  channelId: string;
+  other: DmParty;
+  /** Oldest first: the newest is at the bottom. */
+  messages: MessageView[];
+  /** Whether the other party, a bot, may still send messages here (the person may have removed its app). */
+  botMayStillMessage: boolean;
+}
