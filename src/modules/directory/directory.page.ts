@@ -128,6 +128,8 @@ export interface SettingsAbilities {
   manageRoles: boolean;
   createInvite: boolean;
   removeMembers: boolean;
+  /** Manage webhooks or Manage server: the Integrations section (webhooks, installed apps). */
+  integrations: boolean;
 }
 
 export function settingsAbilities(permissions: bigint): SettingsAbilities {
@@ -137,6 +139,7 @@ export function settingsAbilities(permissions: bigint): SettingsAbilities {
     manageRoles: has(permissions, Permission.MANAGE_ROLES),
     createInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
     removeMembers: has(permissions, Permission.KICK_MEMBERS) || has(permissions, Permission.MANAGE_SERVER),
+    integrations: has(permissions, Permission.MANAGE_WEBHOOKS) || has(permissions, Permission.MANAGE_SERVER),
   };
 }
 
@@ -166,13 +169,18 @@ export interface SettingsPageInput {
 }
 
 function sectionNav(input: SettingsPageInput): SafeHtml {
-  const { server, can, section } = input;
-  const items: Array<[SettingsSection, string, boolean]> = [
+  return settingsNav(input.server, input.can, input.section);
+}
+
+/** The server settings sidebar: the sections the viewer may open (also used by webhooks.page.ts). */
+export function settingsNav(server: { id: string; name: string }, can: SettingsAbilities, section: SettingsSection | 'integrations'): SafeHtml {
+  const items: Array<[SettingsSection | 'integrations', string, boolean]> = [
     ['overview', 'Overview', true],
     ['channels', 'Channels', can.manageChannels],
     ['roles', 'Roles', can.manageRoles],
     ['members', 'Members', can.manageServer || can.manageRoles],
     ['invites', 'Invites', can.createInvite],
+    ['integrations', 'Integrations', can.integrations],
   ];
   const current = section === 'role' ? 'roles' : section;
   return html`<nav class="sidebar card" aria-label="Server settings">

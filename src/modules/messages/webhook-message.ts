@@ -1,0 +1,63 @@
+import type { Embed } from './message-payload.js';
+
+/**
+ * A webhook's message as the webhook URL routes return it (issue #5 "Message records"). Pure.
+ * Webhook messages never mention anyone (SPEC §2.10): "@everyone", "@here" and <@id> stay literal
+ * text, so `mentions` is always empty and `mentionEveryone` always false.
+ */
+export interface WebhookMessageRecord {
+  id: string;
+  channelId: string;
+  content: string;
+  embeds: Embed[];
+  author: { id: string; username: string; avatarUrl: string | null; bot: true };
+  webhookId: string;
+  applicationId: string | null;
+  mentions: never[];
+  mentionEveryone: false;
+  createdAt: string;
+  editedAt: string | null;
+}
+
+/** A stored webhook message (messages.repository.ts), embeds still as stored JSON or parsed. */
+export interface WebhookMessage {
+  id: string;
+  channelId: string;
+  webhookId: string;
+  applicationId: string | null;
+  /** The name and avatar shown for this message (the webhook's at the time, or the override). */
+  authorName: string;
+  authorAvatarUrl: string | null;
+  content: string;
+  embeds: Embed[] | string;
+  createdAt: number;
+  editedAt: number | null;
+}
+
+/** Embeds as stored (JSON text) or already parsed; unreadable JSON reads as none. */
+export function embedsOf(embeds: Embed[] | string): Embed[] {
+  if (typeof embeds !== 'string') return embeds;
+  try {
+    const parsed: unknown = JSON.parse(embeds);
+    return Array.isArray(parsed) ? (parsed as Embed[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function presentWebhookMessage(m: WebhookMessage): WebhookMessageRecord {
+  return {
+    id: m.id,
+    channelId: m.channelId,
+    content: m.content,
+    embeds: embedsOf(m.embeds),
+    // The author id is the webhook id (Discord's convention; issue #5).
+    author: { id: m.webhookId, username: m.authorName, avatarUrl: m.authorAvatarUrl, bot: true },
+    webhookId: m.webhookId,
+    applicationId: m.applicationId,
+    mentions: [],
+    mentionEveryone: false,
+    createdAt: new Date(m.createdAt).toISOString(),
+    editedAt: m.editedAt === null ? null : new Date(m.editedAt).toISOString(),
+  };
+}

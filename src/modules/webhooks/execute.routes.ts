@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { RateLimitedError } from '../../core/errors.js';
+import type { App } from '../../http/app-type.js';
+import type { Services } from '../../services.js';
+import { executeWebhook, openWebhook, parseWait } from './execute.service.js';
+import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
+import { rateLimitedHeaders, rateLimitHeaders } from './webhook-rate-limit.js';
+import type { Webhook } from './webhooks.js';
+import {
+  EditMessageBody,
+  ExecuteBody,
+  ExecuteQuery,
+  PatchWebhookByTokenBody,
+  RateLimitedBody,
+  WebhookErrorBody,
+  WebhookMessageBody,
+  WebhookMessageParams,
+  WebhookRecordBody,
+  WebhookUrlParams,
+} from './webhooks.schemas.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The webhook whose URL (id and token) this request presented, once checked. */
+    webhook: Webhook | undefined;
+  }
+}
+
+/** The routes of a webhook URL (SPEC §4, §5.7): authorised by the token in the path. */
+export const WEBHOOK_URL = '/api/v1/webhooks/:id/:token';
+const WEBHOOK_MESSAGE_URL = `${WEBHOOK_URL}/messages/:messageId`;
+
+/**
+ * The schemas of these routes document the API; message-payload.ts validates (lengths counted in
+ * code points, the 6000 total, Discord's aliases and ignored keys, and every error at its path in
+ * one 50035). AJV would also coerce types in place (`coerceTypes`), so it must not touch the body.
+ */
+const documentationOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
+
+const errors = { 401: WebhookErrorBody, 404: WebhookErrorBody, 429: RateLimitedBody };
+const withBodyErrors = { 400: WebhookErrorBody, ...errors };
+const rateLimitNote =
+  'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
+
+function webhookOf(request: FastifyRequest): Webhook {
+  const webhook = request.webhook;
+  if (!webhook) throw new Error('webhookOf() called on a route without the webhook gate');
+  return webhook;
+}
+
+export function registerWebhookExecuteApi(app: App, services: Services): void {
+  app.decorateRequest('webhook', undefined);
+
+  /**
+   * Runs before the body is even read: an unknown id, a wrong token or an empty bucket is
+   * answered without parsing anything, and the rate-limit headers are on every answer, errors
+   * (invalid JSON included) as well as successes (DESIGN §1).
+   */
+  async function gate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { id, token } = request.params as { id: string; token: string };
+    const opened = await openWebhook(services, id, token, request.ip);
+    reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
+    if (!opened.ok) {
+      if (opened.error instanceof RateLimitedError) reply.headers(rateLimitedHeaders(opened.limit.scope));
+      throw opened.error;
+    }
+    request.webhook = opened.webhook;
+  }
+
+  app.post(
+    WEBHOOK_URL,
+    {
+      onRequest: gate,
+      validatorCompiler: documentationOnly,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Execute a webhook',
+        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. ${rateLimitNote}`,
+        params: WebhookUrlParams,
+        querystring: ExecuteQuery,
+        body: ExecuteBody,
+        response: {
+          200: WebhookMessageBody,
+          204: { type: 'null', description: 'Posted (wait absent or false)' },
+          ...withBodyErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const wait = parseWait((request.query as Record<string, unknown>)['wait']);
+      const record = await executeWebhook(services, webhookOf(request), request.body as unknown, wait);
+      if (record === undefined) return reply.code(204).send(null);
+      return record;
+    },
+  );
+
+  app.get(
+    WEBHOOK_URL,
+    {
+      onRequest: gate,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Get a webhook by its URL',
+        description: `The webhook record, without its token or creator. ${rateLimitNote}`,
+        params: WebhookUrlParams,
+        response: { 200: WebhookRecordBody, ...errors },
+      },
+    },
+    async (request) => webhookByToken(services, webhookOf(request)),
+  );
+
+  app.patch(
+    WEBHOOK_URL,
+    {
+      onRequest: gate,
+      validatorCompiler: documentationOnly,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Rename a webhook or change its avatar by its URL',
+        description: `name 1–80 (may not pass for the service), avatarUrl https or null (alias avatar_url). The token never changes here. ${rateLimitNote}`,
+        params: WebhookUrlParams,
+        body: PatchWebhookByTokenBody,
+        response: { 200: WebhookRecordBody, ...withBodyErrors },
+      },
+    },
+    async (request) => updateWebhookByToken(services, webhookOf(request), request.body as unknown),
+  );
+
+  app.delete(
+    WEBHOOK_URL,
+    {
+      onRequest: gate,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Delete a webhook by its URL',
+        description: `SPEC §3: afterwards every call on this webhook answers 404 (10015). Its messages stay in the channel. ${rateLimitNote}`,
+        params: WebhookUrlParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await deleteWebhookByToken(services, webhookOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    WEBHOOK_MESSAGE_URL,
+    {
+      onRequest: gate,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Get a message the webhook posted',
+        description: `Only messages of this webhook; any other id answers 404 (10008). ${rateLimitNote}`,
+        params: WebhookMessageParams,
+        response: { 200: WebhookMessageBody, ...errors },
+      },
+    },
+    async (request) => getWebhookMessage(services, webhookOf(request), request.params.messageId),
+  );
+
+  app.patch(
+    WEBHOOK_MESSAGE_URL,
+    {
+      onRequest: gate,
+      validatorCompiler: documentationOnly,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Edit a message the webhook posted',
+        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. ${rateLimitNote}`,
+        params: WebhookMessageParams,
+        body: EditMessageBody,
+        response: { 200: WebhookMessageBody, ...withBodyErrors },
+      },
+    },
+    async (request) => editWebhookMessage(services, webhookOf(request), request.params.messageId, request.body as unknown),
+  );
+
+  app.delete(
+    WEBHOOK_MESSAGE_URL,
+    {
+      onRequest: gate,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Delete a message the webhook posted',
+        description: `Only messages of this webhook; any other id answers 404 (10008). ${rateLimitNote}`,
+        params: WebhookMessageParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await deleteMessageOfWebhook(services, webhookOf(request), request.params.messageId);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import { ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
+import { hashSecret, safeEqual } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { BucketDecision } from '../../rate-limit/bucket.js';
+import type { Deps } from '../../services.js';
+import { parseMessagePayload } from '../messages/message-payload.js';
+import { insertMessage } from '../messages/messages.repository.js';
+import { presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
+import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
+import { findWebhook } from './webhooks.repository.js';
+import type { Webhook } from './webhooks.js';
+
+/**
+ * The webhook URL (issue #5 "Execute"; SPEC §5.7: authorised by the token in the path). This is
+ * the service's hottest path (DESIGN §5): one indexed lookup, a constant-time token check, one
+ * bucket operation, then one insert.
+ */
+
+/** Which bucket answered, for the X-RateLimit-* headers of every answer. */
+export interface RateLimitInfo {
+  decision: BucketDecision;
+  /** X-RateLimit-Bucket. */
+  bucket: string;
+  /** X-RateLimit-Scope of a 429: the webhook's shared bucket, or one client address's. */
+  scope: 'shared' | 'user';
+}
+
+/** The outcome of opening a webhook URL: the webhook, or the error to answer, with its bucket. */
+export type WebhookGate = { ok: true; webhook: Webhook; limit: RateLimitInfo } | { ok: false; error: Error; limit: RateLimitInfo };
+
+/**
+ * Checks a webhook URL and counts the request. Unknown (or deleted) ids → 404 10015; a wrong
+ * token → 401 50027 (SPEC §3: a regenerated token's old URL is invalid). Those two spend their
+ * client address's bucket, never the webhook's, so nobody can exhaust a webhook they cannot
+ * use; a valid URL spends the webhook's bucket (SPEC §8: 10 per 2 s). Over either → 429.
+ */
+export async function openWebhook(deps: Deps, id: string, token: string, clientAddress: string): Promise<WebhookGate> {
+  const webhook = isSnowflake(id) ? await findWebhook(deps.db, id) : undefined;
+  // Hash comparison in constant time (DESIGN §3); the stored side is the only copy of the token.
+  if (webhook === undefined || !safeEqual(hashSecret(token), webhook.tokenHash)) {
+    const decision = await deps.buckets.take(invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, deps.clock.now());
+    const limit: RateLimitInfo = { decision, bucket: bucketHash('address', clientAddress), scope: 'user' };
+    if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
+    return { ok: false, error: webhook === undefined ? ApiErrors.unknownWebhook() : ApiErrors.invalidWebhookToken(), limit };
+  }
+  const decision = await deps.buckets.take(webhookBucketKey(webhook.id), WEBHOOK_RULE, deps.clock.now());
+  const limit: RateLimitInfo = { decision, bucket: bucketHash('webhook', webhook.id), scope: 'shared' };
+  if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
+  return { ok: true, webhook, limit };
+}
+
+const TRUE_VALUES = new Set(['true', '1', 'True']);
+const BOOLEAN_VALUES = new Set(['true', 'false', '1', '0', 'True', 'False']);
+
+/**
+ * The `wait` query flag (DESIGN §1: true/false/1/0/True/False). Absent is false; anything else,
+ * or the flag given twice, is a 50035 at `wait`.
+ */
+export function parseWait(raw: unknown): boolean {
+  if (raw === undefined) return false;
+  if (typeof raw === 'string' && BOOLEAN_VALUES.has(raw)) return TRUE_VALUES.has(raw);
+  throw invalidField(['wait'], 'BOOLEAN_TYPE_COERCE', `Value "${String(raw)}" is not a valid boolean (use true or false).`);
+}
+
+/**
+ * POST /api/v1/webhooks/{id}/{token}: posts a message in the webhook's channel under its name, or
+ * the `username`/`avatarUrl` of this payload (SPEC §2.9). Mentions stay literal text and notify
+ * nobody (SPEC §2.10). Returns the message record when `wait`, else nothing.
+ */
+export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean): Promise<WebhookMessageRecord | undefined> {
+  // No body at all (no Content-Type) is an empty message, as at Discord.
+  const parsed = parseMessagePayload(body ?? {}, { identityOverride: true, serviceName: deps.config.serviceName });
+  if (!parsed.ok) throw parsed.error;
+  const payload = parsed.value;
+  const message = {
+    id: deps.ids.next(),
+    channelId: webhook.channelId,
+    authorId: webhook.id,
+    webhookId: webhook.id,
+    applicationId: webhook.applicationId,
+    authorName: payload.username ?? webhook.name,
+    authorAvatarUrl: payload.avatarUrl ?? webhook.avatarUrl,
+    content: payload.content ?? '',
+    embeds: payload.embeds ?? [],
+    createdAt: deps.clock.now(),
+  };
+  await insertMessage(deps.db, message);
+  deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
+  return wait ? presentWebhookMessage({ ...message, editedAt: null }) : undefined;
+}

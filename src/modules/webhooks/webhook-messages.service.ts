@@ -1,0 +1,93 @@
+import { ApiErrors, invalidField } from '../../core/errors.js';
+import type { Deps } from '../../services.js';
+import { messageIsEmpty, parseMessagePayload, type Embed } from '../messages/message-payload.js';
+import { deleteWebhookMessage, findWebhookMessage, updateWebhookMessage } from '../messages/messages.repository.js';
+import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
+import { removeWebhook, updateWebhookSettings, type WebhookInput } from './webhooks.service.js';
+import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js';
+
+/**
+ * What the holder of a webhook URL may do besides executing it (issue #5 "Messages" and "The
+ * webhook by token"). The webhook has been opened by execute.service.ts openWebhook: its token
+ * checked and its bucket counted.
+ */
+
+/** GET …/messages/{messageId}: only messages this webhook posted; anything else is 10008. */
+export async function getWebhookMessage(deps: Deps, webhook: Webhook, messageId: string): Promise<WebhookMessageRecord> {
+  const message = await findWebhookMessage(deps.db, webhook.id, messageId);
+  if (!message) throw ApiErrors.unknownMessage();
+  return presentWebhookMessage(message);
+}
+
+/**
+ * PATCH …/messages/{messageId}: new content and/or embeds under the rules of execute; absent
+ * fields stay, the name and avatar of the message never change, editedAt is set. The result may
+ * not be empty (50006).
+ */
+export async function editWebhookMessage(deps: Deps, webhook: Webhook, messageId: string, body: unknown): Promise<WebhookMessageRecord> {
+  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true });
+  if (!parsed.ok) throw parsed.error;
+  const { content, embeds } = parsed.value;
+  // With one side absent, whether the edit empties the message depends on the stored other side.
+  if (content === undefined || embeds === undefined) {
+    const current = await findWebhookMessage(deps.db, webhook.id, messageId);
+    if (!current) throw ApiErrors.unknownMessage();
+    if (messageIsEmpty(content ?? current.content, embeds ?? embedsOf(current.embeds))) throw ApiErrors.emptyMessage();
+  }
+  const changes: { content?: string; embeds?: Embed[]; editedAt: number } = { editedAt: deps.clock.now() };
+  if (content !== undefined) changes.content = content;
+  if (embeds !== undefined) changes.embeds = embeds;
+  const edited = await updateWebhookMessage(deps.db, webhook.id, messageId, changes);
+  if (!edited) throw ApiErrors.unknownMessage();
+  deps.events.publish({ type: 'message_update', channelId: edited.channelId, messageId: edited.id });
+  return presentWebhookMessage(edited);
+}
+
+/** DELETE …/messages/{messageId}: only messages this webhook posted (10008 otherwise). */
+export async function deleteMessageOfWebhook(deps: Deps, webhook: Webhook, messageId: string): Promise<void> {
+  const deleted = await deleteWebhookMessage(deps.db, webhook.id, messageId);
+  if (!deleted) throw ApiErrors.unknownMessage();
+  deps.events.publish({ type: 'message_delete', channelId: deleted.channelId, messageId });
+}
+
+/** GET /api/v1/webhooks/{id}/{token}: the record, without token or creator. */
+export function webhookByToken(deps: Deps, webhook: Webhook): WebhookRecord {
+  return presentWebhook(webhook, { baseUrl: deps.config.baseUrl });
+}
+
+/**
+ * Reads PATCH /api/v1/webhooks/{id}/{token}'s body leniently: `name`, `avatarUrl` (alias
+ * `avatar_url`); Discord's `avatar` (image data) cannot be stored here, so only `avatar: null`
+ * (remove it) is understood, and image data is refused at `avatar` with what to send instead.
+ */
+function webhookInput(body: unknown): WebhookInput {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidField([], 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType');
+  const raw = body as Record<string, unknown>;
+  const input: WebhookInput = {};
+  if (raw['name'] !== undefined && raw['name'] !== null) {
+    if (typeof raw['name'] !== 'string') throw invalidField(['name'], 'BASE_TYPE_BAD_TYPE', 'Must be a string.');
+    input.name = raw['name'];
+  }
+  const avatar = raw['avatarUrl'] !== undefined ? raw['avatarUrl'] : raw['avatar_url'];
+  if (avatar !== undefined) {
+    if (avatar !== null && typeof avatar !== 'string') throw invalidField(['avatarUrl'], 'BASE_TYPE_BAD_TYPE', 'Must be a string or null.');
+    input.avatarUrl = avatar;
+  } else if (raw['avatar'] === null) {
+    input.avatarUrl = null;
+  } else if (raw['avatar'] !== undefined) {
+    throw invalidField(['avatar'], 'BASE_TYPE_INVALID', 'Image uploads are not supported; send avatarUrl, an https URL of the image.');
+  }
+  return input;
+}
+
+/** PATCH /api/v1/webhooks/{id}/{token}: rename (impersonation rule) or change the avatar. */
+export async function updateWebhookByToken(deps: Deps, webhook: Webhook, body: unknown): Promise<WebhookRecord> {
+  const updated = await updateWebhookSettings(deps, webhook, webhookInput(body));
+  return presentWebhook(updated, { baseUrl: deps.config.baseUrl });
+}
+
+/** DELETE /api/v1/webhooks/{id}/{token}: every later call on this id answers 404 10015; its messages stay. */
+export async function deleteWebhookByToken(deps: Deps, webhook: Webhook): Promise<void> {
+  await removeWebhook(deps, webhook);
+}

@@ -1,0 +1,220 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, PageError } from '../../core/errors.js';
+import { Permission, has } from '../../core/permissions.js';
+import type { App } from '../../http/app-type.js';
+import type { Services } from '../../services.js';
+import { formErrorMessage } from '../../web/form-errors.js';
+import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { INSTALLED_APPS_NOTICES } from '../applications/installs.page.js';
+import { listServerInstalls } from '../applications/installs.service.js';
+import { getChannel } from '../directory/channels.service.js';
+import { settingsAbilities, type FormError, type FormValues } from '../directory/directory.page.js';
+import { CHANNEL_NOT_FOUND, requireAnyServerPermission, requireServerPermission } from '../directory/permissions.service.js';
+import { confirmDeletePage, confirmRegeneratePage, integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
+import {
+  IntegrationsChannelParams,
+  IntegrationsChannelWebhookParams,
+  IntegrationsQuery,
+  IntegrationsServerParams,
+  IntegrationsServerWebhookParams,
+  WebhookConfirmBody,
+  WebhookFormBody,
+} from './webhooks.schemas.js';
+import {
+  channelOfServer,
+  createWebhook,
+  findScopedWebhook,
+  loadIntegrations,
+  regenerateWebhookToken,
+  removeWebhook,
+  updateWebhookSettings,
+} from './webhooks.service.js';
+import { webhookUrl, type Webhook } from './webhooks.js';
+
+const hide = { hide: true } as const;
+
+const NOTICES: Record<string, string> = {
+  'webhook-saved': 'Webhook saved.',
+  'webhook-deleted': 'Webhook deleted. Its URL no longer works; its messages stay.',
+  ...INSTALLED_APPS_NOTICES,
+};
+
+/** A page's scope after the viewer's access was checked. */
+interface Resolved {
+  serverId: string;
+  scope: IntegrationsScope;
+  permissions: bigint;
+  base: string;
+}
+
+interface RenderExtra {
+  issued?: IssuedUrl;
+  notice?: string | undefined;
+  error?: FormError;
+  values?: FormValues;
+  status?: number;
+}
+
+/**
+ * Server settings → Integrations (/servers/:serverId/settings/integrations) and Channel settings →
+ * Integrations (/channels/:channelId/settings/integrations): the same handlers for both, every
+ * form posting below the page's own address (pages context: viewer + CSRF).
+ *
+ * Access (docs/webhooks-management.md): the server page opens for Manage webhooks or Manage server
+ * (it also lists installed apps); the channel page and every webhook form need Manage webhooks
+ * (creating also View channel). Non-members get 404, members without the permission 403.
+ */
+export function registerWebhookPages(pages: App, services: Services): void {
+  async function serverScope(serverId: string, viewerId: string, bits: bigint, anyOf: boolean): Promise<Resolved> {
+    const permissions = anyOf ? await requireAnyServerPermission(services, serverId, viewerId, bits) : await requireServerPermission(services, serverId, viewerId, bits);
+    const scope: IntegrationsScope = { kind: 'server' };
+    return { serverId, scope, permissions, base: integrationsBase(serverId, scope) };
+  }
+
+  async function channelScope(channelId: string, viewerId: string, bits: bigint): Promise<Resolved> {
+    const channel = await getChannel(services, channelId);
+    if (!channel || channel.serverId === null) throw new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
+    const permissions = await requireServerPermission(services, channel.serverId, viewerId, bits, CHANNEL_NOT_FOUND);
+    const scope: IntegrationsScope = { kind: 'channel', channel };
+    return { serverId: channel.serverId, scope, permissions, base: integrationsBase(channel.serverId, scope) };
+  }
+
+  async function render(request: FastifyRequest, reply: FastifyReply, at: Resolved, extra: RenderExtra = {}) {
+    const channelId = at.scope.kind === 'channel' ? at.scope.channel.id : undefined;
+    const data = await loadIntegrations(services, at.serverId, channelId);
+    if (!data) throw new PageError(404, 'Server not found', 'This server does not exist, or you are not a member of it.');
+    const canManageWebhooks = has(at.permissions, Permission.MANAGE_WEBHOOKS);
+    const markup = integrationsPage({
+      ctx: pageContext(request, services),
+      scope: at.scope,
+      server: data.server,
+      can: settingsAbilities(at.permissions),
+      canManageWebhooks,
+      channels: data.channels,
+      webhooks: canManageWebhooks ? data.webhooks : [],
+      ...(at.scope.kind === 'server'
+        ? { installedApps: { serverId: at.serverId, apps: await listServerInstalls(services, at.serverId), canManage: has(at.permissions, Permission.MANAGE_SERVER) } }
+        : {}),
+      ...(extra.issued ? { issued: extra.issued } : {}),
+      ...(extra.notice ? { notice: extra.notice } : {}),
+      ...(extra.error ? { error: extra.error } : {}),
+      ...(extra.values ? { values: extra.values } : {}),
+    });
+    return sendHtml(reply, markup, extra.status ?? 200);
+  }
+
+  /** A refused form: the page again with the message beside the form, nothing changed. */
+  function refused(error: unknown, form: string, values: FormValues): RenderExtra {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    return { error: { form, message: formErrorMessage(error) }, values, status: error.status };
+  }
+
+  async function webhookOr404(at: Resolved, webhookId: string): Promise<Webhook> {
+    const webhook = await findScopedWebhook(services, { serverId: at.serverId, channelId: at.scope.kind === 'channel' ? at.scope.channel.id : undefined }, webhookId);
+    if (!webhook) throw new PageError(404, 'Webhook not found', 'This webhook does not exist here, or it was deleted.');
+    return webhook;
+  }
+
+  function issued(webhook: Webhook, token: string, regenerated: boolean): IssuedUrl {
+    return { webhookId: webhook.id, name: webhook.name, url: webhookUrl(services.config.baseUrl, webhook.id, token), regenerated };
+  }
+
+  /** The handlers, for a way of resolving the scope from the request's parameters. */
+  function routes(prefix: string, resolve: (params: Record<string, string>, viewerId: string, bits: bigint, forPage: boolean) => Promise<Resolved>, params: typeof IntegrationsServerParams | typeof IntegrationsChannelParams, webhookParams: typeof IntegrationsServerWebhookParams | typeof IntegrationsChannelWebhookParams) {
+    pages.get(prefix, { schema: { ...hide, params, querystring: IntegrationsQuery } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const at = await resolve(request.params as Record<string, string>, viewer.id, Permission.MANAGE_WEBHOOKS | Permission.MANAGE_SERVER, true);
+      return render(request, reply, at, { notice: NOTICES[request.query.done ?? ''] });
+    });
+
+    pages.post(`${prefix}/webhooks`, { schema: { ...hide, params, body: WebhookFormBody } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const at = await resolve(request.params as Record<string, string>, viewer.id, Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL, false);
+      const { name, avatarUrl, channelId } = request.body;
+      try {
+        const channel = at.scope.kind === 'channel' ? at.scope.channel : await channelOfServer(services, at.serverId, channelId);
+        const created = await createWebhook(services, channel, { userId: viewer.id, applicationId: null }, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        // The URL exists in plain text only in this response (no-store): never shown again.
+        return await render(request, reply, at, { issued: issued(created.webhook, created.token, false), status: 201 });
+      } catch (error) {
+        return render(request, reply, at, refused(error, 'create', { name, avatarUrl, channelId }));
+      }
+    });
+
+    pages.post(`${prefix}/webhooks/:webhookId`, { schema: { ...hide, params: webhookParams, body: WebhookFormBody } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const { name, avatarUrl } = request.body;
+      try {
+        await updateWebhookSettings(services, webhook, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+      } catch (error) {
+        return render(request, reply, at, refused(error, `rename-${webhook.id}`, { name, avatarUrl }));
+      }
+      return reply.redirect(`${at.base}?done=webhook-saved#webhook-${webhook.id}`, 303);
+    });
+
+    pages.get(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const channel = await getChannel(services, webhook.channelId);
+      return sendHtml(reply, confirmRegeneratePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
+    });
+
+    pages.post(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const regenerated = await regenerateWebhookToken(services, webhook);
+      return render(request, reply, at, { issued: issued(regenerated.webhook, regenerated.token, true) });
+    });
+
+    pages.get(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const channel = await getChannel(services, webhook.channelId);
+      return sendHtml(reply, confirmDeletePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
+    });
+
+    pages.post(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return reply;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      try {
+        await removeWebhook(services, webhook);
+      } catch (error) {
+        // Deleted meanwhile (another tab): the outcome the person asked for.
+        if (!(error instanceof ApiError) || error.code !== 10015) throw error;
+      }
+      return reply.redirect(`${at.base}?done=webhook-deleted`, 303);
+    });
+  }
+
+  routes(
+    '/servers/:serverId/settings/integrations',
+    (params, viewerId, bits, forPage) => serverScope(params['serverId'] ?? '', viewerId, bits, forPage),
+    IntegrationsServerParams,
+    IntegrationsServerWebhookParams,
+  );
+  routes(
+    '/channels/:channelId/settings/integrations',
+    // The channel page has nothing but webhooks: Manage webhooks (and View channel) to open it.
+    (params, viewerId, bits, forPage) => channelScope(params['channelId'] ?? '', viewerId, forPage ? Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL : bits),
+    IntegrationsChannelParams,
+    IntegrationsChannelWebhookParams,
+  );
+}

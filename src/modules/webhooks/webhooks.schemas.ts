@@ -1,0 +1,192 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * TypeBox schemas of the webhook routes (shared by the URL routes, execute.routes.ts, and the
+ * management routes). Response schemas also decide what is serialised, so no field leaks
+ * (DESIGN §9.2). Add to this file additively.
+ */
+
+const Snowflake = (description = 'Snowflake id') => Type.String({ description, pattern: '^[0-9]{1,20}$' });
+const NullableString = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
+
+/** DESIGN §1 API error; `errors` is the 50035 tree mirroring the body. */
+export const WebhookErrorBody = Type.Object(
+  {
+    code: Type.Integer({ description: "Discord's error code (10015 Unknown Webhook, 50027 Invalid Webhook Token, 10008 Unknown Message, 50006, 50035…)" }),
+    message: Type.String(),
+    errors: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Invalid Form Body (50035): {field: {_errors: [{code, message}]}}' })),
+  },
+  { description: 'An API error (docs/errors.md)' },
+);
+
+/** DESIGN §1: the body of a 429. */
+export const RateLimitedBody = Type.Object(
+  {
+    message: Type.String(),
+    retry_after: Type.Number({ description: 'Seconds until the bucket refills, with decimals' }),
+    global: Type.Boolean(),
+    code: Type.Integer(),
+  },
+  { description: 'Rate limited: wait retry_after seconds (also in Retry-After and X-RateLimit-Reset-After)' },
+);
+
+/** The webhook record (webhooks.ts presentWebhook). */
+export const WebhookRecordBody = Type.Object(
+  {
+    id: Snowflake(),
+    type: Type.Literal(1, { description: 'Incoming webhook' }),
+    serverId: Snowflake('The server of its channel'),
+    channelId: Snowflake('The channel it posts to'),
+    name: Type.String(),
+    avatarUrl: NullableString('https URL of its default avatar'),
+    applicationId: NullableString("The creating bot's application, or null when a person created it"),
+    createdAt: Type.String({ format: 'date-time' }),
+    token: Type.Optional(Type.String({ description: 'Only at creation and regeneration: shown once' })),
+    url: Type.Optional(Type.String({ description: 'Only at creation and regeneration: {base_url}/api/v1/webhooks/{id}/{token}' })),
+  },
+  { description: 'A webhook' },
+);
+
+export const WebhookUrlParams = Type.Object({
+  id: Type.String({ description: 'Webhook id' }),
+  token: Type.String({ description: 'Webhook token (secret)' }),
+});
+export type WebhookUrlParams = Static<typeof WebhookUrlParams>;
+
+export const WebhookMessageParams = Type.Object({
+  id: Type.String({ description: 'Webhook id' }),
+  token: Type.String({ description: 'Webhook token (secret)' }),
+  messageId: Type.String({ description: 'Id of a message this webhook posted' }),
+});
+export type WebhookMessageParams = Static<typeof WebhookMessageParams>;
+
+export const ExecuteQuery = Type.Object({
+  wait: Type.Optional(
+    Type.String({
+      description: 'true (also 1, True) answers 200 with the created message; false (0, False) or absent answers 204 without a body',
+      enum: ['true', 'false', '1', '0', 'True', 'False'],
+    }),
+  ),
+});
+export type ExecuteQuery = Static<typeof ExecuteQuery>;
+
+const Url = (description: string) => Type.String({ format: 'uri', maxLength: 2048, description });
+
+/** An embed (message-payload.ts): stored and returned in this shape. */
+export const EmbedBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: 256 })),
+    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    url: Type.Optional(Url('http(s)')),
+    timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; returned in UTC' })),
+    color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
+    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), iconUrl: Type.Optional(Url('http(s); alias icon_url')) })),
+    image: Type.Optional(Type.Object({ url: Url('http(s)') })),
+    thumbnail: Type.Optional(Type.Object({ url: Url('http(s)') })),
+    author: Type.Optional(
+      Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Url('http(s)')), iconUrl: Type.Optional(Url('http(s); alias icon_url')) }),
+    ),
+    fields: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ maxLength: 256 }), value: Type.String({ maxLength: 1024 }), inline: Type.Optional(Type.Boolean()) }), {
+        maxItems: 25,
+      }),
+    ),
+  },
+  { description: 'Lengths in Unicode code points; at most 6000 over all embeds of a message (title, description, field names and values, footer text, author name)' },
+);
+
+/**
+ * SPEC §2.9, for the document only: message-payload.ts validates (code-point lengths, the 6000
+ * sum, aliases and unknown keys are beyond what a JSON schema says well).
+ */
+export const ExecuteBody = Type.Object(
+  {
+    content: Type.Optional(Type.String({ maxLength: 2000, description: 'Up to 2000 Unicode code points; mentions stay literal text' })),
+    embeds: Type.Optional(Type.Array(EmbedBody, { maxItems: 10 })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Display name for this message only; may not pass for the service' })),
+    avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only (alias avatar_url)' })),
+  },
+  { additionalProperties: true, description: 'At least one of content or embeds. Unknown keys (tts, nonce, allowed_mentions…) are ignored.' },
+);
+
+export const EditMessageBody = Type.Object(
+  {
+    content: Type.Optional(NullableString('New content (null or "" clears it)')),
+    embeds: Type.Optional(Type.Union([Type.Array(EmbedBody, { maxItems: 10 }), Type.Null()], { description: 'New embeds (null or [] clears them)' })),
+  },
+  { additionalProperties: true, description: 'Absent fields stay as they are; the message may not end up empty. username and avatarUrl cannot change.' },
+);
+
+export const WebhookMessageBody = Type.Object(
+  {
+    id: Snowflake(),
+    channelId: Snowflake(),
+    content: Type.String(),
+    embeds: Type.Array(EmbedBody),
+    author: Type.Object({
+      id: Snowflake('The webhook id'),
+      username: Type.String({ description: 'The name shown for this message' }),
+      avatarUrl: NullableString(),
+      bot: Type.Literal(true),
+    }),
+    webhookId: Snowflake(),
+    applicationId: NullableString(),
+    mentions: Type.Array(Type.Object({}), { maxItems: 0, description: 'Always empty: webhook messages never mention anyone' }),
+    mentionEveryone: Type.Literal(false),
+    createdAt: Type.String({ format: 'date-time' }),
+    editedAt: NullableString('ISO 8601 of the last edit'),
+  },
+  { description: 'A message posted by a webhook' },
+);
+
+export const PatchWebhookByTokenBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'May not pass for the service' })),
+    avatarUrl: Type.Optional(NullableString('https URL, or null to remove (alias avatar_url)')),
+  },
+  { additionalProperties: true },
+);
+
+// --- Management with bot credentials, and the Integrations pages (helper "webhook-manage") ----
+
+/** The body of POST /channels/{id}/webhooks and PATCH /webhooks/{id}; rules are checked by the service (50035). */
+export const WebhookManageBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: '1–80 characters after trimming; must not pass for the service (SPEC §7)' })),
+    avatarUrl: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'An https:// image URL; null or "" removes it' })),
+    avatar_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Alias of avatarUrl' })),
+  },
+  { additionalProperties: true },
+);
+export type WebhookManageBody = Static<typeof WebhookManageBody>;
+
+/** A channel's webhooks, without tokens. */
+export const WebhookListBody = Type.Array(WebhookRecordBody);
+
+export const ChannelIdParams = Type.Object({ channelId: Type.String({ description: 'Channel snowflake id' }) });
+export type ChannelIdParams = Static<typeof ChannelIdParams>;
+
+export const WebhookIdParams = Type.Object({ id: Type.String({ description: 'Webhook snowflake id' }) });
+export type WebhookIdParams = Static<typeof WebhookIdParams>;
+
+// Pages: every field optional so that bad or missing values reach the service and come back
+// beside the form (as the directory pages do).
+const formField = Type.Optional(Type.String());
+
+export const IntegrationsServerParams = Type.Object({ serverId: Type.String() });
+export type IntegrationsServerParams = Static<typeof IntegrationsServerParams>;
+export const IntegrationsChannelParams = Type.Object({ channelId: Type.String() });
+export type IntegrationsChannelParams = Static<typeof IntegrationsChannelParams>;
+export const IntegrationsServerWebhookParams = Type.Object({ serverId: Type.String(), webhookId: Type.String() });
+export type IntegrationsServerWebhookParams = Static<typeof IntegrationsServerWebhookParams>;
+export const IntegrationsChannelWebhookParams = Type.Object({ channelId: Type.String(), webhookId: Type.String() });
+export type IntegrationsChannelWebhookParams = Static<typeof IntegrationsChannelWebhookParams>;
+
+export const IntegrationsQuery = Type.Object({ done: formField });
+export type IntegrationsQuery = Static<typeof IntegrationsQuery>;
+
+export const WebhookFormBody = Type.Object({ name: formField, avatarUrl: formField, channelId: formField, _csrf: formField });
+export type WebhookFormBody = Static<typeof WebhookFormBody>;
+
+export const WebhookConfirmBody = Type.Object({ _csrf: formField });
+export type WebhookConfirmBody = Static<typeof WebhookConfirmBody>;

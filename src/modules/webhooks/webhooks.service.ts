@@ -1,0 +1,201 @@
+import { ApiErrors, invalidField } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { issueSecret } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../services.js';
+import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
+import type { Channel } from '../directory/channels.js';
+import { findChannel, listChannels } from '../directory/channels.repository.js';
+import { checkAvatarUrl } from '../directory/people.js';
+import type { Server } from '../directory/servers.js';
+import { findServer } from '../directory/servers.repository.js';
+import { memberPermissions } from '../directory/servers.service.js';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhookCounted,
+  listChannelWebhooks,
+  listWebhooksWithCreators,
+  updateWebhook,
+} from './webhooks.repository.js';
+import { checkWebhookName, type Webhook, type WebhookWithCreator } from './webhooks.js';
+
+/**
+ * Creating and managing incoming webhooks (issue #5 "Create", "Manage with bot credentials",
+ * "Regenerate"; SPEC §4: people create them too, from the Integrations pages). The core
+ * operations take an already authorised scope; the bot* functions add the bot's permission check
+ * (SPEC §5.8: Manage webhooks) so the API routes make one call each.
+ */
+
+/** A webhook together with its token: returned only by creation and regeneration (shown once). */
+export interface IssuedWebhook {
+  webhook: Webhook;
+  token: string;
+}
+
+/** Who creates a webhook: a person (applicationId null) or a bot account (its application). */
+export interface WebhookCreator {
+  userId: string;
+  applicationId: string | null;
+}
+
+/** Fields of a create or update request; absent fields are left as they are. */
+export interface WebhookInput {
+  name?: string | undefined;
+  /** null or "" removes the avatar. */
+  avatarUrl?: string | null | undefined;
+}
+
+/** SPEC §5.8: creating and managing webhooks needs Manage webhooks; creating also View channel. */
+const CREATE_BITS = Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL;
+const MANAGE_BITS = Permission.MANAGE_WEBHOOKS;
+
+function checkedName(deps: Deps, raw: string | undefined): string {
+  if (raw === undefined) throw invalidField(['name'], 'BASE_TYPE_REQUIRED', 'This field is required');
+  const name = checkWebhookName(raw, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
+  return name.value;
+}
+
+function checkedAvatar(raw: string | null): string | null {
+  const avatar = checkAvatarUrl(raw);
+  if (!avatar.ok) throw invalidField(['avatarUrl'], avatar.code, avatar.message);
+  return avatar.value;
+}
+
+/**
+ * Creates a webhook in a server text channel for `creator` (the caller has checked Manage
+ * webhooks). The token is drawn here, returned once and stored only as its SHA-256. Bad input →
+ * 50035 at the field; a channel that already has 10 → 30007, decided atomically by the counter so
+ * that racing creations never make an 11th (SPEC §8).
+ */
+export async function createWebhook(deps: Deps, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
+  // Direct-message channels have no server, hence no Manage webhooks to hold.
+  if (channel.serverId === null) throw ApiErrors.missingPermissions();
+  const name = checkedName(deps, input.name);
+  const avatarUrl = checkedAvatar(input.avatarUrl ?? null);
+  const token = issueSecret(deps.random, 'webhookToken');
+  const webhook: Webhook = {
+    id: deps.ids.next(),
+    tokenHash: token.hash,
+    serverId: channel.serverId,
+    channelId: channel.id,
+    name,
+    avatarUrl,
+    applicationId: creator.applicationId,
+    creatorId: creator.userId,
+    createdAt: deps.clock.now(),
+  };
+  if (!(await insertWebhookCounted(deps.db, webhook))) {
+    // The channel may have been deleted meanwhile; otherwise it is full.
+    if (!(await findChannel(deps.db, channel.id))) throw ApiErrors.unknownChannel();
+    throw ApiErrors.tooManyWebhooks();
+  }
+  return { webhook, token: token.plain };
+}
+
+/** Renames a webhook or changes its avatar; never its token. 10015 when it no longer exists. */
+export async function updateWebhookSettings(deps: Deps, webhook: Webhook, input: WebhookInput): Promise<Webhook> {
+  const changes: { name?: string; avatarUrl?: string | null } = {};
+  if (input.name !== undefined) changes.name = checkedName(deps, input.name);
+  if (input.avatarUrl !== undefined) changes.avatarUrl = checkedAvatar(input.avatarUrl);
+  if (!(await updateWebhook(deps.db, webhook.id, changes))) throw ApiErrors.unknownWebhook();
+  return { ...webhook, ...changes };
+}
+
+/** Deletes a webhook and frees its slot; its messages stay in the channel. 10015 when already gone. */
+export async function removeWebhook(deps: Deps, webhook: Pick<Webhook, 'id'>): Promise<void> {
+  if (!(await deleteWebhook(deps.db, webhook.id))) throw ApiErrors.unknownWebhook();
+}
+
+/**
+ * Issues a new token for a webhook (SPEC §3: "a new URL is generated … old URL invalid"). One
+ * UPDATE replaces the only stored hash, so the old URL stops working at once (50027).
+ */
+export async function regenerateWebhookToken(deps: Deps, webhook: Webhook): Promise<IssuedWebhook> {
+  const token = issueSecret(deps.random, 'webhookToken');
+  if (!(await updateWebhook(deps.db, webhook.id, { tokenHash: token.hash }))) throw ApiErrors.unknownWebhook();
+  return { webhook: { ...webhook, tokenHash: token.hash }, token: token.plain };
+}
+
+/** A webhook of this server (and channel, when given), or undefined: ids of elsewhere are "not found". */
+export async function findScopedWebhook(deps: Deps, scope: { serverId: string; channelId?: string | undefined }, webhookId: string): Promise<Webhook | undefined> {
+  const webhook = isSnowflake(webhookId) ? await findWebhook(deps.db, webhookId) : undefined;
+  if (!webhook || webhook.serverId !== scope.serverId) return undefined;
+  if (scope.channelId !== undefined && webhook.channelId !== scope.channelId) return undefined;
+  return webhook;
+}
+
+// --- With bot credentials ---------------------------------------------------------------------
+
+/**
+ * A webhook the bot may manage: Manage webhooks in the webhook's server. Unknown ids and
+ * webhooks of servers the bot is not in answer alike, 404 10015, so they do not leak.
+ */
+async function botWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<Webhook> {
+  const webhook = isSnowflake(webhookId) ? await findWebhook(deps.db, webhookId) : undefined;
+  if (!webhook) throw ApiErrors.unknownWebhook();
+  const held = await memberPermissions(deps, webhook.serverId, bot.botUserId);
+  if (held === undefined) throw ApiErrors.unknownWebhook();
+  if ((held & MANAGE_BITS) !== MANAGE_BITS) throw ApiErrors.missingPermissions();
+  return webhook;
+}
+
+/**
+ * POST /channels/{id}/webhooks: the bot needs Manage webhooks and View channel there (403 50013);
+ * channels of servers it is not in are 404 10003. The webhook belongs to the bot's application.
+ */
+export async function botCreateWebhook(deps: Deps, bot: BotPrincipal, channelId: string, input: WebhookInput): Promise<IssuedWebhook> {
+  const { channel } = await requireBotChannelPermission(deps, bot, channelId, CREATE_BITS);
+  return createWebhook(deps, channel, { userId: bot.botUserId, applicationId: bot.application.id }, input);
+}
+
+/** GET /channels/{id}/webhooks: every webhook of the channel, whoever created it. */
+export async function botListChannelWebhooks(deps: Deps, bot: BotPrincipal, channelId: string): Promise<Webhook[]> {
+  const { channel } = await requireBotChannelPermission(deps, bot, channelId, MANAGE_BITS);
+  return listChannelWebhooks(deps.db, channel.id);
+}
+
+export async function botGetWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<Webhook> {
+  return botWebhook(deps, bot, webhookId);
+}
+
+export async function botUpdateWebhook(deps: Deps, bot: BotPrincipal, webhookId: string, input: WebhookInput): Promise<Webhook> {
+  return updateWebhookSettings(deps, await botWebhook(deps, bot, webhookId), input);
+}
+
+export async function botDeleteWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<void> {
+  await removeWebhook(deps, await botWebhook(deps, bot, webhookId));
+}
+
+export async function botRegenerateWebhookToken(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<IssuedWebhook> {
+  return regenerateWebhookToken(deps, await botWebhook(deps, bot, webhookId));
+}
+
+// --- For the Integrations pages ---------------------------------------------------------------
+
+/** What an Integrations page lists (the caller has checked access). */
+export interface IntegrationsData {
+  server: Server;
+  /** The server's channels, for the channel select and the channel column. */
+  channels: Channel[];
+  /** The server's webhooks, or only the channel's on Channel settings → Integrations. */
+  webhooks: WebhookWithCreator[];
+}
+
+export async function loadIntegrations(deps: Deps, serverId: string, channelId?: string): Promise<IntegrationsData | undefined> {
+  const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
+  if (!server) return undefined;
+  const [channels, webhooks] = await Promise.all([
+    listChannels(deps.db, serverId),
+    listWebhooksWithCreators(deps.db, channelId === undefined ? { serverId } : { serverId, channelId }),
+  ]);
+  return { server, channels, webhooks };
+}
+
+/** A channel of this server for the create form, or a 50035 at `channelId`. */
+export async function channelOfServer(deps: Deps, serverId: string, channelId: string | undefined): Promise<Channel> {
+  const channel = channelId && isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  if (!channel || channel.serverId !== serverId) throw invalidField(['channelId'], 'BASE_TYPE_CHOICE_NOT_VALID', 'Choose a channel of this server.');
+  return channel;
+}

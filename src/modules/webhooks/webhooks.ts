@@ -1,0 +1,102 @@
+import { impersonationProblem } from '../messages/impersonation.js';
+
+/**
+ * Incoming webhooks as the domain sees them (SPEC §2.8), and their public record. Pure: no
+ * Fastify, no Kysely.
+ */
+
+/** A webhook; the token itself is never kept, only its SHA-256 (DESIGN §2: secrets shown once). */
+export interface Webhook {
+  id: string;
+  tokenHash: string;
+  serverId: string;
+  channelId: string;
+  name: string;
+  avatarUrl: string | null;
+  /** The bot's application when a bot created it; null when a person did (SPEC §4). */
+  applicationId: string | null;
+  /** The user (person or bot account) who created it. */
+  creatorId: string;
+  createdAt: number;
+}
+
+/** A webhook with its creator's display name, for the Integrations pages. */
+export interface WebhookWithCreator extends Webhook {
+  /** Null when the creator's account no longer exists. */
+  creatorName: string | null;
+  creatorIsBot: boolean;
+}
+
+/** SPEC §8: at most 10 webhooks per channel. */
+export const WEBHOOKS_PER_CHANNEL = 10;
+/** SPEC §2.8: a webhook name is 1–80 characters (code points) after trimming. */
+export const WEBHOOK_NAME_MIN = 1;
+export const WEBHOOK_NAME_MAX = 80;
+export const WEBHOOK_AVATAR_URL_MAX = 2048;
+/** Discord's webhook type 1, "Incoming". */
+export const WEBHOOK_TYPE_INCOMING = 1;
+
+/** The JSON record of a webhook (camelCase, DESIGN §1). */
+export interface WebhookRecord {
+  id: string;
+  type: 1;
+  serverId: string;
+  channelId: string;
+  name: string;
+  avatarUrl: string | null;
+  applicationId: string | null;
+  createdAt: string;
+  /** Only in the answer to a creation or a regeneration. */
+  token?: string;
+  url?: string;
+}
+
+/** The URL a webhook is executed at: {base_url}/api/v1/webhooks/{id}/{token} (SPEC §2.8). */
+export function webhookUrl(baseUrl: string, id: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/api/v1/webhooks/${id}/${token}`;
+}
+
+/**
+ * The public record of a webhook. `withToken` is given only right after creation or regeneration,
+ * the one time the token is shown; the creator is never part of the record.
+ */
+export function presentWebhook(w: Webhook, options: { withToken?: string; baseUrl: string }): WebhookRecord {
+  const record: WebhookRecord = {
+    id: w.id,
+    type: WEBHOOK_TYPE_INCOMING,
+    serverId: w.serverId,
+    channelId: w.channelId,
+    name: w.name,
+    avatarUrl: w.avatarUrl,
+    applicationId: w.applicationId,
+    createdAt: new Date(w.createdAt).toISOString(),
+  };
+  if (options.withToken !== undefined) {
+    record.token = options.withToken;
+    record.url = webhookUrl(options.baseUrl, w.id, options.withToken);
+  }
+  return record;
+}
+
+/** A checked field value, or Discord's error code and a sentence saying what is wrong. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+// Controls and line breaks: a name is one line of text next to an APP badge.
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * A webhook's name (SPEC §2.8): 1–80 characters (code points) after trimming, one line, and not
+ * one that passes for the service (SPEC §7: the impersonation rule of messages/impersonation.ts,
+ * the same one that judges a message's `username` override).
+ */
+export function checkWebhookName(raw: string, serviceName: string): Checked<string> {
+  const value = raw.trim();
+  const length = [...value].length;
+  if (length < WEBHOOK_NAME_MIN || length > WEBHOOK_NAME_MAX) {
+    return { ok: false, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between ${WEBHOOK_NAME_MIN} and ${WEBHOOK_NAME_MAX} in length.` };
+  }
+  if (CONTROL.test(value)) return { ok: false, code: 'BASE_TYPE_INVALID', message: 'Must be one line without control characters.' };
+  const problem = impersonationProblem(value, serviceName);
+  if (problem !== undefined) return { ok: false, code: 'USERNAME_INVALID', message: `${problem}.` };
+  return { ok: true, value };
+}
