@@ -18,6 +18,11 @@ export interface ChannelEvents {
   publish(event: ChannelEvent): void;
   /** Returns the function that unsubscribes. */
   subscribe(channelId: string, listener: ChannelListener): () => void;
+  /**
+   * Resolves once events published by other instances for a channel subscribed to here reach
+   * this instance (Redis: the SUBSCRIBE was acknowledged). Absent or immediate in memory.
+   */
+  ready?(channelId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +42,11 @@ export class MemoryChannelEvents implements ChannelEvents {
   subscribe(channelId: string, listener: ChannelListener): () => void {
     this.emitter.on(channelId, listener);
     return () => this.emitter.off(channelId, listener);
+  }
+
+  /** How many listeners a channel has here (tests check that closed views unsubscribe). */
+  listenerCount(channelId: string): number {
+    return this.emitter.listenerCount(channelId);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
+import { isSnowflake } from '../../core/snowflake.js';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { StoredMessage } from './messages.js';
+import type { WebhookMessage } from './webhook-message.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -83,4 +85,132 @@ export async function listLatestMessages(db: Db, channelId: string, limit: numbe
 export async function countMessages(db: Db, channelId: string): Promise<number> {
   const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirst();
   return row ? toNum(row.n as number | bigint | string) : 0;
+}
+
+// --- A webhook's own messages (issue #5 "Messages"): every query is scoped by webhook_id, so a
+// message of anyone else is simply not found (10008) in the same single statement.
+
+const webhookMessageColumns = [
+  'id',
+  'channel_id',
+  'webhook_id',
+  'application_id',
+  'author_name',
+  'author_avatar_url',
+  'content',
+  'embeds',
+  'created_at',
+  'edited_at',
+] as const;
+
+interface WebhookMessageRow {
+  id: string | bigint;
+  channel_id: string | bigint;
+  webhook_id: string | bigint | null;
+  application_id: string | bigint | null;
+  author_name: string | null;
+  author_avatar_url: string | null;
+  content: string;
+  embeds: string;
+  created_at: number | bigint | string;
+  edited_at: number | bigint | string | null;
+}
+
+function toWebhookMessage(row: WebhookMessageRow): WebhookMessage {
+  return {
+    id: toId(row.id),
+    channelId: toId(row.channel_id),
+    webhookId: toIdOrNull(row.webhook_id) ?? '',
+    applicationId: toIdOrNull(row.application_id),
+    authorName: row.author_name ?? '',
+    authorAvatarUrl: row.author_avatar_url,
+    content: row.content,
+    embeds: row.embeds,
+    createdAt: toNum(row.created_at),
+    editedAt: toNumOrNull(row.edited_at),
+  };
+}
+
+/** A message that this webhook posted, or undefined (any other message, or a malformed id). */
+export async function findWebhookMessage(db: Db, webhookId: string, messageId: string): Promise<WebhookMessage | undefined> {
+  if (!isSnowflake(messageId)) return undefined;
+  const row = await db.selectFrom('messages').select(webhookMessageColumns).where('id', '=', messageId).where('webhook_id', '=', webhookId).executeTakeFirst();
+  return row ? toWebhookMessage(row) : undefined;
+}
+
+/**
+ * Edits a message this webhook posted, in one statement that returns the edited row; undefined
+ * when there is no such message (never posted by it, or deleted meanwhile).
+ */
+export async function updateWebhookMessage(
+  db: Db,
+  webhookId: string,
+  messageId: string,
+  changes: { content?: string; embeds?: unknown[]; editedAt: number },
+): Promise<WebhookMessage | undefined> {
+  if (!isSnowflake(messageId)) return undefined;
+  const set: { content?: string; embeds?: string; edited_at: number } = { edited_at: changes.editedAt };
+  if (changes.content !== undefined) set.content = changes.content;
+  if (changes.embeds !== undefined) set.embeds = JSON.stringify(changes.embeds);
+  const row = await db.updateTable('messages').set(set).where('id', '=', messageId).where('webhook_id', '=', webhookId).returning(webhookMessageColumns).executeTakeFirst();
+  return row ? toWebhookMessage(row) : undefined;
+}
+
+/** Deletes a message this webhook posted, returning its channel; undefined when there is none. */
+export async function deleteWebhookMessage(db: Db, webhookId: string, messageId: string): Promise<{ channelId: string } | undefined> {
+  if (!isSnowflake(messageId)) return undefined;
+  const row = await db.deleteFrom('messages').where('id', '=', messageId).where('webhook_id', '=', webhookId).returning(['channel_id']).executeTakeFirst();
+  return row ? { channelId: toId(row.channel_id) } : undefined;
+}
+
+/** The columns a StoredMessage is made of: the message and its author's account (none for webhooks). */
+function storedMessages(db: Db) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('users', (join) => join.onRef('users.id', '=', 'messages.author_id').on('messages.webhook_id', 'is', null))
+    .select([
+      'messages.id',
+      'messages.channel_id',
+      'messages.author_id',
+      'messages.webhook_id',
+      'messages.author_name',
+      'messages.author_avatar_url',
+      'messages.content',
+      'messages.embeds',
+      'messages.created_at',
+      'messages.edited_at',
+      'users.name as user_name',
+      'users.avatar_url as user_avatar_url',
+      'users.bot as user_bot',
+    ]);
+}
+
+type StoredMessageRow = Awaited<ReturnType<ReturnType<typeof storedMessages>['executeTakeFirstOrThrow']>>;
+
+function toStoredMessage(row: StoredMessageRow): StoredMessage {
+  return {
+    id: toId(row.id),
+    channelId: toId(row.channel_id),
+    authorId: toId(row.author_id),
+    webhookId: toIdOrNull(row.webhook_id),
+    authorName: row.author_name,
+    authorAvatarUrl: row.author_avatar_url,
+    content: row.content,
+    embeds: row.embeds,
+    createdAt: toNum(row.created_at),
+    editedAt: toNumOrNull(row.edited_at),
+    user: row.user_name === null ? null : { name: row.user_name, avatarUrl: row.user_avatar_url, bot: row.user_bot === null ? false : toBool(row.user_bot) },
+  };
+}
+
+/** One message of a channel with its author, for a live update; undefined when gone or elsewhere. */
+export async function findStoredMessage(db: Db, channelId: string, messageId: string): Promise<StoredMessage | undefined> {
+  const row = await storedMessages(db).where('messages.id', '=', messageId).where('messages.channel_id', '=', channelId).executeTakeFirst();
+  return row ? toStoredMessage(row) : undefined;
+}
+
+/** Up to `limit` messages of a channel posted after `afterId`, oldest first (a live view catching up). */
+export async function listMessagesAfter(db: Db, channelId: string, afterId: string, limit: number): Promise<StoredMessage[]> {
+  const rows = await storedMessages(db).where('messages.channel_id', '=', channelId).where('messages.id', '>', afterId).orderBy('messages.id', 'asc').limit(limit).execute();
+  return rows.map(toStoredMessage);
 }

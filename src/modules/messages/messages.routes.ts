@@ -37,6 +37,7 @@ export function registerMessagePages(pages: App, services: Services): void {
       canSend: has(permissions, Permission.SEND_MESSAGES),
       canManage: (permissions & MANAGE_ANY) !== 0n,
       canInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
+      canManageWebhooks: has(permissions, Permission.MANAGE_WEBHOOKS),
       ...(failed ? { error: failed.error, content: failed.content } : {}),
     });
     return sendHtml(reply, markup, failed?.status ?? 200);

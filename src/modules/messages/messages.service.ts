@@ -38,6 +38,8 @@ export async function postMessage(deps: Deps, channelId: string, authorId: strin
     embeds: [],
     createdAt,
   });
+  // Contract 4: open channel views learn of it once it is stored.
+  deps.events.publish({ type: 'message_create', channelId, messageId: id });
   return toMessageView({
     id,
     channelId,

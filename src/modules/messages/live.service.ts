@@ -1,0 +1,87 @@
+import { PageError } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { ChannelEvent } from '../../realtime/channel-events.js';
+import type { Deps } from '../../services.js';
+import { sessionStillSignsIn } from '../accounts/sessions.service.js';
+import type { Channel } from '../directory/channels.js';
+import { getChannel } from '../directory/channels.service.js';
+import { CHANNEL_NOT_FOUND } from '../directory/permissions.service.js';
+import { memberPermissions } from '../directory/servers.service.js';
+import { findDmPair } from './dms.repository.js';
+import { CHANNEL_VIEW_LIMIT, toMessageView, type MessageView } from './messages.js';
+import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
+
+/**
+ * Live channel views (issue #5): who may follow a channel, and what to send them. Routes render;
+ * this file only decides and loads.
+ */
+
+const notFound = () => new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
+
+/** Whether `viewerId` may read `channel`: View channel in its server, or one of a DM's two people. */
+async function mayView(deps: Deps, viewerId: string, channel: Channel): Promise<boolean> {
+  if (channel.serverId !== null) {
+    const held = await memberPermissions(deps, channel.serverId, viewerId);
+    return held !== undefined && (held & Permission.VIEW_CHANNEL) === Permission.VIEW_CHANNEL;
+  }
+  const pair = await findDmPair(deps.db, channel.id);
+  return pair !== undefined && (pair.userLow === viewerId || pair.userHigh === viewerId);
+}
+
+/**
+ * The channel a viewer may follow live. Like the channel view, anyone else gets the same 404 as
+ * for a channel that does not exist (its existence does not leak), also without View channel.
+ */
+export async function requireLiveChannel(deps: Deps, viewerId: string, channelId: string): Promise<Channel> {
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!channel || !(await mayView(deps, viewerId, channel))) throw notFound();
+  return channel;
+}
+
+/**
+ * Re-checked on every heartbeat of an open stream: the session is still signed in and unexpired
+ * (read only: an open tab does not keep a session alive) and the person may still read the
+ * channel. A removed member or a signed-out browser stops receiving within one heartbeat.
+ */
+export async function mayStillFollow(deps: Deps, sessionToken: string, viewerId: string, channelId: string): Promise<boolean> {
+  if (!(await sessionStillSignsIn(deps, sessionToken, viewerId))) return false;
+  const channel = await getChannel(deps, channelId);
+  return channel !== undefined && (await mayView(deps, viewerId, channel));
+}
+
+/** What a stream sends for one channel event: a message to show (created or edited), or an id to remove. */
+export type LiveUpdate = { kind: 'message'; created: boolean; message: MessageView } | { kind: 'delete'; messageId: string };
+
+/**
+ * Every view open on this instance receives the same event object (channel-events.ts fans one
+ * object out), so one load serves them all: N viewers cost one query per event, not N.
+ */
+const loads = new WeakMap<ChannelEvent, Promise<LiveUpdate>>();
+
+/** The update to send for a channel event. An edited message that is gone by now is sent as a removal. */
+export function liveUpdate(deps: Deps, event: ChannelEvent): Promise<LiveUpdate> {
+  let pending = loads.get(event);
+  if (!pending) {
+    pending = loadUpdate(deps, event);
+    loads.set(event, pending);
+  }
+  return pending;
+}
+
+async function loadUpdate(deps: Deps, event: ChannelEvent): Promise<LiveUpdate> {
+  if (event.type === 'message_delete') return { kind: 'delete', messageId: event.messageId };
+  const stored = await findStoredMessage(deps.db, event.channelId, event.messageId);
+  if (!stored) return { kind: 'delete', messageId: event.messageId };
+  return { kind: 'message', created: event.type === 'message_create', message: toMessageView(stored) };
+}
+
+/**
+ * What was posted after `afterId` (the newest message a page shows, or the Last-Event-ID of a
+ * reconnecting browser), oldest first, at most as many as the channel view shows.
+ */
+export async function messagesAfter(deps: Deps, channelId: string, afterId: string): Promise<MessageView[]> {
+  if (!isSnowflake(afterId)) return [];
+  const rows = await listMessagesAfter(deps.db, channelId, afterId, CHANNEL_VIEW_LIMIT);
+  return rows.map(toMessageView);
+}

@@ -1,0 +1,102 @@
+/** One server-sent event as a browser's EventSource would see it. */
+export interface SseEvent {
+  event: string;
+  data: string;
+  id?: string;
+  /** Comment lines (": keep-alive") seen in this block. */
+  comments: string[];
+}
+
+/**
+ * Reads a text/event-stream over fetch, as EventSource would, for tests against a listening
+ * server: `next()` waits for the next event (or comment block) that matches.
+ */
+export class SseReader {
+  private buffer = '';
+  private readonly events: SseEvent[] = [];
+  private streamReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  private readonly decoder = new TextDecoder();
+  /** True once the server ended the stream. */
+  ended = false;
+
+  private constructor(
+    readonly response: Response,
+    private readonly controller: AbortController,
+  ) {}
+
+  /** Taken on first read, so a refused answer's body can still be read with response.text(). */
+  private get reader(): ReadableStreamDefaultReader<Uint8Array> {
+    if (!this.streamReader) {
+      if (!this.response.body) throw new Error('no body');
+      this.streamReader = this.response.body.getReader();
+    }
+    return this.streamReader;
+  }
+
+  /** Opens the stream; resolves when the response headers have arrived (whatever the status). */
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+    const controller = new AbortController();
+    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    return new SseReader(response, controller);
+  }
+
+  private parse(): void {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end < 0) return;
+      const block = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + 2);
+      const event: SseEvent = { event: 'message', data: '', comments: [] };
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) event.comments.push(line.slice(1).trim());
+        else if (line.startsWith('data: ')) data.push(line.slice(6));
+        else if (line.startsWith('event: ')) event.event = line.slice(7);
+        else if (line.startsWith('id: ')) event.id = line.slice(4);
+      }
+      event.data = data.join('\n');
+      this.events.push(event);
+    }
+  }
+
+  /** The next event (or comment-only block) for which `match` holds; earlier ones are dropped. */
+  async next(match: (e: SseEvent) => boolean = () => true, timeoutMs = 5000): Promise<SseEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      while (this.events.length) {
+        const e = this.events.shift() as SseEvent;
+        if (match(e)) return e;
+      }
+      if (this.ended) throw new Error('the stream ended');
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('no matching event in time');
+      let timer: NodeJS.Timeout | undefined;
+      const chunk = await Promise.race([
+        this.reader.read(),
+        new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), left);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (chunk === 'timeout') throw new Error('no matching event in time');
+      if (chunk.done) {
+        this.ended = true;
+        continue;
+      }
+      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      this.parse();
+    }
+  }
+
+  /** Resolves once the server has ended the stream (after reading what remained). */
+  async untilEnded(timeoutMs = 5000): Promise<void> {
+    await this.next(() => false, timeoutMs).catch((error: unknown) => {
+      if (!this.ended) throw error;
+    });
+  }
+
+  /** Closes the connection as a browser leaving the page would. */
+  close(): void {
+    this.controller.abort();
+  }
+}

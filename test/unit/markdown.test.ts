@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/modules/messages/markdown.js';
+
+const md = (text: string) => renderMarkdown(text).value;
+const LINK = 'target="_blank" rel="noopener noreferrer nofollow"';
+
+/**
+ * Every tag in the output, checked against what markdown.ts may write: a fixed set of elements,
+ * and links with only an http(s) href, an optional title, and the fixed target/rel.
+ */
+function unexpectedMarkup(out: string): string[] {
+  const bad: string[] = [];
+  const withoutTags = out.replace(/<(\/?)([a-z]+)((?:\s[^<>]*)?)>/g, (tag, close: string, name: string, attrs: string) => {
+    if (close) {
+      if (!['strong', 'em', 'u', 's', 'code', 'pre', 'a'].includes(name) || attrs) bad.push(tag);
+    } else if (name === 'a') {
+      if (!/^ href="https?:\/\/[^"<>]*"(?: title="https?:\/\/[^"<>]*")? target="_blank" rel="noopener noreferrer nofollow"$/.test(attrs)) bad.push(tag);
+    } else if (!['strong', 'em', 'u', 's', 'code', 'pre'].includes(name) || attrs) {
+      bad.push(tag);
+    }
+    return '';
+  });
+  // Outside the tags above, no markup character survives unescaped.
+  if (/[<>"]/.test(withoutTags)) bad.push(`stray character in ${JSON.stringify(withoutTags)}`);
+  return bad;
+}
+
+describe('message Markdown: the small subset the channel view shows', () => {
+  it('bold, italics (both spellings), underline, strike-through', () => {
+    expect(md('**bold** *it* _also it_ __under__ ~~gone~~')).toBe('<strong>bold</strong> <em>it</em> <em>also it</em> <u>under</u> <s>gone</s>');
+    expect(md('***both***')).toBe('<strong><em>both</em></strong>');
+    expect(md('**bold with *italics* inside**')).toBe('<strong>bold with <em>italics</em> inside</strong>');
+  });
+
+  it('leaves ordinary punctuation and snake_case names alone', () => {
+    expect(md('2 * 3 * 4 = 24')).toBe('2 * 3 * 4 = 24');
+    expect(md('set max_line_length, a_b and snake_case_names')).toBe('set max_line_length, a_b and snake_case_names');
+    expect(md('**not closed')).toBe('**not closed');
+    expect(md('a backslash keeps \\*stars\\* and \\_lines\\_')).toBe('a backslash keeps *stars* and _lines_');
+  });
+
+  it('inline code and code blocks show their text verbatim, markup and all', () => {
+    expect(md('run `npm **test**` now')).toBe('run <code>npm **test**</code> now');
+    expect(md('``a `tick` inside``')).toBe('<code>a &#96;tick&#96; inside</code>');
+    expect(md('```js\nconst a = "<b>" && **x**;\n```')).toBe('<pre><code>const a = &quot;&lt;b&gt;&quot; &amp;&amp; **x**;</code></pre>');
+    expect(md('```one line```')).toBe('<pre><code>one line</code></pre>');
+  });
+
+  it('links: masked, in angle brackets and bare, all opening in a new tab without opener or referrer', () => {
+    expect(md('[the docs](https://example.com/docs)')).toBe(`<a href="https://example.com/docs" title="https://example.com/docs" ${LINK}>the docs</a>`);
+    expect(md('[**bold** docs](https://example.com)')).toBe(`<a href="https://example.com/" title="https://example.com/" ${LINK}><strong>bold</strong> docs</a>`);
+    expect(md('see <https://example.com/a>')).toBe(`see <a href="https://example.com/a" ${LINK}>https://example.com/a</a>`);
+    expect(md('see https://example.com/a?b=1&c=2.')).toBe(`see <a href="https://example.com/a?b=1&amp;c=2" ${LINK}>https://example.com/a?b=1&amp;c=2</a>.`);
+    expect(md('(https://en.wikipedia.org/wiki/Foo_(bar))')).toBe(`(<a href="https://en.wikipedia.org/wiki/Foo_(bar)" ${LINK}>https://en.wikipedia.org/wiki/Foo_(bar)</a>)`);
+    expect(md('http://plain.example works too')).toBe(`<a href="http://plain.example/" ${LINK}>http://plain.example</a> works too`);
+  });
+
+  it('keeps line breaks as typed (the stylesheet shows them) and mentions as literal text', () => {
+    expect(md('line one\nline two')).toBe('line one\nline two');
+    expect(md('@everyone @here <@123>')).toBe('@everyone @here &lt;@123&gt;');
+  });
+
+  describe('no HTML passes through (XSS payloads)', () => {
+    const payloads: Array<[string, string]> = [
+      ['<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
+      ['<img src=x onerror=alert(1)>', '&lt;img src=x onerror=alert(1)&gt;'],
+      ['**<b onmouseover=alert(1)>x</b>**', '<strong>&lt;b onmouseover=alert(1)&gt;x&lt;/b&gt;</strong>'],
+      ['[click](javascript:alert(1))', '[click](javascript:alert(1))'],
+      ['[click](JaVaScRiPt:alert(1))', '[click](JaVaScRiPt:alert(1))'],
+      ['[click](data:text/html,<script>alert(1)</script>)', '[click](data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;)'],
+      ['[click](vbscript:msgbox)', '[click](vbscript:msgbox)'],
+      ['<javascript:alert(1)>', '&lt;javascript:alert(1)&gt;'],
+      ['`</code><script>alert(1)</script>`', '<code>&lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code>'],
+      ["it's \"quoted\" & `back`", 'it&#39;s &quot;quoted&quot; &amp; <code>back</code>'],
+    ];
+    it.each(payloads)('%s', (input, expected) => {
+      expect(md(input)).toBe(expected);
+      expect(unexpectedMarkup(md(input))).toEqual([]);
+    });
+
+    it('a quote inside a link address cannot break out of the attribute', () => {
+      const out = md('[x](https://example.com/"onmouseover="alert(1))');
+      expect(out).toContain('href="https://example.com/%22onmouseover=%22alert(1)"');
+      expect(unexpectedMarkup(out)).toEqual([]);
+      const bare = md('https://example.com/"><script>alert(1)</script>');
+      expect(bare).not.toContain('<script');
+      expect(unexpectedMarkup(bare)).toEqual([]);
+    });
+
+    it('a link inside a link text is not made (no nested anchors)', () => {
+      const out = md('[https://evil.example](https://good.example)');
+      expect(out.match(/<a /g)).toHaveLength(1);
+      expect(out).toContain('title="https://good.example/"');
+    });
+
+    it('for any input, the output holds only the markup listed above', () => {
+      const alphabet = fc.constantFrom('*', '_', '~', '`', '[', ']', '(', ')', '<', '>', '"', "'", '&', '\\', '\n', ' ', 'a', 'h', 'https://', 'javascript:', 'x.io', '/', ':', '=', 'on');
+      fc.assert(
+        fc.property(fc.array(alphabet, { maxLength: 60 }).map((parts) => parts.join('')), (text) => {
+          expect(unexpectedMarkup(md(text))).toEqual([]);
+        }),
+        { numRuns: 600 },
+      );
+    });
+  });
+
+  it('renders the longest embed description of pathological input quickly', () => {
+    for (const unit of ['*', '**a', '_a ', '[a](', '`', '``a', '```a', '~~a', 'https://a.io/*', '[a](https://', '<https://', '\\', '*a_', '__a']) {
+      const text = unit.repeat(Math.ceil(4096 / unit.length)).slice(0, 4096);
+      const started = performance.now();
+      md(text);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+  });
+});
