@@ -11,11 +11,19 @@ import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.rout
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
+import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryApi, registerDirectoryPages } from './modules/directory/directory.routes.js';
+import { registerLivePages } from './modules/messages/live.routes.js';
 import { registerMessagePages } from './modules/messages/messages.routes.js';
+import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
+import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js';
+import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
+import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
+import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
+import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
 import type { Services } from './services.js';
-import { APP_CSS, APP_CSS_PATH, APP_JS, APP_JS_PATH } from './web/assets.js';
+import { APP_CSS, APP_CSS_PATH, APP_JS, APP_JS_PATH, APP_LIVE_JS, APP_LIVE_JS_PATH } from './web/assets.js';
 import { installPageContext } from './web/pages.js';
 
 
@@ -38,6 +46,7 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('viewer', undefined);
   app.decorateRequest('csrfKey', undefined);
   app.decorateRequest('sessionToken', undefined);
+  app.decorateRequest('bot', undefined);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
@@ -90,6 +99,9 @@ export async function buildApp(services: Services): Promise<App> {
   app.get(APP_JS_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_JS),
   );
+  app.get(APP_LIVE_JS_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_LIVE_JS),
+  );
 
   // Browsers ask for /favicon.ico on every site; answer "no icon" instead of a logged 404.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
@@ -98,14 +110,23 @@ export async function buildApp(services: Services): Promise<App> {
   registerDirectoryApi(app, services);
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);
+  registerWebhookExecuteApi(app, services);
+  registerWebhookManagementApi(app, services);
+  registerDmApi(app, services);
+  registerBotMessageApi(app, services);
 
   await app.register(async (pages) => {
     installPageContext(pages, services);
     registerAccountPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);
+    registerLivePages(pages, services);
     registerApplicationPages(pages, services);
     registerOAuthPages(pages, services);
+    registerUserInstallPages(pages, services);
+    registerDmPages(pages, services);
+    registerInstallPages(pages, services);
+    registerWebhookPages(pages, services);
   });
 
   await app.ready();

@@ -10,6 +10,7 @@ import { loggerOptions } from './http/logging.js';
 import { createMetrics, instrumentBucketStore, type Metrics } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
+import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
@@ -86,7 +87,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
   const buckets = instrumentBucketStore(overrides.buckets ?? (await createBucketStore(config, logger)), metrics);
 
-  const events = overrides.events ?? new MemoryChannelEvents();
+  // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
+  const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger) : new MemoryChannelEvents());
 
   return {
     config,

@@ -75,6 +75,46 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 [hidden]{display:none!important}
 .copyrow{display:flex;gap:.5rem;align-items:center}
 .copyrow input,.copyrow textarea{flex:1;min-width:0}
+/* Bot install consent and Integrations (authorize.page.ts, installs.page.ts). */
+fieldset.permission-list{border:none;padding:0;margin:1rem 0 0;min-width:0}
+fieldset.permission-list legend{font-weight:600;padding:0;margin-bottom:.3rem}
+.not-grantable{color:var(--muted)}
+.server-picker{margin:.9rem 0 0}
+.server-picker .copyrow select{flex:1;min-width:0}
+.install-server{margin:.9rem 0 0}
+.installed-apps h3{margin:0;font-size:1.05rem}
+.installed-apps h4{margin:.8rem 0 .2rem;font-size:.9rem}
+/* Channel view (messages.page.ts, embeds.page.ts): avatars over initials, Markdown, embeds. */
+.avatar.stacked{position:relative;overflow:hidden}
+.avatar.stacked img{position:absolute;inset:0;width:100%;height:100%;object-fit:cover;border-radius:50%}
+.message-main{flex:1;min-width:0}
+.message .body code,.embed code{background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:0 .25rem}
+.message .body pre,.embed pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.45rem .6rem;margin:.3rem 0}
+.message .body pre code,.embed pre code{border:none;padding:0;background:none}
+.embed pre,.embed code{background:var(--panel)}
+.embeds{display:grid;gap:.4rem;margin-top:.35rem;max-width:520px}
+.embed{position:relative;display:grid;grid-template-columns:minmax(0,1fr);gap:.8rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.55rem .8rem .65rem 1rem;overflow:hidden}
+.embed.has-thumbnail{grid-template-columns:minmax(0,1fr) 80px}
+.embed-bar{position:absolute;left:0;top:0;width:4px;height:100%}
+.embed-bar rect.default{fill:var(--line)}
+.embed-main{min-width:0;display:grid;gap:.3rem;font-size:.9rem;align-content:start}
+.embed-author{display:flex;align-items:center;gap:.45rem;font-weight:600;font-size:.85rem;overflow-wrap:anywhere}
+.embed-author a,.embed-author span{color:var(--text)}
+.embed-author a,.embed-title a{text-decoration:none}
+.embed-author a:hover,.embed-title a:hover{text-decoration:underline}
+.embed-icon{border-radius:50%;flex:none;object-fit:cover}
+.embed-title{font-weight:700;font-size:1rem;line-height:1.35;overflow-wrap:anywhere}
+.embed-description,.embed-field-value{white-space:pre-wrap;overflow-wrap:anywhere}
+.embed-fields{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.45rem .9rem;margin-top:.1rem}
+.embed-field{grid-column:1/-1;min-width:0}
+.embed-field.inline{grid-column:auto}
+.embed-field-name{font-weight:700;font-size:.85rem;overflow-wrap:anywhere}
+.embed-image{display:block;width:fit-content;max-width:100%;margin-top:.2rem}
+.embed-image img{display:block;max-width:100%;max-height:300px;height:auto;border-radius:4px}
+.embed-thumbnail{width:80px;height:80px;object-fit:contain;border-radius:4px}
+.embed-footer{font-size:.78rem;color:var(--muted);margin-top:.15rem;overflow-wrap:anywhere}
+.embed-footer .embed-icon{vertical-align:middle;margin-right:.4rem}
+@media (max-width:500px){.embed-fields{grid-template-columns:repeat(2,minmax(0,1fr))}.embed.has-thumbnail{grid-template-columns:minmax(0,1fr) 56px}.embed-thumbnail{width:56px;height:56px}}
 `;
 
 export const APP_CSS_PATH = `/assets/app.${createHash('sha256').update(APP_CSS).digest('hex').slice(0, 12)}.css`;
@@ -89,6 +129,13 @@ export const APP_JS = `"use strict";
 (function () {
   document.querySelectorAll("[data-select]").forEach(function (field) {
     field.addEventListener("focus", function () { field.select(); });
+  });
+  // Choices that reload the page (the install consent's server picker) apply on change; their
+  // submit button is only needed without JavaScript.
+  document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
+    var fallback = select.form && select.form.querySelector("[data-autosubmit-fallback]");
+    if (fallback) fallback.hidden = true;
+    select.addEventListener("change", function () { if (select.value) select.form.submit(); });
   });
   if (!navigator.clipboard) return;
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
@@ -109,3 +156,102 @@ export const APP_JS = `"use strict";
 `;
 
 export const APP_JS_PATH = `/assets/app.${createHash('sha256').update(APP_JS).digest('hex').slice(0, 12)}.js`;
+
+/**
+ * Live channel view (issue #5 "new messages appear without a reload"): progressive enhancement of
+ * the server-rendered list `ol.messages[data-live]`. It opens the list's event stream
+ * (live.routes.ts) with EventSource, asking for what was posted after the newest message it shows;
+ * `message` events carry a rendered <li> that replaces the one with the same id or is inserted in
+ * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect). When the
+ * page was scrolled to the bottom it stays there. Times are shown in the reader's time zone.
+ */
+export const APP_LIVE_JS = `"use strict";
+(function () {
+  var list = document.querySelector("ol.messages[data-live]");
+  if (!list) return;
+  var empty = list.parentNode.querySelector("[data-empty]");
+
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.title = t.getAttribute("datetime");
+      t.textContent = d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    });
+  }
+  function avatars(root) {
+    root.querySelectorAll(".avatar.stacked img").forEach(function (img) {
+      if (img.complete && img.naturalWidth === 0) img.remove();
+      else img.addEventListener("error", function () { img.remove(); });
+    });
+  }
+  localTimes(list);
+  avatars(list);
+  if (!window.EventSource) return;
+
+  // Snowflake ids are decimal strings: a shorter one is older.
+  function older(a, b) { return a.length !== b.length ? a.length < b.length : a < b; }
+  function newestId() {
+    var items = list.querySelectorAll("li[data-id]");
+    return items.length ? items[items.length - 1].getAttribute("data-id") : "";
+  }
+  function atBottom() {
+    var doc = document.documentElement;
+    return window.innerHeight + window.scrollY >= doc.scrollHeight - 48;
+  }
+  function toBottom() { window.scrollTo(0, document.documentElement.scrollHeight); }
+  function settle(wasAtBottom, item) {
+    if (empty) empty.hidden = list.children.length > 0;
+    if (!wasAtBottom) return;
+    toBottom();
+    // Pictures load after the item is placed and make it taller: keep following them, unless
+    // the reader has scrolled up meanwhile.
+    var pinned = window.scrollY;
+    if (item) item.querySelectorAll("img").forEach(function (img) {
+      img.addEventListener("load", function () {
+        if (window.scrollY >= pinned - 2) { toBottom(); pinned = window.scrollY; }
+      });
+    });
+  }
+  function upsert(markup) {
+    var template = document.createElement("template");
+    template.innerHTML = markup;
+    var item = template.content.querySelector("li[data-id]");
+    if (!item) return;
+    var wasAtBottom = atBottom();
+    var existing = document.getElementById(item.id);
+    if (existing) {
+      existing.replaceWith(item);
+    } else {
+      var id = item.getAttribute("data-id");
+      var next = null;
+      for (var node = list.lastElementChild; node; node = node.previousElementSibling) {
+        if (older(node.getAttribute("data-id") || "", id)) break;
+        next = node;
+      }
+      list.insertBefore(item, next);
+    }
+    localTimes(item);
+    avatars(item);
+    settle(wasAtBottom && !existing, item);
+  }
+
+  var url = list.getAttribute("data-live");
+  var after = newestId();
+  var source = new EventSource(after ? url + "?after=" + encodeURIComponent(after) : url);
+  source.addEventListener("message", function (event) { upsert(event.data); });
+  source.addEventListener("delete", function (event) {
+    var item = document.getElementById("m" + event.data);
+    if (item) item.remove();
+    settle(false);
+  });
+  source.addEventListener("end", function () { source.close(); });
+  list.setAttribute("data-live-state", "connecting");
+  source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });
+  source.addEventListener("error", function () {
+    list.setAttribute("data-live-state", source.readyState === EventSource.CLOSED ? "closed" : "connecting");
+  });
+})();
+`;
+
+export const APP_LIVE_JS_PATH = `/assets/live.${createHash('sha256').update(APP_LIVE_JS).digest('hex').slice(0, 12)}.js`;
