@@ -3,7 +3,8 @@ import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../services.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Checked, type Person } from '../directory/people.js';
+import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
+import type { Checked } from '../../core/checked.js';
 import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile as updateProfileRow } from '../directory/people.repository.js';
 import { endSession, startSession, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';

@@ -4,7 +4,8 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { Person } from '../directory/people.js';
 import { findPersonByUsername, updateProfile } from '../directory/people.repository.js';
-import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application, type Checked } from './applications.js';
+import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
+import type { Checked } from '../../core/checked.js';
 import {
   deleteApplicationRow,
   findApplication,

@@ -1,3 +1,4 @@
+import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
 import { hashSecret, safeEqual } from '../../core/secrets.js';
 import { validateRedirectUri } from './redirect-uris.js';
 
@@ -25,19 +26,6 @@ export const APP_DESCRIPTION_MAX = 400;
 export const REDIRECT_URIS_MAX = 10;
 export const APP_ICON_URL_MAX = 2048;
 
-/** A checked field value, or Discord's error code and a sentence for people saying what is wrong. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
-
-function fail<T>(code: string, message: string): Checked<T> {
-  return { ok: false, code, message };
-}
-
-/** Counts code points, so an accented letter or an emoji counts as one character. */
-function characters(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
 
 // Controls, line/paragraph separators, bidi overrides and zero-width characters: invisible on the
 // consent screen and the usual tools for passing one name off as another.
@@ -56,7 +44,7 @@ function squash(text: string): string {
  */
 export function checkAppName(raw: string, serviceName: string): Checked<string> {
   const value = raw.trim();
-  const length = characters(value);
+  const length = codePoints(value);
   if (length < APP_NAME_MIN || length > APP_NAME_MAX) return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${APP_NAME_MIN} and ${APP_NAME_MAX} characters long.`);
   if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
   const reserved = squash(serviceName);
@@ -67,30 +55,14 @@ export function checkAppName(raw: string, serviceName: string): Checked<string> 
 /** A description of at most 400 characters; line breaks are kept, other controls refused. */
 export function checkAppDescription(raw: string | null | undefined): Checked<string> {
   const value = (raw ?? '').replace(/\r\n?/g, '\n').trim();
-  if (characters(value) > APP_DESCRIPTION_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_DESCRIPTION_MAX} or fewer in length.`);
+  if (codePoints(value) > APP_DESCRIPTION_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_DESCRIPTION_MAX} or fewer in length.`);
   if (INVISIBLE_EXCEPT_NEWLINES.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
   return { ok: true, value };
 }
 
-/**
- * An optional icon URL: https only (the consent screen loads it as an image, and CSP allows only
- * https images), no user name or password, at most 2048 characters. Empty means none.
- */
+/** An optional icon URL: the https image rule of core/checked.ts (the consent screen may load it). Empty means none. */
 export function checkAppIconUrl(raw: string | null | undefined): Checked<string | null> {
-  const value = (raw ?? '').trim();
-  if (value === '') return { ok: true, value: null };
-  if (value.length > APP_ICON_URL_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_ICON_URL_MAX} or fewer in length.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fail('URL_TYPE_INVALID_URL', 'Not a well formed URL.');
-  }
-  if (url.protocol !== 'https:' || url.hostname === '') return fail('URL_TYPE_INVALID_SCHEME', 'Must be an https:// URL.');
-  if (url.username !== '' || url.password !== '') return fail('URL_TYPE_INVALID_URL', 'Must not contain a user name or password.');
-  // The parsed form is stored: it is what browsers request, with spaces and the like encoded.
-  if (url.href.length > APP_ICON_URL_MAX) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${APP_ICON_URL_MAX} or fewer in length.`);
-  return { ok: true, value: url.href };
+  return checkHttpsImageUrl(raw, APP_ICON_URL_MAX);
 }
 
 /** One problem in a list of redirect URIs; `index` is undefined for the list as a whole. */

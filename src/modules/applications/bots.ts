@@ -1,3 +1,4 @@
+import { codePoints } from '../../core/checked.js';
 import { formatPermissions } from '../../core/permissions.js';
 import { USERNAME_MAX_LENGTH } from '../directory/people.js';
 import { generateAuthorizeLink, type Application, type GeneratorRequest, type GeneratorResult } from './applications.js';
@@ -99,12 +100,6 @@ export function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-function characters(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
 /** One field problem at a path of the body (Discord's 50035 tree is built from these). */
 export interface CommandProblem {
   path: (string | number)[];
@@ -121,7 +116,7 @@ function checkName(value: unknown, path: (string | number)[], problems: CommandP
     problems.push({ path, code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a string.' });
     return undefined;
   }
-  const length = characters(value);
+  const length = codePoints(value);
   if (length < 1 || length > COMMAND_NAME_MAX) {
     problems.push({ path, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between 1 and ${COMMAND_NAME_MAX} in length.` });
     return undefined;
@@ -142,7 +137,7 @@ function checkDescription(value: unknown, path: (string | number)[], problems: C
     problems.push({ path, code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a string.' });
     return undefined;
   }
-  const length = characters(value);
+  const length = codePoints(value);
   if (length < 1 || length > COMMAND_DESCRIPTION_MAX || value.trim() === '') {
     problems.push({ path, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between 1 and ${COMMAND_DESCRIPTION_MAX} in length.` });
     return undefined;

@@ -1,3 +1,4 @@
+import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
 /** A person (or a bot account) as the domain sees it. */
 export interface Person {
   id: string;
@@ -32,19 +33,6 @@ export const USERNAME_MAX_LENGTH = 32;
 export const EMAIL_MAX_LENGTH = 254;
 export const AVATAR_URL_MAX_LENGTH = 2048;
 
-/** A checked value, or the field error (Discord's code and a sentence for people) saying what is wrong. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
-
-function fail<T>(code: string, message: string): Checked<T> {
-  return { ok: false, code, message };
-}
-
-/** Counts Unicode code points, so an emoji or an accented letter counts as one character. */
-function characters(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
 
 // C0/C1 controls, line and paragraph separators, bidi overrides and zero-width characters:
 // invisible in pages, and the usual tools for faking one name with another.
@@ -54,7 +42,7 @@ const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\
 export function checkUsername(raw: string): Checked<string> {
   const value = raw.trim();
   if (value === '') return fail('BASE_TYPE_REQUIRED', 'Choose a username.');
-  const length = characters(value);
+  const length = codePoints(value);
   if (length < USERNAME_MIN_LENGTH || length > USERNAME_MAX_LENGTH) {
     return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${USERNAME_MIN_LENGTH} and ${USERNAME_MAX_LENGTH} characters long.`);
   }
@@ -68,7 +56,7 @@ export function checkUsername(raw: string): Checked<string> {
 export function checkDisplayName(raw: string, fallback: string): Checked<string> {
   const value = raw.trim();
   if (value === '') return { ok: true, value: fallback };
-  if (characters(value) > DISPLAY_NAME_MAX_LENGTH) return fail('BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${DISPLAY_NAME_MAX_LENGTH} characters long.`);
+  if (codePoints(value) > DISPLAY_NAME_MAX_LENGTH) return fail('BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${DISPLAY_NAME_MAX_LENGTH} characters long.`);
   if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
   return { ok: true, value };
 }
@@ -86,30 +74,14 @@ export function checkEmail(raw: string | null | undefined): Checked<string | nul
 
 /** A new password: 8–256 characters, taken exactly as typed (never trimmed). */
 export function checkPassword(raw: string): Checked<string> {
-  const length = characters(raw);
+  const length = codePoints(raw);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
     return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters long.`);
   }
   return { ok: true, value: raw };
 }
 
-/**
- * An optional avatar URL: https only (pages load it as an image, and CSP allows https images),
- * no credentials in it, at most 2048 characters. Empty means none.
- */
+/** An optional avatar URL: the https image rule of core/checked.ts. Empty means none. */
 export function checkAvatarUrl(raw: string | null | undefined): Checked<string | null> {
-  const value = (raw ?? '').trim();
-  if (value === '') return { ok: true, value: null };
-  if (value.length > AVATAR_URL_MAX_LENGTH) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${AVATAR_URL_MAX_LENGTH} or fewer in length.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fail('URL_TYPE_INVALID_URL', 'Not a well formed URL.');
-  }
-  if (url.protocol !== 'https:' || url.hostname === '') return fail('URL_TYPE_INVALID_SCHEME', 'Must be an https:// URL.');
-  if (url.username !== '' || url.password !== '') return fail('URL_TYPE_INVALID_URL', 'Must not contain a user name or password.');
-  // The parsed form is stored: it is what browsers will request, with spaces and the like encoded.
-  if (url.href.length > AVATAR_URL_MAX_LENGTH) return fail('BASE_TYPE_MAX_LENGTH', `Must be ${AVATAR_URL_MAX_LENGTH} or fewer in length.`);
-  return { ok: true, value: url.href };
+  return checkHttpsImageUrl(raw, AVATAR_URL_MAX_LENGTH);
 }

@@ -1,3 +1,4 @@
+import { codePoints } from '../../core/checked.js';
 import { addFieldError, ApiErrors, type ApiError, type ErrorTree, type FieldError } from '../../core/errors.js';
 import { impersonationProblem } from './impersonation.js';
 
@@ -87,22 +88,6 @@ const messages = {
   between: (min: number, max: number) => `Must be between ${min} and ${max} in length.`,
   required: 'This field is required',
 };
-
-function codePoints(s: string): number {
-  // Counting without building an array when the UTF-16 length already decides it.
-  if (s.length <= 1) return s.length;
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
-}
 
 /** Unicode code points in `s` (what every limit here counts). */
 export function countCodePoints(s: string): number {

@@ -1,3 +1,4 @@
+import type { Checked } from '../../core/checked.js';
 import { impersonationProblem } from '../messages/impersonation.js';
 
 /**
@@ -78,8 +79,6 @@ export function presentWebhook(w: Webhook, options: { withToken?: string; baseUr
   return record;
 }
 
-/** A checked field value, or Discord's error code and a sentence saying what is wrong. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
 
 // Controls and line breaks: a name is one line of text next to an APP badge.
 const CONTROL = /\p{Cc}/u;
