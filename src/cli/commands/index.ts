@@ -1,8 +1,9 @@
 import type { CliCommand } from '../command.js';
 import { appsCommands } from './apps.js';
+import { batchCommands } from './batch.js';
 import { directoryCommands } from './directory.js';
 import { seedCommands } from './seed.js';
 import { peopleCommands } from './people.js';
 
 /** Every CLI command; each noun's file adds its list here. */
-export const commands: CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands];
+export const commands: CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...batchCommands];

@@ -1,0 +1,163 @@
+// Starting the server under test and the bare node:http server, sampling their memory, and running
+// autocannon in a separate process.
+import { fork, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from './http.mjs';
+
+export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+export const ROOT = dirname(BENCH_DIR);
+/** The build under test: dist/ unless BENCH_DIST names another (to compare a change side by side). */
+export const DIST = process.env.BENCH_DIST ?? join(ROOT, 'dist');
+
+/** A free TCP port on 127.0.0.1 (the server runs with LOG_LEVEL=warn, so it does not log its port). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Kilobytes from a /proc/<pid>/status line such as "VmHWM:   123456 kB". */
+function statusKb(pid, field) {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Peak resident memory of a process over one measurement: the kernel's high-water mark (VmHWM),
+ * reset at the start by writing 5 to /proc/<pid>/clear_refs, and, as a fallback where that is not
+ * allowed, the largest VmRSS seen by sampling every 100 ms.
+ */
+export class RssMeter {
+  constructor(pid) {
+    this.pid = pid;
+  }
+  start() {
+    let reset = false;
+    try {
+      writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+      reset = true;
+    } catch {
+      /* not permitted: sampling only */
+    }
+    this.hwmReset = reset;
+    this.max = statusKb(this.pid, 'VmRSS') ?? 0;
+    this.timer = setInterval(() => {
+      const rss = statusKb(this.pid, 'VmRSS');
+      if (rss !== undefined && rss > this.max) this.max = rss;
+    }, 100);
+  }
+  /** Peak RSS in MB since start(). */
+  stop() {
+    clearInterval(this.timer);
+    const hwm = this.hwmReset ? statusKb(this.pid, 'VmHWM') : undefined;
+    return Math.max(hwm ?? 0, this.max) / 1024;
+  }
+}
+
+async function waitHealthy(base, child, output, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output.join('')}`);
+    try {
+      const res = await request(base, { path: '/healthz' });
+      if (res.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(100);
+  }
+  throw new Error(`server did not answer /healthz within ${timeoutMs} ms:\n${output.join('')}`);
+}
+
+function track(child) {
+  const output = [];
+  const keep = (chunk) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return output;
+}
+
+/**
+ * Starts the built server (dist/src/main.js) with `env` on a free port and waits for /healthz.
+ * LOG_LEVEL=warn: at info every request would be logged, and pino would dominate the profile.
+ * `cpuProfDir` adds node --cpu-prof (the profile is written when the server exits on SIGTERM).
+ */
+export async function startServer(env, { cpuProfDir } = {}) {
+  const port = await freePort();
+  const args = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...args, join(DIST, 'src/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = track(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(base, child, output);
+  return processHandle(child, base, output);
+}
+
+/** Starts bench/bare-server.mjs: node:http answering every request with 204 after reading its body. */
+export async function startBare() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'bare-server.mjs')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = track(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(base, child, output);
+  return processHandle(child, base, output);
+}
+
+function processHandle(child, base, output) {
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    base,
+    pid: child.pid,
+    output,
+    exited,
+    /** SIGTERM (graceful: the server finishes requests, closes the database, writes its profile). */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    /** kill -9: no shutdown code runs at all. */
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs one autocannon measurement in a child process (bench/load-worker.mjs), so the load
+ * generator never shares the server's or this orchestrator's event loop. `job` is sent over IPC.
+ */
+export function runLoad(job) {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(BENCH_DIR, 'load-worker.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    let result;
+    child.on('message', (m) => {
+      if (m.type === 'ready') child.send({ type: 'job', job });
+      else if (m.type === 'result') result = m.result;
+      else if (m.type === 'error') reject(new Error(m.message));
+    });
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load worker exited with ${code} and no result`))));
+  });
+}

@@ -1,0 +1,62 @@
+// bench/REPORT.md and the table printed at the end of a run.
+
+const fmt = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
+const lat = (l) => `${fmt(l.p50, 1)} / ${fmt(l.p97_5, 1)} / ${fmt(l.p99, 1)}`;
+const verdict = (j) => (j.met === undefined ? 'not judged' : j.met ? '**met**' : '**missed**');
+
+/** The short table: one line per scenario, Gatehouse beside bare node:http. */
+export function summaryTable(results) {
+  const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'target'];
+  const rows = results.map((r) => [
+    String(r.scenario),
+    fmt(r.server.rate),
+    fmt(r.bare.rate),
+    pct(r.ratio),
+    lat(r.server.latency),
+    lat(r.bare.latency),
+    fmt(r.server.non2xx),
+    `${fmt(r.server.peakRssMb)}/${fmt(r.bare.peakRssMb)}`,
+    r.judgement.met === undefined ? '–' : r.judgement.met ? 'met' : 'MISSED',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function reportMarkdown(record, file) {
+  const L = [];
+  L.push('# Benchmark report', '');
+  L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in [${file}](${file}). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
+  L.push(`- Database: ${record.database === 'sqlite' ? 'SQLite (WAL, synchronous=NORMAL: the default durability)' : 'PostgreSQL + Redis'}; server started as \`node dist/src/main.js\` with LOG_LEVEL=warn.`);
+  L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
+  L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same autocannon settings and requests. ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
+  L.push('');
+  L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | target | verdict |');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  const targets = { 1: '≥ 40 %, 0 non-2xx', 2: '≥ 30 %', 3: '≥ 50 %', 4: '≥ 10 %', 5: '≥ 10 %', 6: '≥ 50 %', 7: 'p99 ≤ 10 ms' };
+  for (const r of record.results) {
+    L.push(
+      `| ${r.scenario} | ${r.name} | ${r.duration} | ${fmt(r.server.rate)} | ${fmt(r.bare.rate)} | ${pct(r.ratio)} | ${lat(r.server.latency)} | ${lat(r.bare.latency)} | ${fmt(r.server.non2xx)} | ${fmt(r.server.peakRssMb)} / ${fmt(r.bare.peakRssMb)} | ${targets[r.scenario]}; RSS ≤ 200 MB | ${verdict(r.judgement)} |`,
+    );
+  }
+  L.push('');
+  L.push('Notes per scenario:', '');
+  for (const r of record.results) {
+    const extra = [];
+    if (r.server.check429) extra.push(`${fmt(r.server.check429.tooMany)} of ${fmt(r.server.check429.total)} answers were 429, ${fmt(r.server.check429.correct)} of them with every rate-limit header (Retry-After, X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/-Bucket, X-RateLimit-Scope: shared); the ratio is correct 429s per second over bare node:http's answers per second`);
+    if (r.server.errors || r.server.timeouts) extra.push(`${r.server.errors} connection errors, ${r.server.timeouts} timeouts`);
+    const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
+    L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);
+  }
+  if (record.messages1m) {
+    const m = record.messages1m;
+    L.push('', '## After 1,000,000 stored messages', '');
+    L.push('| | req/s | p50 / p97.5 / p99 ms | non-2xx | peak RSS MB |', '|---|---:|---:|---:|---:|');
+    L.push(`| scenario 1, fresh process, before the fill | ${fmt(m.baseline.requestsPerSec)} | ${lat(m.baseline.latency)} | ${fmt(m.baseline.non2xx)} | ${fmt(m.baseline.peakRssMb, 1)} |`);
+    L.push(`| scenario 1, fresh process, ${fmt(m.messagesStored)} messages stored | ${fmt(m.after.requestsPerSec)} | ${lat(m.after.latency)} | ${fmt(m.after.non2xx)} | ${fmt(m.after.peakRssMb, 1)} |`);
+    L.push('', `Peak RSS grew ${pct(m.rssGrowth)} (target ≤ 20 %): ${m.met === undefined ? 'not judged' : m.met ? '**met**' : '**missed**'}.`);
+  }
+  L.push('');
+  return L.join('\n');
+}

@@ -1,0 +1,407 @@
+#!/usr/bin/env node
+// `npm run bench` (issue #6, DESIGN §5): builds and starts the server on a fresh database, seeds
+// through the CLI and the public API, measures each scenario with autocannon in a separate
+// process beside a bare node:http server answering 204 (same run, same settings), and writes
+// bench/REPORT.md and bench/results/<timestamp>.json. docs/performance.md explains the figures.
+//
+//   --duration <s>   seconds per scenario (default 10; scenario 7: 30)
+//   --smoke          2 s per scenario and no judging of the numbers (CI: the benchmark cannot rot)
+//   --only 1,3,7     run only these scenarios
+//   --postgres       PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server) + Redis (BENCH_REDIS_URL)
+//   --messages-1m    scenario 1 before and after storing 1,000,000 messages: peak RSS compared
+//   --durability     kill -9 the server under full load; every acknowledged message must be there
+//   --profile        node --cpu-prof on the server; per-scenario summaries in bench/results/
+//   --no-build       use the existing dist/ (npm run build is skipped)
+//   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runDurability } from './lib/durability.mjs';
+import { fillMessages } from './lib/fill-messages.mjs';
+import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
+import { BENCH_DIR, ROOT, RssMeter, runLoad, startBare, startServer } from './lib/processes.mjs';
+import { reportMarkdown, summaryTable } from './lib/report.mjs';
+import {
+  codeExchangeForm,
+  consentOnce,
+  exchangeCodes,
+  installBot,
+  mintCodes,
+  refreshForm,
+  seedChannels,
+  seedDirectory,
+  seedWebhooks,
+  signIn,
+} from './lib/seed.mjs';
+
+const CONNECTIONS = 50;
+/** SPEC §8: each webhook takes 10 requests per 2 s. */
+const BUCKET = { limit: 10, windowMs: 2000 };
+const WEBHOOKS_PER_CHANNEL = 10;
+const FIXED_RATE = 5000;
+
+function parseArgs(argv) {
+  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === '--duration') {
+      o.duration = Number(argv[++i]);
+      o.durationGiven = true;
+    } else if (a === '--smoke') o.smoke = true;
+    else if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
+    else if (a === '--postgres') o.postgres = true;
+    else if (a === '--messages-1m') o.messages1m = true;
+    else if (a === '--durability') o.durability = true;
+    else if (a === '--profile') o.profile = true;
+    else if (a === '--no-build') o.build = false;
+    else if (a === '--no-report') o.report = false;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(readmeHelp());
+      process.exit(0);
+    } else throw new Error(`unknown option ${a} (see --help)`);
+  }
+  if (!Number.isFinite(o.duration) || o.duration <= 0) throw new Error('--duration needs a positive number of seconds');
+  if (o.smoke) o.duration = 2;
+  return o;
+}
+
+function readmeHelp() {
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report]\n';
+}
+
+const started = Date.now();
+function log(message) {
+  process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
+}
+
+/** Monotonic microseconds, the clock of V8's profile samples on Linux. */
+const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function freshDatabase(opts, dir) {
+  if (!opts.postgres) return { env: { DATABASE_URL: join(dir, 'bench.db') }, drop: async () => undefined, kind: 'sqlite', file: join(dir, 'bench.db') };
+  const { default: pg } = await import('pg');
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `gh_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    kind: 'postgres',
+    env: { DATABASE_URL: url.toString(), REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** ~100 bytes of content, as a small notification would be. */
+const SMALL_BODY = JSON.stringify({ content: 'Deploy #4821 of gatehouse finished on production in 42 s; 0 errors, 3 warnings. All checks green.' });
+const EMBED_BODY = JSON.stringify({
+  content: 'Build report',
+  embeds: [
+    {
+      title: 'Build #4821 passed',
+      description: 'All 1,204 tests passed on main in 3 min 12 s. Coverage went from 91.2 % to 91.4 %.',
+      fields: [
+        { name: 'Branch', value: 'main', inline: true },
+        { name: 'Commit', value: '0b32cfc', inline: true },
+        { name: 'Duration', value: '3 min 12 s', inline: true },
+      ],
+    },
+  ],
+});
+
+/** The scenarios, each with its target (issue #6). `job` gets the prepared data. */
+const SCENARIOS = [
+  { n: 1, name: 'execute, no wait, ~100-byte content', target: { ratio: 0.4, zeroNon2xx: true }, needs: 'webhooks' },
+  { n: 2, name: 'execute, wait=true, one embed (3 fields)', target: { ratio: 0.3 }, needs: 'webhooks' },
+  { n: 3, name: 'GET /api/v1/users/@me, 1,000 bearer tokens', target: { ratio: 0.5 }, needs: 'oauth' },
+  { n: 4, name: 'token: refresh_token grant (each a new refresh token)', target: { ratio: 0.1 }, needs: 'oauth' },
+  { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, needs: 'oauth' },
+  { n: 6, name: 'a few webhooks far past their buckets: correct 429s', target: { ratio: 0.5 }, needs: 'webhooks' },
+  { n: 7, name: `execute, no wait, fixed ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
+];
+
+async function measure(proc, job) {
+  const meter = new RssMeter(proc.pid);
+  meter.start();
+  const t0 = monoUs();
+  const result = await runLoad({ ...job, base: proc.base });
+  const t1 = monoUs();
+  result.peakRssMb = Math.round(meter.stop() * 10) / 10;
+  result.window = { start: t0, end: t1 };
+  return result;
+}
+
+function judge(s, server, bare, smoke) {
+  if (smoke) return { met: undefined, notes: ['smoke run: not judged'] };
+  const notes = [];
+  let met = true;
+  if (s.target.ratio !== undefined) {
+    const ratio = server.rate / bare.rate;
+    if (ratio < s.target.ratio) met = false;
+    notes.push(`${(ratio * 100).toFixed(1)} % of bare (target ≥ ${s.target.ratio * 100} %)`);
+  }
+  if (s.target.zeroNon2xx && server.non2xx !== 0) {
+    met = false;
+    notes.push(`${server.non2xx} non-2xx (target 0)`);
+  }
+  if (s.target.p99Ms !== undefined) {
+    if (!(server.latency.p99 <= s.target.p99Ms)) met = false;
+    notes.push(`p99 ${server.latency.p99} ms (target ≤ ${s.target.p99Ms} ms)`);
+  }
+  if (server.peakRssMb > 200) {
+    met = false;
+    notes.push(`peak RSS ${server.peakRssMb} MB (target ≤ 200 MB)`);
+  }
+  if (server.reused > 0) notes.push(`${server.reused} requests reused a spent code/token (the seeded list ran out)`);
+  return { met, notes };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const only = (n) => !opts.only || opts.only.has(n);
+  const load = loadavg().map((x) => x.toFixed(2));
+  log(`Gatehouse benchmark: ${opts.postgres ? 'PostgreSQL + Redis' : 'SQLite'}, ${CONNECTIONS} connections, ${opts.duration} s per scenario${opts.smoke ? ' (smoke)' : ''}; load average ${load.join(' ')} on ${cpus().length} cores`);
+
+  if (opts.build) {
+    log('npm run build');
+    const b = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('npm run build failed');
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const database = await freshDatabase(opts, dir);
+  const profileDir = opts.profile ? join(dir, 'profile') : undefined;
+  const processes = [];
+  const cleanup = async () => {
+    for (const p of processes) await p.stop().catch(() => undefined);
+    await database.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    if (opts.durability) {
+      const outcome = await runDurability({ env: database.env, database, log, processes, smoke: opts.smoke });
+      writeResults({ mode: 'durability', database: database.kind, outcome });
+      if (outcome.some((o) => o.missing > 0)) process.exitCode = 1;
+      return;
+    }
+
+    log('starting the bare node:http server');
+    const bare = await startBare();
+    processes.push(bare);
+
+    const scenarios = SCENARIOS.filter((s) => only(s.n) && (!opts.messages1m || s.n === 1));
+    const needWebhooks = scenarios.some((s) => s.needs === 'webhooks');
+    const needOauth = scenarios.some((s) => s.needs === 'oauth');
+
+    // Size the webhook pool from the bare server's rate so that no bucket fills in scenario 1:
+    // webhooks ≥ rate × window / limit, with 50 % to spare (and enough for the fixed-rate scenario 7).
+    let bareRate = 0;
+    if (needWebhooks) {
+      const probe = await runLoad({ base: bare.base, shape: 'paths', method: 'POST', paths: ['/calibrate'], body: SMALL_BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: 2 });
+      bareRate = probe.requestsPerSec;
+      log(`bare node:http calibration: ${Math.round(bareRate)} req/s`);
+    }
+    const webhookCount = Math.ceil(Math.max((bareRate * BUCKET.windowMs) / 1000 / BUCKET.limit, (FIXED_RATE * BUCKET.windowMs) / 1000 / BUCKET.limit) * 1.5 / WEBHOOKS_PER_CHANNEL) * WEBHOOKS_PER_CHANNEL;
+
+    log('seeding through the CLI: person, server, bot app, public OAuth app (gatehouse batch)');
+    const directory = await seedDirectory(database.env);
+    let channelIds = [];
+    if (needWebhooks) {
+      const t = Date.now();
+      channelIds = await seedChannels(database.env, directory.server.id, webhookCount / WEBHOOKS_PER_CHANNEL);
+      log(`${channelIds.length} channels created in one gatehouse batch in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
+
+    log('starting the server (node dist/src/main.js, LOG_LEVEL=warn)');
+    let server = await startServer(database.env, { cpuProfDir: profileDir });
+    processes.push(server);
+    const jar = await signIn(server.base);
+    log('signed in over HTTP as the server owner');
+
+    let webhooks = [];
+    if (needWebhooks) {
+      await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
+      const t = Date.now();
+      webhooks = await seedWebhooks(server.base, directory.botApp.botToken, channelIds, WEBHOOKS_PER_CHANNEL, (d, n) => log(`  webhooks ${d}/${n}`));
+      log(`bot installed; ${webhooks.length} webhooks created through the API in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
+    const clientId = directory.oauthApp.clientId;
+    let exchangeRate = 0;
+    let accessTokens = [];
+    if (needOauth) {
+      await consentOnce(server.base, jar, clientId);
+      const t = Date.now();
+      const codes = await mintCodes(server.base, jar, clientId, 1000);
+      const t2 = Date.now();
+      const pairs = await exchangeCodes(server.base, clientId, codes);
+      exchangeRate = pairs.length / ((Date.now() - t2) / 1000);
+      accessTokens = pairs.map((p) => p.access);
+      log(`consented once; 1,000 codes minted in ${((t2 - t) / 1000).toFixed(1)} s and exchanged at ${Math.round(exchangeRate)}/s (seeding client)`);
+    }
+    // Enough single-use credentials for the whole run: the seeding client's rate, which is slower
+    // than autocannon's, times 2, times the duration, with 30 % to spare (issue #6: rate × duration × 1.3).
+    const singleUseCount = (duration) => Math.min(80_000, Math.ceil(Math.max(exchangeRate * 2, 200) * duration * 1.3));
+
+    const results = [];
+    const profileWindows = [];
+    for (const s of scenarios) {
+      const duration = s.n === 7 && !opts.smoke && !opts.durationGiven ? 30 : opts.duration;
+      let job;
+      let check429 = false;
+      if (s.n === 1) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } };
+      else if (s.n === 2) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: { 'content-type': 'application/json' } };
+      else if (s.n === 3) job = { shape: 'bearer', path: '/api/v1/users/@me', tokens: accessTokens };
+      else if (s.n === 4) {
+        const count = singleUseCount(duration);
+        log(`scenario 4: seeding ${count} refresh tokens (authorize + code exchange each)`);
+        const pairs = await exchangeCodes(server.base, clientId, await mintCodes(server.base, jar, clientId, count));
+        job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: pairs.map((p) => refreshForm(clientId, p.refresh)) };
+      } else if (s.n === 5) {
+        const count = singleUseCount(duration);
+        log(`scenario 5: minting ${count} authorization codes with PKCE`);
+        const codes = await mintCodes(server.base, jar, clientId, count);
+        job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
+      } else if (s.n === 6) {
+        check429 = true;
+        job = { shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, check429: true };
+      } else {
+        job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, overallRate: FIXED_RATE };
+      }
+      job = { ...job, connections: CONNECTIONS, duration };
+
+      // Let every webhook bucket refill between runs (SPEC §8: 2 s windows).
+      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      log(`scenario ${s.n} (${s.name}): bare node:http, ${duration} s`);
+      const b = await measure(bare, job);
+      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      log(`scenario ${s.n}: Gatehouse, ${duration} s`);
+      const g = await measure(server, job);
+      profileWindows.push({ name: `scenario ${s.n}: ${s.name}`, start: g.window.start, end: g.window.end });
+
+      const pick = (r) => ({
+        rate: check429 ? r.check429.correct429 / r.duration : r.requestsPerSec,
+        requestsPerSec: r.requestsPerSec,
+        latency: r.latency,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        statusCodes: r.statusCodes,
+        peakRssMb: r.peakRssMb,
+        reused: r.reused,
+        ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
+      });
+      const row = { scenario: s.n, name: s.name, duration, server: pick(g), bare: pick(b) };
+      // Scenario 6 compares Gatehouse's correct 429s per second with every answer of bare node:http.
+      if (check429) row.bare.rate = b.requestsPerSec;
+      row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
+      row.judgement = judge(s, row.server, row.bare, opts.smoke);
+      results.push(row);
+      log(`  → ${summaryTable([row]).split('\n').slice(2).join('')}`);
+    }
+
+    let messages1m;
+    if (opts.messages1m) {
+      if (database.kind !== 'sqlite') throw new Error('--messages-1m fills SQLite directly; run it without --postgres');
+      const before = results.find((r) => r.scenario === 1);
+      log('--messages-1m: restarting the server on the same database for a like-for-like baseline');
+      await server.stop();
+      server = await startServer(database.env);
+      processes.push(server);
+      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      const job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: opts.duration };
+      const baseline = await measure(server, job);
+      log(`  baseline (fresh process, ${before ? 'after the run above' : ''}): ${Math.round(baseline.requestsPerSec)} req/s, peak RSS ${baseline.peakRssMb} MB`);
+      await server.stop();
+      log('filling 1,000,000 messages directly through SQLite (one transaction, prepared insert)');
+      const t = Date.now();
+      const stored = fillMessages(database.file, webhooks, 1_000_000);
+      log(`  ${stored} messages stored in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      server = await startServer(database.env);
+      processes.push(server);
+      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      const after = await measure(server, job);
+      const growth = after.peakRssMb / baseline.peakRssMb - 1;
+      messages1m = {
+        baseline: { requestsPerSec: baseline.requestsPerSec, latency: baseline.latency, non2xx: baseline.non2xx, peakRssMb: baseline.peakRssMb },
+        after: { requestsPerSec: after.requestsPerSec, latency: after.latency, non2xx: after.non2xx, peakRssMb: after.peakRssMb },
+        messagesStored: stored,
+        rssGrowth: growth,
+        met: opts.smoke ? undefined : growth <= 0.2 && after.peakRssMb <= 200,
+      };
+      log(`  after 1M messages: ${Math.round(after.requestsPerSec)} req/s, peak RSS ${after.peakRssMb} MB (${(growth * 100).toFixed(1)} %; target ≤ 20 %)`);
+    }
+
+    let profiles;
+    if (profileDir) {
+      await server.stop();
+      const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+      // The profile written last belongs to the server measured last (with --messages-1m there are several).
+      const file = files.sort().at(-1);
+      if (file) {
+        profiles = summariseProfile(join(profileDir, file), profileWindows);
+        mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        writeFileSync(join(BENCH_DIR, 'results', `profile-${stamp}.md`), `# CPU profile of the server, ${new Date().toISOString()}\n\n${profileMarkdown(profiles)}`);
+        log(`profile summary: bench/results/profile-${stamp}.md`);
+      }
+    }
+
+    const record = {
+      mode: opts.messages1m ? 'messages-1m' : 'scenarios',
+      date: new Date().toISOString(),
+      database: database.kind,
+      smoke: opts.smoke,
+      connections: CONNECTIONS,
+      node: process.version,
+      cores: cpus().length,
+      loadAverageAtStart: load.map(Number),
+      loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))),
+      webhooks: webhooks.length,
+      results,
+      ...(messages1m ? { messages1m } : {}),
+    };
+    const file = writeResults(record);
+    if (opts.report && !opts.smoke) {
+      writeFileSync(join(BENCH_DIR, 'REPORT.md'), reportMarkdown(record, file));
+      log('bench/REPORT.md written');
+    }
+    process.stdout.write(`\n${summaryTable(results)}\n`);
+    if (messages1m) process.stdout.write(`\n1M messages: peak RSS ${messages1m.baseline.peakRssMb} → ${messages1m.after.peakRssMb} MB (${(messages1m.rssGrowth * 100).toFixed(1)} %)\n`);
+    if (opts.smoke) {
+      // The smoke run judges no numbers, but every scenario must have been answered at all.
+      const broken = results.filter((r) => r.server.requestsPerSec === 0 || (r.scenario !== 6 && r.server.statusCodes['500']));
+      if (broken.length > 0) {
+        process.stderr.write(`smoke: scenarios ${broken.map((r) => r.scenario).join(', ')} got no answers or 5xx answers\n`);
+        process.exitCode = 1;
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+function writeResults(record) {
+  mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const name = `${stamp}${record.smoke ? '-smoke' : ''}${record.mode === 'scenarios' ? '' : `-${record.mode}`}${record.database === 'postgres' ? '-postgres' : ''}.json`;
+  writeFileSync(join(BENCH_DIR, 'results', name), `${JSON.stringify(record, null, 2)}\n`);
+  log(`results: bench/results/${name}`);
+  return `results/${name}`;
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
