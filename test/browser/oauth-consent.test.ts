@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/core/secrets.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
@@ -7,7 +9,6 @@ import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChrom
 
 warnIfChromiumMissing('test/browser/oauth-consent.test.ts');
 
-const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const STATE = 'b r+ö%41/é';
 
 /**
@@ -30,7 +31,8 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
       redirect_uri: callback,
       scope: 'identify email',
       state: STATE,
-      code_challenge: CHALLENGE,
+      // A new challenge per request: reusing one is refused (OAUTH-CHECKLIST B10).
+      code_challenge: s256Challenge(randomBytes(32).toString('base64url')),
       code_challenge_method: 'S256',
       ...extra,
     });

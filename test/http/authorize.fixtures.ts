@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
@@ -13,6 +15,12 @@ import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 
 export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 export const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+/** A new PKCE pair: every authorization request needs its own (OAUTH-CHECKLIST B10). */
+export function freshPkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: s256Challenge(verifier) };
+}
 export const ISSUER = 'http://localhost:8080';
 
 let counter = 0;
@@ -71,7 +79,8 @@ export function requestFor(app: Application, overrides: Record<string, string | 
     redirect_uri: app.redirectUris[0],
     scope: 'identify email',
     state: 'xyz-state',
-    code_challenge: CHALLENGE,
+    // A fresh challenge per request, as RFC 9700 §2.1.1 requires of clients (B10 refuses reuse).
+    code_challenge: freshPkce().challenge,
     code_challenge_method: 'S256',
     ...overrides,
   };

@@ -3,7 +3,7 @@ import type { Application } from '../../src/modules/applications/applications.js
 import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { PageAgent } from '../support/page-agent.js';
-import { authorizePath, CHALLENGE, createApp, ISSUER, location, requestFor, signedIn } from './authorize.fixtures.js';
+import { authorizePath, CHALLENGE, consentFields, createApp, freshPkce, ISSUER, location, requestFor, signedIn } from './authorize.fixtures.js';
 
 /** GET /app/oauth2/authorize: validation, errors and their delivery (OAUTH-CHECKLIST A, B, H4). */
 describe('GET /app/oauth2/authorize', () => {
@@ -322,5 +322,33 @@ describe('GET /app/oauth2/authorize', () => {
   it('B6: the challenge is never echoed in a redirect', async () => {
     const res = await agent.get(authorizePath(requestFor(app, { redirect_uri: 'https://good.example.com/cb', scope: 'nope' })));
     expect(res.headers['location']).not.toContain(CHALLENGE);
+  });
+});
+
+describe('B10: a client reusing a PKCE challenge', () => {
+  it('gets invalid_request for the second authorization with the same code_challenge, and no second code', async () => {
+    const t = await createTestApp();
+    try {
+      const { agent, person } = await signedIn(t);
+      const { app } = await createApp(t, person, { redirectUris: ['https://good.example.com/cb'], confidential: false });
+      const challenge = freshPkce().challenge;
+      const first = await agent.get(authorizePath(requestFor(app, { code_challenge: challenge })));
+      expect(first.statusCode).toBe(200);
+      const approved = await agent.postRaw('/app/oauth2/authorize', { ...consentFields(first.body), decision: 'authorize' });
+      expect(location(approved).searchParams.get('code')).toBeTruthy();
+      // Consent is remembered now, so the same request would go straight to a code: unless the challenge is reused.
+      const to = location(await agent.get(authorizePath(requestFor(app, { code_challenge: challenge }))));
+      expect(`${to.origin}${to.pathname}`).toBe('https://good.example.com/cb');
+      expect(to.searchParams.get('error')).toBe('invalid_request');
+      expect(to.searchParams.get('error_description')).toContain('code_challenge was already used');
+      expect(to.searchParams.get('state')).toBe('xyz-state');
+      expect(to.searchParams.get('code')).toBeNull();
+      const codes = await t.services.db.selectFrom('oauth_codes').select('code_hash').where('code_challenge', '=', challenge).execute();
+      expect(codes).toHaveLength(1);
+      // A fresh challenge works again.
+      expect(location(await agent.get(authorizePath(requestFor(app)))).searchParams.get('code')).toBeTruthy();
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -14,7 +14,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
-import { authorizePath, CHALLENGE, consentFields, createApp, ISSUER, location, signedIn, VERIFIER } from './authorize.fixtures.js';
+import { authorizePath, consentFields, createApp, freshPkce, ISSUER, location, signedIn } from './authorize.fixtures.js';
 
 const P = Permission;
 const REDIRECT = 'https://bot.example/callback';
@@ -286,7 +286,7 @@ describe('bot install', () => {
       const page = await marian.agent.get(installPath({ permissions: 'all' }));
       expect(page.statusCode).toBe(400);
       expect(page.body).toContain('Permissions must be a permission bitfield');
-      const res = await marian.agent.get(installPath({ permissions: '-1', response_type: 'code', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' }));
+      const res = await marian.agent.get(installPath({ permissions: '-1', response_type: 'code', redirect_uri: REDIRECT, code_challenge: freshPkce().challenge, code_challenge_method: 'S256' }));
       expect(location(res).searchParams.get('error')).toBe('invalid_request');
     });
 
@@ -296,7 +296,7 @@ describe('bot install', () => {
       const res = await marian.agent.postRaw('/app/oauth2/authorize', { ...consentFields(page.body), decision: 'cancel' });
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('Helper Bot was not added');
-      const code = await marian.agent.get(installPath({ server_id: sherwood, response_type: 'code', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' }));
+      const code = await marian.agent.get(installPath({ server_id: sherwood, response_type: 'code', redirect_uri: REDIRECT, code_challenge: freshPkce().challenge, code_challenge_method: 'S256' }));
       const denied = await marian.agent.postRaw('/app/oauth2/authorize', { ...consentFields(code.body), decision: 'cancel' });
       expect(location(denied).searchParams.get('error')).toBe('access_denied');
       await nothingInstalled(sherwood);
@@ -328,7 +328,7 @@ describe('bot install', () => {
 
     it('scope bot for an app without a bot: invalid_scope on the redirect URI, or a page without one', async () => {
       const { app: nobot } = await createApp(t, maker, { name: 'No Bot', redirectUris: [REDIRECT] });
-      const withRedirect = await marian.agent.get(installPath({ redirect_uri: REDIRECT, response_type: 'code', code_challenge: CHALLENGE, code_challenge_method: 'S256' }, nobot));
+      const withRedirect = await marian.agent.get(installPath({ redirect_uri: REDIRECT, response_type: 'code', code_challenge: freshPkce().challenge, code_challenge_method: 'S256' }, nobot));
       expect(location(withRedirect).searchParams.get('error')).toBe('invalid_scope');
       const plain = await marian.agent.get(installPath({}, nobot));
       expect(plain.statusCode).toBe(400);
@@ -365,12 +365,15 @@ describe('bot install', () => {
   });
 
   describe('through the code flow', () => {
+    // Each request gets a new PKCE pair (B10); exchange() uses the latest one.
+    let pkce = freshPkce();
     function codeParams(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-      return { response_type: 'code', redirect_uri: REDIRECT, state: 'st&te', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra };
+      pkce = freshPkce();
+      return { response_type: 'code', redirect_uri: REDIRECT, state: 'st&te', code_challenge: pkce.challenge, code_challenge_method: 'S256', ...extra };
     }
 
     async function exchange(code: string) {
-      return postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: app.id, code_verifier: VERIFIER });
+      return postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: app.id, code_verifier: pkce.verifier });
     }
 
     it('redirects with code, state, iss, server_id (and guild_id) and the granted permissions; the token response carries the server', async () => {

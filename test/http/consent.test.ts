@@ -66,7 +66,7 @@ describe('consent screen', () => {
     });
 
     it('the form re-sends the request in hidden fields with a CSRF token, and only the parameters that were sent', async () => {
-      const res = await agent.get(authorizePath(requestFor(app, { redirect_uri: undefined, foo: 'ignored' })));
+      const res = await agent.get(authorizePath(requestFor(app, { redirect_uri: undefined, foo: 'ignored', code_challenge: CHALLENGE })));
       const fields = consentFields(res.body);
       expect(fields).toEqual({
         _csrf: csrfTokenIn(res.body),
@@ -117,7 +117,7 @@ describe('consent screen', () => {
 
     it('C1, C8, B6: the code has 256 random bits, is stored only as its hash, bound to app, redirect URI, scopes, challenge and person, and expires 10 minutes later', async () => {
       const issuedAt = t.clock.now();
-      const code = expectCodeRedirect(await answerConsent(agent, authorizePath(requestFor(app, { scope: 'email identify' })), 'authorize'), 'https://app.example/callback?', 'xyz-state');
+      const code = expectCodeRedirect(await answerConsent(agent, authorizePath(requestFor(app, { scope: 'email identify', code_challenge: CHALLENGE })), 'authorize'), 'https://app.example/callback?', 'xyz-state');
       const [row, ...more] = await rows('oauth_codes');
       expect(more).toEqual([]);
       expect(row?.code_hash).toBe(hashSecret(code));
@@ -264,10 +264,9 @@ describe('consent screen', () => {
   });
 
   describe('remembered consent and prompt', () => {
-    it('consent is remembered: the same request again skips the screen and redirects (302) with a new code', async () => {
-      const path = authorizePath(requestFor(app));
-      expectCodeRedirect(await answerConsent(agent, path, 'authorize'), 'https://app.example/callback?', 'xyz-state');
-      const again = await agent.get(path);
+    it('consent is remembered: the same request again (with its own PKCE challenge, B10) skips the screen and redirects (302) with a new code', async () => {
+      expectCodeRedirect(await answerConsent(agent, authorizePath(requestFor(app)), 'authorize'), 'https://app.example/callback?', 'xyz-state');
+      const again = await agent.get(authorizePath(requestFor(app)));
       expectCodeRedirect(again, 'https://app.example/callback?', 'xyz-state', 302);
       expect(await rows('oauth_codes')).toHaveLength(2);
       expect(await rows('oauth_grants')).toHaveLength(2);

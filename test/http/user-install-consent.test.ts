@@ -6,7 +6,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
-import { authorizePath, CHALLENGE, consentFields, createApp, location, signedIn, VERIFIER } from './authorize.fixtures.js';
+import { authorizePath, consentFields, createApp, freshPkce, location, signedIn } from './authorize.fixtures.js';
 
 const REDIRECT = 'https://dm.example/callback';
 
@@ -72,13 +72,14 @@ describe('user install consent', () => {
 
   it('with response_type=code (and identify) a code is issued as usual, the install is recorded, and the tokens carry both scopes; prompt=none does not skip the screen', async () => {
     const other = await signedIn(t);
+    const pkce = freshPkce();
     const path = authorizePath({
       client_id: app.id,
       response_type: 'code',
       redirect_uri: REDIRECT,
       scope: 'identify applications.commands',
       state: 'u1',
-      code_challenge: CHALLENGE,
+      code_challenge: pkce.challenge,
       code_challenge_method: 'S256',
       prompt: 'none',
     });
@@ -90,7 +91,7 @@ describe('user install consent', () => {
     const to = location(res);
     expect([...to.searchParams.keys()]).toEqual(['code', 'state', 'iss']);
     expect(await installs(other.person.id)).toHaveLength(1);
-    const token = await postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code: to.searchParams.get('code') as string, redirect_uri: REDIRECT, client_id: app.id, code_verifier: VERIFIER });
+    const token = await postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code: to.searchParams.get('code') as string, redirect_uri: REDIRECT, client_id: app.id, code_verifier: pkce.verifier });
     expect(token.json()).toMatchObject({ scope: 'identify applications.commands' });
     expect(token.json()).not.toHaveProperty('server');
   });

@@ -38,7 +38,7 @@ import {
   type RawAuthorizeParams,
   type RedirectTarget,
 } from './authorize.js';
-import { insertCode } from './codes.repository.js';
+import { challengeWasUsed, insertCode } from './codes.repository.js';
 import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.repository.js';
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
@@ -289,6 +289,12 @@ async function completePlainInstall(deps: Deps, app: Application, commands: bool
  * permissions, and the redirect carries them (issue #4).
  */
 async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined, plan?: ServerInstallPlan): Promise<AuthorizeOutcome> {
+  // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
+  // would let whoever saw the first exchange redeem this code too.
+  if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, request.codeChallenge))) {
+    const description = 'code_challenge was already used: make a new code_verifier for every authorization request';
+    return { kind: 'redirect', location: authorizationErrorUri(request.redirectUri, 'invalid_request', description, request.state, deps.config.baseUrl) };
+  }
   const now = deps.clock.now();
   const code = issueSecret(deps.random, 'authorizationCode');
   const grantId = deps.ids.next();

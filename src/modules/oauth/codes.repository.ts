@@ -38,3 +38,18 @@ export async function insertCode(db: Db, code: NewAuthorizationCode): Promise<vo
     })
     .execute();
 }
+
+/**
+ * Whether this app already had a code issued for this PKCE challenge (OAUTH-CHECKLIST B10,
+ * RFC 9700 §2.1.1: a client must use a fresh verifier for every authorization request).
+ */
+export async function challengeWasUsed(db: Db, applicationId: string, codeChallenge: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('oauth_codes')
+    .select('code_hash')
+    .where('application_id', '=', applicationId)
+    .where('code_challenge', '=', codeChallenge)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

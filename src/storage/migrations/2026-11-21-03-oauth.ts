@@ -29,6 +29,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('used_at', 'bigint')
     .execute();
+  // OAUTH-CHECKLIST B10: a challenge an app already used is refused at the authorization endpoint.
+  await db.schema.createIndex('oauth_codes_challenge_idx').on('oauth_codes').columns(['application_id', 'code_challenge']).execute();
 
   await db.schema
     .createTable('oauth_access_tokens')
