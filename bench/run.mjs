@@ -362,6 +362,7 @@ async function main() {
       mode: opts.messages1m ? 'messages-1m' : 'scenarios',
       date: new Date().toISOString(),
       database: database.kind,
+      durability: process.env.GATEHOUSE_DURABILITY === 'strict' ? 'strict' : 'normal',
       smoke: opts.smoke,
       connections: CONNECTIONS,
       node: process.version,

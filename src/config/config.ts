@@ -1,4 +1,5 @@
 import { DEFAULT_PASSWORD_COST, type PasswordCost } from '../core/password.js';
+import type { Durability } from '../storage/connect.js';
 
 /**
  * Every setting in one place (DESIGN §8). `loadConfig` reads a plain record (only main.ts and
@@ -25,6 +26,8 @@ export interface Config {
   passwordCost: PasswordCost;
   /** Largest accepted request body in bytes (413 beyond). */
   bodyLimit: number;
+  /** SQLite: acknowledge writes once in the WAL (`normal`) or once fsynced (`strict`). */
+  durability: Durability;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +50,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SESSION_MAX_AGE_DAYS: '30',
   GATEHOUSE_SESSION_IDLE_DAYS: '7',
   GATEHOUSE_BODY_LIMIT_BYTES: '1048576',
+  GATEHOUSE_DURABILITY: 'normal',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,6 +103,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const sessionIdleMs = integer('GATEHOUSE_SESSION_IDLE_DAYS', 1, 365) * DAY_MS;
   const bodyLimit = integer('GATEHOUSE_BODY_LIMIT_BYTES', 1024, 64 * 1024 * 1024);
 
+  const durability = read('GATEHOUSE_DURABILITY') as Durability;
+  if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -114,5 +121,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionIdleMs: Math.min(sessionIdleMs, sessionMaxAgeMs),
     passwordCost: DEFAULT_PASSWORD_COST,
     bodyLimit,
+    durability,
   };
 }

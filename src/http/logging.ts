@@ -1,8 +1,9 @@
-import type { LoggerOptions } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions, Logger, LoggerOptions } from 'pino';
 
 /**
  * Logs never contain secrets (DESIGN §4): the Authorization and Cookie headers, Set-Cookie, and
- * the token segment of webhook URLs are redacted; query strings are dropped because OAuth
+ * the token segment of webhook URLs and the code of invite links are redacted; query strings are dropped because OAuth
  * redirects and authorize links carry codes and state. Request logs carry no headers and no
  * bodies at all (see the `req` serializer), so form passwords never reach them; the key paths
  * below catch the same secrets when code logs an object that holds them.
@@ -11,6 +12,12 @@ import type { LoggerOptions } from 'pino';
  * form Discord clients also use: a mistyped id must not put a valid token in the logs.
  */
 export const WEBHOOK_TOKEN_PATH = /^(\/api(?:\/v\d+)?\/webhooks\/[^/?]+\/)[^/?]+/;
+
+/**
+ * Invite links carry their code in the path (/invite/<code>), and a code is a secret like any
+ * other (stored only as a hash, DESIGN §3): whoever reads the logs must not be able to join.
+ */
+export const INVITE_CODE_PATH = /^(\/invite\/)[^/?]+/;
 
 /**
  * Object keys whose values are secrets wherever they appear in a logged object (up to two levels
@@ -36,7 +43,7 @@ const SECRET_KEYS = [
 
 export function redactUrl(url: string): string {
   const path = url.split('?', 1)[0] ?? url;
-  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]');
+  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]');
   return url.length > path.length ? `${redacted}?[REDACTED]` : redacted;
 }
 
@@ -57,4 +64,76 @@ export function loggerOptions(level: string): LoggerOptions {
       },
     },
   };
+}
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger, made only when something is logged at an enabled level. Fastify makes a
+ * child logger per request, and with the redaction above pino runs its redaction over the child's
+ * bindings each time: 2–3 % of the CPU on the hot paths (docs/performance.md), although at
+ * LOG_LEVEL=warn a successful request logs nothing. Each line still goes through the real child,
+ * with the same bindings (reqId) and the same redaction.
+ */
+class LazyChildLogger implements FastifyBaseLogger {
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly childBindings: Bindings,
+    private readonly childOptions: ChildLoggerOptions,
+  ) {}
+
+  #real(): FastifyBaseLogger {
+    this.#child ??= this.parent.child(this.childBindings, this.childOptions);
+    return this.#child;
+  }
+
+  #log(method: LogMethod, args: unknown[]): void {
+    if (this.#child === undefined && !(this.parent as unknown as Logger).isLevelEnabled(method)) return;
+    (this.#real()[method] as (...a: unknown[]) => void)(...args);
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.#real().level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: the per-request logger above. */
+export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options);
 }

@@ -108,4 +108,10 @@ describe('the logger configuration', () => {
     expect(redactUrl('/app/oauth2/authorize?client_id=1&state=s')).toBe('/app/oauth2/authorize?[REDACTED]');
     expect(redactUrl('/api/v1/channels/5/webhooks')).toBe('/api/v1/channels/5/webhooks');
   });
+
+  it('redactUrl drops the code of an invite link: an invite code is a secret (found by the issue #7 log scan)', () => {
+    expect(redactUrl('/invite/ghinv_t2LoUIxEAk6uN55dNncUag')).toBe('/invite/[REDACTED]');
+    expect(redactUrl('/invite/ghinv_t2LoUIxEAk6uN55dNncUag?x=1')).toBe('/invite/[REDACTED]?[REDACTED]');
+    expect(redactUrl('/servers/1/invites')).toBe('/servers/1/invites');
+  });
 });

@@ -39,6 +39,12 @@ describe('configuration (DESIGN §8)', () => {
     expect(() => loadConfig({ GATEHOUSE_BASE_URL: 'https://a.example/#f' })).toThrow(ConfigError);
   });
 
+  it('GATEHOUSE_DURABILITY is normal by default, strict on request, and nothing else', () => {
+    expect(loadConfig({}).durability).toBe('normal');
+    expect(loadConfig({ GATEHOUSE_DURABILITY: 'strict' }).durability).toBe('strict');
+    expect(() => loadConfig({ GATEHOUSE_DURABILITY: 'paranoid' })).toThrow(/GATEHOUSE_DURABILITY must be normal or strict/);
+  });
+
   it('reads trusted proxies as a list', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.2' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(loadConfig({}).trustProxy).toBe(false);
