@@ -1,12 +1,14 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrorRenderer, installErrorHandling } from './http/error-handler.js';
+import { installStrictJsonParser } from './http/json-body.js';
+import { lazyChildLoggerFactory } from './http/logging.js';
 import { installRequestMetrics } from './http/metrics.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.routes.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
@@ -35,12 +37,15 @@ export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
   const app: App = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
+    // A request's child logger only when it logs something (src/http/logging.ts, DESIGN §5).
+    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     bodyLimit: config.bodyLimit,
     // Request ids: honour a proxy's X-Request-Id, else generate one; echoed in the response.
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    frameworkErrors: frameworkErrorRenderer(config.serviceName),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('viewer', undefined);
@@ -52,10 +57,12 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   installErrorHandling(app, config.serviceName);
+  installStrictJsonParser(app);
   installRequestMetrics(app, services.metrics);
   await app.register(cookie);
   await app.register(formbody);
-  await app.register(helmet, {
+  // Helmet's headers, computed once instead of per request (src/http/security-headers.ts, DESIGN §5).
+  await installSecurityHeaders(app, {
     // DESIGN §4: strict CSP, no inline script; frame-ancestors 'none' (OAUTH-CHECKLIST A15).
     // No form-action: browsers apply it to the redirect after the consent form, which must reach
     // the app's registered redirect URI.

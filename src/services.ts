@@ -12,7 +12,7 @@ import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
-import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
+import { connectRedis, RedisBucketStore, redisAnswers, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
 import type { Database } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -41,6 +41,8 @@ export interface Services extends Deps {
   workerId: number;
   /** This instance's Prometheus registry (GET /metrics). */
   metrics: Metrics;
+  /** With REDIS_URL: whether Redis answers right now (GET /readyz reports it). */
+  redisReachable?: () => Promise<boolean>;
   /** Stops timers, releases the worker lease, closes stores and the database. */
   close(): Promise<void>;
 }
@@ -52,6 +54,8 @@ export interface ServiceOverrides {
   buckets?: BucketStore;
   logger?: Logger;
   events?: ChannelEvents;
+  /** Reports Redis's state on /readyz (tests; otherwise derived from REDIS_URL). */
+  redisReachable?: () => Promise<boolean>;
   /** Skip the database lease (tests that build many apps on one database pass distinct ids). */
   workerId?: number;
 }
@@ -61,7 +65,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const logger = overrides.logger ?? pino(loggerOptions(config.logLevel));
   const clock = overrides.clock ?? systemClock;
   const random = overrides.random ?? cryptoRandom;
-  const database = overrides.database ?? connectDatabase(config.databaseUrl);
+  const database = overrides.database ?? connectDatabase(config.databaseUrl, { durability: config.durability });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
@@ -85,7 +89,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   }
   const metrics = createMetrics();
   const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
-  const buckets = instrumentBucketStore(overrides.buckets ?? (await createBucketStore(config, logger)), metrics);
+  const bucketSetup: BucketSetup = overrides.buckets ? { store: overrides.buckets } : await createBucketStore(config, logger);
+  const buckets = instrumentBucketStore(bucketSetup.store, metrics);
+  const redisReachable = overrides.redisReachable ?? bucketSetup.reachable;
 
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
   const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger) : new MemoryChannelEvents());
@@ -103,6 +109,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     events,
     workerId,
     metrics,
+    ...(redisReachable ? { redisReachable } : {}),
     async close() {
       if (renewTimer) clearInterval(renewTimer);
       stopObservingQueries();
@@ -114,13 +121,19 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   };
 }
 
+interface BucketSetup {
+  store: BucketStore;
+  /** Present when the store is on Redis: whether Redis answers now. */
+  reachable?: () => Promise<boolean>;
+}
+
 /**
  * Memory buckets by default (one instance); with REDIS_URL, buckets shared by every instance,
  * falling back to memory while Redis is unreachable (docs/operations.md).
  */
-async function createBucketStore(config: Config, logger: Logger): Promise<BucketStore> {
-  if (!config.redisUrl) return new MemoryBucketStore();
+async function createBucketStore(config: Config, logger: Logger): Promise<BucketSetup> {
+  if (!config.redisUrl) return { store: new MemoryBucketStore() };
   const client = connectRedis(config.redisUrl);
   if (!(await waitUntilReady(client))) logger.warn('Redis did not answer at start-up: rate limiting starts on this instance’s memory');
-  return new ResilientBucketStore(new RedisBucketStore(client), new MemoryBucketStore(), logger);
+  return { store: new ResilientBucketStore(new RedisBucketStore(client), new MemoryBucketStore(), logger), reachable: () => redisAnswers(client) };
 }

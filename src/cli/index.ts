@@ -50,7 +50,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     const config = loadConfig(env);
     if (first === 'migrate') {
-      const handle = connectDatabase(config.databaseUrl);
+      const handle = connectDatabase(config.databaseUrl, { durability: config.durability });
       try {
         const applied = await migrateToLatest(handle.db);
         printRecord({ applied }, argv.includes('--json'));

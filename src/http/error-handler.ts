@@ -3,6 +3,13 @@ import type { App } from './app-type.js';
 import { addFieldError, ApiError, ApiErrors, OAuthError, PageError, RateLimitedError, type ErrorTree } from '../core/errors.js';
 import { errorPage } from '../web/layout.js';
 import { csrfToken } from '../web/csrf.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+
+/**
+ * Seconds a client is asked to wait while the database is unreachable (issue #7 §4): the pool
+ * reconnects on the first request after it returns, so a short wait is enough.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The one error handler (DESIGN §2): every thrown error becomes a JSON API error, an RFC 6749
@@ -77,56 +84,81 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, status: number, 
     .send(errorPage({ status, title, detail, serviceName, viewer: request.viewer, csrfToken: key ? csrfToken(key) : '' }));
 }
 
-export function installErrorHandling(app: App, serviceName: string): void {
-  app.setErrorHandler((raw: unknown, request, reply) => {
-    if (raw instanceof OAuthError) {
-      // RFC 6749 §5.1/§5.2: no-store on every token endpoint answer, errors included.
-      reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
-      if (raw.headers) reply.headers(raw.headers);
-      return reply.code(raw.status).type('application/json; charset=utf-8').send({ error: raw.error, error_description: raw.description });
+/** Renders any thrown error as the request's format asks (the body of the one error handler). */
+function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply, serviceName: string): FastifyReply {
+  if (raw instanceof OAuthError) {
+    // RFC 6749 §5.1/§5.2: no-store on every token endpoint answer, errors included.
+    reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    if (raw.headers) reply.headers(raw.headers);
+    return reply.code(raw.status).type('application/json; charset=utf-8').send({ error: raw.error, error_description: raw.description });
+  }
+  if (raw instanceof PageError) return sendPage(request, reply, raw.status, raw.title, raw.detail, serviceName);
+  if (raw instanceof RateLimitedError) {
+    const seconds = Math.max(1, Math.ceil(raw.retryAfterMs / 1000));
+    reply.header('Retry-After', String(seconds));
+    if (isApiRequest(request)) {
+      return reply.code(429).send({ message: raw.message, retry_after: raw.retryAfterMs / 1000, global: false, code: 0 });
     }
-    if (raw instanceof PageError) return sendPage(request, reply, raw.status, raw.title, raw.detail, serviceName);
-    if (raw instanceof RateLimitedError) {
-      const seconds = Math.max(1, Math.ceil(raw.retryAfterMs / 1000));
-      reply.header('Retry-After', String(seconds));
-      if (isApiRequest(request)) {
-        return reply.code(429).send({ message: raw.message, retry_after: raw.retryAfterMs / 1000, global: false, code: 0 });
-      }
-      return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${seconds} seconds.`, serviceName);
-    }
-    if (raw instanceof ApiError) {
-      if (isApiRequest(request)) return sendApiError(reply, raw);
-      return sendPage(request, reply, raw.status, 'Something is not right', raw.message, serviceName);
-    }
+    return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${seconds} seconds.`, serviceName);
+  }
+  if (raw instanceof ApiError) {
+    if (isApiRequest(request)) return sendApiError(reply, raw);
+    return sendPage(request, reply, raw.status, 'Something is not right', raw.message, serviceName);
+  }
 
-    const error = raw as FastifyError & { validation?: ValidationIssue[] };
-    if (error.validation) {
-      if (isApiRequest(request)) return sendApiError(reply, ApiErrors.invalidFormBody(validationTree(error.validation)));
-      return sendPage(request, reply, 400, 'That did not work', 'The form contained invalid values. Go back and check them.', serviceName);
-    }
-    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status >= 400 && status < 500) {
-      // Fastify's own 4xx (bad JSON, body too large, unsupported media type…): its message is
-      // safe to show, its stack is not.
-      const message =
-        status === 413
-          ? 'Request entity too large'
+  const error = raw as FastifyError & { validation?: ValidationIssue[] };
+  if (error.validation) {
+    if (isApiRequest(request)) return sendApiError(reply, ApiErrors.invalidFormBody(validationTree(error.validation)));
+    return sendPage(request, reply, 400, 'That did not work', 'The form contained invalid values. Go back and check them.', serviceName);
+  }
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Fastify's own 4xx (bad JSON, body too large, unsupported media type…): its message is
+    // safe to show, its stack is not.
+    const message =
+      status === 413
+        ? 'Request entity too large'
+        : status === 414
+          ? '414: URI Too Long'
           : status === 415
-            ? 'Unsupported Media Type'
-            : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || /JSON/i.test(error.message)
-              ? 'The request body contains invalid JSON.'
-              : `${status}: Bad Request`;
-      const code = status === 413 ? 40005 : message.includes('invalid JSON') ? 50109 : 0;
-      if (isApiRequest(request)) return sendApiError(reply, new ApiError(status, code, message));
-      return sendPage(request, reply, status, 'Bad request', message, serviceName);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    if (isApiRequest(request)) return sendApiError(reply, new ApiError(500, 0, '500: Internal Server Error'));
-    return sendPage(request, reply, 500, 'Something went wrong', 'The server could not finish this request. Try again in a moment.', serviceName);
-  });
+          ? 'Unsupported Media Type'
+          : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || /JSON/i.test(error.message)
+            ? 'The request body contains invalid JSON.'
+            : `${status}: Bad Request`;
+    const code = status === 413 ? 40005 : message.includes('invalid JSON') ? 50109 : 0;
+    if (isApiRequest(request)) return sendApiError(reply, new ApiError(status, code, message));
+    return sendPage(request, reply, status, 'Bad request', message, serviceName);
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Issue #7 §4: an outage is not a bug — 503 with Retry-After, no stack, logged without one.
+    request.log.warn({ code: error.code, reason: error.message }, 'database unavailable');
+    reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+    if (isApiRequest(request)) return sendApiError(reply, ApiErrors.serviceUnavailable());
+    return sendPage(request, reply, 503, 'Temporarily unavailable', 'The service cannot reach its database right now. Try again in a few seconds.', serviceName);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  if (isApiRequest(request)) return sendApiError(reply, new ApiError(500, 0, '500: Internal Server Error'));
+  return sendPage(request, reply, 500, 'Something went wrong', 'The server could not finish this request. Try again in a moment.', serviceName);
+}
+
+export function installErrorHandling(app: App, serviceName: string): void {
+  app.setErrorHandler((raw: unknown, request, reply) => renderError(raw, request, reply, serviceName));
 
   app.setNotFoundHandler((request, reply) => {
     if (isApiRequest(request)) return sendApiError(reply, ApiErrors.notFound());
     return sendPage(request, reply, 404, 'Page not found', 'There is nothing at this address.', serviceName);
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot decode (bad percent-encoding,
+ * FST_ERR_BAD_URL → 400) or a path parameter over `maxParamLength` (→ 414) is refused before
+ * routing, and Fastify would answer in a JSON shape of its own naming its error codes. Its
+ * default error handler, not ours, is in force there, so the error is rendered here directly,
+ * like any other 4xx (issue #7 §5, found by test/reliability/fuzz.test.ts).
+ */
+export function frameworkErrorRenderer(serviceName: string): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    void renderError(error, request, reply, serviceName);
+  };
 }

@@ -1,6 +1,9 @@
 import type { App } from './app-type.js';
 import type { Services } from '../services.js';
 
+/** What /readyz says this instance does while Redis is unreachable. */
+const REDIS_FALLBACK = 'rate limits on this instance’s memory; live updates reach this instance’s viewers only';
+
 /**
  * /healthz answers while the process runs; /readyz only while the database answers too; /metrics
  * is the Prometheus text exposition (docs/operations.md). None is in the OpenAPI document.
@@ -9,12 +12,23 @@ export function registerOperationsRoutes(app: App, services: Services): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await withTimeout(services.database.ping(), 2000);
-      return { status: 'ready', database: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
-    }
+    const [database, redis] = await Promise.all([
+      withTimeout(services.database.ping(), 2000).then(
+        () => 'ok' as const,
+        () => 'unreachable' as const,
+      ),
+      services.redisReachable ? withTimeout(services.redisReachable(), 2000).catch(() => false) : undefined,
+    ]);
+    // Issue #7 §4: Redis is reported but does not decide readiness. Without it this instance still
+    // serves everything: rate limits on its own memory, live updates to its own viewers only
+    // (docs/reliability.md). Taking every instance out of rotation for that would turn a
+    // degradation into an outage.
+    const body = {
+      status: database === 'ok' ? 'ready' : 'unavailable',
+      database,
+      ...(redis === undefined ? {} : redis ? { redis: 'ok' } : { redis: 'unreachable', degraded: REDIS_FALLBACK }),
+    };
+    return reply.code(database === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send(body);
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

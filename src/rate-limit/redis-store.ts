@@ -157,6 +157,17 @@ export function connectRedis(url: string): Redis {
 }
 
 /**
+ * Whether Redis answers a PING now (for /readyz). Never throws and never waits long: the client
+ * of `connectRedis` refuses at once while disconnected and times a command out after 1 s.
+ */
+export function redisAnswers(client: Redis): Promise<boolean> {
+  return client.ping().then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
  * Resolves once the client is connected, or after `timeoutMs` either way: start-up waits briefly
  * for Redis but never fails because of it (the resilient store covers an outage).
  */

@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './database.js';
+import { GroupCommitSqliteDialect } from './group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -53,7 +54,16 @@ export interface ConnectOptions {
   schema?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /**
+   * SQLite only (GATEHOUSE_DURABILITY): `normal` acknowledges a write once it is in the WAL
+   * (survives kill -9); `strict` once it is on disk (survives power loss). PostgreSQL's own
+   * default already waits for the fsync.
+   */
+  durability?: Durability;
 }
+
+/** GATEHOUSE_DURABILITY (docs/performance.md §Durability). */
+export type Durability = 'normal' | 'strict';
 
 /** `sqlite:./x.db`, `sqlite:///abs/x.db`, `sqlite::memory:`, a plain path, or `:memory:`. */
 export function sqlitePath(url: string): string {
@@ -68,22 +78,25 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
-  return isPostgresUrl(url) ? connectPostgres(url, options) : connectSqlite(sqlitePath(url));
+  return isPostgresUrl(url) ? connectPostgres(url, options) : connectSqlite(sqlitePath(url), options.durability ?? 'normal');
 }
 
-function connectSqlite(path: string): DatabaseHandle {
+function connectSqlite(path: string, durability: Durability): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const native = new SQLite(path);
   // Ids exceed 2^53: return every integer as bigint and convert at the repository boundary.
   native.defaultSafeIntegers(true);
   // WAL: readers never block the writer. synchronous=NORMAL: a committed transaction survives a
-  // process crash (kill -9); on power loss the last transactions may be lost (docs/operations.md).
+  // process crash (kill -9); on power loss the last transactions may be lost. FULL (strict):
+  // every COMMIT waits for the fsync of the WAL (docs/performance.md §Durability).
   native.pragma('journal_mode = WAL');
-  native.pragma('synchronous = NORMAL');
+  native.pragma(durability === 'strict' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
   const observers = queryObservers();
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: native }), log: observers.log });
+  // Statements prepared once and writes of one event-loop turn sharing one commit (DESIGN §5);
+  // each write is acknowledged only after its group's COMMIT (src/storage/group-commit.ts).
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(native), log: observers.log });
   return {
     db,
     dialect: 'sqlite',
@@ -106,6 +119,11 @@ function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
   });
   // A dropped connection while idle must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor while checked out: pg-pool listens only to idle clients, so a connection cut inside a
+  // transaction (PostgreSQL stopped: 57P01) would be an unhandled 'error' event and kill the
+  // process. The failure reaches the caller through its next query instead, and pg-pool drops the
+  // broken client on release (issue #7 §4).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const observers = queryObservers();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
   return {

@@ -77,6 +77,16 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
     expect(ub?.username).toMatch(/^twin_bot/);
   });
 
+  it('any number of apps sharing a name each get a bot: after name_2 … name_5 come random four-digit suffixes', async () => {
+    const usernames = new Set<string>();
+    for (let i = 0; i < 60; i += 1) {
+      const app = await botApp('Test Bot');
+      usernames.add((await findPersonById(t.services.db, app.botUserId))?.username ?? '');
+    }
+    expect(usernames.size).toBe(60);
+    for (const u of usernames) expect(u).toMatch(/^test_bot(_[2-5]|_\d{4})?$/);
+  });
+
   it('the bot follows the app: renaming it or changing its icon changes the bot account', async () => {
     const { client, botUserId } = await botApp('Old Name');
     await updateApplication(t.services, client.app.id, { name: 'New Name', iconUrl: 'https://cdn.example/new.png' });

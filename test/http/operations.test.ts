@@ -4,6 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/http/app-type.js';
 import { createMetrics, installRequestMetrics } from '../../src/http/metrics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../../src/storage/database.js';
+import { freePort } from '../support/dedicated-services.js';
 
 describe('operations endpoints', () => {
   let t: TestApp;
@@ -38,6 +42,106 @@ describe('operations endpoints', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     expect(res.body).toContain('Page not found');
+  });
+});
+
+describe('while the database is unreachable (issue #7 §4)', () => {
+  let t: TestApp;
+  let working: TestApp['services']['db'];
+  let ping: TestApp['services']['database']['ping'];
+  let unreachable: Kysely<Database>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    working = t.services.db;
+    ping = t.services.database.ping;
+    // A PostgreSQL nobody listens on: every query fails with ECONNREFUSED, as when it is stopped.
+    const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/none`, connectionTimeoutMillis: 1000 });
+    pool.on('error', () => undefined);
+    unreachable = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  });
+  afterAll(async () => {
+    await unreachable.destroy();
+    await t.close();
+  });
+
+  /** Runs `check` with every query of the app going to the unreachable database. */
+  async function whileDown(check: () => Promise<void>): Promise<void> {
+    Object.assign(t.services, { db: unreachable });
+    try {
+      await check();
+    } finally {
+      Object.assign(t.services, { db: working });
+    }
+  }
+
+  it('an API request answers 503 {code: 0, message} with Retry-After, not a 500', async () => {
+    await whileDown(async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/webhooks/123456789/some-token' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ code: 0, message: 'Service temporarily unavailable' });
+      expect(res.headers['retry-after']).toBe('5');
+    });
+    const after = await t.app.inject({ method: 'GET', url: '/api/v1/webhooks/123456789/some-token' });
+    expect(after.statusCode).toBe(404);
+  });
+
+  it('a page answers an HTML 503 page without internals', async () => {
+    await whileDown(async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/', cookies: { gh_session: 'x'.repeat(43) } });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['content-type']).toContain('text/html');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toContain('Temporarily unavailable');
+      expect(res.body).not.toContain('ECONNREFUSED');
+    });
+  });
+
+  it('the token endpoint answers 503 temporarily_unavailable in RFC 6749 form, no-store', async () => {
+    await whileDown(async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=refresh_token&refresh_token=abc&client_id=123&client_secret=def',
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ error: 'temporarily_unavailable' });
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  it('/readyz answers 503 database unreachable, and 200 again once it answers', async () => {
+    Object.assign(t.services.database, { ping: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })) });
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: 'unavailable', database: 'unreachable' });
+    } finally {
+      Object.assign(t.services.database, { ping });
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+});
+
+describe('/readyz with Redis configured', () => {
+  let t: TestApp;
+  let redisUp = true;
+  beforeAll(async () => {
+    t = await createTestApp({ redisReachable: async () => redisUp });
+  });
+  afterAll(async () => t.close());
+
+  it('reports Redis, and stays ready while Redis is unreachable (rate limits fall back to memory)', async () => {
+    redisUp = true;
+    const up = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(up.statusCode).toBe(200);
+    expect(up.json()).toEqual({ status: 'ready', database: 'ok', redis: 'ok' });
+    redisUp = false;
+    const down = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(down.statusCode).toBe(200);
+    expect(down.json()).toMatchObject({ status: 'ready', database: 'ok', redis: 'unreachable' });
+    expect(down.json().degraded).toMatch(/rate limits on this instance/);
   });
 });
 

@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { MemoryBucketStore } from '../../src/rate-limit/memory-store.js';
 import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from '../../src/rate-limit/redis-store.js';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.js';
+import { loggerOptions } from '../../src/http/logging.js';
+import { captureTarget, RecordingRandom } from './secret-recorder.js';
 
 export interface TestApp {
   app: App;
@@ -25,6 +27,8 @@ export interface TestAppOptions {
   buckets?: BucketStore;
   /** Defaults to a silent logger; logging tests pass one that writes to a captured stream. */
   logger?: Logger;
+  /** Makes /readyz report Redis (test/http/operations.test.ts). */
+  redisReachable?: () => Promise<boolean>;
 }
 
 /**
@@ -39,11 +43,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   const clock = options.clock ?? new ManualClock();
   const database = await createTestDatabase();
+  // Issue #7 §6: with GATEHOUSE_TEST_LOG_DIR set, every app logs at debug level with the
+  // production redaction to a file of its own, and records every secret it issues beside it;
+  // test/support/secret-recorder.ts then searches the logs for those secrets.
+  const capture = options.logger ? undefined : captureTarget();
   const services = await createServices(config, {
     clock,
     database: database.handle,
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger: options.logger ?? (capture ? pino(loggerOptions('debug'), pino.destination({ dest: capture.log, sync: true })) : pino({ level: 'silent' })),
     buckets: options.buckets ?? (await testBucketStore()),
+    ...(options.redisReachable ? { redisReachable: options.redisReachable } : {}),
+    ...(capture ? { random: new RecordingRandom(undefined, capture.secrets) } : {}),
   });
   const app = await buildApp(services);
   return {

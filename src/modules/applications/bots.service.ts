@@ -23,8 +23,12 @@ export interface BotPrincipal {
 /** What a bot may do in a direct-message channel it is part of (there are no roles there). */
 export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS;
 
-/** How many numbered usernames are tried before giving up (`name`, `name_2`, … `name_50`). */
-const USERNAME_ATTEMPTS = 50;
+/**
+ * Usernames tried before giving up: `name`, `name_2` … `name_5`, then random four-digit suffixes
+ * (`name_4821`), so any number of apps sharing a name ("Test Bot") can each have a bot.
+ */
+const USERNAME_ATTEMPTS = 25;
+const SEQUENTIAL_ATTEMPTS = 5;
 
 const alreadyHasBot = () => invalidField(['bot'], 'APPLICATION_HAS_BOT', 'This application already has a bot. Reset its token instead.');
 const hasNoBot = () => invalidField(['bot'], 'APPLICATION_HAS_NO_BOT', 'This application has no bot yet. Add one first.');
@@ -44,7 +48,8 @@ export async function enableBot(deps: Deps, appId: string): Promise<{ botUserId:
   const token = issueSecret(deps.random, 'botToken');
   const botUserId = deps.ids.next();
   for (let attempt = 1; attempt <= USERNAME_ATTEMPTS; attempt += 1) {
-    const username = botUsername(app.name, attempt);
+    const suffix = attempt <= SEQUENTIAL_ATTEMPTS ? attempt : 1000 + (deps.random.bytes(2).readUInt16BE(0) % 9000);
+    const username = botUsername(app.name, suffix);
     if (await findPersonByUsername(deps.db, username)) continue;
     try {
       await deps.db.transaction().execute(async (trx) => {

@@ -2,6 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest, preValidationAsyncHook
 import type { App } from '../../http/app-type.js';
 import { ApiError, OAuthError, RateLimitedError } from '../../core/errors.js';
 import type { Services } from '../../services.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../http/error-handler.js';
+import { isDatabaseUnavailable } from '../../storage/unavailable.js';
 import { authorizationServerMetadata, metadataPaths, REVOKE_PATH, TOKEN_PATH } from './metadata.js';
 import { AuthorizationServerMetadataBody, EmptyObject, OAuthErrorBody, RevokeRequestBody, TokenRequestBody, TokenResponseBody } from './oauth.schemas.js';
 import { REVOKE_PARAMETERS, revokeToken } from './revoke.service.js';
@@ -71,6 +73,13 @@ function asOAuthError(raw: unknown, request: FastifyRequest): OAuthError {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const description = status === 413 ? 'the request body is too large' : 'the request is malformed';
     return new OAuthError('invalid_request', description, status === 413 ? 413 : 400);
+  }
+  if (isDatabaseUnavailable(raw)) {
+    // Issue #7 §4: the database is down, not the request wrong — a retryable 503, never a 500.
+    request.log.warn({ code: (raw as { code?: unknown }).code }, 'database unavailable at the token endpoint');
+    return new OAuthError('temporarily_unavailable', 'the service cannot reach its database; try again shortly', 503, {
+      'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+    });
   }
   request.log.error({ err: raw }, 'unhandled error at the token endpoint');
   return new OAuthError('server_error', 'the server could not complete the request; try again', 500);

@@ -1,0 +1,26 @@
+import { isUtf8 } from 'node:buffer';
+import type { FastifyError } from 'fastify';
+import type { App } from './app-type.js';
+
+/**
+ * JSON bodies must be UTF-8 (RFC 8259 §8.1). Fastify's own parser decodes bytes leniently, so a
+ * body with invalid UTF-8 would be accepted with U+FFFD where the bad bytes were and stored that
+ * way; this parser refuses it as invalid JSON (400, code 50109) before anything reads it, then
+ * hands the text to Fastify's default parser, which keeps its prototype-poisoning protection
+ * (issue #7 §5, found by test/reliability/fuzz.test.ts). The body limit applies as before.
+ */
+export function installStrictJsonParser(app: App): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) {
+      const error = new SyntaxError('The request body is not valid UTF-8') as SyntaxError & Pick<FastifyError, 'statusCode' | 'code'>;
+      error.statusCode = 400;
+      error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+      done(error, undefined);
+      return;
+    }
+    parseJson(request, bytes.toString('utf8'), done);
+  });
+}
