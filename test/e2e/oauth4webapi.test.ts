@@ -1,4 +1,3 @@
-import { createServer as createNetServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
@@ -7,24 +6,13 @@ import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
 import { csrfTokenIn } from '../support/page-agent.js';
+import { freePort } from '../support/ports.js';
 
 /**
  * An independent standards client (oauth4webapi, RFC-strict) against a listening server: RFC 8414
  * discovery, the real consent form, PKCE, the three client authentication methods, two refreshes,
  * revocation, and the identity endpoint refusing the revoked token.
  */
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The person's browser: GET the authorize URL with a session cookie, then POST the consent form. */
 async function consent(baseUrl: string, sessionCookie: string, authorizationUrl: URL): Promise<URL> {

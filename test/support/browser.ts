@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ManualClock } from '../../src/core/clock.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
+import { freePort } from './ports.js';
 
 /**
  * Browser tests drive the system Chromium (Debian package `chromium`, DESIGN §6) with
@@ -74,19 +74,6 @@ export interface ServedApp {
   /** e.g. http://127.0.0.1:41234; also the app's GATEHOUSE_BASE_URL, so CSRF origin checks pass. */
   baseUrl: string;
   close(): Promise<void>;
-}
-
-/** A port that was free a moment ago (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

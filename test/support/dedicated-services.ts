@@ -1,9 +1,11 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.js';
+export { freePort };
 
 const execFileAsync = promisify(execFile);
 
@@ -14,20 +16,6 @@ const execFileAsync = promisify(execFile);
  */
 
 const SHARED_PORTS = new Set([5432, 6379]);
-
-/** A TCP port nobody listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** True once something accepts TCP connections on the port. */
 function accepts(port: number): Promise<boolean> {

@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from './database.js';
+import { freePort } from './ports.js';
+export { freePort };
 
 /**
  * The built server and CLI as separate processes, for the reliability tests (issue #7): crash,
@@ -24,19 +25,6 @@ export function assertBuilt(): void {
   if (!existsSync(SERVER_MAIN) || !existsSync(CLI_MAIN)) {
     throw new Error(`${SERVER_MAIN} is missing: run "npm run build" before the reliability tests`);
   }
-}
-
-/** A port that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export interface StartServerOptions {
