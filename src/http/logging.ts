@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger, LoggerOptions } from 'pino';
+import { SecretPrefix } from '../core/secrets.js';
 
 /**
  * Logs never contain secrets (DESIGN §4): the Authorization and Cookie headers, Set-Cookie, and
@@ -41,9 +42,16 @@ const SECRET_KEYS = [
   '_csrf',
 ];
 
+/**
+ * Any issued secret, wherever it stands in a path: every secret carries a type prefix precisely so
+ * that a leak is recognisable (DESIGN §3), and a client may paste one into the wrong place (a token
+ * as a channel id); the position-based rules above cannot know that.
+ */
+export const ANY_SECRET = new RegExp(`(?:${Object.values(SecretPrefix).join('|')})_[A-Za-z0-9_-]{8,}`, 'g');
+
 export function redactUrl(url: string): string {
   const path = url.split('?', 1)[0] ?? url;
-  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]');
+  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]').replace(ANY_SECRET, '[REDACTED]');
   return url.length > path.length ? `${redacted}?[REDACTED]` : redacted;
 }
 

@@ -114,4 +114,16 @@ describe('the logger configuration', () => {
     expect(redactUrl('/invite/ghinv_t2LoUIxEAk6uN55dNncUag?x=1')).toBe('/invite/[REDACTED]?[REDACTED]');
     expect(redactUrl('/servers/1/invites')).toBe('/servers/1/invites');
   });
+
+  it('redactUrl drops any issued secret pasted into the wrong place of a path (found by the CI log scan of the fuzzer)', () => {
+    expect(redactUrl('/api/v1/channels/ghwt_yiCgS4Ka8EfcN-lL3W-yzNys48AnKeeUyygLL6xT4kE/webhooks')).toBe('/api/v1/channels/[REDACTED]/webhooks');
+    expect(redactUrl('/servers/ghinv_I8FTJfJOJniJiP8oy9xr-A/members/1/remove')).toBe('/servers/[REDACTED]/members/1/remove');
+    expect(redactUrl('/api/v1/webhooks/1/[x]/messages/ghat_abcdefghijklmnop')).toBe('/api/v1/webhooks/1/[REDACTED]/messages/[REDACTED]');
+    for (const prefix of ['ghs', 'ghcs', 'ghac', 'ghat', 'ghrt', 'ghbt', 'ghwt', 'ghinv']) {
+      expect(redactUrl(`/a/${prefix}_0123456789abcdef/b`)).toBe('/a/[REDACTED]/b');
+    }
+    // Ordinary paths and short look-alikes stay readable.
+    expect(redactUrl('/channels/123/settings/integrations')).toBe('/channels/123/settings/integrations');
+    expect(redactUrl('/users/ghost_writer')).toBe('/users/ghost_writer');
+  });
 });
