@@ -1,34 +1,10 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedRoutesOnly } from '../../src/http/openapi.routes.js';
 import { describeType, operationAnchor, renderApiReference, type OpenApiDocument, type OpenApiOperation } from '../../src/http/openapi.page.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-
-interface RegisteredRoute {
-  method: string;
-  url: string;
-}
-
-/**
- * Every route of an app, read from Fastify's own route tree (printRoutes), so the completeness
- * check below sees routes that later issues add without anyone listing them here.
- */
-function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
-  const routes: RegisteredRoute[] = [];
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const branch = /[├└]── /.exec(line);
-    if (!branch) continue;
-    const depth = branch.index / 4;
-    const match = /^(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line.slice(branch.index + 4)) as RegExpExecArray;
-    stack.length = depth;
-    stack.push(match[1] as string);
-    const url = stack.join('');
-    for (const method of match[2]?.split(', ') ?? []) routes.push({ method, url });
-  }
-  return routes;
-}
+import { registeredRoutes } from '../support/routes.js';
 
 /** Fastify's `:id` is OpenAPI's `{id}`. */
 function openApiPath(url: string): string {

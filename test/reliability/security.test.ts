@@ -18,6 +18,7 @@ import { createPerson, signedIn } from '../http/authorize.fixtures.js';
 import { TEST_DATABASE_URL } from '../support/database.js';
 import { SecretIndex, scanLogDirectory } from '../support/secret-recorder.js';
 import { cliQuote, freshPostgresDatabase, freshSqliteFile, HttpAgent, seedViaCli, startServer, type ServerProcess } from '../support/server-process.js';
+import { registeredRoutes } from '../support/routes.js';
 
 /**
  * Issue #7 §6 (security), against the built server as a process where it matters (logs, files
@@ -342,19 +343,7 @@ describe('redirect attacks and throttling against a real server', () => {
 
 /** Every route of `method` the app registered, from Fastify's own route tree. */
 function routesOf(t: TestApp, method: 'GET' | 'POST'): string[] {
-  const tree = t.app.printRoutes({ commonPrefix: false, method });
-  const stack: string[] = [];
-  const found: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m) continue;
-    const depth = (m[1] ?? '').length / 4;
-    const path = `${stack[depth - 1] ?? ''}${m[2] ?? ''}`;
-    stack[depth] = path;
-    stack.length = depth + 1;
-    if (m[3]?.split(', ').includes(method)) found.push(path);
-  }
-  return found;
+  return registeredRoutes(t.app).filter((r) => r.method === method).map((r) => r.url);
 }
 
 interface World {

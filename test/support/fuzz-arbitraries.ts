@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
+import { registeredRoutes, type RegisteredRoute } from './routes.js';
+export { registeredRoutes, type RegisteredRoute };
 
 /**
  * Request generators for the bad-input fuzzing of issue #7 §5 (test/reliability/fuzz.test.ts):
@@ -7,31 +8,6 @@ import type { FastifyInstance } from 'fastify';
  * mixed with real ids and credentials from a seeded pool so that authenticated and validated
  * code is reached too, not only the first 401 or 404.
  */
-
-export interface RegisteredRoute {
-  method: string;
-  url: string;
-}
-
-/**
- * Every route of an app, read from Fastify's own route tree (printRoutes), so routes added later
- * are fuzzed without anyone listing them (the same walk as test/http/openapi.test.ts).
- */
-export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
-  const routes: RegisteredRoute[] = [];
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const branch = /[├└]── /.exec(line);
-    if (!branch) continue;
-    const depth = branch.index / 4;
-    const match = /^(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line.slice(branch.index + 4)) as RegExpExecArray;
-    stack.length = depth;
-    stack.push(match[1] as string);
-    const url = stack.join('');
-    for (const method of match[2]?.split(', ') ?? []) routes.push({ method, url });
-  }
-  return routes;
-}
 
 /** Real values the fuzzer mixes in: ids by route parameter name, and working credentials. */
 export interface FuzzPool {
