@@ -121,6 +121,15 @@ export function registerWebhookPages(pages: App, services: Services): void {
 
   /** The handlers, for a way of resolving the scope from the request's parameters. */
   function routes(prefix: string, resolve: (params: Record<string, string>, viewerId: string, bits: bigint, forPage: boolean) => Promise<Resolved>, params: typeof IntegrationsServerParams | typeof IntegrationsChannelParams, webhookParams: typeof IntegrationsServerWebhookParams | typeof IntegrationsChannelWebhookParams) {
+    /** The scope and the webhook named in the path, for the per-webhook forms (Manage webhooks); undefined after a sign-in redirect. */
+    async function openWebhook(request: FastifyRequest, reply: FastifyReply): Promise<{ at: Resolved; webhook: Webhook } | undefined> {
+      const viewer = requireViewer(request, reply);
+      if (!viewer) return undefined;
+      const p = request.params as Record<string, string>;
+      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      return { at, webhook: await webhookOr404(at, p['webhookId'] ?? '') };
+    }
+
     pages.get(prefix, { schema: { ...hide, params, querystring: IntegrationsQuery } }, async (request, reply) => {
       const viewer = requireViewer(request, reply);
       if (!viewer) return reply;
@@ -144,11 +153,9 @@ export function registerWebhookPages(pages: App, services: Services): void {
     });
 
     pages.post(`${prefix}/webhooks/:webhookId`, { schema: { ...hide, params: webhookParams, body: WebhookFormBody } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
-      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
       const { name, avatarUrl } = request.body;
       try {
         await updateWebhookSettings(services, webhook, { name: name ?? '', avatarUrl: avatarUrl ?? null });
@@ -159,41 +166,33 @@ export function registerWebhookPages(pages: App, services: Services): void {
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
-      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
       const channel = await getChannel(services, webhook.channelId);
       return sendHtml(reply, confirmRegeneratePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
     });
 
     pages.post(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
-      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
       const regenerated = await regenerateWebhookToken(services, webhook);
       return render(request, reply, at, { issued: issued(regenerated.webhook, regenerated.token, true) });
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
-      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
       const channel = await getChannel(services, webhook.channelId);
       return sendHtml(reply, confirmDeletePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
     });
 
     pages.post(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
-      const webhook = await webhookOr404(at, p['webhookId'] ?? '');
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
       try {
         await removeWebhook(services, webhook);
       } catch (error) {
