@@ -15,13 +15,13 @@
 //   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
-import { BENCH_DIR, ROOT, RssMeter, runLoad, startBare, startServer } from './lib/processes.mjs';
+import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startServer } from './lib/processes.mjs';
 import { reportMarkdown, summaryTable } from './lib/report.mjs';
 import {
   codeExchangeForm,
@@ -134,10 +134,21 @@ const SCENARIOS = [
 async function measure(proc, job) {
   const meter = new RssMeter(proc.pid);
   meter.start();
+  const cpu0 = cpuMicros(proc.pid);
   const t0 = monoUs();
   const result = await runLoad({ ...job, base: proc.base });
   const t1 = monoUs();
+  const cpu1 = cpuMicros(proc.pid);
   result.peakRssMb = Math.round(meter.stop() * 10) / 10;
+  // The server's own CPU per answer and its share of one core: what the ratio cannot show when
+  // the load generator on the same 2 cores is the bottleneck (docs/performance.md).
+  if (cpu0 !== undefined && cpu1 !== undefined && result.totalRequests > 0) {
+    const user = cpu1.user - cpu0.user;
+    const system = cpu1.system - cpu0.system;
+    result.cpuMicrosPerRequest = Math.round(((user + system) / result.totalRequests) * 10) / 10;
+    result.cpuSystemMicrosPerRequest = Math.round((system / result.totalRequests) * 10) / 10;
+    result.cpuShare = Math.round(((user + system) / (t1 - t0)) * 1000) / 1000;
+  }
   result.window = { start: t0, end: t1 };
   return result;
 }
@@ -299,6 +310,9 @@ async function main() {
         timeouts: r.timeouts,
         statusCodes: r.statusCodes,
         peakRssMb: r.peakRssMb,
+        cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+        cpuSystemMicrosPerRequest: r.cpuSystemMicrosPerRequest,
+        cpuShare: r.cpuShare,
         reused: r.reused,
         ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
       });
@@ -351,6 +365,11 @@ async function main() {
       const file = files.sort().at(-1);
       if (file) {
         profiles = summariseProfile(join(profileDir, file), profileWindows);
+        // The raw profile, for Chrome DevTools or a closer look; outside the repository (megabytes).
+        const raw = join(tmpdir(), `gatehouse-bench-${Date.now()}.cpuprofile`);
+        copyFileSync(join(profileDir, file), raw);
+        writeFileSync(`${raw}.windows.json`, JSON.stringify(profileWindows));
+        log(`raw profile: ${raw} (scenario windows in ${raw}.windows.json)`);
         mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
         writeFileSync(join(BENCH_DIR, 'results', `profile-${stamp}.md`), `# CPU profile of the server, ${new Date().toISOString()}\n\n${profileMarkdown(profiles)}`);

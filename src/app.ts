@@ -52,14 +52,10 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('csrfKey', undefined);
   app.decorateRequest('sessionToken', undefined);
   app.decorateRequest('bot', undefined);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
 
   installErrorHandling(app, config.serviceName);
   installStrictJsonParser(app);
   installRequestMetrics(app, services.metrics);
-  await app.register(cookie);
   await app.register(formbody);
   // Helmet's headers, computed once instead of per request (src/http/security-headers.ts, DESIGN §5).
   await installSecurityHeaders(app, {
@@ -123,6 +119,9 @@ export async function buildApp(services: Services): Promise<App> {
   registerBotMessageApi(app, services);
 
   await app.register(async (pages) => {
+    // Only pages read or set cookies (sessions, CSRF); the API authenticates with headers, so its
+    // requests skip the cookie plugin's two hooks (docs/performance.md).
+    await pages.register(cookie);
     installPageContext(pages, services);
     registerAccountPages(pages, services);
     registerDirectoryPages(pages, services);

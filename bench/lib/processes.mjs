@@ -68,6 +68,21 @@ export class RssMeter {
   }
 }
 
+/**
+ * CPU time a process has used so far, in microseconds: `{ user, system }` from /proc/<pid>/stat
+ * (clock ticks of 10 ms). System time is mostly the kernel's TCP work for each answer.
+ */
+export function cpuMicros(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may contain blanks.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
+  } catch {
+    return undefined;
+  }
+}
+
 async function waitHealthy(base, child, output, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {

@@ -3,11 +3,13 @@
 const fmt = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
 const lat = (l) => `${fmt(l.p50, 1)} / ${fmt(l.p97_5, 1)} / ${fmt(l.p99, 1)}`;
+/** Server CPU per answer (µs) and share of one core, Gatehouse / bare. */
+const cpu = (r) => `${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.bare.cpuMicrosPerRequest, 1)}`;
 const verdict = (j) => (j.met === undefined ? 'not judged' : j.met ? '**met**' : '**missed**');
 
 /** The short table: one line per scenario, Gatehouse beside bare node:http. */
 export function summaryTable(results) {
-  const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'target'];
+  const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'CPU µs/req (GH/bare)', 'target'];
   const rows = results.map((r) => [
     String(r.scenario),
     fmt(r.server.rate),
@@ -17,6 +19,7 @@ export function summaryTable(results) {
     lat(r.bare.latency),
     fmt(r.server.non2xx),
     `${fmt(r.server.peakRssMb)}/${fmt(r.bare.peakRssMb)}`,
+    cpu(r),
     r.judgement.met === undefined ? '–' : r.judgement.met ? 'met' : 'MISSED',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -32,12 +35,12 @@ export function reportMarkdown(record, file) {
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
   L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same autocannon settings and requests. ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
   L.push('');
-  L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | target | verdict |');
-  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | server CPU µs per answer GH / bare | target | verdict |');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
   const targets = { 1: '≥ 40 %, 0 non-2xx', 2: '≥ 30 %', 3: '≥ 50 %', 4: '≥ 10 %', 5: '≥ 10 %', 6: '≥ 50 %', 7: 'p99 ≤ 10 ms' };
   for (const r of record.results) {
     L.push(
-      `| ${r.scenario} | ${r.name} | ${r.duration} | ${fmt(r.server.rate)} | ${fmt(r.bare.rate)} | ${pct(r.ratio)} | ${lat(r.server.latency)} | ${lat(r.bare.latency)} | ${fmt(r.server.non2xx)} | ${fmt(r.server.peakRssMb)} / ${fmt(r.bare.peakRssMb)} | ${targets[r.scenario]}; RSS ≤ 200 MB | ${verdict(r.judgement)} |`,
+      `| ${r.scenario} | ${r.name} | ${r.duration} | ${fmt(r.server.rate)} | ${fmt(r.bare.rate)} | ${pct(r.ratio)} | ${lat(r.server.latency)} | ${lat(r.bare.latency)} | ${fmt(r.server.non2xx)} | ${fmt(r.server.peakRssMb)} / ${fmt(r.bare.peakRssMb)} | ${cpu(r)} | ${targets[r.scenario]}; RSS ≤ 200 MB | ${verdict(r.judgement)} |`,
     );
   }
   L.push('');

@@ -34,8 +34,23 @@ export function addFieldError(tree: ErrorTree, path: readonly (string | number)[
   return tree;
 }
 
+/**
+ * The base of every error that is an expected answer (a 4xx, a 429, an OAuth error, an error
+ * page): rendered by the one handler, never logged with a stack, and thrown thousands of times a
+ * second under abuse, so none captures one — capturing it cost a tenth of the CPU of a 401 or a
+ * 429 (docs/performance.md). Errors nobody expected (bugs) are plain Errors and keep their stacks.
+ */
+export class ExpectedError extends Error {
+  constructor(message: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
 /** An error of the resource API: `{code, message, errors?}` with Discord's numeric codes (DESIGN §1). */
-export class ApiError extends Error {
+export class ApiError extends ExpectedError {
   constructor(
     readonly status: number,
     readonly code: number,
@@ -83,7 +98,7 @@ export function invalidField(path: readonly (string | number)[], code: string, m
  * An OAuth 2.0 protocol error for the token and revoke endpoints, rendered as RFC 6749 §5.2
  * `{error, error_description}` with `Cache-Control: no-store`.
  */
-export class OAuthError extends Error {
+export class OAuthError extends ExpectedError {
   constructor(
     readonly error:
       | 'invalid_request'
@@ -105,7 +120,7 @@ export class OAuthError extends Error {
 }
 
 /** An error shown to a person as an HTML page (e.g. RFC 6749 §4.1.2.1: unknown client, never a redirect). */
-export class PageError extends Error {
+export class PageError extends ExpectedError {
   constructor(
     readonly status: number,
     readonly title: string,
@@ -117,17 +132,12 @@ export class PageError extends Error {
 }
 
 /** Too many attempts; carries when to retry. */
-export class RateLimitedError extends Error {
+export class RateLimitedError extends ExpectedError {
   constructor(
     readonly retryAfterMs: number,
     message = 'You are being rate limited.',
   ) {
-    // An expected answer, thousands per second under abuse, never logged with a stack: capturing
-    // one was a tenth of the CPU of a 429 (docs/performance.md).
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'RateLimitedError';
   }
 }

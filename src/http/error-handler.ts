@@ -159,6 +159,8 @@ export function installErrorHandling(app: App, serviceName: string): void {
  */
 export function frameworkErrorRenderer(serviceName: string): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
+    // No onRequest hook ran for this request: echo its id here (DESIGN §8).
+    reply.header('X-Request-Id', request.id);
     void renderError(error, request, reply, serviceName);
   };
 }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundCounter, BoundHistogram } from './metric-series.js';
 import type { App } from './app-type.js';
 import type { BucketDecision, BucketRule, BucketStore } from '../rate-limit/bucket.js';
 import type { QueryTiming } from '../storage/connect.js';
@@ -41,39 +42,28 @@ function processMetrics(): Registry {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const processRegistry = processMetrics();
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  });
-  const requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to finishing its response, by method and route pattern.',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const queryDuration = new Histogram({
-    name: 'db_query_duration_seconds',
-    help: 'Database statement execution time, by operation (select, insert, update, delete, raw) and outcome.',
-    labelNames: ['operation', 'outcome'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const bucketDuration = new Histogram({
-    name: 'rate_limit_store_duration_seconds',
-    help: 'Rate-limit bucket store operation time (memory or Redis), by operation.',
-    labelNames: ['operation'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const bucketDecisions = new Counter({
-    name: 'rate_limit_decisions_total',
-    help: 'Attempts counted against rate-limit buckets, by outcome (allowed or limited).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+  // The per-request metrics bind their label sets once (http/metric-series.ts, docs/performance.md).
+  const requests = new BoundCounter('http_requests_total', 'HTTP requests answered, by method, route pattern and status code.', ['method', 'route', 'status_code']);
+  const requestDuration = new BoundHistogram(
+    'http_request_duration_seconds',
+    'Time from receiving a request to finishing its response, by method and route pattern.',
+    ['method', 'route'],
+    LATENCY_BUCKETS,
+  );
+  const queryDuration = new BoundHistogram(
+    'db_query_duration_seconds',
+    'Database statement execution time, by operation (select, insert, update, delete, raw) and outcome.',
+    ['operation', 'outcome'],
+    LATENCY_BUCKETS,
+  );
+  const bucketDuration = new BoundHistogram('rate_limit_store_duration_seconds', 'Rate-limit bucket store operation time (memory or Redis), by operation.', ['operation'], LATENCY_BUCKETS);
+  const bucketDecisions = new BoundCounter('rate_limit_decisions_total', 'Attempts counted against rate-limit buckets, by outcome (allowed or limited).', ['outcome']);
+  for (const metric of [requests, requestDuration, queryDuration, bucketDuration, bucketDecisions]) {
+    registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+  const allowed = bucketDecisions.series('allowed');
+  const limited = bucketDecisions.series('limited');
+  const bucketSeries = { take: bucketDuration.series('take'), peek: bucketDuration.series('peek'), reset: bucketDuration.series('reset') };
 
   return {
     registry,
@@ -83,15 +73,15 @@ export function createMetrics(): Metrics {
       return `${own}\n${shared}`;
     },
     observeRequest(method, route, statusCode, durationMs) {
-      requests.inc({ method, route, status_code: String(statusCode) });
-      requestDuration.observe({ method, route }, durationMs / 1000);
+      requests.series(method, route, String(statusCode)).inc();
+      requestDuration.series(method, route).observe(durationMs / 1000);
     },
     observeQuery(timing) {
-      queryDuration.observe({ operation: timing.operation, outcome: timing.failed ? 'error' : 'ok' }, timing.durationMs / 1000);
+      queryDuration.series(timing.operation, timing.failed ? 'error' : 'ok').observe(timing.durationMs / 1000);
     },
     observeBucket(operation, durationMs, decision) {
-      bucketDuration.observe({ operation }, durationMs / 1000);
-      if (decision) bucketDecisions.inc({ outcome: decision.allowed ? 'allowed' : 'limited' });
+      bucketSeries[operation].observe(durationMs / 1000);
+      if (decision) (decision.allowed ? allowed : limited).inc();
     },
   };
 }
@@ -101,22 +91,27 @@ export function createMetrics(): Metrics {
  * URLs carry webhook tokens and would make one time series per id.
  */
 export function installRequestMetrics(app: App, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime);
+    done();
   });
 }
 
 /** The same store, timed: every operation is observed whether it succeeds or throws. */
 export function instrumentBucketStore(store: BucketStore, metrics: Metrics): BucketStore {
-  const timed = async <T>(operation: 'take' | 'peek' | 'reset', run: () => Promise<T>, counts: boolean): Promise<T> => {
+  // One then() per operation instead of an async wrapper's extra promise and turn (docs/performance.md).
+  const timed = <T>(operation: 'take' | 'peek' | 'reset', run: () => Promise<T>, counts: boolean): Promise<T> => {
     const started = performance.now();
-    let result: T | undefined;
-    try {
-      result = await run();
-      return result;
-    } finally {
-      metrics.observeBucket(operation, performance.now() - started, counts ? (result as BucketDecision | undefined) : undefined);
-    }
+    return run().then(
+      (result) => {
+        metrics.observeBucket(operation, performance.now() - started, counts ? (result as BucketDecision | undefined) : undefined);
+        return result;
+      },
+      (error: unknown) => {
+        metrics.observeBucket(operation, performance.now() - started);
+        throw error;
+      },
+    );
   };
   return {
     take: (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),

@@ -13,7 +13,8 @@ const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'co
  * each time, in two async hooks): 1–2.5 % of the CPU on the API hot paths (docs/performance.md).
  * The headers depend only on the options, so one request to a throwaway instance with the same
  * options yields exactly the set helmet would send, and one synchronous hook copies it onto each
- * reply. A route that needs another policy (the consent page) still overrides a header itself.
+ * reply, with the request's X-Request-Id. A route that needs another policy (the consent page)
+ * still overrides a header itself.
  */
 export async function installSecurityHeaders(app: App, options: FastifyHelmetOptions): Promise<void> {
   const probe = Fastify({ logger: false });
@@ -26,8 +27,11 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
     if (!TRANSPORT_HEADERS.has(name) && typeof value === 'string') headers[name] = value;
   }
   const frozen = Object.freeze(headers);
-  app.addHook('onRequest', (_request, reply, done) => {
+  // The same synchronous hook echoes the request id (DESIGN §8): one hook instead of an async
+  // onSend hook, which cost a promise and a microtask turn per request (docs/performance.md).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(frozen);
+    reply.header('X-Request-Id', request.id);
     done();
   });
 }

@@ -4,7 +4,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './database.js';
-import { GroupCommitSqliteDialect } from './group-commit.js';
+import { GroupCommitSqliteDialect, GroupConnection } from './group-commit.js';
+import { registerDirectRunner, type DirectRunner } from './prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -32,19 +33,40 @@ export type QueryObserver = (timing: QueryTiming) => void;
  * Kysely's `log` hook, fanned out to observers added later (the test support opens the database
  * before the services that measure it exist). Without observers it costs one size check.
  */
-function queryObservers(): { log: (event: LogEvent) => void; observe: (observer: QueryObserver) => () => void } {
+function queryObservers(): {
+  log: (event: LogEvent) => void;
+  observe: (observer: QueryObserver) => () => void;
+  /** Prepared statements that skip Kysely's executor (storage/prepared.ts) are timed here instead. */
+  timed: (run: DirectRunner) => DirectRunner;
+} {
   const observers = new Set<QueryObserver>();
+  const emit = (kind: string, durationMs: number, failed: boolean): void => {
+    const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+    const timing = { operation, durationMs, failed };
+    for (const observer of observers) observer(timing);
+  };
   return {
     log(event) {
       if (observers.size === 0) return;
-      const kind = event.query.query.kind;
-      const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
-      const timing = { operation, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
-      for (const observer of observers) observer(timing);
+      emit(event.query.query.kind, event.queryDurationMillis, event.level === 'error');
     },
     observe(observer) {
       observers.add(observer);
       return () => observers.delete(observer);
+    },
+    timed: (run) => (query) => {
+      if (observers.size === 0) return run(query);
+      const started = performance.now();
+      return run(query).then(
+        (result) => {
+          emit(query.query.kind, performance.now() - started, false);
+          return result;
+        },
+        (error: unknown) => {
+          emit(query.query.kind, performance.now() - started, true);
+          throw error;
+        },
+      );
     },
   };
 }
@@ -96,7 +118,11 @@ function connectSqlite(path: string, durability: Durability): DatabaseHandle {
   const observers = queryObservers();
   // Statements prepared once and writes of one event-loop turn sharing one commit (DESIGN §5);
   // each write is acknowledged only after its group's COMMIT (src/storage/group-commit.ts).
-  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(native), log: observers.log });
+  const dialect = new GroupCommitSqliteDialect(native);
+  const db = new Kysely<Database>({ dialect, log: observers.log });
+  // Prepared hot-path statements go straight to the group-commit core (storage/prepared.ts).
+  const direct = new GroupConnection(dialect.core);
+  registerDirectRunner(db, observers.timed((query) => dialect.core.execute(direct, query)));
   return {
     db,
     dialect: 'sqlite',
@@ -126,6 +152,16 @@ function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
   pool.on('connect', (client) => client.on('error', () => undefined));
   const observers = queryObservers();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+  // Prepared hot-path statements go straight to the pool: one checkout, one round trip, one
+  // release, as Kysely's driver does, without its executor (storage/prepared.ts).
+  registerDirectRunner(
+    db,
+    observers.timed(async (query) => {
+      const result = await pool.query(query.sql, query.parameters as unknown[]);
+      const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
+      return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
+    }),
+  );
   return {
     db,
     dialect: 'postgres',

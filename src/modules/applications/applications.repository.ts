@@ -3,6 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { ApplicationsTable } from './applications.table.js';
 import type { Application } from './applications.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -47,8 +48,11 @@ export async function insertApplication(db: Db, app: Application): Promise<void>
 }
 
 /** Looks up by client_id; callers must first check `isSnowflake` so bad input never reaches SQL as a non-number. */
+// DESIGN §5: every token request and bearer check of /oauth2/@me looks the client up; compiled once (storage/prepared.ts).
+const applicationById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('applications').selectAll().where('id', '=', v.id));
+
 export async function findApplication(db: Db, id: string): Promise<Application | undefined> {
-  const row = await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(applicationById(db, { id }));
   return row ? toApplication(row) : undefined;
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { UsersTable } from './directory.table.js';
 import { usernameKey, type Person } from './people.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -52,8 +53,11 @@ export async function insertPerson(db: Db, person: NewPerson): Promise<void> {
     .execute();
 }
 
+// DESIGN §5: GET /users/@me and every bot request look the person up; compiled once (storage/prepared.ts).
+const personById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('users').selectAll().where('id', '=', v.id));
+
 export async function findPersonById(db: Db, id: string): Promise<Person | undefined> {
-  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(personById(db, { id }));
   return row ? toPerson(row) : undefined;
 }
 

@@ -4,6 +4,7 @@ import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { StoredMessage } from './messages.js';
 import type { WebhookMessage } from './webhook-message.js';
+import { prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -20,23 +21,47 @@ export interface NewMessage {
   createdAt: number;
 }
 
+// DESIGN §5: the insert of every webhook execute, compiled once (storage/prepared.ts).
+const insertMessageRow = prepareQuery<{
+  id: string;
+  channelId: string;
+  authorId: string;
+  webhookId: string | null;
+  applicationId: string | null;
+  authorName: string | null;
+  authorAvatarUrl: string | null;
+  content: string;
+  embeds: string;
+  createdAt: number;
+}>()((db, v) =>
+  db.insertInto('messages').values({
+    id: v.id,
+    channel_id: v.channelId,
+    author_id: v.authorId,
+    webhook_id: v.webhookId,
+    application_id: v.applicationId,
+    author_name: v.authorName,
+    author_avatar_url: v.authorAvatarUrl,
+    content: v.content,
+    embeds: v.embeds,
+    created_at: v.createdAt,
+    edited_at: null,
+  }),
+);
+
 export async function insertMessage(db: Db, message: NewMessage): Promise<void> {
-  await db
-    .insertInto('messages')
-    .values({
-      id: message.id,
-      channel_id: message.channelId,
-      author_id: message.authorId,
-      webhook_id: message.webhookId,
-      application_id: message.applicationId,
-      author_name: message.authorName,
-      author_avatar_url: message.authorAvatarUrl,
-      content: message.content,
-      embeds: JSON.stringify(message.embeds),
-      created_at: message.createdAt,
-      edited_at: null,
-    })
-    .execute();
+  await insertMessageRow(db, {
+    id: message.id,
+    channelId: message.channelId,
+    authorId: message.authorId,
+    webhookId: message.webhookId,
+    applicationId: message.applicationId,
+    authorName: message.authorName,
+    authorAvatarUrl: message.authorAvatarUrl,
+    content: message.content,
+    embeds: JSON.stringify(message.embeds),
+    createdAt: message.createdAt,
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { safeEqual } from '../../core/secrets.js';
 
 /**
@@ -16,7 +16,7 @@ export function isValidPkceValue(value: string): boolean {
 
 /** RFC 7636 §4.2: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))), no padding. */
 export function s256Challenge(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return hash('sha256', Buffer.from(verifier, 'ascii'), 'base64url');
 }
 
 /**

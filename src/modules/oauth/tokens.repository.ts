@@ -1,8 +1,62 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { affectedRows, firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+// DESIGN §5: the token endpoint and every bearer request run these; each is compiled once
+// (storage/prepared.ts) and only its values change per call.
+const codeByHash = prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', v.hash));
+const consumeCodeRow = prepareQuery<{ hash: string; now: number }>()((db, v) =>
+  db.updateTable('oauth_codes').set({ used_at: v.now }).where('code_hash', '=', v.hash).where('used_at', 'is', null).where('expires_at', '>', v.now),
+);
+interface TokenValues {
+  hash: string;
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  scopes: string;
+  createdAt: number;
+  expiresAt: number;
+}
+const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) =>
+  db.insertInto('oauth_access_tokens').values({
+    token_hash: v.hash,
+    grant_id: v.grantId,
+    application_id: v.applicationId,
+    user_id: v.userId,
+    scopes: v.scopes,
+    created_at: v.createdAt,
+    expires_at: v.expiresAt,
+  }),
+);
+const insertRefreshTokenRow = prepareQuery<TokenValues & { rotationKey: string }>()((db, v) =>
+  db.insertInto('oauth_refresh_tokens').values({
+    token_hash: v.hash,
+    grant_id: v.grantId,
+    application_id: v.applicationId,
+    user_id: v.userId,
+    scopes: v.scopes,
+    created_at: v.createdAt,
+    expires_at: v.expiresAt,
+    used_at: null,
+    successor_hash: null,
+    rotation_key: v.rotationKey,
+  }),
+);
+const accessTokenByHash = prepareQuery<{ hash: string }>()((db, v) =>
+  db.selectFrom('oauth_access_tokens').select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at']).where('token_hash', '=', v.hash),
+);
+const refreshTokenByHash = prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', v.hash));
+const rotateRefreshTokenRow = prepareQuery<{ hash: string; successorHash: string; now: number }>()((db, v) =>
+  db
+    .updateTable('oauth_refresh_tokens')
+    .set({ used_at: v.now, successor_hash: v.successorHash })
+    .where('token_hash', '=', v.hash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', v.now),
+);
 
 function splitScopes(scopes: string): string[] {
   return scopes.split(' ').filter(Boolean);
@@ -22,7 +76,7 @@ export interface StoredCode {
 }
 
 export async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
-  const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  const row = await firstRow(codeByHash(db, { hash: codeHash }));
   if (!row) return undefined;
   return {
     grantId: toId(row.grant_id),
@@ -42,14 +96,7 @@ export async function findCode(db: Db, codeHash: string): Promise<StoredCode | u
  * code matches. True for the one caller that consumed it.
  */
 export async function consumeCode(db: Db, codeHash: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_codes')
-    .set({ used_at: now })
-    .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return (await affectedRows(consumeCodeRow(db, { hash: codeHash, now }))) === 1n;
 }
 
 /** Fields common to access and refresh token rows. */
@@ -64,36 +111,23 @@ export interface NewTokenRow {
 }
 
 export async function insertAccessToken(db: Db, token: NewTokenRow): Promise<void> {
-  await db
-    .insertInto('oauth_access_tokens')
-    .values({
-      token_hash: token.tokenHash,
-      grant_id: token.grantId,
-      application_id: token.applicationId,
-      user_id: token.userId,
-      scopes: token.scopes.join(' '),
-      created_at: token.createdAt,
-      expires_at: token.expiresAt,
-    })
-    .execute();
+  await insertAccessTokenRow(db, tokenValues(token));
 }
 
 export async function insertRefreshToken(db: Db, token: NewTokenRow & { rotationKey: string }): Promise<void> {
-  await db
-    .insertInto('oauth_refresh_tokens')
-    .values({
-      token_hash: token.tokenHash,
-      grant_id: token.grantId,
-      application_id: token.applicationId,
-      user_id: token.userId,
-      scopes: token.scopes.join(' '),
-      created_at: token.createdAt,
-      expires_at: token.expiresAt,
-      used_at: null,
-      successor_hash: null,
-      rotation_key: token.rotationKey,
-    })
-    .execute();
+  await insertRefreshTokenRow(db, { ...tokenValues(token), rotationKey: token.rotationKey });
+}
+
+function tokenValues(token: NewTokenRow): TokenValues {
+  return {
+    hash: token.tokenHash,
+    grantId: token.grantId,
+    applicationId: token.applicationId,
+    userId: token.userId,
+    scopes: token.scopes.join(' '),
+    createdAt: token.createdAt,
+    expiresAt: token.expiresAt,
+  };
 }
 
 /** An access token row: what a bearer request is allowed to do, and until when. */
@@ -107,11 +141,7 @@ export interface StoredAccessToken {
 
 /** The bearer hot path (DESIGN §5): one lookup on the primary key. */
 export async function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccessToken | undefined> {
-  const row = await db
-    .selectFrom('oauth_access_tokens')
-    .select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at'])
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  const row = await firstRow(accessTokenByHash(db, { hash: tokenHash }));
   if (!row) return undefined;
   return {
     grantId: toId(row.grant_id),
@@ -134,7 +164,7 @@ export interface StoredRefreshToken {
 }
 
 export async function findRefreshToken(db: Db, tokenHash: string): Promise<StoredRefreshToken | undefined> {
-  const row = await db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  const row = await firstRow(refreshTokenByHash(db, { hash: tokenHash }));
   if (!row) return undefined;
   return {
     grantId: toId(row.grant_id),
@@ -154,14 +184,7 @@ export async function findRefreshToken(db: Db, tokenHash: string): Promise<Store
  * caller that rotated it.
  */
 export async function rotateRefreshToken(db: Db, tokenHash: string, successorHash: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_refresh_tokens')
-    .set({ used_at: now, successor_hash: successorHash })
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return (await affectedRows(rotateRefreshTokenRow(db, { hash: tokenHash, successorHash, now }))) === 1n;
 }
 
 /** Forgets the remembered consent of a person for an app (issue #3: revocation forgets it). */

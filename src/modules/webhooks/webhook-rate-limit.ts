@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { BucketDecision, BucketRule } from '../../rate-limit/bucket.js';
 
 /**
@@ -31,7 +31,7 @@ export function invalidRequestBucketKey(clientAddress: string): string {
  * uses it to learn that every route of one webhook shares one bucket.
  */
 export function bucketHash(kind: 'webhook' | 'address', key: string): string {
-  return createHash('sha256').update(`${kind}:${key}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${kind}:${key}`, 'hex').slice(0, 32);
 }
 
 /** Seconds with three decimals, as Discord writes them ("1.250"). */

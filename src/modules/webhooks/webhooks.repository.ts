@@ -3,6 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import { WEBHOOKS_PER_CHANNEL, type Webhook, type WebhookWithCreator } from './webhooks.js';
 import type { WebhooksTable } from './webhooks.table.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -59,9 +60,12 @@ export async function insertWebhookCounted(db: Db, webhook: Webhook): Promise<bo
   });
 }
 
+// DESIGN §5: the lookup of every webhook URL request, compiled once (storage/prepared.ts).
+const webhookById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('webhooks').selectAll().where('id', '=', v.id));
+
 export async function findWebhook(db: Db, id: string): Promise<Webhook | undefined> {
   if (!/^\d{1,20}$/.test(id)) return undefined;
-  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(webhookById(db, { id }));
   return row ? toWebhook(row) : undefined;
 }
 
