@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
-import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startServer } from './lib/processes.mjs';
+import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { reportMarkdown, summaryTable } from './lib/report.mjs';
 import {
   codeExchangeForm,
@@ -235,7 +235,7 @@ async function main() {
       log(`${channelIds.length} channels created in one gatehouse batch in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     }
 
-    log('starting the server (node dist/src/main.js, LOG_LEVEL=warn)');
+    log(`starting the server (node ${startOptions().join(' ')} dist/src/main.js, LOG_LEVEL=warn)`);
     let server = await startServer(database.env, { cpuProfDir: profileDir });
     processes.push(server);
     const jar = await signIn(server.base);
@@ -385,6 +385,7 @@ async function main() {
       smoke: opts.smoke,
       connections: CONNECTIONS,
       node: process.version,
+      serverCommand: ['node', ...startOptions(), 'dist/src/main.js'].join(' '),
       cores: cpus().length,
       loadAverageAtStart: load.map(Number),
       loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))),

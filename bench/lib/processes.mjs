@@ -110,13 +110,25 @@ function track(child) {
 }
 
 /**
+ * The Node options `npm start` runs the server with (package.json's start script, e.g.
+ * `--max-semi-space-size=4`), so that the benchmark measures the server as it is run.
+ */
+export function startOptions() {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const words = String(scripts.start).split(/\s+/);
+  const main = words.indexOf('dist/src/main.js');
+  if (words[0] !== 'node' || main === -1) throw new Error(`package.json's start script is not "node [options] dist/src/main.js": ${scripts.start}`);
+  return words.slice(1, main);
+}
+
+/**
  * Starts the built server (dist/src/main.js) with `env` on a free port and waits for /healthz.
  * LOG_LEVEL=warn: at info every request would be logged, and pino would dominate the profile.
  * `cpuProfDir` adds node --cpu-prof (the profile is written when the server exits on SIGTERM).
  */
 export async function startServer(env, { cpuProfDir } = {}) {
   const port = await freePort();
-  const args = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const args = [...startOptions(), ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])];
   const child = spawn(process.execPath, [...args, join(DIST, 'src/main.js')], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` },

@@ -31,7 +31,7 @@ export function reportMarkdown(record, file) {
   const L = [];
   L.push('# Benchmark report', '');
   L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in [${file}](${file}). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
-  L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`node dist/src/main.js\` with LOG_LEVEL=warn.`);
+  L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn.`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
   L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same autocannon settings and requests. ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
   L.push('');

@@ -49,6 +49,18 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
+/**
+ * Whether a presented secret matches a stored hash (DESIGN §3: hashes compared in constant time).
+ * Both sides are SHA-256 digests of the same fixed length, so they are compared directly: hashing
+ * them once more, as safeEqual does for values of any length, would only cost two more digests on
+ * every webhook request (docs/performance.md). A stored value of another length never matches.
+ */
+export function matchesHash(plain: string, storedHash: string): boolean {
+  const presented = Buffer.from(hashSecret(plain), 'latin1');
+  const stored = Buffer.from(storedHash, 'latin1');
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
+
 /** True when `plain` looks like a secret of the given kind; a cheap filter before any lookup. */
 export function hasPrefix(plain: string, kind: SecretKind): boolean {
   return plain.startsWith(`${SecretPrefix[kind]}_`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cryptoRandom } from '../../src/core/random.js';
-import { hashSecret, hasPrefix, issueSecret, safeEqual, SecretPrefix } from '../../src/core/secrets.js';
+import { hashSecret, hasPrefix, issueSecret, matchesHash, safeEqual, SecretPrefix } from '../../src/core/secrets.js';
 
 describe('secrets (DESIGN §3)', () => {
   it('carry a type prefix and at least 256 random bits from the alphabet [A-Za-z0-9_-]', () => {
@@ -28,6 +28,16 @@ describe('secrets (DESIGN §3)', () => {
     expect(safeEqual('abc', 'abd')).toBe(false);
     expect(safeEqual('abc', 'abcd')).toBe(false);
     expect(safeEqual('', 'a')).toBe(false);
+  });
+
+  it('match their stored hash only when presented exactly', () => {
+    const s = issueSecret(cryptoRandom, 'webhookToken');
+    expect(matchesHash(s.plain, s.hash)).toBe(true);
+    expect(matchesHash(`${s.plain}x`, s.hash)).toBe(false);
+    expect(matchesHash(s.plain.slice(0, -1), s.hash)).toBe(false);
+    // A stored value of another length (corrupt or foreign) never matches, and never throws.
+    expect(matchesHash(s.plain, s.hash.slice(1))).toBe(false);
+    expect(matchesHash(s.plain, '')).toBe(false);
   });
 
   it('are recognisable by prefix', () => {

@@ -1,5 +1,5 @@
 import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
-import { hashSecret, safeEqual } from '../../core/secrets.js';
+import { matchesHash } from '../../core/secrets.js';
 import { validateRedirectUri } from './redirect-uris.js';
 
 /** An OAuth2 application as the domain sees it (client_id = id). */
@@ -113,7 +113,7 @@ export function redirectUrisFromText(text: string): string[] {
  */
 export function verifyClientSecret(app: Application, presented: string): boolean {
   if (!app.confidential || app.clientSecretHash === null) return false;
-  return safeEqual(hashSecret(presented), app.clientSecretHash);
+  return matchesHash(presented, app.clientSecretHash);
 }
 
 export interface AuthorizeLinkInput {

@@ -1,5 +1,5 @@
 import { ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
-import { hashSecret, safeEqual } from '../../core/secrets.js';
+import { matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../services.js';
@@ -37,7 +37,7 @@ export type WebhookGate = { ok: true; webhook: Webhook; limit: RateLimitInfo } |
 export async function openWebhook(deps: Deps, id: string, token: string, clientAddress: string): Promise<WebhookGate> {
   const webhook = isSnowflake(id) ? await findWebhook(deps.db, id) : undefined;
   // Hash comparison in constant time (DESIGN §3); the stored side is the only copy of the token.
-  if (webhook === undefined || !safeEqual(hashSecret(token), webhook.tokenHash)) {
+  if (webhook === undefined || !matchesHash(token, webhook.tokenHash)) {
     const decision = await deps.buckets.take(invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, deps.clock.now());
     const limit: RateLimitInfo = { decision, bucket: bucketHash('address', clientAddress), scope: 'user' };
     if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
