@@ -111,10 +111,11 @@ function track(child) {
 
 /**
  * The Node options `npm start` runs the server with (package.json's start script, e.g.
- * `--max-semi-space-size=4`), so that the benchmark measures the server as it is run.
+ * `--max-semi-space-size=4`), so that the benchmark measures the server as it is run. Read from
+ * the package.json beside the build under test, so BENCH_DIST measures another build as it ran.
  */
 export function startOptions() {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const { scripts } = JSON.parse(readFileSync(join(dirname(DIST), 'package.json'), 'utf8'));
   const words = String(scripts.start).split(/\s+/);
   const main = words.indexOf('dist/src/main.js');
   if (words[0] !== 'node' || main === -1) throw new Error(`package.json's start script is not "node [options] dist/src/main.js": ${scripts.start}`);

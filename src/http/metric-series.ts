@@ -85,9 +85,9 @@ export class BoundHistogram implements CollectableMetric {
       let cumulative = 0;
       this.buckets.forEach((bound, i) => {
         cumulative += series.counts[i] as number;
-        values.push({ labels: { ...labels, le: String(bound) }, value: cumulative, metricName: `${this.name}_bucket` });
+        values.push({ labels: { le: String(bound), ...labels }, value: cumulative, metricName: `${this.name}_bucket` });
       });
-      values.push({ labels: { ...labels, le: '+Inf' }, value: series.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: { le: '+Inf', ...labels }, value: series.count, metricName: `${this.name}_bucket` });
       values.push({ labels, value: series.sum, metricName: `${this.name}_sum` });
       values.push({ labels, value: series.count, metricName: `${this.name}_count` });
     }
