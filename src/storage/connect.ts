@@ -157,7 +157,9 @@ function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
   registerDirectRunner(
     db,
     observers.timed(async (query) => {
-      const result = await pool.query(query.sql, query.parameters as unknown[]);
+      // A named statement: each pooled connection parses and plans it once, then only binds
+      // values (the extended protocol's Parse is skipped), DESIGN §5.
+      const result = await pool.query({ name: query.queryId.queryId, text: query.sql, values: query.parameters as unknown[] });
       const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
       return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
     }),

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RootOperationNode, Transaction } from 'kysely';
 import type { Database } from './database.js';
 
@@ -12,9 +13,10 @@ import type { Database } from './database.js';
  * webhook execute, bearer checks and the token endpoint (docs/performance.md).
  *
  * Outside a transaction the compiled statement goes straight to the connection (`directRunner`,
- * registered by storage/connect.ts: the group-commit SQLite core, or the pg pool), skipping
- * Kysely's executor and its promise hops; inside one it runs through the transaction's Kysely
- * connection as any other query. Metrics see it either way.
+ * registered by storage/connect.ts: the group-commit SQLite core, whose statement cache keeps it
+ * prepared, or the pg pool as a named statement that each connection parses and plans once),
+ * skipping Kysely's executor and its promise hops; inside one it runs through the transaction's
+ * Kysely connection as any other query. Metrics see it either way.
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -41,6 +43,8 @@ interface Template {
   sql: string;
   query: RootOperationNode;
   slots: readonly Slot[];
+  /** A name for the statement derived from its SQL: PostgreSQL prepares it once per connection under it. */
+  queryId: { queryId: string };
 }
 
 /** A query compiled once per dialect; call it with the database (or transaction) and the values. */
@@ -68,7 +72,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
     return (db, values) => {
       const template = templateFor(db);
       const parameters = template.slots.map((slot) => ('name' in slot ? (values as Record<string, unknown>)[slot.name] : slot.constant));
-      const compiled = { sql: template.sql, parameters, query: template.query, queryId: { queryId: 'prepared' } } as CompiledQuery<R>;
+      const compiled = { sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>;
       const direct = directRunners.get(db);
       return (direct ? direct(compiled) : db.executeQuery(compiled)) as Promise<QueryResult<R>>;
     };
@@ -81,7 +85,12 @@ function compileTemplate<V extends object>(db: Db, build: (db: Db, values: V) =>
   });
   const compiled = build(db, placeholders).compile();
   const slots = compiled.parameters.map((parameter): Slot => (parameter instanceof Placeholder ? { name: parameter.name } : { constant: parameter }));
-  return { sql: compiled.sql, query: compiled.query, slots };
+  return { sql: compiled.sql, query: compiled.query, slots, queryId: { queryId: statementName(compiled.sql) } };
+}
+
+/** `gh_` and 24 hex digits of the SQL's SHA-256: the same statement gets the same name in every process. */
+export function statementName(sql: string): string {
+  return `gh_${hash('sha256', sql, 'hex').slice(0, 24)}`;
 }
 
 /** The first row, or undefined (Kysely's executeTakeFirst for a prepared query). */
