@@ -28,12 +28,36 @@ export interface CollectableMetric {
   reset(): void;
 }
 
-function labelsOf(names: readonly string[], values: readonly string[]): Labels {
-  const labels: Labels = {};
-  names.forEach((name, i) => {
-    labels[name] = values[i] ?? '';
-  });
-  return labels;
+/** The series of one metric by label set: looked up by the joined values, created on first use. */
+class SeriesByLabels<T> {
+  readonly #entries = new Map<string, { labels: Labels; series: T }>();
+
+  constructor(
+    private readonly labelNames: readonly string[],
+    private readonly create: () => T,
+  ) {}
+
+  get(values: readonly string[]): T {
+    const key = values.join('\u0000');
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      const labels: Labels = {};
+      this.labelNames.forEach((name, i) => {
+        labels[name] = values[i] ?? '';
+      });
+      entry = { labels, series: this.create() };
+      this.#entries.set(key, entry);
+    }
+    return entry.series;
+  }
+
+  entries(): IterableIterator<{ labels: Labels; series: T }> {
+    return this.#entries.values();
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
 }
 
 export class HistogramSeries {
@@ -59,29 +83,25 @@ export class HistogramSeries {
 export class BoundHistogram implements CollectableMetric {
   readonly type = 'histogram' as const;
   readonly aggregator = 'sum' as const;
-  readonly #series = new Map<string, { labels: Labels; series: HistogramSeries }>();
+  readonly #series: SeriesByLabels<HistogramSeries>;
 
   constructor(
     readonly name: string,
     readonly help: string,
     readonly labelNames: readonly string[],
     readonly buckets: readonly number[],
-  ) {}
+  ) {
+    this.#series = new SeriesByLabels(labelNames, () => new HistogramSeries(buckets));
+  }
 
   /** The series of one label set (values in the order of `labelNames`), created on first use. */
   series(...values: string[]): HistogramSeries {
-    const key = values.join('\u0000');
-    let entry = this.#series.get(key);
-    if (entry === undefined) {
-      entry = { labels: labelsOf(this.labelNames, values), series: new HistogramSeries(this.buckets) };
-      this.#series.set(key, entry);
-    }
-    return entry.series;
+    return this.#series.get(values);
   }
 
   get() {
     const values: MetricValue[] = [];
-    for (const { labels, series } of this.#series.values()) {
+    for (const { labels, series } of this.#series.entries()) {
       let cumulative = 0;
       this.buckets.forEach((bound, i) => {
         cumulative += series.counts[i] as number;
@@ -109,26 +129,22 @@ export class CounterSeries {
 export class BoundCounter implements CollectableMetric {
   readonly type = 'counter' as const;
   readonly aggregator = 'sum' as const;
-  readonly #series = new Map<string, { labels: Labels; series: CounterSeries }>();
+  readonly #series: SeriesByLabels<CounterSeries>;
 
   constructor(
     readonly name: string,
     readonly help: string,
     readonly labelNames: readonly string[],
-  ) {}
+  ) {
+    this.#series = new SeriesByLabels(labelNames, () => new CounterSeries());
+  }
 
   series(...values: string[]): CounterSeries {
-    const key = values.join('\u0000');
-    let entry = this.#series.get(key);
-    if (entry === undefined) {
-      entry = { labels: labelsOf(this.labelNames, values), series: new CounterSeries() };
-      this.#series.set(key, entry);
-    }
-    return entry.series;
+    return this.#series.get(values);
   }
 
   get() {
-    const values = [...this.#series.values()].map(({ labels, series }) => ({ labels, value: series.value }));
+    const values = [...this.#series.entries()].map(({ labels, series }) => ({ labels, value: series.value }));
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 

@@ -80,11 +80,21 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
 }
 
 function compileTemplate<V extends object>(db: Db, build: (db: Db, values: V) => Compilable<unknown>): Template {
+  const used = new Set<string>();
   const placeholders = new Proxy({} as V, {
-    get: (_target, name) => (typeof name === 'string' ? new Placeholder(name) : undefined),
+    get: (_target, name) => {
+      if (typeof name !== 'string') return undefined;
+      used.add(name);
+      return new Placeholder(name);
+    },
   });
   const compiled = build(db, placeholders).compile();
   const slots = compiled.parameters.map((parameter): Slot => (parameter instanceof Placeholder ? { name: parameter.name } : { constant: parameter }));
+  // A placeholder that did not become a parameter (put where Kysely inlines or expands a value)
+  // would silently drop the caller's value: refuse the query when it is first built.
+  for (const name of used) {
+    if (!slots.some((slot) => 'name' in slot && slot.name === name)) throw new Error(`prepareQuery: placeholder "${name}" is not a parameter of ${compiled.sql}`);
+  }
   return { sql: compiled.sql, query: compiled.query, slots, queryId: { queryId: statementName(compiled.sql) } };
 }
 

@@ -59,6 +59,13 @@ describe(`prepared hot-path queries (${testDialect})`, () => {
     expect((await t.services.db.selectFrom('users').select('name').where('id', '=', person.id).executeTakeFirstOrThrow()).name).toBe('Before');
   });
 
+  it('refuse a placeholder that does not become a parameter, when first run', async () => {
+    // Turned into text while the query is built, the placeholder would be bound as the constant
+    // "[object Object]" and every call's value dropped.
+    const misused = prepareQuery<{ name: string }>()((db, v) => db.selectFrom('users').select('id').where('username', '=', `${v.name}`));
+    expect(() => misused(t.services.db, { name: 'someone' })).toThrow(/placeholder "name" is not a parameter/);
+  });
+
   it('are timed like every other statement (db_query_duration_seconds by operation)', async () => {
     const seen: string[] = [];
     const stop = t.database.handle.observeQueries((timing) => seen.push(`${timing.operation}:${timing.failed ? 'error' : 'ok'}`));

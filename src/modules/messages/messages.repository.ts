@@ -22,18 +22,7 @@ export interface NewMessage {
 }
 
 // DESIGN §5: the insert of every webhook execute, compiled once (storage/prepared.ts).
-const insertMessageRow = prepareQuery<{
-  id: string;
-  channelId: string;
-  authorId: string;
-  webhookId: string | null;
-  applicationId: string | null;
-  authorName: string | null;
-  authorAvatarUrl: string | null;
-  content: string;
-  embeds: string;
-  createdAt: number;
-}>()((db, v) =>
+const insertMessageRow = prepareQuery<Omit<NewMessage, 'embeds'> & { embeds: string }>()((db, v) =>
   db.insertInto('messages').values({
     id: v.id,
     channel_id: v.channelId,
@@ -50,18 +39,7 @@ const insertMessageRow = prepareQuery<{
 );
 
 export async function insertMessage(db: Db, message: NewMessage): Promise<void> {
-  await insertMessageRow(db, {
-    id: message.id,
-    channelId: message.channelId,
-    authorId: message.authorId,
-    webhookId: message.webhookId,
-    applicationId: message.applicationId,
-    authorName: message.authorName,
-    authorAvatarUrl: message.authorAvatarUrl,
-    content: message.content,
-    embeds: JSON.stringify(message.embeds),
-    createdAt: message.createdAt,
-  });
+  await insertMessageRow(db, { ...message, embeds: JSON.stringify(message.embeds) });
 }
 
 /**

@@ -20,8 +20,9 @@ interface TokenValues {
   createdAt: number;
   expiresAt: number;
 }
-const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) =>
-  db.insertInto('oauth_access_tokens').values({
+/** The columns access and refresh token rows share. */
+function tokenColumns(v: TokenValues) {
+  return {
     token_hash: v.hash,
     grant_id: v.grantId,
     application_id: v.applicationId,
@@ -29,21 +30,11 @@ const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) =>
     scopes: v.scopes,
     created_at: v.createdAt,
     expires_at: v.expiresAt,
-  }),
-);
+  };
+}
+const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) => db.insertInto('oauth_access_tokens').values(tokenColumns(v)));
 const insertRefreshTokenRow = prepareQuery<TokenValues & { rotationKey: string }>()((db, v) =>
-  db.insertInto('oauth_refresh_tokens').values({
-    token_hash: v.hash,
-    grant_id: v.grantId,
-    application_id: v.applicationId,
-    user_id: v.userId,
-    scopes: v.scopes,
-    created_at: v.createdAt,
-    expires_at: v.expiresAt,
-    used_at: null,
-    successor_hash: null,
-    rotation_key: v.rotationKey,
-  }),
+  db.insertInto('oauth_refresh_tokens').values({ ...tokenColumns(v), used_at: null, successor_hash: null, rotation_key: v.rotationKey }),
 );
 const accessTokenByHash = prepareQuery<{ hash: string }>()((db, v) =>
   db.selectFrom('oauth_access_tokens').select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at']).where('token_hash', '=', v.hash),
