@@ -93,6 +93,19 @@ class Load {
     return undefined;
   }
 
+  /**
+   * Counts a request of this load while it is outstanding: executes (often idle once every
+   * webhook's bucket is spent for its 2 s window) and the OAuth requests, which never wait.
+   */
+  private async tracked<T>(request: () => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await request();
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
   private failed(what: string, error: unknown): void {
     if (!this.killed) this.unexpected.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -107,9 +120,8 @@ class Load {
       this.seq += 1;
       // Non-ASCII and a random part, so "intact" means byte for byte.
       const content = `round ${this.round} message ${this.seq} ✓ café ${randomBytes(6).toString('hex')}`;
-      this.inFlight += 1;
       try {
-        const response = await fetch(`${this.baseUrl}${hook.path}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content }) });
+        const response = await this.tracked(() => fetch(`${this.baseUrl}${hook.path}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content }) }));
         if (response.status === 200) {
           const message = (await response.json()) as { id: string; content: string };
           if (message.content !== content) this.unexpected.push(`acknowledged content differs: ${message.content}`);
@@ -123,8 +135,6 @@ class Load {
         }
       } catch (error) {
         this.failed('execute', error);
-      } finally {
-        this.inFlight -= 1;
       }
     }
   }
@@ -133,14 +143,14 @@ class Load {
     while (!this.killed) {
       let code: string;
       try {
-        code = await codeOverHttp(this.agent, this.workspace);
+        code = await this.tracked(() => codeOverHttp(this.agent, this.workspace));
       } catch (error) {
         this.failed('consent', error);
         continue;
       }
       let refresh: string;
       try {
-        const exchange = await tokenRequest(this.baseUrl, this.workspace, { grant_type: 'authorization_code', code, redirect_uri: this.workspace.redirectUri });
+        const exchange = await this.tracked(() => tokenRequest(this.baseUrl, this.workspace, { grant_type: 'authorization_code', code, redirect_uri: this.workspace.redirectUri }));
         if (exchange.status !== 200) {
           this.unexpected.push(`exchange answered ${exchange.status}: ${JSON.stringify(exchange.body)}`);
           continue;
@@ -153,7 +163,7 @@ class Load {
       }
       for (let i = 0; i < REFRESHES_PER_GRANT && !this.killed; i += 1) {
         try {
-          const answer = await tokenRequest(this.baseUrl, this.workspace, { grant_type: 'refresh_token', refresh_token: refresh });
+          const answer = await this.tracked(() => tokenRequest(this.baseUrl, this.workspace, { grant_type: 'refresh_token', refresh_token: refresh }));
           if (answer.status !== 200) {
             this.unexpected.push(`refresh answered ${answer.status}: ${JSON.stringify(answer.body)}`);
             break;
