@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from './database.js';
 import { freePort } from './ports.js';
+import { splitCommandLine } from '../../src/cli/commands/batch.js';
 export { freePort };
 
 /**
@@ -195,33 +196,6 @@ export function freshSqliteFile(): { path: string; remove(): void } {
   return { path: join(dir, 'gatehouse.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Words of a command line: blanks separate, "double quotes" keep blanks (\" and \\ inside). */
-function splitWords(line: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quoted = false;
-  for (let i = 0; i < line.length; i += 1) {
-    const c = line[i] as string;
-    if (quoted) {
-      if (c === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) word += line[(i += 1)];
-      else if (c === '"') quoted = false;
-      else word += c;
-    } else if (c === '"') {
-      quoted = inWord = true;
-    } else if (c === ' ' || c === '\t') {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
-}
-
 /** Quotes a value for a `seedViaCli` line (spaces, quotes and backslashes survive). */
 export function cliQuote(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -252,7 +226,7 @@ export function seedViaCli(databaseUrl: string, lines: string[]): Record<string,
     return records.slice(0, lines.length);
   }
   return lines.map((line) => {
-    const result = spawnSync(process.execPath, [CLI_MAIN, ...splitWords(line), '--json'], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, [CLI_MAIN, ...splitCommandLine(line), '--json'], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
     if (result.status !== 0) throw new Error(`seedViaCli: "${line}" failed (${String(result.status)}): ${result.stderr}`);
     return JSON.parse(result.stdout) as Record<string, unknown>;
   });

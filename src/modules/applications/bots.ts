@@ -107,7 +107,11 @@ export interface CommandProblem {
   message: string;
 }
 
-function checkName(value: unknown, path: (string | number)[], problems: CommandProblem[]): string | undefined {
+/**
+ * A required string of 1–`max` code points (`blankIsEmpty`: only blanks counts as empty); the
+ * problem at `path` otherwise, with Discord's codes.
+ */
+function checkText(value: unknown, path: (string | number)[], problems: CommandProblem[], max: number, blankIsEmpty: boolean): string | undefined {
   if (value === undefined || value === null) {
     problems.push({ path, code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
     return undefined;
@@ -117,36 +121,31 @@ function checkName(value: unknown, path: (string | number)[], problems: CommandP
     return undefined;
   }
   const length = codePoints(value);
-  if (length < 1 || length > COMMAND_NAME_MAX) {
-    problems.push({ path, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between 1 and ${COMMAND_NAME_MAX} in length.` });
-    return undefined;
-  }
-  if (!COMMAND_NAME_PATTERN.test(value) || value !== value.toLowerCase()) {
-    problems.push({ path, code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Use only lower-case letters, digits, "-" and "_".' });
+  if (length < 1 || length > max || (blankIsEmpty && value.trim() === '')) {
+    problems.push({ path, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between 1 and ${max} in length.` });
     return undefined;
   }
   return value;
 }
 
+function checkName(value: unknown, path: (string | number)[], problems: CommandProblem[]): string | undefined {
+  const name = checkText(value, path, problems, COMMAND_NAME_MAX, false);
+  if (name === undefined) return undefined;
+  if (!COMMAND_NAME_PATTERN.test(name) || name !== name.toLowerCase()) {
+    problems.push({ path, code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Use only lower-case letters, digits, "-" and "_".' });
+    return undefined;
+  }
+  return name;
+}
+
 function checkDescription(value: unknown, path: (string | number)[], problems: CommandProblem[]): string | undefined {
-  if (value === undefined || value === null) {
-    problems.push({ path, code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
-    return undefined;
-  }
-  if (typeof value !== 'string') {
-    problems.push({ path, code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a string.' });
-    return undefined;
-  }
-  const length = codePoints(value);
-  if (length < 1 || length > COMMAND_DESCRIPTION_MAX || value.trim() === '') {
-    problems.push({ path, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between 1 and ${COMMAND_DESCRIPTION_MAX} in length.` });
-    return undefined;
-  }
-  if (INVISIBLE.test(value)) {
+  const description = checkText(value, path, problems, COMMAND_DESCRIPTION_MAX, true);
+  if (description === undefined) return undefined;
+  if (INVISIBLE.test(description)) {
     problems.push({ path, code: 'BASE_TYPE_INVALID', message: 'Must not contain control or invisible characters.' });
     return undefined;
   }
-  return value;
+  return description;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -56,7 +56,19 @@ export async function upsertServerInstall(db: Db, install: Omit<ServerInstall, '
 
 export async function findServerInstall(db: Db, serverId: string, applicationId: string): Promise<ServerInstall | undefined> {
   const row = await db.selectFrom('server_installs').selectAll().where('server_id', '=', serverId).where('application_id', '=', applicationId).executeTakeFirst();
-  if (!row) return undefined;
+  return row ? toServerInstall(row) : undefined;
+}
+
+/** The install columns of a server_installs row (alone or joined), as a domain object. */
+function toServerInstall(row: {
+  application_id: string | bigint;
+  server_id: string | bigint;
+  installer_id: string | bigint;
+  permissions: string;
+  commands: number | bigint | string | boolean;
+  created_at: number | bigint | string;
+  updated_at: number | bigint | string;
+}): ServerInstall {
   return {
     applicationId: toId(row.application_id),
     serverId: toId(row.server_id),
@@ -98,13 +110,7 @@ export async function listServerInstallRows(db: Db, serverId: string): Promise<S
     .orderBy('server_installs.application_id')
     .execute();
   return rows.map((row) => ({
-    applicationId: toId(row.application_id),
-    serverId: toId(row.server_id),
-    installerId: toId(row.installer_id),
-    permissions: BigInt(row.permissions),
-    commands: toBool(row.commands),
-    createdAt: toNum(row.created_at),
-    updatedAt: toNum(row.updated_at),
+    ...toServerInstall(row),
     applicationName: row.application_name,
     applicationIconUrl: row.application_icon_url,
     botUserId: toIdOrNull(row.bot_user_id),
