@@ -5,7 +5,10 @@
 //   forms:  POST one path, each request with the next form body of the list (single-use
 //           codes and refresh tokens: `reused` counts requests made after the list ran out);
 //   check429: count the 429 answers that carry every rate-limit header (scenario 6).
+// A job with `paced: true` (scenario 7) is sent at an even fixed rate by bench/lib/paced-load.mjs
+// instead of autocannon (why: see that file).
 import autocannon from 'autocannon';
+import { pacedLoad } from './lib/paced-load.mjs';
 
 function build(job) {
   let i = 0;
@@ -69,6 +72,11 @@ process.on('message', async (m) => {
   if (m.type !== 'job') return;
   const job = m.job;
   try {
+    if (job.paced) {
+      const result = await pacedLoad({ base: job.base, method: job.method, paths: job.paths, body: job.body, headers: job.headers, connections: job.connections, duration: job.duration, rate: job.rate, warmup: job.warmup });
+      process.send({ type: 'result', result });
+      process.exit(0);
+    }
     const { request, headers, counts, reusedCount } = build(job);
     const opts = {
       url: job.base,

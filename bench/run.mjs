@@ -41,6 +41,8 @@ const CONNECTIONS = 50;
 const BUCKET = { limit: 10, windowMs: 2000 };
 const WEBHOOKS_PER_CHANNEL = 10;
 const FIXED_RATE = 5000;
+/** Scenario 7's unrecorded first seconds at the same rate (bench/lib/paced-load.mjs). */
+const PACED_WARMUP_S = 3;
 
 function parseArgs(argv) {
   const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false };
@@ -128,7 +130,7 @@ const SCENARIOS = [
   { n: 4, name: 'token: refresh_token grant (each a new refresh token)', target: { ratio: 0.1 }, needs: 'oauth' },
   { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, needs: 'oauth' },
   { n: 6, name: 'a few webhooks far past their buckets: correct 429s', target: { ratio: 0.5 }, needs: 'webhooks' },
-  { n: 7, name: `execute, no wait, fixed ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
+  { n: 7, name: `execute, no wait, evenly paced ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
 ];
 
 async function measure(proc, job) {
@@ -142,11 +144,13 @@ async function measure(proc, job) {
   result.peakRssMb = Math.round(meter.stop() * 10) / 10;
   // The server's own CPU per answer and its share of one core: what the ratio cannot show when
   // the load generator on the same 2 cores is the bottleneck (docs/performance.md).
-  if (cpu0 !== undefined && cpu1 !== undefined && result.totalRequests > 0) {
+  // The paced generator's warm-up is answered too but not recorded (bench/lib/paced-load.mjs).
+  const served = result.requestsServed ?? result.totalRequests;
+  if (cpu0 !== undefined && cpu1 !== undefined && served > 0) {
     const user = cpu1.user - cpu0.user;
     const system = cpu1.system - cpu0.system;
-    result.cpuMicrosPerRequest = Math.round(((user + system) / result.totalRequests) * 10) / 10;
-    result.cpuSystemMicrosPerRequest = Math.round((system / result.totalRequests) * 10) / 10;
+    result.cpuMicrosPerRequest = Math.round(((user + system) / served) * 10) / 10;
+    result.cpuSystemMicrosPerRequest = Math.round((system / served) * 10) / 10;
     result.cpuShare = Math.round(((user + system) / (t1 - t0)) * 1000) / 1000;
   }
   result.window = { start: t0, end: t1 };
@@ -295,7 +299,8 @@ async function main() {
         check429 = true;
         job = { shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, check429: true };
       } else {
-        job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, overallRate: FIXED_RATE };
+        // Requests spread evenly at the fixed rate, latency from when each was due (bench/lib/paced-load.mjs).
+        job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, paced: true, rate: FIXED_RATE, warmup: opts.smoke ? 1 : PACED_WARMUP_S };
       }
       job = { ...job, connections: CONNECTIONS, duration };
 
@@ -324,6 +329,20 @@ async function main() {
         ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
       });
       const row = { scenario: s.n, name: s.name, duration, server: pick(g), bare: pick(b) };
+      if (s.n === 7) {
+        row.server.sendLag = g.sendLag;
+        row.bare.sendLag = b.sendLag;
+        // For comparison, not judged: autocannon's overallRate at the same rate, which sends each
+        // connection's share of every second in one back-to-back burst (bench/lib/paced-load.mjs).
+        const bursts = { ...job, paced: false, overallRate: FIXED_RATE };
+        await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+        log(`scenario ${s.n}: for comparison, autocannon overallRate ${FIXED_RATE} (bursts at the top of each second): bare node:http, ${duration} s`);
+        const bb = await measure(bare, bursts);
+        await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+        log(`scenario ${s.n}: for comparison, autocannon overallRate: Gatehouse, ${duration} s`);
+        const gb = await measure(server, bursts);
+        row.autocannonBursts = { server: { latency: gb.latency, non2xx: gb.non2xx, peakRssMb: gb.peakRssMb }, bare: { latency: bb.latency, non2xx: bb.non2xx, peakRssMb: bb.peakRssMb } };
+      }
       // Scenario 6 compares Gatehouse's correct 429s per second with every answer of bare node:http.
       if (check429) row.bare.rate = b.requestsPerSec;
       row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
@@ -367,7 +386,9 @@ async function main() {
     let profiles;
     if (profileDir) {
       await server.stop();
-      const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+      // Main threads only (CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile, thread 0): the
+      // checkpoint worker (src/storage/wal-checkpoint.ts) writes a profile of its own.
+      const files = readdirSync(profileDir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
       // The profile written last belongs to the server measured last (with --messages-1m there are several).
       const file = files.sort().at(-1);
       if (file) {

@@ -1,7 +1,7 @@
 // Starting the server under test and the bare node:http server, sampling their memory, and running
 // autocannon in a separate process.
 import { fork, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,12 @@ export async function startServer(env, { cpuProfDir } = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = track(child);
+  // BENCH_SERVER_OUTPUT=<file>: keep everything the server prints (e.g. with --trace-gc in the start script).
+  if (process.env.BENCH_SERVER_OUTPUT) {
+    const file = createWriteStream(process.env.BENCH_SERVER_OUTPUT, { flags: 'a' });
+    child.stdout.pipe(file);
+    child.stderr.pipe(file);
+  }
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(base, child, output);
   return processHandle(child, base, output);
@@ -146,6 +152,12 @@ export async function startBare() {
   const port = await freePort();
   const child = spawn(process.execPath, [join(BENCH_DIR, 'bare-server.mjs')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = track(child);
+  // BENCH_SERVER_OUTPUT=<file>: keep everything the server prints (e.g. with --trace-gc in the start script).
+  if (process.env.BENCH_SERVER_OUTPUT) {
+    const file = createWriteStream(process.env.BENCH_SERVER_OUTPUT, { flags: 'a' });
+    child.stdout.pipe(file);
+    child.stderr.pipe(file);
+  }
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(base, child, output);
   return processHandle(child, base, output);

@@ -33,7 +33,7 @@ export function reportMarkdown(record, file) {
   L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in [${file}](${file}). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
   L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn.`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
-  L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same autocannon settings and requests. ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
+  L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same load settings and requests (autocannon; scenario 7 an evenly paced generator). ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
   L.push('');
   L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | server CPU µs per answer GH / bare | target | verdict |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
@@ -49,6 +49,13 @@ export function reportMarkdown(record, file) {
     const extra = [];
     if (r.server.check429) extra.push(`${fmt(r.server.check429.tooMany)} of ${fmt(r.server.check429.total)} answers were 429, ${fmt(r.server.check429.correct)} of them with every rate-limit header (Retry-After, X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/-Bucket, X-RateLimit-Scope: shared); the ratio is correct 429s per second over bare node:http's answers per second`);
     if (r.server.errors || r.server.timeouts) extra.push(`${r.server.errors} connection errors, ${r.server.timeouts} timeouts`);
+    if (r.server.sendLag) {
+      extra.push(`requests sent evenly at the fixed rate over ${record.connections} keep-alive connections (bench/lib/paced-load.mjs), latency counted from when each request was due; the generator's own send lag p50 / p99 ${fmt(r.server.sendLag.p50, 2)} / ${fmt(r.server.sendLag.p99, 2)} ms (bare run: ${fmt(r.bare.sendLag.p50, 2)} / ${fmt(r.bare.sendLag.p99, 2)} ms) is inside those latencies`);
+    }
+    if (r.autocannonBursts) {
+      const a = r.autocannonBursts;
+      extra.push(`for comparison, not judged: autocannon's overallRate at the same rate (each connection's share of every second sent back to back at its start) measured p50 / p97.5 / p99 ${lat(a.server.latency)} ms for Gatehouse and ${lat(a.bare.latency)} ms for bare node:http`);
+    }
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
     L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);
   }
