@@ -58,6 +58,8 @@ export interface ServiceOverrides {
   redisReachable?: () => Promise<boolean>;
   /** Skip the database lease (tests that build many apps on one database pass distinct ids). */
   workerId?: number;
+  /** `false`: no background WAL checkpoint thread (CLI commands). Default: on for SQLite files. */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Explicit wiring of every dependency (DESIGN §9.1: no autoload). Runs migrations first. */
@@ -65,7 +67,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const logger = overrides.logger ?? pino(loggerOptions(config.logLevel));
   const clock = overrides.clock ?? systemClock;
   const random = overrides.random ?? cryptoRandom;
-  const database = overrides.database ?? connectDatabase(config.databaseUrl, { durability: config.durability });
+  const database =
+    overrides.database ??
+    connectDatabase(config.databaseUrl, {
+      durability: config.durability,
+      // WAL checkpoints off the event loop (storage/wal-checkpoint.ts, docs/performance.md);
+      // not for CLI commands, which are over before a checkpoint would matter.
+      ...(overrides.backgroundCheckpoints === false
+        ? {}
+        : { backgroundCheckpoints: { onError: (message: string) => logger.warn({ error: message }, 'background WAL checkpoint failed; SQLite will checkpoint on commit') } }),
+    });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 

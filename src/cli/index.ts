@@ -73,7 +73,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     const { flags, json } = parseFlags(rest, command.flags);
-    const services = await createServices({ ...config, logLevel: 'warn' });
+    // A command is over before a WAL checkpoint thread would matter (storage/wal-checkpoint.ts).
+    const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false });
     try {
       printRecord(await command.run(services, flags), json);
     } finally {

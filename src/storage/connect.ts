@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './database.js';
 import { GroupCommitSqliteDialect, GroupConnection } from './group-commit.js';
 import { registerDirectRunner, type DirectRunner } from './prepared.js';
+import { startCheckpointer, type Checkpointer } from './wal-checkpoint.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -17,6 +18,8 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** Calls `observer` after every query (metrics); returns a function that stops it. */
   observeQueries(observer: QueryObserver): () => void;
+  /** SQLite with background checkpoints only (ConnectOptions.backgroundCheckpoints). */
+  checkpointer?: Checkpointer;
 }
 
 /** One executed statement, as metrics need it: never the SQL text or its parameters. */
@@ -82,6 +85,12 @@ export interface ConnectOptions {
    * default already waits for the fsync.
    */
   durability?: Durability;
+  /**
+   * SQLite files only: copy the WAL back into the database from a worker thread instead of inside
+   * the event loop's COMMITs (storage/wal-checkpoint.ts). The server turns it on; the CLI, whose
+   * commands are short, does not. `onError` hears about a checkpoint that failed (it is retried).
+   */
+  backgroundCheckpoints?: { onError?: (message: string) => void };
 }
 
 /** GATEHOUSE_DURABILITY (docs/performance.md §Durability). */
@@ -100,10 +109,10 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
-  return isPostgresUrl(url) ? connectPostgres(url, options) : connectSqlite(sqlitePath(url), options.durability ?? 'normal');
+  return isPostgresUrl(url) ? connectPostgres(url, options) : connectSqlite(sqlitePath(url), options.durability ?? 'normal', options.backgroundCheckpoints);
 }
 
-function connectSqlite(path: string, durability: Durability): DatabaseHandle {
+function connectSqlite(path: string, durability: Durability, backgroundCheckpoints: ConnectOptions['backgroundCheckpoints']): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const native = new SQLite(path);
   // Ids exceed 2^53: return every integer as bigint and convert at the repository boundary.
@@ -123,6 +132,11 @@ function connectSqlite(path: string, durability: Durability): DatabaseHandle {
   // Prepared hot-path statements go straight to the group-commit core (storage/prepared.ts).
   const direct = new GroupConnection(dialect.core);
   registerDirectRunner(db, observers.timed((query) => dialect.core.execute(direct, query)));
+  // An in-memory database has no WAL to checkpoint.
+  const checkpointer =
+    backgroundCheckpoints && path !== ':memory:'
+      ? startCheckpointer(path, { synchronous: durability === 'strict' ? 'FULL' : 'NORMAL', onError: backgroundCheckpoints.onError })
+      : undefined;
   return {
     db,
     dialect: 'sqlite',
@@ -130,7 +144,11 @@ function connectSqlite(path: string, durability: Durability): DatabaseHandle {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+    ...(checkpointer ? { checkpointer } : {}),
   };
 }
 

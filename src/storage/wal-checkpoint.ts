@@ -1,0 +1,149 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * WAL checkpoints in a worker thread (DESIGN §5, docs/performance.md §Checkpoints).
+ *
+ * SQLite copies the WAL back into the database file ("checkpoint") inside the COMMIT that takes
+ * the WAL past 1,000 pages, on the connection that committed: for Gatehouse, the event loop. With
+ * webhook messages arriving at 5,000/s, every group commit writes 3 b-tree pages (the messages
+ * table and its two indexes), a checkpoint came due about ten times a second and held the loop
+ * for 5–10 ms each time (hundreds of page reads and writes and two fsyncs), and every request that
+ * arrived meanwhile waited: that was the p97.5/p99 of a fixed 5,000 requests/s.
+ *
+ * Here a second connection, on its own thread, runs a PASSIVE checkpoint every few milliseconds.
+ * PASSIVE never takes the writer's lock and never waits: the event loop's writes go on while the
+ * pages are copied and fsynced. The main connection keeps its own automatic checkpoint (SQLite's
+ * default, at 1,000 pages), because only a checkpoint that finishes with no commit in between lets
+ * the next writer start the WAL file over; by the time it comes due, the worker has copied nearly
+ * every page, so it costs little, and the WAL stays bounded.
+ *
+ * Durability is unchanged: a commit is durable once it is in the WAL (and, with
+ * GATEHOUSE_DURABILITY=strict, fsynced there) whether or not it has been checkpointed; the worker
+ * uses the main connection's `synchronous` setting, so its checkpoints fsync as SQLite's would.
+ */
+
+/** How often the worker checkpoints; an idle PASSIVE checkpoint only reads the WAL index header. */
+export const CHECKPOINT_INTERVAL_MS = 20;
+
+/**
+ * The worker's code, run with `eval` so that the same file works from the compiled build and from
+ * the TypeScript sources under test (Node 20 cannot load a .ts worker entry). It reports each
+ * checkpoint's counts and any error; it never throws: a failed checkpoint is retried next tick and
+ * SQLite's own automatic checkpoint still runs on the main connection.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.modulePath);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma('synchronous = ' + workerData.synchronous);
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+let passes = 0;
+let copied = 0;
+const tick = () => {
+  try {
+    const row = checkpoint.get();
+    passes += 1;
+    if (row.checkpointed > 0) copied += row.checkpointed;
+  } catch (error) {
+    parentPort.postMessage({ type: 'error', message: String(error && error.message) });
+  }
+};
+const timer = setInterval(tick, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message === 'stats') parentPort.postMessage({ type: 'stats', passes, copied });
+  if (message === 'stop') {
+    clearInterval(timer);
+    db.close();
+    parentPort.postMessage({ type: 'stopped' });
+    parentPort.close();
+  }
+});
+parentPort.postMessage({ type: 'ready' });
+`;
+
+export interface CheckpointStats {
+  /** Checkpoint attempts so far. */
+  passes: number;
+  /** WAL frames those attempts reported as checkpointed (a frame may be counted again by later passes until the WAL restarts). */
+  copied: number;
+}
+
+export interface Checkpointer {
+  /** Resolves once the worker's connection is open. */
+  readonly ready: Promise<void>;
+  stats(): Promise<CheckpointStats>;
+  /** Stops the timer and closes the worker's connection. */
+  stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  synchronous: 'NORMAL' | 'FULL';
+  intervalMs?: number;
+  /** Called with the message of a checkpoint that failed (logged by the caller; the next tick retries). */
+  onError?: (message: string) => void;
+}
+
+/** Starts checkpointing the SQLite database at `path` (a file in WAL mode) from a worker thread. */
+export function startCheckpointer(path: string, options: CheckpointerOptions): Checkpointer {
+  const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { modulePath, path, synchronous: options.synchronous, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+    // A timer and one prepared statement: a small heap is plenty, and RSS counts (issue #6).
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+    stdout: false,
+    stderr: false,
+  });
+  // The worker must never keep the process alive: a server that is shutting down stops it, and a
+  // process that exits without stopping it loses nothing (checkpoints are redone by SQLite).
+  worker.unref();
+  const waiting = new Map<string, Array<(value: unknown) => void>>();
+  const expect = (type: string): Promise<unknown> =>
+    new Promise((resolve) => {
+      const list = waiting.get(type) ?? [];
+      list.push(resolve);
+      waiting.set(type, list);
+    });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let failure: Error | undefined;
+  worker.on('error', (error) => {
+    failure = error;
+    options.onError?.(error.message);
+  });
+  worker.on('message', (message: { type: string; message?: string }) => {
+    if (message.type === 'error') {
+      options.onError?.(message.message ?? 'checkpoint failed');
+      return;
+    }
+    const list = waiting.get(message.type);
+    waiting.delete(message.type);
+    for (const resolve of list ?? []) resolve(message);
+  });
+  const ready = Promise.race([expect('ready'), exited.then(() => Promise.reject(failure ?? new Error('checkpoint worker exited before it was ready')))]).then(() => undefined);
+  // Callers that never await `ready` must not see an unhandled rejection; those that do still get it.
+  ready.catch(() => undefined);
+  let stopping: Promise<void> | undefined;
+  return {
+    ready,
+    async stats() {
+      const reply = expect('stats');
+      worker.postMessage('stats');
+      const { passes, copied } = (await Promise.race([reply, exited.then(() => ({ passes: 0, copied: 0 }))])) as CheckpointStats;
+      return { passes, copied };
+    },
+    stop() {
+      stopping ??= (async () => {
+        // Referenced again while it stops: otherwise a process with nothing else to do (a CLI
+        // command finishing) would exit in the middle of this await, with status 0.
+        worker.ref();
+        worker.postMessage('stop');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+        clearTimeout(timer);
+        await worker.terminate();
+      })();
+      return stopping;
+    },
+  };
+}

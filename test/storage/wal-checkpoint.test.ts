@@ -1,0 +1,128 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
+
+/**
+ * WAL checkpoints from a worker thread (src/storage/wal-checkpoint.ts, docs/performance.md): the
+ * server's SQLite connection no longer copies the WAL into the database inside its COMMITs; a
+ * second connection on a worker thread does, without blocking the writer. Pure SQLite, so these
+ * run whatever TEST_DATABASE_URL says.
+ */
+let dir: string;
+const handles: DatabaseHandle[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gh-checkpoint-'));
+});
+
+afterEach(async () => {
+  for (const handle of handles.splice(0)) await handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(name: string, backgroundCheckpoints: boolean): DatabaseHandle {
+  const handle = connectDatabase(join(dir, name), backgroundCheckpoints ? { backgroundCheckpoints: {} } : {});
+  handles.push(handle);
+  return handle;
+}
+
+/** Commits `count` groups of 10 rows of ~1 KB, one group per event-loop turn. */
+async function write(handle: DatabaseHandle, count: number): Promise<void> {
+  const filler = 'x'.repeat(1000);
+  for (let i = 0; i < count; i++) {
+    await Promise.all(Array.from({ length: 10 }, () => sql`insert into notes (body) values (${filler})`.execute(handle.db)));
+  }
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('background WAL checkpoints (SQLite files)', () => {
+  it('copy committed pages into the database file while the WAL is far below SQLite’s own 1,000-page checkpoint', async () => {
+    const withWorker = open('worker.db', true);
+    const without = open('plain.db', false);
+    for (const handle of [withWorker, without]) {
+      await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+    }
+    await withWorker.checkpointer?.ready;
+    const before = { worker: statSync(join(dir, 'worker.db')).size, plain: statSync(join(dir, 'plain.db')).size };
+    // ~400 KB: about 100 pages, a tenth of the automatic checkpoint's threshold.
+    await write(withWorker, 40);
+    await write(without, 40);
+    await until(async () => statSync(join(dir, 'worker.db')).size > before.worker + 100_000);
+    // Without the worker the rows are only in the WAL: the database file has not grown.
+    expect(statSync(join(dir, 'plain.db')).size).toBe(before.plain);
+    const stats = await withWorker.checkpointer?.stats();
+    expect(stats?.passes).toBeGreaterThan(0);
+    expect(stats?.copied).toBeGreaterThan(0);
+    const { rows } = await sql<{ n: bigint }>`select count(*) as n from notes`.execute(withWorker.db);
+    expect(Number(rows[0]?.n)).toBe(400);
+  });
+
+  it('keep the WAL file bounded under continuous writes (the writer still restarts it)', async () => {
+    const handle = open('steady.db', true);
+    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+    await handle.checkpointer?.ready;
+    // ~12 MB of rows in 1,200 commits, with no pause for the worker to catch up.
+    await write(handle, 1200);
+    // SQLite's automatic checkpoint at 1,000 pages (4 MB) still lets the next writer start the WAL
+    // over; without it the concurrent checkpointer alone would leave the WAL growing.
+    expect(statSync(join(dir, 'steady.db-wal')).size).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('stop with the database handle and are never started for in-memory databases or the CLI', async () => {
+    const memory = connectDatabase(':memory:', { backgroundCheckpoints: {} });
+    expect(memory.checkpointer).toBeUndefined();
+    await memory.close();
+    const cli = open('cli.db', false);
+    expect(cli.checkpointer).toBeUndefined();
+    const server = connectDatabase(join(dir, 'server.db'), { backgroundCheckpoints: {} });
+    await server.checkpointer?.ready;
+    await server.close();
+    // A stopped worker answers no more; stats() then reports nothing instead of hanging.
+    expect(await server.checkpointer?.stats()).toEqual({ passes: 0, copied: 0 });
+  });
+
+  it('let a process with nothing else to do finish closing the database (the thread is referenced while it stops)', () => {
+    // A CLI command or a server after SIGTERM: once close() starts, only the stopping worker is
+    // left in the event loop. Were it still unreferenced, Node would exit mid-close with status 0.
+    const script = join(dir, 'close.mts');
+    const connect = fileURLToPath(new URL('../../src/storage/connect.ts', import.meta.url));
+    writeFileSync(
+      script,
+      `import { connectDatabase } from ${JSON.stringify(connect)};
+const handle = connectDatabase(${JSON.stringify(join(dir, 'child.db'))}, { backgroundCheckpoints: {} });
+await handle.db.schema.createTable('notes').addColumn('id', 'integer', (column) => column.primaryKey()).execute();
+await handle.checkpointer?.ready;
+await handle.close();
+process.stdout.write('closed');
+process.exitCode = 3;
+`,
+    );
+    const result = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', timeout: 20_000 });
+    expect(result.stdout).toBe('closed');
+    expect(result.status).toBe(3);
+    // The last connection to close checkpointed and removed the WAL.
+    expect(existsSync(join(dir, 'child.db-wal'))).toBe(false);
+  });
+
+  it('run with strict durability too (synchronous=FULL on both connections)', async () => {
+    const handle = connectDatabase(join(dir, 'strict.db'), { durability: 'strict', backgroundCheckpoints: {} });
+    handles.push(handle);
+    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+    await handle.checkpointer?.ready;
+    const before = statSync(join(dir, 'strict.db')).size;
+    await write(handle, 40);
+    await until(() => statSync(join(dir, 'strict.db')).size > before + 100_000);
+  });
+});
