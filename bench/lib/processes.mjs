@@ -152,12 +152,6 @@ export async function startBare() {
   const port = await freePort();
   const child = spawn(process.execPath, [join(BENCH_DIR, 'bare-server.mjs')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = track(child);
-  // BENCH_SERVER_OUTPUT=<file>: keep everything the server prints (e.g. with --trace-gc in the start script).
-  if (process.env.BENCH_SERVER_OUTPUT) {
-    const file = createWriteStream(process.env.BENCH_SERVER_OUTPUT, { flags: 'a' });
-    child.stdout.pipe(file);
-    child.stderr.pipe(file);
-  }
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(base, child, output);
   return processHandle(child, base, output);

@@ -134,8 +134,9 @@ export function startCheckpointer(path: string, options: CheckpointerOptions): C
     },
     stop() {
       stopping ??= (async () => {
-        // Referenced again while it stops: otherwise a process with nothing else to do (a CLI
-        // command finishing) would exit in the middle of this await, with status 0.
+        // Referenced again while it stops: otherwise a process with nothing else left to do (a
+        // server after SIGTERM, its sockets closed) would exit in the middle of this await, with
+        // status 0 and before the main connection's last checkpoint.
         worker.ref();
         worker.postMessage('stop');
         let timer: NodeJS.Timeout | undefined;

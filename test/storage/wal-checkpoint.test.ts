@@ -94,8 +94,8 @@ describe('background WAL checkpoints (SQLite files)', () => {
   });
 
   it('let a process with nothing else to do finish closing the database (the thread is referenced while it stops)', () => {
-    // A CLI command or a server after SIGTERM: once close() starts, only the stopping worker is
-    // left in the event loop. Were it still unreferenced, Node would exit mid-close with status 0.
+    // A server after SIGTERM, its sockets closed: once close() starts, only the stopping worker
+    // is left in the event loop. Were it still unreferenced, Node would exit mid-close with status 0.
     const script = join(dir, 'close.mts');
     const connect = fileURLToPath(new URL('../../src/storage/connect.ts', import.meta.url));
     writeFileSync(
