@@ -13,6 +13,8 @@
 //   --profile        node --cpu-prof on the server; per-scenario summaries in bench/results/
 //   --no-build       use the existing dist/ (npm run build is skipped)
 //   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
+//   --rounds <n>     measure every scenario n times (the same server, round after round) and judge
+//                    each by its median round: this machine's speed moves from minute to minute
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,7 @@ import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
-import { reportMarkdown, summaryTable } from './lib/report.mjs';
+import { medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
 import {
   codeExchangeForm,
   consentOnce,
@@ -45,7 +47,7 @@ const FIXED_RATE = 5000;
 const PACED_WARMUP_S = 3;
 
 function parseArgs(argv) {
-  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false };
+  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1 };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--duration') {
@@ -59,18 +61,21 @@ function parseArgs(argv) {
     else if (a === '--profile') o.profile = true;
     else if (a === '--no-build') o.build = false;
     else if (a === '--no-report') o.report = false;
+    else if (a === '--rounds') o.rounds = Number(argv[++i]);
     else if (a === '--help' || a === '-h') {
       process.stdout.write(readmeHelp());
       process.exit(0);
     } else throw new Error(`unknown option ${a} (see --help)`);
   }
   if (!Number.isFinite(o.duration) || o.duration <= 0) throw new Error('--duration needs a positive number of seconds');
+  if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new Error('--rounds needs a whole number ≥ 1');
+  if (o.rounds > 1 && (o.messages1m || o.durability)) throw new Error('--rounds applies to the scenarios, not to --messages-1m or --durability');
   if (o.smoke) o.duration = 2;
   return o;
 }
 
 function readmeHelp() {
-  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report]\n';
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n]\n';
 }
 
 const started = Date.now();
@@ -276,9 +281,14 @@ async function main() {
     // as `reused` in the results, so a short list shows instead of flattering the rate.
     const singleUseCount = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 200) * duration * 1.3));
 
-    const results = [];
+    const rows = [];
     const profileWindows = [];
-    for (const s of scenarios) {
+    // Round after round over the same scenarios and the same server (--rounds), so that each
+    // scenario can be judged by its median round rather than by one minute of this machine.
+    const plan = [];
+    for (let round = 1; round <= opts.rounds; round += 1) for (const s of scenarios) plan.push({ s, round });
+    for (const { s, round } of plan) {
+      const tag = opts.rounds > 1 ? ` [round ${round}/${opts.rounds}]` : '';
       const duration = s.n === 7 && !opts.smoke && !opts.durationGiven ? 30 : opts.duration;
       let job;
       let check429 = false;
@@ -306,12 +316,12 @@ async function main() {
 
       // Let every webhook bucket refill between runs (SPEC §8: 2 s windows).
       await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
-      log(`scenario ${s.n} (${s.name}): bare node:http, ${duration} s`);
+      log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
       const b = await measure(bare, job);
       await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
-      log(`scenario ${s.n}: Gatehouse, ${duration} s`);
+      log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
       const g = await measure(server, job);
-      profileWindows.push({ name: `scenario ${s.n}: ${s.name}`, start: g.window.start, end: g.window.end });
+      profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
 
       const pick = (r) => ({
         rate: check429 ? r.check429.correct429 / r.duration : r.requestsPerSec,
@@ -328,7 +338,7 @@ async function main() {
         reused: r.reused,
         ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
       });
-      const row = { scenario: s.n, name: s.name, duration, server: pick(g), bare: pick(b) };
+      const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b) };
       if (s.n === 7) {
         row.server.sendLag = g.sendLag;
         row.bare.sendLag = b.sendLag;
@@ -347,9 +357,12 @@ async function main() {
       if (check429) row.bare.rate = b.requestsPerSec;
       row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
       row.judgement = judge(s, row.server, row.bare, opts.smoke);
-      results.push(row);
+      rows.push(row);
       log(`  → ${summaryTable([row]).split('\n').slice(2).join('')}`);
     }
+
+    // One row per scenario: its median round (with every round's figures beside it when > 1).
+    const results = medianRounds(rows);
 
     let messages1m;
     if (opts.messages1m) {
@@ -418,7 +431,9 @@ async function main() {
       loadAverageAtStart: load.map(Number),
       loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))),
       webhooks: webhooks.length,
+      rounds: opts.rounds,
       results,
+      ...(opts.rounds > 1 ? { everyRound: rows } : {}),
       ...(messages1m ? { messages1m } : {}),
     };
     const file = writeResults(record);

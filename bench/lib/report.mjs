@@ -7,6 +7,30 @@ const lat = (l) => `${fmt(l.p50, 1)} / ${fmt(l.p97_5, 1)} / ${fmt(l.p99, 1)}`;
 const cpu = (r) => `${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.bare.cpuMicrosPerRequest, 1)}`;
 const verdict = (j) => (j.met === undefined ? 'not judged' : j.met ? '**met**' : '**missed**');
 
+/**
+ * One row per scenario from the rounds of a `--rounds n` run: the median round by the figure the
+ * scenario is judged on (the ratio; scenario 7 the p99), so every figure in the row comes from one
+ * real measurement. With an even count the worse of the two middle rounds is taken. The row keeps
+ * each round's judged figure (`rounds`) for the report.
+ */
+export function medianRounds(rows) {
+  const byScenario = new Map();
+  for (const row of rows) byScenario.set(row.scenario, [...(byScenario.get(row.scenario) ?? []), row]);
+  return [...byScenario.values()].map((measured) => {
+    if (measured.length === 1) return measured[0];
+    // Worst first: the lowest ratio, or for scenario 7 the highest p99.
+    const worstFirst = [...measured].sort((a, b) => (a.scenario === 7 ? b.server.latency.p99 - a.server.latency.p99 : a.ratio - b.ratio));
+    const median = worstFirst[Math.floor((worstFirst.length - 1) / 2)];
+    // Memory is judged on every round (≤ 200 MB in every scenario), not on the median one.
+    const peakRssMb = Math.max(...measured.map((r) => r.server.peakRssMb ?? 0));
+    const judgement =
+      median.judgement.met !== undefined && peakRssMb > 200 && !(median.server.peakRssMb > 200)
+        ? { met: false, notes: [...median.judgement.notes, `peak RSS ${peakRssMb} MB in another round (target ≤ 200 MB in every round)`] }
+        : median.judgement;
+    return { ...median, judgement, rounds: measured.map((r) => ({ round: r.round, ratio: r.ratio, p99: r.server.latency.p99, cpuMicrosPerRequest: r.server.cpuMicrosPerRequest, peakRssMb: r.server.peakRssMb, met: r.judgement.met })) };
+  });
+}
+
 /** The short table: one line per scenario, Gatehouse beside bare node:http. */
 export function summaryTable(results) {
   const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'CPU µs/req (GH/bare)', 'target'];
@@ -33,6 +57,7 @@ export function reportMarkdown(record, file) {
   L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in [${file}](${file}). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
   L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn.`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
+  if (record.rounds > 1) L.push(`- ${record.rounds} rounds: every scenario was measured ${record.rounds} times, round after round on the same server; each row below is the scenario's median round, judged alone (notes: every round). The raw file keeps every round (\`everyRound\`).`);
   L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same load settings and requests (autocannon; scenario 7 an evenly paced generator). ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
   L.push('');
   L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | server CPU µs per answer GH / bare | target | verdict |');
@@ -55,6 +80,10 @@ export function reportMarkdown(record, file) {
     if (r.autocannonBursts) {
       const a = r.autocannonBursts;
       extra.push(`for comparison, not judged: autocannon's overallRate at the same rate (each connection's share of every second sent back to back at its start) measured p50 / p97.5 / p99 ${lat(a.server.latency)} ms for Gatehouse and ${lat(a.bare.latency)} ms for bare node:http`);
+    }
+    if (r.rounds) {
+      const each = r.rounds.map((x) => `${r.scenario === 7 ? `p99 ${fmt(x.p99, 1)} ms` : pct(x.ratio)} (${fmt(x.cpuMicrosPerRequest, 1)} µs, ${fmt(x.peakRssMb)} MB, ${x.met === undefined ? 'not judged' : x.met ? 'met' : 'missed'})`);
+      extra.push(`median of ${r.rounds.length} rounds (this row is round ${r.round}); round by round: ${each.join(', ')}`);
     }
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
     L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);

@@ -1,0 +1,31 @@
+// Types of bench/lib/report.mjs for the unit tests that import it (test/unit/bench-rounds.test.ts);
+// the benchmark itself is plain JavaScript run by Node.
+
+export interface Judgement {
+  met: boolean | undefined;
+  notes: string[];
+}
+
+export interface MeasuredSide {
+  rate?: number;
+  latency: { p50?: number; p97_5?: number; p99: number };
+  peakRssMb?: number;
+  cpuMicrosPerRequest?: number;
+  [key: string]: unknown;
+}
+
+export interface ScenarioRow {
+  scenario: number;
+  name?: string;
+  round: number;
+  ratio: number | undefined;
+  server: MeasuredSide;
+  bare?: MeasuredSide;
+  judgement: Judgement;
+  rounds?: { round: number; ratio: number | undefined; p99: number; cpuMicrosPerRequest?: number; peakRssMb?: number; met: boolean | undefined }[];
+  [key: string]: unknown;
+}
+
+export function medianRounds(rows: ScenarioRow[]): ScenarioRow[];
+export function summaryTable(results: ScenarioRow[]): string;
+export function reportMarkdown(record: Record<string, unknown>, file: string): string;

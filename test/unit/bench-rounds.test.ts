@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { medianRounds, type ScenarioRow } from '../../bench/lib/report.mjs';
+
+/** A measured row as bench/run.mjs builds it; only the figures the judgement reads. */
+function row(scenario: number, round: number, figures: { ratio?: number; p99?: number; rssMb?: number; met?: boolean | undefined }): ScenarioRow {
+  return {
+    scenario,
+    round,
+    ratio: figures.ratio,
+    server: { latency: { p99: figures.p99 ?? 5 }, peakRssMb: figures.rssMb ?? 150, cpuMicrosPerRequest: 80 + round },
+    judgement: { met: 'met' in figures ? figures.met : true, notes: [`round ${round}`] },
+  };
+}
+
+describe('bench --rounds: each scenario judged by its median round (issue #6, docs/performance.md)', () => {
+  it('one round: the row as measured, with no round list', () => {
+    const only = row(1, 1, { ratio: 0.42 });
+    expect(medianRounds([only])).toEqual([only]);
+  });
+
+  it('three rounds: the median round by ratio, every figure from that one round', () => {
+    const [picked] = medianRounds([row(1, 1, { ratio: 0.3, met: false }), row(1, 2, { ratio: 0.5 }), row(1, 3, { ratio: 0.41 })]);
+    expect(picked?.round).toBe(3);
+    expect(picked?.ratio).toBe(0.41);
+    expect(picked?.server.cpuMicrosPerRequest).toBe(83);
+    expect(picked?.judgement.met).toBe(true);
+    expect(picked?.rounds?.map((r) => [r.round, r.ratio, r.met])).toEqual([
+      [1, 0.3, false],
+      [2, 0.5, true],
+      [3, 0.41, true],
+    ]);
+  });
+
+  it('scenario 7: the median round by p99 latency', () => {
+    const [picked] = medianRounds([row(7, 1, { p99: 9 }), row(7, 2, { p99: 21 }), row(7, 3, { p99: 12, met: false })]);
+    expect(picked?.round).toBe(3);
+    expect(picked?.server.latency.p99).toBe(12);
+  });
+
+  it('an even number of rounds: the worse of the two middle ones', () => {
+    const [ratioPick] = medianRounds([row(1, 1, { ratio: 0.3 }), row(1, 2, { ratio: 0.5 }), row(1, 3, { ratio: 0.45 }), row(1, 4, { ratio: 0.35 })]);
+    expect(ratioPick?.ratio).toBe(0.35);
+    const [p99Pick] = medianRounds([row(7, 1, { p99: 8 }), row(7, 2, { p99: 14 })]);
+    expect(p99Pick?.server.latency.p99).toBe(14);
+  });
+
+  it('scenarios keep their order and are judged apart', () => {
+    const picked = medianRounds([row(3, 1, { ratio: 0.4 }), row(1, 1, { ratio: 0.2 }), row(3, 2, { ratio: 0.6 }), row(1, 2, { ratio: 0.3 })]);
+    expect(picked.map((r) => [r.scenario, r.ratio])).toEqual([
+      [3, 0.4],
+      [1, 0.2],
+    ]);
+  });
+
+  it('peak RSS over 200 MB in any round fails the scenario, even when the median round stayed under', () => {
+    const [picked] = medianRounds([row(2, 1, { ratio: 0.31 }), row(2, 2, { ratio: 0.35, rssMb: 204 }), row(2, 3, { ratio: 0.33 })]);
+    expect(picked?.round).toBe(3);
+    expect(picked?.judgement.met).toBe(false);
+    expect(picked?.judgement.notes).toContain('peak RSS 204 MB in another round (target ≤ 200 MB in every round)');
+  });
+
+  it('a smoke run stays unjudged whatever its memory', () => {
+    const [picked] = medianRounds([row(1, 1, { ratio: 0.3, met: undefined }), row(1, 2, { ratio: 0.4, rssMb: 250, met: undefined })]);
+    expect(picked?.judgement.met).toBeUndefined();
+  });
+});
