@@ -162,19 +162,22 @@ async function measure(proc, job) {
   return result;
 }
 
+/**
+ * The verdict of one measurement. `everyRound` holds the failures that no round may have (0
+ * non-2xx, no re-sent credential, peak RSS ≤ 200 MB): with --rounds they fail the scenario
+ * whichever round is its median (bench/lib/report.mjs).
+ */
 function judge(s, server, bare, smoke) {
-  if (smoke) return { met: undefined, notes: ['smoke run: not judged'] };
+  if (smoke) return { met: undefined, notes: ['smoke run: not judged'], everyRound: [] };
   const notes = [];
+  const everyRound = [];
   let met = true;
   if (s.target.ratio !== undefined) {
     const ratio = server.rate / bare.rate;
     if (ratio < s.target.ratio) met = false;
     notes.push(`${(ratio * 100).toFixed(1)} % of bare (target ≥ ${s.target.ratio * 100} %)`);
   }
-  if (s.target.zeroNon2xx && server.non2xx !== 0) {
-    met = false;
-    notes.push(`${server.non2xx} non-2xx (target 0)`);
-  }
+  if (s.target.zeroNon2xx && server.non2xx !== 0) everyRound.push(`${server.non2xx} non-2xx (target 0)`);
   if (s.target.p99Ms !== undefined) {
     if (!(server.latency.p99 <= s.target.p99Ms)) met = false;
     notes.push(`p99 ${server.latency.p99} ms (target ≤ ${s.target.p99Ms} ms)`);
@@ -182,14 +185,10 @@ function judge(s, server, bare, smoke) {
   if (server.reused > 0) {
     // The seeded list ran out: those requests re-sent spent codes or tokens (400, or a refresh
     // retry's cheaper 200), so the rate is not the rate of fresh exchanges.
-    met = false;
-    notes.push(`${server.reused} requests re-sent a spent credential (seeded list too short; rerun)`);
+    everyRound.push(`${server.reused} requests re-sent a spent credential (seeded list too short; rerun)`);
   }
-  if (server.peakRssMb > 200) {
-    met = false;
-    notes.push(`peak RSS ${server.peakRssMb} MB (target ≤ 200 MB)`);
-  }
-  return { met, notes };
+  if (server.peakRssMb > 200) everyRound.push(`peak RSS ${server.peakRssMb} MB (target ≤ 200 MB)`);
+  return { met: met && everyRound.length === 0, notes: [...notes, ...everyRound], everyRound };
 }
 
 async function main() {
@@ -433,7 +432,7 @@ async function main() {
       webhooks: webhooks.length,
       rounds: opts.rounds,
       results,
-      ...(opts.rounds > 1 ? { everyRound: rows } : {}),
+      ...(opts.rounds > 1 ? { allRounds: rows } : {}),
       ...(messages1m ? { messages1m } : {}),
     };
     const file = writeResults(record);

@@ -4,6 +4,8 @@
 export interface Judgement {
   met: boolean | undefined;
   notes: string[];
+  /** Failures no round may have (bench/run.mjs judge()). */
+  everyRound?: string[];
 }
 
 export interface MeasuredSide {

@@ -2,14 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { medianRounds, type ScenarioRow } from '../../bench/lib/report.mjs';
 
 /** A measured row as bench/run.mjs builds it; only the figures the judgement reads. */
-function row(scenario: number, round: number, figures: { ratio?: number; p99?: number; rssMb?: number; met?: boolean | undefined }): ScenarioRow {
+function row(scenario: number, round: number, figures: { ratio?: number; p99?: number; rssMb?: number; non2xx?: number; met?: boolean | undefined }): ScenarioRow {
   return {
     scenario,
     round,
     ratio: figures.ratio,
     server: { latency: { p99: figures.p99 ?? 5 }, peakRssMb: figures.rssMb ?? 150, cpuMicrosPerRequest: 80 + round },
-    judgement: { met: 'met' in figures ? figures.met : true, notes: [`round ${round}`] },
+    judgement: judged(figures),
   };
+}
+
+/** As bench/run.mjs judges: failures no round may have go to `everyRound` as well. */
+function judged(figures: { rssMb?: number; non2xx?: number; met?: boolean | undefined }): ScenarioRow['judgement'] {
+  if ('met' in figures && figures.met === undefined) return { met: undefined, notes: ['smoke run: not judged'], everyRound: [] };
+  const everyRound = [
+    ...((figures.non2xx ?? 0) > 0 ? [`${figures.non2xx} non-2xx (target 0)`] : []),
+    ...((figures.rssMb ?? 150) > 200 ? [`peak RSS ${figures.rssMb} MB (target ≤ 200 MB)`] : []),
+  ];
+  return { met: (figures.met ?? true) && everyRound.length === 0, notes: [...everyRound], everyRound };
 }
 
 describe('bench --rounds: each scenario judged by its median round (issue #6, docs/performance.md)', () => {
@@ -56,7 +66,14 @@ describe('bench --rounds: each scenario judged by its median round (issue #6, do
     const [picked] = medianRounds([row(2, 1, { ratio: 0.31 }), row(2, 2, { ratio: 0.35, rssMb: 204 }), row(2, 3, { ratio: 0.33 })]);
     expect(picked?.round).toBe(3);
     expect(picked?.judgement.met).toBe(false);
-    expect(picked?.judgement.notes).toContain('peak RSS 204 MB in another round (target ≤ 200 MB in every round)');
+    expect(picked?.judgement.notes).toContain('round 2: peak RSS 204 MB (target ≤ 200 MB)');
+  });
+
+  it('scenario 1: a non-2xx answer in any round fails it, even when the median round had none', () => {
+    const [picked] = medianRounds([row(1, 1, { ratio: 0.45, non2xx: 3 }), row(1, 2, { ratio: 0.41 }), row(1, 3, { ratio: 0.43 })]);
+    expect(picked?.round).toBe(3);
+    expect(picked?.judgement.met).toBe(false);
+    expect(picked?.judgement.notes).toContain('round 1: 3 non-2xx (target 0)');
   });
 
   it('a smoke run stays unjudged whatever its memory', () => {
