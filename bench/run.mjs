@@ -24,7 +24,7 @@ import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
-import { medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
+import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
 import {
   codeExchangeForm,
   consentOnce,
@@ -43,6 +43,8 @@ const CONNECTIONS = 50;
 const BUCKET = { limit: 10, windowMs: 2000 };
 const WEBHOOKS_PER_CHANNEL = 10;
 const FIXED_RATE = 5000;
+/** Before every measurement: every webhook bucket has refilled (SPEC §8: 2 s windows). */
+const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKET.windowMs + 200));
 /** Scenario 7's unrecorded first seconds at the same rate (bench/lib/paced-load.mjs). */
 const PACED_WARMUP_S = 3;
 
@@ -160,35 +162,6 @@ async function measure(proc, job) {
   }
   result.window = { start: t0, end: t1 };
   return result;
-}
-
-/**
- * The verdict of one measurement. `everyRound` holds the failures that no round may have (0
- * non-2xx, no re-sent credential, peak RSS ≤ 200 MB): with --rounds they fail the scenario
- * whichever round is its median (bench/lib/report.mjs).
- */
-function judge(s, server, bare, smoke) {
-  if (smoke) return { met: undefined, notes: ['smoke run: not judged'], everyRound: [] };
-  const notes = [];
-  const everyRound = [];
-  let met = true;
-  if (s.target.ratio !== undefined) {
-    const ratio = server.rate / bare.rate;
-    if (ratio < s.target.ratio) met = false;
-    notes.push(`${(ratio * 100).toFixed(1)} % of bare (target ≥ ${s.target.ratio * 100} %)`);
-  }
-  if (s.target.zeroNon2xx && server.non2xx !== 0) everyRound.push(`${server.non2xx} non-2xx (target 0)`);
-  if (s.target.p99Ms !== undefined) {
-    if (!(server.latency.p99 <= s.target.p99Ms)) met = false;
-    notes.push(`p99 ${server.latency.p99} ms (target ≤ ${s.target.p99Ms} ms)`);
-  }
-  if (server.reused > 0) {
-    // The seeded list ran out: those requests re-sent spent codes or tokens (400, or a refresh
-    // retry's cheaper 200), so the rate is not the rate of fresh exchanges.
-    everyRound.push(`${server.reused} requests re-sent a spent credential (seeded list too short; rerun)`);
-  }
-  if (server.peakRssMb > 200) everyRound.push(`peak RSS ${server.peakRssMb} MB (target ≤ 200 MB)`);
-  return { met: met && everyRound.length === 0, notes: [...notes, ...everyRound], everyRound };
 }
 
 async function main() {
@@ -313,11 +286,10 @@ async function main() {
       }
       job = { ...job, connections: CONNECTIONS, duration };
 
-      // Let every webhook bucket refill between runs (SPEC §8: 2 s windows).
-      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      await bucketsRefilled();
       log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
       const b = await measure(bare, job);
-      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      await bucketsRefilled();
       log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
       const g = await measure(server, job);
       profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
@@ -344,11 +316,11 @@ async function main() {
         // For comparison, not judged: autocannon's overallRate at the same rate, which sends each
         // connection's share of every second in one back-to-back burst (bench/lib/paced-load.mjs).
         const bursts = { ...job, paced: false, overallRate: FIXED_RATE };
-        await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
-        log(`scenario ${s.n}: for comparison, autocannon overallRate ${FIXED_RATE} (bursts at the top of each second): bare node:http, ${duration} s`);
+        await bucketsRefilled();
+        log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate ${FIXED_RATE} (bursts at the top of each second): bare node:http, ${duration} s`);
         const bb = await measure(bare, bursts);
-        await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
-        log(`scenario ${s.n}: for comparison, autocannon overallRate: Gatehouse, ${duration} s`);
+        await bucketsRefilled();
+        log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate: Gatehouse, ${duration} s`);
         const gb = await measure(server, bursts);
         row.autocannonBursts = { server: { latency: gb.latency, non2xx: gb.non2xx, peakRssMb: gb.peakRssMb }, bare: { latency: bb.latency, non2xx: bb.non2xx, peakRssMb: bb.peakRssMb } };
       }
@@ -371,7 +343,7 @@ async function main() {
       await server.stop();
       server = await startServer(database.env);
       processes.push(server);
-      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      await bucketsRefilled();
       const job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: opts.duration };
       const baseline = await measure(server, job);
       log(`  baseline (fresh process, ${before ? 'after the run above' : ''}): ${Math.round(baseline.requestsPerSec)} req/s, peak RSS ${baseline.peakRssMb} MB`);
@@ -382,7 +354,7 @@ async function main() {
       log(`  ${stored} messages stored in ${((Date.now() - t) / 1000).toFixed(1)} s`);
       server = await startServer(database.env);
       processes.push(server);
-      await new Promise((r) => setTimeout(r, BUCKET.windowMs + 200));
+      await bucketsRefilled();
       const after = await measure(server, job);
       const growth = after.peakRssMb / baseline.peakRssMb - 1;
       messages1m = {

@@ -73,9 +73,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       durability: config.durability,
       // WAL checkpoints off the event loop (storage/wal-checkpoint.ts, docs/performance.md);
       // not for CLI commands, which are over before a checkpoint would matter.
-      ...(overrides.backgroundCheckpoints === false
-        ? {}
-        : { backgroundCheckpoints: { onError: (message: string) => logger.warn({ error: message }, 'background WAL checkpoint failed; SQLite will checkpoint on commit') } }),
+      backgroundCheckpoints:
+        overrides.backgroundCheckpoints === false
+          ? undefined
+          : { onError: (message: string) => logger.warn({ error: message }, 'background WAL checkpoint failed; SQLite will checkpoint on commit') },
     });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');

@@ -4,7 +4,7 @@
 export interface Judgement {
   met: boolean | undefined;
   notes: string[];
-  /** Failures no round may have (bench/run.mjs judge()). */
+  /** Failures no round may have (judge()). */
   everyRound?: string[];
 }
 
@@ -28,6 +28,11 @@ export interface ScenarioRow {
   [key: string]: unknown;
 }
 
+export interface ScenarioTarget {
+  target: { ratio?: number; zeroNon2xx?: boolean; p99Ms?: number };
+}
+
+export function judge(s: ScenarioTarget, server: MeasuredSide & { non2xx?: number; reused?: number }, bare: MeasuredSide, smoke: boolean): Judgement;
 export function medianRounds(rows: ScenarioRow[]): ScenarioRow[];
 export function summaryTable(results: ScenarioRow[]): string;
 export function reportMarkdown(record: Record<string, unknown>, file: string): string;

@@ -1,4 +1,5 @@
-// bench/REPORT.md and the table printed at the end of a run.
+// The verdict of each measurement, the median of several rounds, bench/REPORT.md and the table
+// printed at the end of a run (pure: no process, no file).
 
 const fmt = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
@@ -6,6 +7,36 @@ const lat = (l) => `${fmt(l.p50, 1)} / ${fmt(l.p97_5, 1)} / ${fmt(l.p99, 1)}`;
 /** Server CPU per answer (µs) and share of one core, Gatehouse / bare. */
 const cpu = (r) => `${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.bare.cpuMicrosPerRequest, 1)}`;
 const verdict = (j) => (j.met === undefined ? 'not judged' : j.met ? '**met**' : '**missed**');
+
+/**
+ * The verdict of one measurement of scenario `s` (its `target`: ratio, zeroNon2xx, p99Ms).
+ * `everyRound` holds the failures that no round may have (0 non-2xx, no re-sent credential, peak
+ * RSS ≤ 200 MB): with --rounds they fail the scenario whichever round is its median
+ * (medianRounds below).
+ */
+export function judge(s, server, bare, smoke) {
+  if (smoke) return { met: undefined, notes: ['smoke run: not judged'], everyRound: [] };
+  const notes = [];
+  const everyRound = [];
+  let met = true;
+  if (s.target.ratio !== undefined) {
+    const ratio = server.rate / bare.rate;
+    if (ratio < s.target.ratio) met = false;
+    notes.push(`${(ratio * 100).toFixed(1)} % of bare (target ≥ ${s.target.ratio * 100} %)`);
+  }
+  if (s.target.zeroNon2xx && server.non2xx !== 0) everyRound.push(`${server.non2xx} non-2xx (target 0)`);
+  if (s.target.p99Ms !== undefined) {
+    if (!(server.latency.p99 <= s.target.p99Ms)) met = false;
+    notes.push(`p99 ${server.latency.p99} ms (target ≤ ${s.target.p99Ms} ms)`);
+  }
+  if (server.reused > 0) {
+    // The seeded list ran out: those requests re-sent spent codes or tokens (400, or a refresh
+    // retry's cheaper 200), so the rate is not the rate of fresh exchanges.
+    everyRound.push(`${server.reused} requests re-sent a spent credential (seeded list too short; rerun)`);
+  }
+  if (server.peakRssMb > 200) everyRound.push(`peak RSS ${server.peakRssMb} MB (target ≤ 200 MB)`);
+  return { met: met && everyRound.length === 0, notes: [...notes, ...everyRound], everyRound };
+}
 
 /**
  * One row per scenario from the rounds of a `--rounds n` run: the median round by the figure the
