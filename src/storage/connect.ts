@@ -88,9 +88,10 @@ export interface ConnectOptions {
   /**
    * SQLite files only: copy the WAL back into the database from a worker thread instead of inside
    * the event loop's COMMITs (storage/wal-checkpoint.ts). The server turns it on; the CLI, whose
-   * commands are short, does not. `onError` hears about a checkpoint that failed (it is retried).
+   * commands are short, does not. `onError` hears about a checkpoint that failed (it is retried);
+   * `intervalMs` (tests) overrides how often the worker checkpoints.
    */
-  backgroundCheckpoints?: { onError?: (message: string) => void };
+  backgroundCheckpoints?: { onError?: (message: string) => void; intervalMs?: number };
 }
 
 /** GATEHOUSE_DURABILITY (docs/performance.md §Durability). */
@@ -135,7 +136,7 @@ function connectSqlite(path: string, durability: Durability, backgroundCheckpoin
   // An in-memory database has no WAL to checkpoint.
   const checkpointer =
     backgroundCheckpoints && path !== ':memory:'
-      ? startCheckpointer(path, { synchronous: durability === 'strict' ? 'FULL' : 'NORMAL', onError: backgroundCheckpoints.onError })
+      ? startCheckpointer(path, { synchronous: durability === 'strict' ? 'FULL' : 'NORMAL', onError: backgroundCheckpoints.onError, intervalMs: backgroundCheckpoints.intervalMs })
       : undefined;
   return {
     db,

@@ -18,6 +18,16 @@ import { Worker } from 'node:worker_threads';
  * the next writer start the WAL file over; by the time it comes due, the worker has copied nearly
  * every page, so it costs little, and the WAL stays bounded.
  *
+ * That last step needs the writer's checkpoint to get SQLite's checkpoint lock, which a running
+ * PASSIVE checkpoint holds, fsyncs included, and SQLite never waits for that lock. So once the WAL
+ * reaches the writer's threshold, the worker stands back for a few ticks: the writer's next COMMIT
+ * checkpoints the little the worker has not copied, and the one after starts the WAL over. What
+ * remains is one pass's worth: commits that arrive while a worker pass is still fsyncing cannot
+ * restart the WAL, so on a disk whose fsyncs take 100 ms, under back-to-back commits, the WAL grew
+ * to ~3,000 pages (12 MB) before the pass ended (docs/performance.md §Checkpoints). Those pages are
+ * still copied and the file is reused from its start afterwards; only the writer's own blocking
+ * checkpoint, which this worker exists to avoid, would bound it tighter.
+ *
  * Durability is unchanged: a commit is durable once it is in the WAL (and, with
  * GATEHOUSE_DURABILITY=strict, fsynced there) whether or not it has been checkpointed; the worker
  * uses the main connection's `synchronous` setting, so its checkpoints fsync as SQLite's would.
@@ -25,6 +35,12 @@ import { Worker } from 'node:worker_threads';
 
 /** How often the worker checkpoints; an idle PASSIVE checkpoint only reads the WAL index header. */
 export const CHECKPOINT_INTERVAL_MS = 20;
+
+/** SQLite's default `wal_autocheckpoint`, which the main connection keeps: the writer checkpoints at every COMMIT past it. */
+export const WRITER_CHECKPOINT_FRAMES = 1000;
+
+/** Ticks the worker skips once the WAL has reached WRITER_CHECKPOINT_FRAMES (100 ms at the default interval). */
+export const STAND_BACK_TICKS = 5;
 
 /**
  * The worker's code, run with `eval` so that the same file works from the compiled build and from
@@ -40,18 +56,29 @@ db.pragma('synchronous = ' + workerData.synchronous);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 let passes = 0;
 let copied = 0;
+let standBacks = 0;
+let resting = 0;
 const tick = () => {
+  if (resting > 0) {
+    resting -= 1;
+    return;
+  }
   try {
     const row = checkpoint.get();
     passes += 1;
     if (row.checkpointed > 0) copied += row.checkpointed;
+    // The writer's own checkpoint is due: leave it the checkpoint lock (see above).
+    if (row.log >= workerData.standBackFrames) {
+      standBacks += 1;
+      resting = workerData.standBackTicks;
+    }
   } catch (error) {
     parentPort.postMessage({ type: 'error', message: String(error && error.message) });
   }
 };
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'stats') parentPort.postMessage({ type: 'stats', passes, copied });
+  if (message === 'stats') parentPort.postMessage({ type: 'stats', passes, copied, standBacks });
   if (message === 'stop') {
     clearInterval(timer);
     db.close();
@@ -67,6 +94,8 @@ export interface CheckpointStats {
   passes: number;
   /** WAL frames those attempts reported as checkpointed (a frame may be counted again by later passes until the WAL restarts). */
   copied: number;
+  /** Times the worker found the WAL at the writer's checkpoint threshold and stood back. */
+  standBacks: number;
 }
 
 export interface Checkpointer {
@@ -89,7 +118,14 @@ export function startCheckpointer(path: string, options: CheckpointerOptions): C
   const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { modulePath, path, synchronous: options.synchronous, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+    workerData: {
+      modulePath,
+      path,
+      synchronous: options.synchronous,
+      intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+      standBackFrames: WRITER_CHECKPOINT_FRAMES,
+      standBackTicks: STAND_BACK_TICKS,
+    },
     // A timer and one prepared statement: a small heap is plenty, and RSS counts (issue #6).
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
     stdout: false,
@@ -129,8 +165,8 @@ export function startCheckpointer(path: string, options: CheckpointerOptions): C
     async stats() {
       const reply = expect('stats');
       worker.postMessage('stats');
-      const { passes, copied } = (await Promise.race([reply, exited.then(() => ({ passes: 0, copied: 0 }))])) as CheckpointStats;
-      return { passes, copied };
+      const { passes, copied, standBacks } = (await Promise.race([reply, exited.then(() => ({ passes: 0, copied: 0, standBacks: 0 }))])) as CheckpointStats;
+      return { passes, copied, standBacks };
     },
     stop() {
       stopping ??= (async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +25,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(name: string, backgroundCheckpoints: boolean): DatabaseHandle {
-  const handle = connectDatabase(join(dir, name), backgroundCheckpoints ? { backgroundCheckpoints: {} } : {});
+function open(name: string, backgroundCheckpoints: false | { intervalMs?: number }): DatabaseHandle {
+  const handle = connectDatabase(join(dir, name), backgroundCheckpoints ? { backgroundCheckpoints } : {});
   handles.push(handle);
   return handle;
 }
@@ -39,6 +39,22 @@ async function write(handle: DatabaseHandle, count: number): Promise<void> {
   }
 }
 
+/**
+ * How many times the WAL was started over: the checkpoint sequence number in its header (bytes
+ * 12–15, big-endian; https://www.sqlite.org/fileformat.html#the_write_ahead_log), which a writer
+ * increments each time it restarts the log from its first frame.
+ */
+function walRestarts(path: string): number {
+  const header = Buffer.alloc(32);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, 32, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
+
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -49,7 +65,7 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 50
 
 describe('background WAL checkpoints (SQLite files)', () => {
   it('copy committed pages into the database file while the WAL is far below SQLite’s own 1,000-page checkpoint', async () => {
-    const withWorker = open('worker.db', true);
+    const withWorker = open('worker.db', {});
     const without = open('plain.db', false);
     for (const handle of [withWorker, without]) {
       await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
@@ -69,15 +85,36 @@ describe('background WAL checkpoints (SQLite files)', () => {
     expect(Number(rows[0]?.n)).toBe(400);
   });
 
-  it('keep the WAL file bounded under continuous writes (the writer still restarts it)', async () => {
-    const handle = open('steady.db', true);
+  it('leave the writer its own checkpoint: continuous writes still start the WAL over', async () => {
+    // The worker's interval is longer than the test, so only the main connection's automatic
+    // checkpoint at 1,000 pages can bound the WAL; without it (wal_autocheckpoint=0) the file
+    // reaches all ~12 MB written here.
+    const handle = open('steady.db', { intervalMs: 60_000 });
     await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
     await handle.checkpointer?.ready;
-    // ~12 MB of rows in 1,200 commits, with no pause for the worker to catch up.
+    // ~12 MB of rows in 1,200 commits, with no pause between them.
     await write(handle, 1200);
-    // SQLite's automatic checkpoint at 1,000 pages (4 MB) still lets the next writer start the WAL
-    // over; without it the concurrent checkpointer alone would leave the WAL growing.
+    expect(walRestarts(join(dir, 'steady.db-wal'))).toBeGreaterThanOrEqual(2);
     expect(statSync(join(dir, 'steady.db-wal')).size).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('stand back once the WAL reaches the writer’s checkpoint threshold, so that the writer can start it over', async () => {
+    const handle = open('threshold.db', { intervalMs: 5 });
+    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+    await handle.checkpointer?.ready;
+    // One transaction of ~4.4 MB: more than 1,000 pages in the WAL at once, before the worker can copy any.
+    const filler = 'x'.repeat(1000);
+    await handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 4400; i++) await sql`insert into notes (body) values (${filler})`.execute(trx);
+    });
+    await until(async () => ((await handle.checkpointer?.stats())?.standBacks ?? 0) > 0);
+    const stood = await handle.checkpointer?.stats();
+    // While it rests it does not checkpoint; afterwards it carries on.
+    await until(async () => ((await handle.checkpointer?.stats())?.passes ?? 0) > (stood?.passes ?? 0));
+    // Everything was copied: the next writer starts the WAL over.
+    const restarts = walRestarts(join(dir, 'threshold.db-wal'));
+    await write(handle, 1);
+    expect(walRestarts(join(dir, 'threshold.db-wal'))).toBe(restarts + 1);
   });
 
   it('stop with the database handle and are never started for in-memory databases or the CLI', async () => {
@@ -90,7 +127,7 @@ describe('background WAL checkpoints (SQLite files)', () => {
     await server.checkpointer?.ready;
     await server.close();
     // A stopped worker answers no more; stats() then reports nothing instead of hanging.
-    expect(await server.checkpointer?.stats()).toEqual({ passes: 0, copied: 0 });
+    expect(await server.checkpointer?.stats()).toEqual({ passes: 0, copied: 0, standBacks: 0 });
   });
 
   it('let a process with nothing else to do finish closing the database (the thread is referenced while it stops)', () => {
