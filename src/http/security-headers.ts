@@ -1,13 +1,25 @@
 import Fastify from 'fastify';
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { App } from './app-type.js';
+import { isApiRequest } from './error-handler.js';
+import { API_DOCS_PATH } from './openapi.routes.js';
 
 /** Headers every answer has anyway, never taken from the probe. */
 const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /**
- * Helmet's headers (DESIGN §4: strict CSP, frame-ancestors 'none', X-Frame-Options, Referrer-Policy,
- * nosniff, HSTS over https) on every answer, computed once.
+ * The Content-Security-Policy of every answer that is not an HTML document: it loads nothing and
+ * may be framed by nothing (OWASP REST Security Cheat Sheet, "Security Headers"; GitHub's API
+ * sends the same `default-src 'none'`).
+ */
+export const NON_DOCUMENT_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/** Helmet's headers that still mean something on a JSON answer; the rest only govern documents. */
+const NON_DOCUMENT_HEADERS = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'strict-transport-security'];
+
+/**
+ * Security headers on every answer (DESIGN §4), computed once: helmet's full set on documents, and
+ * on API answers only the ones that apply to a JSON body.
  *
  * @fastify/helmet builds helmet's middleware again for every request (parsing the CSP directives
  * each time, in two async hooks): 1–2.5 % of the CPU on the API hot paths (docs/performance.md).
@@ -15,6 +27,14 @@ const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'co
  * options yields exactly the set helmet would send, and one synchronous hook copies it onto each
  * reply, with the request's X-Request-Id. A route that needs another policy (the consent page)
  * still overrides a header itself.
+ *
+ * Documents (pages, their redirects and event streams, HTML error pages, the API reference) get
+ * the whole set: a strict CSP for their scripts and styles (OAUTH-CHECKLIST A15), COOP, Origin-
+ * Agent-Cluster, X-DNS-Prefetch-Control and the rest. A JSON answer under /api is never rendered
+ * as a document, so it gets what OWASP's REST cheat sheet asks of an API: a CSP that loads and
+ * frames nothing, nosniff, X-Frame-Options DENY, Referrer-Policy, and HSTS over https. Node
+ * validates and copies each header of each answer; the seven document-only headers cost the API
+ * hot paths ~8 µs per answer, a tenth of a bearer-checked GET (docs/performance.md §Fifth round).
  */
 export async function installSecurityHeaders(app: App, options: FastifyHelmetOptions): Promise<void> {
   const probe = Fastify({ logger: false });
@@ -22,15 +42,23 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
   probe.get('/', async () => '');
   const answer = await probe.inject({ method: 'GET', url: '/' });
   await probe.close();
-  const headers: Record<string, string> = {};
+  const documentHeaders: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (!TRANSPORT_HEADERS.has(name) && typeof value === 'string') headers[name] = value;
+    if (!TRANSPORT_HEADERS.has(name) && typeof value === 'string') documentHeaders[name] = value;
   }
-  const frozen = Object.freeze(headers);
+  const apiHeaders: Record<string, string> = { 'content-security-policy': NON_DOCUMENT_CSP };
+  for (const name of NON_DOCUMENT_HEADERS) {
+    const value = documentHeaders[name];
+    if (value !== undefined) apiHeaders[name] = value;
+  }
+  const forDocuments = Object.freeze(documentHeaders);
+  const forApi = Object.freeze(apiHeaders);
   // The same synchronous hook echoes the request id (DESIGN §8): one hook instead of an async
   // onSend hook, which cost a promise and a microtask turn per request (docs/performance.md).
+  // The set follows the predicate the error handler uses to answer JSON rather than an HTML page;
+  // the API reference is the one HTML document under /api.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(frozen);
+    reply.headers(isApiRequest(request) && request.routeOptions.url !== API_DOCS_PATH ? forApi : forDocuments);
     reply.header('X-Request-Id', request.id);
     done();
   });

@@ -45,6 +45,36 @@ describe('operations endpoints', () => {
   });
 });
 
+describe('security headers: documents and API answers', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  /** Helmet's headers that govern only documents: a JSON answer does without them (src/http/security-headers.ts). */
+  const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+
+  it('an API answer carries a CSP that loads and frames nothing, nosniff, DENY and no-referrer, and none of the document-only headers', async () => {
+    for (const url of ['/api/v1/users/@me', '/api/v1/nothing-here', '/.well-known/oauth-authorization-server', '/api/openapi.json']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.headers['content-type'], url).toContain('application/json');
+      expect(res.headers['content-security-policy'], url).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect([res.headers['x-content-type-options'], res.headers['x-frame-options'], res.headers['referrer-policy']], url).toEqual(['nosniff', 'DENY', 'no-referrer']);
+      expect(DOCUMENT_ONLY.filter((name) => name in res.headers), url).toEqual([]);
+    }
+  });
+
+  it('an HTML document (a page, the API reference, an HTML 404) carries helmet’s whole set with its script and style policy', async () => {
+    for (const url of ['/login', '/api/docs', '/no/such/page']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.headers['content-type'], url).toContain('text/html');
+      expect(String(res.headers['content-security-policy']), url).toMatch(/script-src 'self';style-src 'self'.*frame-ancestors 'none'/);
+      expect(DOCUMENT_ONLY.filter((name) => !(name in res.headers)), url).toEqual([]);
+    }
+  });
+});
+
 describe('while the database is unreachable (issue #7 §4)', () => {
   let t: TestApp;
   let working: TestApp['services']['db'];
