@@ -33,8 +33,9 @@ const NON_DOCUMENT_HEADERS = ['x-content-type-options', 'x-frame-options', 'refe
  * Agent-Cluster, X-DNS-Prefetch-Control and the rest. A JSON answer under /api is never rendered
  * as a document, so it gets what OWASP's REST cheat sheet asks of an API: a CSP that loads and
  * frames nothing, nosniff, X-Frame-Options DENY, Referrer-Policy, and HSTS over https. Node
- * validates and copies each header of each answer; the seven document-only headers cost the API
- * hot paths ~8 µs per answer, a tenth of a bearer-checked GET (docs/performance.md §Fifth round).
+ * validates and copies each header of each answer: in a bare node:http server the whole set costs
+ * ~9 µs per answer more than this one; in Gatehouse, 5–9 % of scenario 1's CPU per answer
+ * (docs/performance.md §Fifth round).
  */
 export async function installSecurityHeaders(app: App, options: FastifyHelmetOptions): Promise<void> {
   const probe = Fastify({ logger: false });

@@ -94,6 +94,9 @@ export interface ConnectOptions {
   backgroundCheckpoints?: { onError?: (message: string) => void; intervalMs?: number };
 }
 
+/** The size a grown WAL file is truncated back to once it restarts (SQLite's journal_size_limit). */
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
 /** GATEHOUSE_DURABILITY (docs/performance.md §Durability). */
 export type Durability = 'normal' | 'strict';
 
@@ -125,6 +128,10 @@ function connectSqlite(path: string, durability: Durability, backgroundCheckpoin
   native.pragma(durability === 'strict' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
+  // A WAL that a burst let grow past its usual ~4 MB (1,000 pages; storage/wal-checkpoint.ts) is
+  // cut back to this size at the first commit after it starts over, so the file does not keep
+  // its high-water mark on disk for the life of the process.
+  native.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const observers = queryObservers();
   // Statements prepared once and writes of one event-loop turn sharing one commit (DESIGN §5);
   // each write is acknowledged only after its group's COMMIT (src/storage/group-commit.ts).

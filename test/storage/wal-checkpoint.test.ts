@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
+import { connectDatabase, WAL_SIZE_LIMIT_BYTES, type DatabaseHandle } from '../../src/storage/connect.js';
 
 /**
  * WAL checkpoints from a worker thread (src/storage/wal-checkpoint.ts, docs/performance.md): the
@@ -109,12 +109,30 @@ describe('background WAL checkpoints (SQLite files)', () => {
     });
     await until(async () => ((await handle.checkpointer?.stats())?.standBacks ?? 0) > 0);
     const stood = await handle.checkpointer?.stats();
-    // While it rests it does not checkpoint; afterwards it carries on.
+    // It rests a few ticks, then checkpoints again.
     await until(async () => ((await handle.checkpointer?.stats())?.passes ?? 0) > (stood?.passes ?? 0));
     // Everything was copied: the next writer starts the WAL over.
     const restarts = walRestarts(join(dir, 'threshold.db-wal'));
     await write(handle, 1);
     expect(walRestarts(join(dir, 'threshold.db-wal'))).toBe(restarts + 1);
+  });
+
+  it('cut a WAL file that a burst grew back to 16 MB once the WAL starts over', async () => {
+    const handle = open('burst.db', { intervalMs: 60_000 });
+    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+    await handle.checkpointer?.ready;
+    // One transaction of ~24 MB: the WAL file must hold all of it until it commits.
+    const filler = 'x'.repeat(4000);
+    await handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 6000; i++) await sql`insert into notes (body) values (${filler})`.execute(trx);
+    });
+    const wal = join(dir, 'burst.db-wal');
+    expect(statSync(wal).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+    // The writer's own checkpoint copied it back at that COMMIT; the next commit restarts the WAL.
+    const restarts = walRestarts(wal);
+    await write(handle, 1);
+    expect(walRestarts(wal)).toBe(restarts + 1);
+    expect(statSync(wal).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
   });
 
   it('stop with the database handle and are never started for in-memory databases or the CLI', async () => {
