@@ -13,8 +13,9 @@
 //   --profile        node --cpu-prof on the server; per-scenario summaries in bench/results/
 //   --no-build       use the existing dist/ (npm run build is skipped)
 //   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
-//   --rounds <n>     measure every scenario n times (the same server, round after round) and judge
-//                    each by its median round: this machine's speed moves from minute to minute
+//   --rounds <n>     measure every scenario n times (each round on a fresh database and server,
+//                    seeded alike) and judge each by its median round: this machine's speed moves
+//                    from minute to minute
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +73,7 @@ function parseArgs(argv) {
   if (!Number.isFinite(o.duration) || o.duration <= 0) throw new Error('--duration needs a positive number of seconds');
   if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new Error('--rounds needs a whole number ≥ 1');
   if (o.rounds > 1 && (o.messages1m || o.durability)) throw new Error('--rounds applies to the scenarios, not to --messages-1m or --durability');
+  if (o.rounds > 1 && o.profile) throw new Error('--profile follows one server; run it without --rounds');
   if (o.smoke) o.duration = 2;
   return o;
 }
@@ -177,17 +179,19 @@ async function main() {
   }
 
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const database = await freshDatabase(opts, dir);
   const profileDir = opts.profile ? join(dir, 'profile') : undefined;
   const processes = [];
+  const databases = [];
   const cleanup = async () => {
     for (const p of processes) await p.stop().catch(() => undefined);
-    await database.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
+    for (const d of databases) await d.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     if (opts.durability) {
+      const database = await freshDatabase(opts, dir);
+      databases.push(database);
       const outcome = await runDurability({ env: database.env, database, log, processes, smoke: opts.smoke });
       writeResults({ mode: 'durability', database: database.kind, outcome });
       if (outcome.some((o) => o.missing > 0)) process.exitCode = 1;
@@ -212,54 +216,74 @@ async function main() {
     }
     const webhookCount = Math.ceil(Math.max((bareRate * BUCKET.windowMs) / 1000 / BUCKET.limit, (FIXED_RATE * BUCKET.windowMs) / 1000 / BUCKET.limit) * 1.5 / WEBHOOKS_PER_CHANNEL) * WEBHOOKS_PER_CHANNEL;
 
-    log('seeding through the CLI: person, server, bot app, public OAuth app (gatehouse batch)');
-    const directory = await seedDirectory(database.env);
-    let channelIds = [];
-    if (needWebhooks) {
-      const t = Date.now();
-      channelIds = await seedChannels(database.env, directory.server.id, webhookCount / WEBHOOKS_PER_CHANNEL);
-      log(`${channelIds.length} channels created in one gatehouse batch in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    }
+    /**
+     * A fresh database, seeded, and a server started on it (issue #6: the benchmark runs on a
+     * fresh database). Every round of --rounds gets its own: on the same server the later rounds
+     * would measure a database that the earlier ones had filled (scenarios 1, 2 and 7 store
+     * ~500,000 messages a round, and throughput falls ~20 % by 1,000,000; §--messages-1m).
+     */
+    const prepareWorld = async (round) => {
+      const database = await freshDatabase(opts, join(dir, `round-${round}`));
+      databases.push(database);
+      log('seeding through the CLI: person, server, bot app, public OAuth app (gatehouse batch)');
+      const directory = await seedDirectory(database.env);
+      let channelIds = [];
+      if (needWebhooks) {
+        const t = Date.now();
+        channelIds = await seedChannels(database.env, directory.server.id, webhookCount / WEBHOOKS_PER_CHANNEL);
+        log(`${channelIds.length} channels created in one gatehouse batch in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      }
 
-    log(`starting the server (node ${startOptions().join(' ')} dist/src/main.js, LOG_LEVEL=warn)`);
-    let server = await startServer(database.env, { cpuProfDir: profileDir });
-    processes.push(server);
-    const jar = await signIn(server.base);
-    log('signed in over HTTP as the server owner');
+      log(`starting the server (node ${startOptions().join(' ')} dist/src/main.js, LOG_LEVEL=warn)`);
+      const server = await startServer(database.env, { cpuProfDir: profileDir });
+      processes.push(server);
+      const jar = await signIn(server.base);
+      log('signed in over HTTP as the server owner');
 
-    let webhooks = [];
-    if (needWebhooks) {
-      await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
-      const t = Date.now();
-      webhooks = await seedWebhooks(server.base, directory.botApp.botToken, channelIds, WEBHOOKS_PER_CHANNEL, (d, n) => log(`  webhooks ${d}/${n}`));
-      log(`bot installed; ${webhooks.length} webhooks created through the API in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    }
-    const clientId = directory.oauthApp.clientId;
-    let exchangeRate = 0;
-    let accessTokens = [];
-    if (needOauth) {
-      await consentOnce(server.base, jar, clientId);
-      const t = Date.now();
-      const codes = await mintCodes(server.base, jar, clientId, 1000);
-      const t2 = Date.now();
-      const pairs = await exchangeCodes(server.base, clientId, codes);
-      exchangeRate = pairs.length / ((Date.now() - t2) / 1000);
-      accessTokens = pairs.map((p) => p.access);
-      log(`consented once; 1,000 codes minted in ${((t2 - t) / 1000).toFixed(1)} s and exchanged at ${Math.round(exchangeRate)}/s (seeding client)`);
-    }
-    // Enough single-use credentials for the whole run: the seeding client's rate, which is slower
-    // than autocannon's (one request at a time), times 3, times the duration, with 30 % to spare
-    // (issue #6: rate × duration × 1.3). Requests past the list re-send spent ones and are counted
-    // as `reused` in the results, so a short list shows instead of flattering the rate.
-    const singleUseCount = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 200) * duration * 1.3));
+      let webhooks = [];
+      if (needWebhooks) {
+        await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
+        const t = Date.now();
+        webhooks = await seedWebhooks(server.base, directory.botApp.botToken, channelIds, WEBHOOKS_PER_CHANNEL, (d, n) => log(`  webhooks ${d}/${n}`));
+        log(`bot installed; ${webhooks.length} webhooks created through the API in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      }
+      const clientId = directory.oauthApp.clientId;
+      let exchangeRate = 0;
+      let accessTokens = [];
+      if (needOauth) {
+        await consentOnce(server.base, jar, clientId);
+        const t = Date.now();
+        const codes = await mintCodes(server.base, jar, clientId, 1000);
+        const t2 = Date.now();
+        const pairs = await exchangeCodes(server.base, clientId, codes);
+        exchangeRate = pairs.length / ((Date.now() - t2) / 1000);
+        accessTokens = pairs.map((p) => p.access);
+        log(`consented once; 1,000 codes minted in ${((t2 - t) / 1000).toFixed(1)} s and exchanged at ${Math.round(exchangeRate)}/s (seeding client)`);
+      }
+      return { database, server, jar, webhooks, clientId, accessTokens, exchangeRate };
+    };
 
     const rows = [];
     const profileWindows = [];
-    // Round after round over the same scenarios and the same server (--rounds), so that each
-    // scenario can be judged by its median round rather than by one minute of this machine.
+    // Round after round over the same scenarios (--rounds), each on a world of its own, so that
+    // each scenario can be judged by its median round rather than by one minute of this machine.
+    let world;
     const plan = [];
     for (let round = 1; round <= opts.rounds; round += 1) for (const s of scenarios) plan.push({ s, round });
     for (const { s, round } of plan) {
+      if (world === undefined || world.round !== round) {
+        if (world !== undefined) {
+          log(`round ${round}/${opts.rounds}: stopping round ${world.round}'s server; a fresh database and server for this round`);
+          await world.server.stop();
+        }
+        world = { round, ...(await prepareWorld(round)) };
+      }
+      const { server, jar, webhooks, clientId, accessTokens, exchangeRate } = world;
+      // Enough single-use credentials for the whole run: the seeding client's rate, which is slower
+      // than autocannon's (one request at a time), times 3, times the duration, with 30 % to spare
+      // (issue #6: rate × duration × 1.3). Requests past the list re-send spent ones and are counted
+      // as `reused` in the results, so a short list shows instead of flattering the rate.
+      const singleUseCount = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 200) * duration * 1.3));
       const tag = opts.rounds > 1 ? ` [round ${round}/${opts.rounds}]` : '';
       const duration = s.n === 7 && !opts.smoke && !opts.durationGiven ? 30 : opts.duration;
       let job;
@@ -334,6 +358,8 @@ async function main() {
 
     // One row per scenario: its median round (with every round's figures beside it when > 1).
     const results = medianRounds(rows);
+    const { database, webhooks } = world;
+    let { server } = world;
 
     let messages1m;
     if (opts.messages1m) {
