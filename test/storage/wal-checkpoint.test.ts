@@ -39,6 +39,22 @@ async function write(handle: DatabaseHandle, count: number): Promise<void> {
   }
 }
 
+/** A database with the `notes` table, its checkpoint worker ready. */
+async function openNotes(name: string, backgroundCheckpoints: { intervalMs?: number }): Promise<DatabaseHandle> {
+  const handle = open(name, backgroundCheckpoints);
+  await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
+  await handle.checkpointer?.ready;
+  return handle;
+}
+
+/** `rows` rows of `bytes` characters in one transaction: the WAL holds them all until it commits. */
+async function oneTransaction(handle: DatabaseHandle, rows: number, bytes: number): Promise<void> {
+  const filler = 'x'.repeat(bytes);
+  await handle.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows; i++) await sql`insert into notes (body) values (${filler})`.execute(trx);
+  });
+}
+
 /**
  * How many times the WAL was started over: the checkpoint sequence number in its header (bytes
  * 12–15, big-endian; https://www.sqlite.org/fileformat.html#the_write_ahead_log), which a writer
@@ -89,9 +105,7 @@ describe('background WAL checkpoints (SQLite files)', () => {
     // The worker's interval is longer than the test, so only the main connection's automatic
     // checkpoint at 1,000 pages can bound the WAL; without it (wal_autocheckpoint=0) the file
     // reaches all ~12 MB written here.
-    const handle = open('steady.db', { intervalMs: 60_000 });
-    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
-    await handle.checkpointer?.ready;
+    const handle = await openNotes('steady.db', { intervalMs: 60_000 });
     // ~12 MB of rows in 1,200 commits, with no pause between them.
     await write(handle, 1200);
     expect(walRestarts(join(dir, 'steady.db-wal'))).toBeGreaterThanOrEqual(2);
@@ -99,14 +113,9 @@ describe('background WAL checkpoints (SQLite files)', () => {
   });
 
   it('stand back once the WAL reaches the writer’s checkpoint threshold, so that the writer can start it over', async () => {
-    const handle = open('threshold.db', { intervalMs: 5 });
-    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
-    await handle.checkpointer?.ready;
-    // One transaction of ~4.4 MB: more than 1,000 pages in the WAL at once, before the worker can copy any.
-    const filler = 'x'.repeat(1000);
-    await handle.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 4400; i++) await sql`insert into notes (body) values (${filler})`.execute(trx);
-    });
+    const handle = await openNotes('threshold.db', { intervalMs: 5 });
+    // ~4.4 MB at once: more than 1,000 pages in the WAL before the worker can copy any.
+    await oneTransaction(handle, 4400, 1000);
     await until(async () => ((await handle.checkpointer?.stats())?.standBacks ?? 0) > 0);
     const stood = await handle.checkpointer?.stats();
     // It rests a few ticks, then checkpoints again.
@@ -118,14 +127,9 @@ describe('background WAL checkpoints (SQLite files)', () => {
   });
 
   it('cut a WAL file that a burst grew back to 16 MB once the WAL starts over', async () => {
-    const handle = open('burst.db', { intervalMs: 60_000 });
-    await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
-    await handle.checkpointer?.ready;
-    // One transaction of ~24 MB: the WAL file must hold all of it until it commits.
-    const filler = 'x'.repeat(4000);
-    await handle.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 6000; i++) await sql`insert into notes (body) values (${filler})`.execute(trx);
-    });
+    const handle = await openNotes('burst.db', { intervalMs: 60_000 });
+    // ~24 MB in one transaction: the WAL file grows to hold all of it.
+    await oneTransaction(handle, 6000, 4000);
     const wal = join(dir, 'burst.db-wal');
     expect(statSync(wal).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
     // The writer's own checkpoint copied it back at that COMMIT; the next commit restarts the WAL.
