@@ -220,7 +220,7 @@ async function main() {
      * A fresh database, seeded, and a server started on it (issue #6: the benchmark runs on a
      * fresh database). Every round of --rounds gets its own: on the same server the later rounds
      * would measure a database that the earlier ones had filled (scenarios 1, 2 and 7 store
-     * ~500,000 messages a round, and throughput falls ~20 % by 1,000,000; §--messages-1m).
+     * ~530,000 messages a round, and throughput falls ~20 % by 1,000,000; §--messages-1m).
      */
     const prepareWorld = async (round) => {
       const database = await freshDatabase(opts, join(dir, `round-${round}`));
