@@ -223,7 +223,8 @@ async function main() {
      * ~530,000 messages a round, and throughput falls ~20 % by 1,000,000; §--messages-1m).
      */
     const prepareWorld = async (round) => {
-      const database = await freshDatabase(opts, join(dir, `round-${round}`));
+      const roundDir = join(dir, `round-${round}`);
+      const database = await freshDatabase(opts, roundDir);
       databases.push(database);
       log('seeding through the CLI: person, server, bot app, public OAuth app (gatehouse batch)');
       const directory = await seedDirectory(database.env);
@@ -260,7 +261,12 @@ async function main() {
         accessTokens = pairs.map((p) => p.access);
         log(`consented once; 1,000 codes minted in ${((t2 - t) / 1000).toFixed(1)} s and exchanged at ${Math.round(exchangeRate)}/s (seeding client)`);
       }
-      return { database, server, jar, webhooks, clientId, accessTokens, exchangeRate };
+      // Enough single-use credentials for a scenario: the seeding client's rate, which is slower
+      // than autocannon's (one request at a time), times 3, times the duration, with 30 % to spare
+      // (issue #6: rate × duration × 1.3). Requests past the list re-send spent ones and are counted
+      // as `reused` in the results, so a short list shows instead of flattering the rate.
+      const singleUseCount = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 200) * duration * 1.3));
+      return { dir: roundDir, database, server, jar, webhooks, clientId, accessTokens, singleUseCount };
     };
 
     const rows = [];
@@ -268,92 +274,87 @@ async function main() {
     // Round after round over the same scenarios (--rounds), each on a world of its own, so that
     // each scenario can be judged by its median round rather than by one minute of this machine.
     let world;
-    const plan = [];
-    for (let round = 1; round <= opts.rounds; round += 1) for (const s of scenarios) plan.push({ s, round });
-    for (const { s, round } of plan) {
-      if (world === undefined || world.round !== round) {
-        if (world !== undefined) {
-          log(`round ${round}/${opts.rounds}: stopping round ${world.round}'s server; a fresh database and server for this round`);
-          await world.server.stop();
+    for (let round = 1; round <= opts.rounds; round += 1) {
+      if (world !== undefined) {
+        log(`round ${round}/${opts.rounds}: round ${round - 1}'s server and database go; a fresh database and server for this round`);
+        await world.server.stop();
+        await world.database.drop();
+        rmSync(world.dir, { recursive: true, force: true });
+      }
+      world = await prepareWorld(round);
+      const { server, jar, webhooks, clientId, accessTokens, singleUseCount } = world;
+      for (const s of scenarios) {
+        const tag = opts.rounds > 1 ? ` [round ${round}/${opts.rounds}]` : '';
+        const duration = s.n === 7 && !opts.smoke && !opts.durationGiven ? 30 : opts.duration;
+        let job;
+        let check429 = false;
+        if (s.n === 1) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } };
+        else if (s.n === 2) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: { 'content-type': 'application/json' } };
+        else if (s.n === 3) job = { shape: 'bearer', path: '/api/v1/users/@me', tokens: accessTokens };
+        else if (s.n === 4) {
+          const count = singleUseCount(duration);
+          log(`scenario 4: seeding ${count} refresh tokens (authorize + code exchange each)`);
+          const pairs = await exchangeCodes(server.base, clientId, await mintCodes(server.base, jar, clientId, count));
+          job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: pairs.map((p) => refreshForm(clientId, p.refresh)) };
+        } else if (s.n === 5) {
+          const count = singleUseCount(duration);
+          log(`scenario 5: minting ${count} authorization codes with PKCE`);
+          const codes = await mintCodes(server.base, jar, clientId, count);
+          job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
+        } else if (s.n === 6) {
+          check429 = true;
+          job = { shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, check429: true };
+        } else {
+          // Requests spread evenly at the fixed rate, latency from when each was due (bench/lib/paced-load.mjs).
+          job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, paced: true, rate: FIXED_RATE, warmup: opts.smoke ? 1 : PACED_WARMUP_S };
         }
-        world = { round, ...(await prepareWorld(round)) };
-      }
-      const { server, jar, webhooks, clientId, accessTokens, exchangeRate } = world;
-      // Enough single-use credentials for the whole run: the seeding client's rate, which is slower
-      // than autocannon's (one request at a time), times 3, times the duration, with 30 % to spare
-      // (issue #6: rate × duration × 1.3). Requests past the list re-send spent ones and are counted
-      // as `reused` in the results, so a short list shows instead of flattering the rate.
-      const singleUseCount = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 200) * duration * 1.3));
-      const tag = opts.rounds > 1 ? ` [round ${round}/${opts.rounds}]` : '';
-      const duration = s.n === 7 && !opts.smoke && !opts.durationGiven ? 30 : opts.duration;
-      let job;
-      let check429 = false;
-      if (s.n === 1) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } };
-      else if (s.n === 2) job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: { 'content-type': 'application/json' } };
-      else if (s.n === 3) job = { shape: 'bearer', path: '/api/v1/users/@me', tokens: accessTokens };
-      else if (s.n === 4) {
-        const count = singleUseCount(duration);
-        log(`scenario 4: seeding ${count} refresh tokens (authorize + code exchange each)`);
-        const pairs = await exchangeCodes(server.base, clientId, await mintCodes(server.base, jar, clientId, count));
-        job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: pairs.map((p) => refreshForm(clientId, p.refresh)) };
-      } else if (s.n === 5) {
-        const count = singleUseCount(duration);
-        log(`scenario 5: minting ${count} authorization codes with PKCE`);
-        const codes = await mintCodes(server.base, jar, clientId, count);
-        job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
-      } else if (s.n === 6) {
-        check429 = true;
-        job = { shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, check429: true };
-      } else {
-        // Requests spread evenly at the fixed rate, latency from when each was due (bench/lib/paced-load.mjs).
-        job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, paced: true, rate: FIXED_RATE, warmup: opts.smoke ? 1 : PACED_WARMUP_S };
-      }
-      job = { ...job, connections: CONNECTIONS, duration };
+        job = { ...job, connections: CONNECTIONS, duration };
 
-      await bucketsRefilled();
-      log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
-      const b = await measure(bare, job);
-      await bucketsRefilled();
-      log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
-      const g = await measure(server, job);
-      profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
+        await bucketsRefilled();
+        log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
+        const b = await measure(bare, job);
+        await bucketsRefilled();
+        log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
+        const g = await measure(server, job);
+        profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
 
-      const pick = (r) => ({
-        rate: check429 ? r.check429.correct429 / r.duration : r.requestsPerSec,
-        requestsPerSec: r.requestsPerSec,
-        latency: r.latency,
-        non2xx: r.non2xx,
-        errors: r.errors,
-        timeouts: r.timeouts,
-        statusCodes: r.statusCodes,
-        peakRssMb: r.peakRssMb,
-        cpuMicrosPerRequest: r.cpuMicrosPerRequest,
-        cpuSystemMicrosPerRequest: r.cpuSystemMicrosPerRequest,
-        cpuShare: r.cpuShare,
-        reused: r.reused,
-        ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
-      });
-      const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b) };
-      if (s.n === 7) {
-        row.server.sendLag = g.sendLag;
-        row.bare.sendLag = b.sendLag;
-        // For comparison, not judged: autocannon's overallRate at the same rate, which sends each
-        // connection's share of every second in one back-to-back burst (bench/lib/paced-load.mjs).
-        const bursts = { ...job, paced: false, overallRate: FIXED_RATE };
-        await bucketsRefilled();
-        log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate ${FIXED_RATE} (bursts at the top of each second): bare node:http, ${duration} s`);
-        const bb = await measure(bare, bursts);
-        await bucketsRefilled();
-        log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate: Gatehouse, ${duration} s`);
-        const gb = await measure(server, bursts);
-        row.autocannonBursts = { server: { latency: gb.latency, non2xx: gb.non2xx, peakRssMb: gb.peakRssMb }, bare: { latency: bb.latency, non2xx: bb.non2xx, peakRssMb: bb.peakRssMb } };
+        const pick = (r) => ({
+          rate: check429 ? r.check429.correct429 / r.duration : r.requestsPerSec,
+          requestsPerSec: r.requestsPerSec,
+          latency: r.latency,
+          non2xx: r.non2xx,
+          errors: r.errors,
+          timeouts: r.timeouts,
+          statusCodes: r.statusCodes,
+          peakRssMb: r.peakRssMb,
+          cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+          cpuSystemMicrosPerRequest: r.cpuSystemMicrosPerRequest,
+          cpuShare: r.cpuShare,
+          reused: r.reused,
+          ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
+        });
+        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b) };
+        if (s.n === 7) {
+          row.server.sendLag = g.sendLag;
+          row.bare.sendLag = b.sendLag;
+          // For comparison, not judged: autocannon's overallRate at the same rate, which sends each
+          // connection's share of every second in one back-to-back burst (bench/lib/paced-load.mjs).
+          const bursts = { ...job, paced: false, overallRate: FIXED_RATE };
+          await bucketsRefilled();
+          log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate ${FIXED_RATE} (bursts at the top of each second): bare node:http, ${duration} s`);
+          const bb = await measure(bare, bursts);
+          await bucketsRefilled();
+          log(`scenario ${s.n}${tag}: for comparison, autocannon overallRate: Gatehouse, ${duration} s`);
+          const gb = await measure(server, bursts);
+          row.autocannonBursts = { server: { latency: gb.latency, non2xx: gb.non2xx, peakRssMb: gb.peakRssMb }, bare: { latency: bb.latency, non2xx: bb.non2xx, peakRssMb: bb.peakRssMb } };
+        }
+        // Scenario 6 compares Gatehouse's correct 429s per second with every answer of bare node:http.
+        if (check429) row.bare.rate = b.requestsPerSec;
+        row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
+        row.judgement = judge(s, row.server, row.bare, opts.smoke);
+        rows.push(row);
+        log(`  → ${summaryTable([row]).split('\n').slice(2).join('')}`);
       }
-      // Scenario 6 compares Gatehouse's correct 429s per second with every answer of bare node:http.
-      if (check429) row.bare.rate = b.requestsPerSec;
-      row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
-      row.judgement = judge(s, row.server, row.bare, opts.smoke);
-      rows.push(row);
-      log(`  → ${summaryTable([row]).split('\n').slice(2).join('')}`);
     }
 
     // One row per scenario: its median round (with every round's figures beside it when > 1).

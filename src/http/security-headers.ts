@@ -17,6 +17,11 @@ export const NON_DOCUMENT_CSP = "default-src 'none'; frame-ancestors 'none'";
 /** Helmet's headers that still mean something on a JSON answer; the rest only govern documents. */
 const NON_DOCUMENT_HEADERS = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'strict-transport-security'];
 
+/** The API reference page, with or without a query string. */
+function isApiReference(url: string): boolean {
+  return url.startsWith(API_DOCS_PATH) && (url.length === API_DOCS_PATH.length || url[API_DOCS_PATH.length] === '?');
+}
+
 /**
  * Security headers on every answer (DESIGN §4), computed once: helmet's full set on documents, and
  * on API answers only the ones that apply to a JSON body.
@@ -57,9 +62,10 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
   // The same synchronous hook echoes the request id (DESIGN §8): one hook instead of an async
   // onSend hook, which cost a promise and a microtask turn per request (docs/performance.md).
   // The set follows the predicate the error handler uses to answer JSON rather than an HTML page;
-  // the API reference is the one HTML document under /api.
+  // the API reference is the one HTML document under /api. Compared on the URL, not on
+  // request.routeOptions, which Fastify builds as a new object at every access (a hot path).
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(isApiRequest(request) && request.routeOptions.url !== API_DOCS_PATH ? forApi : forDocuments);
+    reply.headers(isApiRequest(request) && !isApiReference(request.url) ? forApi : forDocuments);
     reply.header('X-Request-Id', request.id);
     done();
   });
