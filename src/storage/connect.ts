@@ -139,7 +139,10 @@ function connectSqlite(path: string, durability: Durability, backgroundCheckpoin
   const db = new Kysely<Database>({ dialect, log: observers.log });
   // Prepared hot-path statements go straight to the group-commit core (storage/prepared.ts).
   const direct = new GroupConnection(dialect.core);
-  registerDirectRunner(db, observers.timed((query) => dialect.core.execute(direct, query)));
+  const run = observers.timed((query) => dialect.core.execute(direct, query));
+  // Cacheable point lookups may be answered from the core's row cache (storage/row-cache.ts): a
+  // hit runs no statement and is not timed as one.
+  registerDirectRunner(db, (query, cacheable) => (cacheable ? dialect.core.cachedRead(query, run) : run(query)));
   // An in-memory database has no WAL to checkpoint.
   const checkpointer =
     backgroundCheckpoints && path !== ':memory:'

@@ -13,6 +13,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { lookupKey, RowCache, writeInvalidatesRows } from './row-cache.js';
 
 /**
  * SQLite with prepared statements reused and commits shared (DESIGN §5, docs/performance.md
@@ -57,11 +58,63 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/**
+ * A prepared statement and how it runs. Readers run in raw mode (rows as arrays of values) and
+ * their objects are built here: better-sqlite3 builds each row object in C++, internalizing every
+ * column name and setting every property through the V8 API, which for the one-row lookups of the
+ * hot paths cost more than running the statement (~10 % of the server's CPU on a bearer request;
+ * docs/performance.md §Sixth round). The objects are the same: one property per column, in column
+ * order, a later duplicate name overwriting an earlier one.
+ */
+export class CachedStatement {
+  readonly statement: Statement;
+  /** A write that may change a row the row cache holds (storage/row-cache.ts), decided once per SQL. */
+  readonly invalidatesRows: boolean;
+  readonly #columns: readonly string[] | undefined;
+
+  constructor(statement: Statement) {
+    this.statement = statement;
+    this.invalidatesRows = !statement.readonly && writeInvalidatesRows(statement.source);
+    let columns: string[] | undefined;
+    if (statement.reader) {
+      columns = statement.columns().map((column) => column.name);
+      // A column named __proto__ would set the prototype through a plain assignment, as it does
+      // in better-sqlite3's own objects: such a statement keeps better-sqlite3's objects.
+      if (columns.includes('__proto__')) columns = undefined;
+      else statement.raw(true);
+    }
+    this.#columns = columns;
+  }
+
+  get readonly(): boolean {
+    return this.statement.readonly;
+  }
+
+  run(parameters: readonly unknown[]): QueryResult<unknown> {
+    const statement = this.statement;
+    if (!statement.reader) {
+      const { changes, lastInsertRowid } = statement.run(parameters);
+      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    }
+    const columns = this.#columns;
+    if (columns === undefined) return { rows: statement.all(parameters) };
+    const raw = statement.all(parameters) as unknown[][];
+    const rows: Record<string, unknown>[] = new Array<Record<string, unknown>>(raw.length);
+    for (let r = 0; r < raw.length; r += 1) {
+      const values = raw[r] as unknown[];
+      const row: Record<string, unknown> = {};
+      for (let c = 0; c < columns.length; c += 1) row[columns[c] as string] = values[c];
+      rows[r] = row;
+    }
+    return { rows };
+  }
+}
+
 /** The statement cache: a Map in insertion order, refreshed on use, oldest evicted. */
 export class StatementCache {
   readonly #native: Native;
   readonly #limit: number;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements = new Map<string, CachedStatement>();
 
   constructor(native: Native, limit = STATEMENT_CACHE_SIZE) {
     this.#native = native;
@@ -73,14 +126,14 @@ export class StatementCache {
   }
 
   /** A prepared statement for this SQL, reused across calls (better-sqlite3 statements are reusable). */
-  prepare(sql: string): Statement {
+  prepare(sql: string): CachedStatement {
     const cached = this.#statements.get(sql);
     if (cached !== undefined) {
       this.#statements.delete(sql);
       this.#statements.set(sql, cached);
       return cached;
     }
-    const statement = this.#native.prepare(sql);
+    const statement = new CachedStatement(this.#native.prepare(sql));
     if (this.#statements.size >= this.#limit) {
       const oldest = this.#statements.keys().next();
       if (!oldest.done) this.#statements.delete(oldest.value);
@@ -88,12 +141,6 @@ export class StatementCache {
     this.#statements.set(sql, statement);
     return statement;
   }
-}
-
-function runStatement(statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
-  if (statement.reader) return { rows: statement.all(parameters) };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
 /** The shared state of the one connection: statement cache, open group, transaction owner. */
@@ -112,10 +159,61 @@ export class GroupCommitCore {
   readonly #flush = (): void => this.commitGroup();
   /** Groups committed (tests and diagnostics). */
   commits = 0;
+  /** Hot point lookups kept in memory between the writes that could change them (storage/row-cache.ts). */
+  readonly rows = new RowCache();
+  #dataVersion: Statement | undefined;
+  #lastDataVersion: unknown;
+  #otherConnectionsChecked = false;
+  readonly #endTurn = (): void => {
+    this.#otherConnectionsChecked = false;
+  };
 
   constructor(native: Native) {
     this.native = native;
     this.statements = new StatementCache(native);
+  }
+
+  /**
+   * A point lookup prepared as cacheable (storage/prepared.ts): answered from the row cache while
+   * no write since it was read could have changed it, else by `read` (the timed statement), whose
+   * result is kept. Inside a db.transaction() it simply waits in line and reads.
+   */
+  cachedRead(query: CompiledQuery, read: (query: CompiledQuery) => Promise<QueryResult<unknown>>): Promise<QueryResult<unknown>> {
+    if (this.#owner !== undefined || !this.native.open) return read(query);
+    const key = lookupKey(query.sql, query.parameters);
+    if (key === undefined) return read(query);
+    try {
+      this.#noticeOtherConnections();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const hit = this.rows.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    // A write between here and the answer ends this generation, and the result is not kept. A read
+    // that joined a write group answers after its COMMIT (or is rejected with it), so what is kept
+    // was committed.
+    const generation = this.rows.generation;
+    return read(query).then((result) => {
+      this.rows.set(key, generation, result);
+      return result;
+    });
+  }
+
+  /**
+   * Commits by other connections (another process on the same file) end the cache's generation.
+   * Checked once per event-loop turn: the same freshness as the turn's shared read transaction.
+   */
+  #noticeOtherConnections(): void {
+    if (this.#otherConnectionsChecked) return;
+    this.#otherConnectionsChecked = true;
+    setImmediate(this.#endTurn);
+    // SQLite: PRAGMA data_version changes when another connection has committed since the last call.
+    this.#dataVersion ??= this.native.prepare('PRAGMA data_version').pluck();
+    const version: unknown = this.#dataVersion.get();
+    if (version !== this.#lastDataVersion) {
+      this.#lastDataVersion = version;
+      this.rows.invalidate();
+    }
   }
 
   execute(connection: GroupConnection, query: CompiledQuery): Promise<QueryResult<unknown>> {
@@ -126,14 +224,17 @@ export class GroupCommitCore {
     if (this.#owner === connection) return this.#executeInTransaction(sql, parameters);
     if (UNGROUPED.test(sql)) {
       this.commitGroup();
-      return settle(() => runStatement(this.native.prepare(sql), parameters));
+      // PRAGMA, ROLLBACK TO, ATTACH…: nothing says what they change.
+      this.rows.invalidate();
+      return settle(() => new CachedStatement(this.native.prepare(sql)).run(parameters));
     }
-    let statement: Statement;
+    let statement: CachedStatement;
     try {
       statement = this.statements.prepare(sql);
     } catch (error) {
       return Promise.reject(error);
     }
+    if (statement.invalidatesRows) this.rows.invalidate();
     let group: Waiter[];
     try {
       if (statement.readonly) {
@@ -141,7 +242,7 @@ export class GroupCommitCore {
         // once instead of around every statement (a tenth of the cost per lookup). With no write
         // in the group there is nothing uncommitted to hide, so the read answers at once.
         group = this.#group ?? this.#openReadGroup();
-        if (!this.#groupWrites) return settle(() => runStatement(statement, parameters));
+        if (!this.#groupWrites) return settle(() => statement.run(parameters));
       } else {
         group = this.#openGroup();
       }
@@ -150,7 +251,7 @@ export class GroupCommitCore {
     }
     let result: QueryResult<unknown>;
     try {
-      result = runStatement(statement, parameters);
+      result = statement.run(parameters);
     } catch (error) {
       // SQLite undid this statement alone, unless the error ended the transaction (I/O error,
       // disk full): then the group's earlier statements are gone too and their callers must know.
@@ -173,6 +274,8 @@ export class GroupCommitCore {
     try {
       this.#control('COMMIT');
     } catch (error) {
+      // Whatever the group wrote is gone: the row cache starts over rather than reason about it.
+      this.rows.invalidate();
       if (this.native.inTransaction) {
         try {
           this.#control('ROLLBACK');
@@ -188,6 +291,7 @@ export class GroupCommitCore {
   }
 
   #failGroup(error: unknown): void {
+    this.rows.invalidate();
     const group = this.#group;
     this.#group = undefined;
     if (group) for (const waiter of group) waiter.reject(error);
@@ -229,7 +333,9 @@ export class GroupCommitCore {
     // An earlier error ended the group's transaction (and this savepoint with it): nothing more may run.
     if (!this.native.inTransaction) return Promise.reject(new Error('the transaction was aborted by an earlier error'));
     try {
-      return Promise.resolve(runStatement(this.statements.prepare(sql), parameters));
+      const statement = this.statements.prepare(sql);
+      if (statement.invalidatesRows) this.rows.invalidate();
+      return Promise.resolve(statement.run(parameters));
     } catch (error) {
       if (!this.native.inTransaction) this.#failGroup(error);
       return Promise.reject(error);
@@ -267,6 +373,7 @@ export class GroupCommitCore {
         const group = this.#group as Waiter[];
         outcome = new Promise((resolve, reject) => group.push({ result: EMPTY_RESULT, resolve: () => resolve(), reject }));
       } else {
+        this.rows.invalidate();
         this.#control(`ROLLBACK TO ${TRANSACTION_SAVEPOINT}`);
         this.#control(`RELEASE ${TRANSACTION_SAVEPOINT}`);
         outcome = Promise.resolve();

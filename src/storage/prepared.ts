@@ -21,8 +21,11 @@ import type { Database } from './database.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** Runs one compiled statement outside any transaction. */
-export type DirectRunner = (query: CompiledQuery) => Promise<QueryResult<unknown>>;
+/**
+ * Runs one compiled statement outside any transaction. `cacheable`: a point lookup the runner may
+ * answer from memory while nothing could have changed it (SQLite's row cache, storage/row-cache.ts).
+ */
+export type DirectRunner = (query: CompiledQuery, cacheable?: boolean) => Promise<QueryResult<unknown>>;
 
 const directRunners = new WeakMap<object, DirectRunner>();
 
@@ -47,6 +50,15 @@ interface Template {
   queryId: { queryId: string };
 }
 
+export interface PrepareOptions {
+  /**
+   * A lookup of one row by a key (webhook, access token, person, application), read on a hot
+   * path and rarely written: outside transactions it may be answered from memory until a write
+   * could have changed it (storage/row-cache.ts). The caller must not modify the rows it gets.
+   */
+  cacheable?: boolean;
+}
+
 /** A query compiled once per dialect; call it with the database (or transaction) and the values. */
 export type PreparedQuery<V, R> = (db: Db, values: V) => Promise<QueryResult<R>>;
 
@@ -55,8 +67,9 @@ export type PreparedQuery<V, R> = (db: Db, values: V) => Promise<QueryResult<R>>
  * — `v.hash` is a placeholder while the query is compiled. A placeholder may stand wherever a value
  * does (where, set, values, limit), not for identifiers, lists or ordering.
  */
-export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V) => Compilable<R>) => PreparedQuery<V, R> {
-  return <R>(build: (db: Db, values: V) => Compilable<R>): PreparedQuery<V, R> => {
+export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V) => Compilable<R>, options?: PrepareOptions) => PreparedQuery<V, R> {
+  return <R>(build: (db: Db, values: V) => Compilable<R>, options: PrepareOptions = {}): PreparedQuery<V, R> => {
+    const cacheable = options.cacheable === true;
     // One template per SQL dialect, keyed by the dialect's adapter class (a Kysely instance and
     // its transactions share one adapter).
     const templates = new Map<unknown, Template>();
@@ -74,7 +87,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
       const parameters = template.slots.map((slot) => ('name' in slot ? (values as Record<string, unknown>)[slot.name] : slot.constant));
       const compiled = { sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>;
       const direct = directRunners.get(db);
-      return (direct ? direct(compiled) : db.executeQuery(compiled)) as Promise<QueryResult<R>>;
+      return (direct ? direct(compiled, cacheable) : db.executeQuery(compiled)) as Promise<QueryResult<R>>;
     };
   };
 }

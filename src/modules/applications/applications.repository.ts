@@ -49,7 +49,7 @@ export async function insertApplication(db: Db, app: Application): Promise<void>
 
 /** Looks up by client_id; callers must first check `isSnowflake` so bad input never reaches SQL as a non-number. */
 // DESIGN §5: every token request and bearer check of /oauth2/@me looks the client up; compiled once (storage/prepared.ts).
-const applicationById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('applications').selectAll().where('id', '=', v.id));
+const applicationById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('applications').selectAll().where('id', '=', v.id), { cacheable: true });
 
 export async function findApplication(db: Db, id: string): Promise<Application | undefined> {
   const row = await firstRow(applicationById(db, { id }));

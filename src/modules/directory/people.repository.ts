@@ -54,7 +54,7 @@ export async function insertPerson(db: Db, person: NewPerson): Promise<void> {
 }
 
 // DESIGN §5: GET /users/@me and every bot request look the person up; compiled once (storage/prepared.ts).
-const personById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('users').selectAll().where('id', '=', v.id));
+const personById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('users').selectAll().where('id', '=', v.id), { cacheable: true });
 
 export async function findPersonById(db: Db, id: string): Promise<Person | undefined> {
   const row = await firstRow(personById(db, { id }));

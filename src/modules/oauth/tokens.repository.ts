@@ -37,7 +37,7 @@ const insertRefreshTokenRow = prepareQuery<TokenValues & { rotationKey: string }
   db.insertInto('oauth_refresh_tokens').values({ ...tokenColumns(v), used_at: null, successor_hash: null, rotation_key: v.rotationKey }),
 );
 const accessTokenByHash = prepareQuery<{ hash: string }>()((db, v) =>
-  db.selectFrom('oauth_access_tokens').select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at']).where('token_hash', '=', v.hash),
+  db.selectFrom('oauth_access_tokens').select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at']).where('token_hash', '=', v.hash), { cacheable: true },
 );
 const refreshTokenByHash = prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', v.hash));
 const rotateRefreshTokenRow = prepareQuery<{ hash: string; successorHash: string; now: number }>()((db, v) =>

@@ -61,7 +61,7 @@ export async function insertWebhookCounted(db: Db, webhook: Webhook): Promise<bo
 }
 
 // DESIGN §5: the lookup of every webhook URL request, compiled once (storage/prepared.ts).
-const webhookById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('webhooks').selectAll().where('id', '=', v.id));
+const webhookById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('webhooks').selectAll().where('id', '=', v.id), { cacheable: true });
 
 export async function findWebhook(db: Db, id: string): Promise<Webhook | undefined> {
   if (!/^\d{1,20}$/.test(id)) return undefined;

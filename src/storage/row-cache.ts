@@ -1,0 +1,108 @@
+import type { QueryResult } from 'kysely';
+
+/**
+ * Point lookups answered from memory while nothing could have changed them (DESIGN §5: the hot
+ * paths read "as few times as the semantics allow"; docs/performance.md §Sixth round).
+ *
+ * Every bearer request looks up its access token and its person, and every webhook URL request its
+ * webhook: rows that change rarely (a revocation, a rename, a regenerated token) and are read
+ * thousands of times in between. Turning such a row into JavaScript values costs more than SQLite
+ * finding it, and the two lookups were about a sixth of the server's CPU on GET /users/@me.
+ *
+ * The rule is generational and errs on the side of reading again: an entry is valid only in the
+ * generation it was read in, and the generation ends at *any* write to a table other than the few
+ * that no cached lookup reads and no write of theirs can reach (NON_INVALIDATING_TABLES), and at
+ * any commit by another connection (another process on the same file, seen through
+ * `PRAGMA data_version`). So a revoked token, a deleted person or a regenerated webhook token is
+ * never answered from memory after the write that changed it; what a cached answer promises is
+ * what a read in the same event-loop turn promised before (storage/group-commit.ts: reads share a
+ * read transaction per turn).
+ *
+ * SQLite only: with PostgreSQL several instances may share the database, and a write by one would
+ * not end the others' generations.
+ */
+
+/** How many lookups are kept; each holds one small row (webhooks, tokens, people). */
+export const ROW_CACHE_ENTRIES = 20_000;
+
+/**
+ * Tables whose writes end no generation. A table belongs here only when no cached lookup reads
+ * it and neither its foreign keys (ON DELETE/UPDATE actions run on the child, not on the parent)
+ * nor a trigger (the schema has none) make its writes reach another table. Messages are the one
+ * write on the hot path (webhook execute, bot messages); everything else is rare.
+ */
+export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages']);
+
+const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?[\s(]/i;
+
+/** Whether a statement that writes may change a cached row: unless it plainly writes one exempt table. */
+export function writeInvalidatesRows(sql: string): boolean {
+  const target = WRITE_TARGET.exec(sql)?.[1];
+  return target === undefined || !NON_INVALIDATING_TABLES.has(target.toLowerCase());
+}
+
+/** The key of a lookup: its SQL and its parameters, or undefined when a parameter is not a plain string or number. */
+export function lookupKey(sql: string, parameters: readonly unknown[]): string | undefined {
+  let key = sql;
+  for (const parameter of parameters) {
+    const type = typeof parameter;
+    if (type === 'string') key += `\u0000s${parameter as string}`;
+    else if (type === 'number' || type === 'bigint') key += `\u0000n${String(parameter)}`;
+    else return undefined;
+  }
+  return key;
+}
+
+interface Entry {
+  generation: number;
+  result: QueryResult<unknown>;
+}
+
+/** Results by lookup, valid in the generation they were read in; oldest out first past the bound. */
+export class RowCache {
+  #generation = 0;
+  readonly #entries = new Map<string, Entry>();
+  readonly #limit: number;
+  /** Lookups answered from memory, and lookups that went to the database (tests, diagnostics). */
+  hits = 0;
+  misses = 0;
+
+  constructor(limit = ROW_CACHE_ENTRIES) {
+    this.#limit = limit;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Something may have changed a cached row: every entry read so far is stale. */
+  invalidate(): void {
+    this.#generation += 1;
+    // Stale entries would only be skipped and overwritten; dropping them frees their memory now.
+    this.#entries.clear();
+  }
+
+  get(key: string): QueryResult<unknown> | undefined {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.generation === this.#generation) {
+      this.hits += 1;
+      return entry.result;
+    }
+    this.misses += 1;
+    return undefined;
+  }
+
+  /** Keeps a result read in `generation`, unless a write has ended that generation since. */
+  set(key: string, generation: number, result: QueryResult<unknown>): void {
+    if (generation !== this.#generation) return;
+    if (this.#entries.size >= this.#limit && !this.#entries.has(key)) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { generation, result });
+  }
+}

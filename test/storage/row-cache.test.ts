@@ -1,0 +1,165 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql, type CompiledQuery, type QueryResult } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteDialect, GroupConnection } from '../../src/storage/group-commit.js';
+import { lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
+
+/**
+ * The row cache of SQLite's hot point lookups (src/storage/row-cache.ts): a lookup is answered
+ * from memory only while no write since it was read could have changed it — a write in this
+ * process to any table but the exempt ones, or a commit by another connection. Pure SQLite, so
+ * these run whatever TEST_DATABASE_URL says.
+ */
+interface Tables {
+  webhooks: { id: number; name: string };
+  messages: { id: number; webhook_id: number; content: string };
+}
+
+let dir: string;
+let native: SQLite.Database;
+let dialect: GroupCommitSqliteDialect;
+let db: Kysely<Tables>;
+let connection: GroupConnection;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The webhook's name through the cache, as storage/prepared.ts reads a cacheable lookup. */
+async function cachedName(id: number): Promise<string | undefined> {
+  const query = db.selectFrom('webhooks').select('name').where('id', '=', id).compile() as CompiledQuery<unknown>;
+  const result = (await dialect.core.cachedRead(query, (q) => dialect.core.execute(connection, q))) as QueryResult<{ name: string }>;
+  return result.rows[0]?.name;
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gh-row-cache-'));
+  native = new SQLite(join(dir, 'test.db'));
+  native.pragma('journal_mode = WAL');
+  dialect = new GroupCommitSqliteDialect(native);
+  db = new Kysely<Tables>({ dialect });
+  connection = new GroupConnection(dialect.core);
+  await sql`create table webhooks (id integer primary key, name text not null)`.execute(db);
+  await sql`create table messages (id integer primary key, webhook_id integer not null references webhooks (id) on delete cascade, content text not null)`.execute(db);
+  await db.insertInto('webhooks').values({ id: 1, name: 'first' }).execute();
+});
+
+afterEach(async () => {
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('row cache', () => {
+  it('answers a repeated lookup from memory until a write could change it', async () => {
+    expect(await cachedName(1)).toBe('first');
+    const misses = dialect.core.rows.misses;
+    expect(await cachedName(1)).toBe('first');
+    expect(dialect.core.rows.hits).toBe(1);
+    expect(dialect.core.rows.misses).toBe(misses);
+  });
+
+  it('a write in this process to the looked-up table is seen by the very next lookup (a rename, a revocation)', async () => {
+    expect(await cachedName(1)).toBe('first');
+    await db.updateTable('webhooks').set({ name: 'renamed' }).where('id', '=', 1).execute();
+    expect(await cachedName(1)).toBe('renamed');
+    await db.deleteFrom('webhooks').where('id', '=', 1).execute();
+    expect(await cachedName(1)).toBeUndefined();
+  });
+
+  it('writes to messages (the hot path’s one write) leave cached lookups in place', async () => {
+    expect(await cachedName(1)).toBe('first');
+    await db.insertInto('messages').values({ id: 10, webhook_id: 1, content: 'hi' }).execute();
+    await db.updateTable('messages').set({ content: 'edited' }).where('id', '=', 10).execute();
+    await db.deleteFrom('messages').where('id', '=', 10).execute();
+    const hits = dialect.core.rows.hits;
+    expect(await cachedName(1)).toBe('first');
+    expect(dialect.core.rows.hits).toBe(hits + 1);
+  });
+
+  it('a commit by another connection (another process on the file) is seen from the next event-loop turn on', async () => {
+    expect(await cachedName(1)).toBe('first');
+    const other = new SQLite(join(dir, 'test.db'));
+    try {
+      other.prepare("update webhooks set name = 'elsewhere' where id = 1").run();
+    } finally {
+      other.close();
+    }
+    await nextTurn();
+    expect(await cachedName(1)).toBe('elsewhere');
+  });
+
+  it('a lookup answered while a write to its table was still to come in the same group is not kept', async () => {
+    expect(await cachedName(1)).toBe('first');
+    // A message insert opens the turn's write group; the lookup joins it and answers after COMMIT,
+    // by which time the rename below has run: what it read must not be kept as current.
+    await db.updateTable('webhooks').set({ name: 'second' }).where('id', '=', 1).execute();
+    const insert = db.insertInto('messages').values({ id: 11, webhook_id: 1, content: 'x' }).execute();
+    const lookup = cachedName(1);
+    const rename = db.updateTable('webhooks').set({ name: 'third' }).where('id', '=', 1).execute();
+    await Promise.all([insert, rename]);
+    expect(await lookup).toBe('second');
+    expect(await cachedName(1)).toBe('third');
+  });
+
+  it('a db.transaction() that rolls back leaves nothing of its writes in memory', async () => {
+    expect(await cachedName(1)).toBe('first');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('webhooks').set({ name: 'never' }).where('id', '=', 1).execute();
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await cachedName(1)).toBe('first');
+  });
+
+  it('keeps at most its bound, the oldest lookups out first', () => {
+    const cache = new RowCache(2);
+    const result = (n: number): QueryResult<unknown> => ({ rows: [{ n }] });
+    cache.set('a', cache.generation, result(1));
+    cache.set('b', cache.generation, result(2));
+    cache.set('c', cache.generation, result(3));
+    expect(cache.size).toBe(2);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('c')).toEqual(result(3));
+  });
+
+  it('refuses a result read in a generation that has ended since', () => {
+    const cache = new RowCache();
+    const generation = cache.generation;
+    cache.invalidate();
+    cache.set('a', generation, { rows: [] });
+    expect(cache.get('a')).toBeUndefined();
+  });
+
+  it('exempts only plain writes to messages; any other write, or one it cannot read, ends the generation', () => {
+    expect(writeInvalidatesRows('insert into "messages" ("id", "content") values (?, ?)')).toBe(false);
+    expect(writeInvalidatesRows('update "messages" set "content" = ? where "id" = ?')).toBe(false);
+    expect(writeInvalidatesRows('delete from "messages" where "id" = ?')).toBe(false);
+    expect(writeInvalidatesRows('insert into "webhooks" ("id") values (?)')).toBe(true);
+    expect(writeInvalidatesRows('update "oauth_access_tokens" set "expires_at" = ?')).toBe(true);
+    expect(writeInvalidatesRows('delete from "users" where "id" = ?')).toBe(true);
+    expect(writeInvalidatesRows('insert into "messages_archive" select * from "messages"')).toBe(true);
+    expect(writeInvalidatesRows('with gone as (select 1) delete from "messages"')).toBe(true);
+    expect(writeInvalidatesRows('create table t (x)')).toBe(true);
+  });
+
+  it('keys a lookup by its SQL and typed parameters, and does not cache lookups with other values', () => {
+    expect(lookupKey('select ?', ['1'])).not.toBe(lookupKey('select ?', [1]));
+    expect(lookupKey('select ?', ['a'])).not.toBe(lookupKey('select ?, ?', ['a']));
+    expect(lookupKey('select ?', [null])).toBeUndefined();
+    expect(lookupKey('select ?', [Buffer.from('a')])).toBeUndefined();
+  });
+});
+
+describe('rows as objects (raw mode)', () => {
+  it('match better-sqlite3’s own: every column in order, later duplicate names winning, nulls, big integers and blobs', async () => {
+    native.defaultSafeIntegers(true);
+    const query = sql<Record<string, unknown>>`select 1 as a, null as b, 9007199254740993 as c, x'0102' as d, 'x' as a`;
+    const { rows } = await query.execute(db);
+    const direct = native.prepare(`select 1 as a, null as b, 9007199254740993 as c, x'0102' as d, 'x' as a`).all();
+    expect(rows).toEqual(direct);
+    expect(Object.keys(rows[0] ?? {})).toEqual(['a', 'b', 'c', 'd']);
+    expect(rows[0]).toEqual({ a: 'x', b: null, c: 9007199254740993n, d: Buffer.from([1, 2]) });
+  });
+});
