@@ -180,21 +180,22 @@ export class GroupCommitCore {
    */
   cachedRead(query: CompiledQuery, read: (query: CompiledQuery) => Promise<QueryResult<unknown>>): Promise<QueryResult<unknown>> {
     if (this.#owner !== undefined || !this.native.open) return read(query);
-    const key = lookupKey(query.sql, query.parameters);
+    const key = lookupKey(query.parameters);
     if (key === undefined) return read(query);
+    const sql = query.sql;
     try {
       this.#noticeOtherConnections();
     } catch (error) {
       return Promise.reject(error);
     }
-    const hit = this.rows.get(key);
+    const hit = this.rows.get(sql, key);
     if (hit !== undefined) return Promise.resolve(hit);
     // A write between here and the answer ends this generation, and the result is not kept. A read
     // that joined a write group answers after its COMMIT (or is rejected with it), so what is kept
     // was committed.
     const generation = this.rows.generation;
     return read(query).then((result) => {
-      this.rows.set(key, generation, result);
+      this.rows.set(sql, key, generation, result);
       return result;
     });
   }

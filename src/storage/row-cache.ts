@@ -22,8 +22,8 @@ import type { QueryResult } from 'kysely';
  * not end the others' generations.
  */
 
-/** How many lookups are kept; each holds one small row (webhooks, tokens, people). */
-export const ROW_CACHE_ENTRIES = 20_000;
+/** How many lookups of one statement are kept; each holds one small row (a webhook, a token, a person). */
+export const ROW_CACHE_ENTRIES = 10_000;
 
 /**
  * Tables whose writes end no generation. A table belongs here only when no cached lookup reads
@@ -41,16 +41,18 @@ export function writeInvalidatesRows(sql: string): boolean {
   return target === undefined || !NON_INVALIDATING_TABLES.has(target.toLowerCase());
 }
 
-/** The key of a lookup: its SQL and its parameters, or undefined when a parameter is not a plain string or number. */
-export function lookupKey(sql: string, parameters: readonly unknown[]): string | undefined {
-  let key = sql;
-  for (const parameter of parameters) {
-    const type = typeof parameter;
-    if (type === 'string') key += `\u0000s${parameter as string}`;
-    else if (type === 'number' || type === 'bigint') key += `\u0000n${String(parameter)}`;
-    else return undefined;
+/**
+ * The key of a lookup among those of its statement: its one parameter, or its parameters joined;
+ * undefined (not cached) unless every parameter is a string, as the keys of the cached lookups are.
+ */
+export function lookupKey(parameters: readonly unknown[]): string | undefined {
+  if (parameters.length === 1) {
+    const only = parameters[0];
+    return typeof only === 'string' ? only : undefined;
   }
-  return key;
+  // Joined with a separator no value may hold, or two lookups could share a key.
+  for (const parameter of parameters) if (typeof parameter !== 'string' || parameter.includes('\u0000')) return undefined;
+  return parameters.join('\u0000');
 }
 
 interface Entry {
@@ -58,36 +60,44 @@ interface Entry {
   result: QueryResult<unknown>;
 }
 
-/** Results by lookup, valid in the generation they were read in; oldest out first past the bound. */
+/**
+ * Results by statement and lookup key, valid in the generation they were read in; past the bound,
+ * a statement's oldest lookups go first. Keyed by the statement's SQL first: that string is the
+ * same object on every call, so its hash is computed once, where a key made of the SQL and the
+ * values would be a new long string to hash on every lookup.
+ */
 export class RowCache {
   #generation = 0;
-  readonly #entries = new Map<string, Entry>();
+  readonly #statements = new Map<string, Map<string, Entry>>();
   readonly #limit: number;
   /** Lookups answered from memory, and lookups that went to the database (tests, diagnostics). */
   hits = 0;
   misses = 0;
 
-  constructor(limit = ROW_CACHE_ENTRIES) {
-    this.#limit = limit;
+  constructor(limitPerStatement = ROW_CACHE_ENTRIES) {
+    this.#limit = limitPerStatement;
   }
 
   get generation(): number {
     return this.#generation;
   }
 
+  /** Lookups kept, over every statement. */
   get size(): number {
-    return this.#entries.size;
+    let size = 0;
+    for (const entries of this.#statements.values()) size += entries.size;
+    return size;
   }
 
   /** Something may have changed a cached row: every entry read so far is stale. */
   invalidate(): void {
     this.#generation += 1;
     // Stale entries would only be skipped and overwritten; dropping them frees their memory now.
-    this.#entries.clear();
+    this.#statements.clear();
   }
 
-  get(key: string): QueryResult<unknown> | undefined {
-    const entry = this.#entries.get(key);
+  get(sql: string, key: string): QueryResult<unknown> | undefined {
+    const entry = this.#statements.get(sql)?.get(key);
     if (entry !== undefined && entry.generation === this.#generation) {
       this.hits += 1;
       return entry.result;
@@ -97,12 +107,17 @@ export class RowCache {
   }
 
   /** Keeps a result read in `generation`, unless a write has ended that generation since. */
-  set(key: string, generation: number, result: QueryResult<unknown>): void {
+  set(sql: string, key: string, generation: number, result: QueryResult<unknown>): void {
     if (generation !== this.#generation) return;
-    if (this.#entries.size >= this.#limit && !this.#entries.has(key)) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
+    let entries = this.#statements.get(sql);
+    if (entries === undefined) {
+      entries = new Map();
+      this.#statements.set(sql, entries);
     }
-    this.#entries.set(key, { generation, result });
+    if (entries.size >= this.#limit && !entries.has(key)) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+    entries.set(key, { generation, result });
   }
 }
