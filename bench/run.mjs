@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
-import { BENCH_DIR, cpuMicros, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
+import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
 import {
   codeExchangeForm,
@@ -146,10 +146,12 @@ async function measure(proc, job) {
   const meter = new RssMeter(proc.pid);
   meter.start();
   const cpu0 = cpuMicros(proc.pid);
+  const machine0 = machineTicks();
   const t0 = monoUs();
   const result = await runLoad({ ...job, base: proc.base });
   const t1 = monoUs();
   const cpu1 = cpuMicros(proc.pid);
+  const machine1 = machineTicks();
   result.peakRssMb = Math.round(meter.stop() * 10) / 10;
   // The server's own CPU per answer and its share of one core: what the ratio cannot show when
   // the load generator on the same 2 cores is the bottleneck (docs/performance.md).
@@ -161,6 +163,11 @@ async function measure(proc, job) {
     result.cpuMicrosPerRequest = Math.round(((user + system) / served) * 10) / 10;
     result.cpuSystemMicrosPerRequest = Math.round((system / served) * 10) / 10;
     result.cpuShare = Math.round(((user + system) / (t1 - t0)) * 1000) / 1000;
+  }
+  // The share of the machine's CPU time the hypervisor gave to other guests meanwhile: a
+  // measurement with much of it says more about the host than about the server.
+  if (machine0 && machine1 && machine1.total > machine0.total) {
+    result.stealShare = Math.round(((machine1.steal - machine0.steal) / (machine1.total - machine0.total)) * 1000) / 1000;
   }
   result.window = { start: t0, end: t1 };
   return result;
@@ -330,6 +337,7 @@ async function main() {
           cpuMicrosPerRequest: r.cpuMicrosPerRequest,
           cpuSystemMicrosPerRequest: r.cpuSystemMicrosPerRequest,
           cpuShare: r.cpuShare,
+          stealShare: r.stealShare,
           reused: r.reused,
           ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
         });

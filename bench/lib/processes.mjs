@@ -83,6 +83,24 @@ export function cpuMicros(pid) {
   }
 }
 
+/**
+ * The whole machine's CPU time so far, in clock ticks, from /proc/stat's first line: `steal` is
+ * time the hypervisor gave to other guests while this one wanted to run. On a shared virtual
+ * machine it can take a fifth of the CPU for minutes at a time and makes any figure measured
+ * meanwhile meaningless (docs/performance.md §Sixth round). Undefined where there is no /proc.
+ */
+export function machineTicks() {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    const fields = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest times are inside user and nice).
+    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { steal: fields[7] ?? 0, total };
+  } catch {
+    return undefined;
+  }
+}
+
 async function waitHealthy(base, child, output, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {

@@ -24,7 +24,7 @@ export interface ScenarioRow {
   server: MeasuredSide;
   bare?: MeasuredSide;
   judgement: Judgement;
-  rounds?: { round: number; ratio: number | undefined; p99: number; cpuMicrosPerRequest?: number; peakRssMb?: number; met: boolean | undefined }[];
+  rounds?: { round: number; ratio: number | undefined; p99: number; cpuMicrosPerRequest?: number; peakRssMb?: number; stealShare?: (number | undefined)[]; met: boolean | undefined }[];
   [key: string]: unknown;
 }
 

@@ -6,6 +6,8 @@ const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
 const lat = (l) => `${fmt(l.p50, 1)} / ${fmt(l.p97_5, 1)} / ${fmt(l.p99, 1)}`;
 /** Server CPU per answer (µs) and share of one core, Gatehouse / bare. */
 const cpu = (r) => `${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.bare.cpuMicrosPerRequest, 1)}`;
+/** The share of the machine's CPU the hypervisor took during each measurement, Gatehouse / bare. */
+const steal = (r) => `${pct(r.server.stealShare)} / ${pct(r.bare.stealShare)}`;
 const verdict = (j) => (j.met === undefined ? 'not judged' : j.met ? '**met**' : '**missed**');
 
 /**
@@ -57,13 +59,13 @@ export function medianRounds(rows) {
     // fails the scenario whichever round it happened in, not only in the median one.
     const elsewhere = measured.filter((r) => r !== median).flatMap((r) => (r.judgement.everyRound ?? []).map((note) => `round ${r.round}: ${note}`));
     const judgement = median.judgement.met !== undefined && elsewhere.length > 0 ? { ...median.judgement, met: false, notes: [...median.judgement.notes, ...elsewhere] } : median.judgement;
-    return { ...median, judgement, rounds: measured.map((r) => ({ round: r.round, ratio: r.ratio, p99: r.server.latency.p99, cpuMicrosPerRequest: r.server.cpuMicrosPerRequest, peakRssMb: r.server.peakRssMb, met: r.judgement.met })) };
+    return { ...median, judgement, rounds: measured.map((r) => ({ round: r.round, ratio: r.ratio, p99: r.server.latency.p99, cpuMicrosPerRequest: r.server.cpuMicrosPerRequest, peakRssMb: r.server.peakRssMb, stealShare: [r.server.stealShare, r.bare?.stealShare], met: r.judgement.met })) };
   });
 }
 
 /** The short table: one line per scenario, Gatehouse beside bare node:http. */
 export function summaryTable(results) {
-  const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'CPU µs/req (GH/bare)', 'target'];
+  const head = ['#', 'Gatehouse req/s', 'bare req/s', 'ratio', 'p50/p97.5/p99 ms (GH)', 'p50/p97.5/p99 ms (bare)', 'non-2xx', 'RSS MB (GH/bare)', 'CPU µs/req (GH/bare)', 'stolen (GH/bare)', 'target'];
   const rows = results.map((r) => [
     String(r.scenario),
     fmt(r.server.rate),
@@ -74,6 +76,7 @@ export function summaryTable(results) {
     fmt(r.server.non2xx),
     `${fmt(r.server.peakRssMb)}/${fmt(r.bare.peakRssMb)}`,
     cpu(r),
+    steal(r),
     r.judgement.met === undefined ? '–' : r.judgement.met ? 'met' : 'MISSED',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -88,14 +91,15 @@ export function reportMarkdown(record, file) {
   L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn.`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
   if (record.rounds > 1) L.push(`- ${record.rounds} rounds: every scenario was measured ${record.rounds} times, each round on a fresh database and server seeded alike; each row below is the scenario's median round, judged alone (notes: every round). The raw file keeps every round (\`allRounds\`).`);
+  L.push('- CPU stolen by the host: the share of the machine\'s CPU time its hypervisor gave to other guests during the measurement (/proc/stat). Each side of a ratio was measured at a different moment; where much was stolen from one side, its figures say more about the host than about the server.');
   L.push(`- ${record.connections} connections; each figure beside bare node:http answering 204 (bench/bare-server.mjs) measured in the same run with the same load settings and requests (autocannon; scenario 7 an evenly paced generator). ${record.webhooks} webhooks (10 per channel) spread the webhook scenarios.`);
   L.push('');
-  L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | server CPU µs per answer GH / bare | target | verdict |');
-  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+  L.push('| # | scenario | s | Gatehouse req/s | bare req/s | ratio | Gatehouse p50 / p97.5 / p99 ms | bare p50 / p97.5 / p99 ms | non-2xx (GH) | peak RSS MB GH / bare | server CPU µs per answer GH / bare | CPU stolen by the host GH / bare | target | verdict |');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
   const targets = { 1: '≥ 40 %, 0 non-2xx', 2: '≥ 30 %', 3: '≥ 50 %', 4: '≥ 10 %', 5: '≥ 10 %', 6: '≥ 50 %', 7: 'p99 ≤ 10 ms' };
   for (const r of record.results) {
     L.push(
-      `| ${r.scenario} | ${r.name} | ${r.duration} | ${fmt(r.server.rate)} | ${fmt(r.bare.rate)} | ${pct(r.ratio)} | ${lat(r.server.latency)} | ${lat(r.bare.latency)} | ${fmt(r.server.non2xx)} | ${fmt(r.server.peakRssMb)} / ${fmt(r.bare.peakRssMb)} | ${cpu(r)} | ${targets[r.scenario]}; RSS ≤ 200 MB | ${verdict(r.judgement)} |`,
+      `| ${r.scenario} | ${r.name} | ${r.duration} | ${fmt(r.server.rate)} | ${fmt(r.bare.rate)} | ${pct(r.ratio)} | ${lat(r.server.latency)} | ${lat(r.bare.latency)} | ${fmt(r.server.non2xx)} | ${fmt(r.server.peakRssMb)} / ${fmt(r.bare.peakRssMb)} | ${cpu(r)} | ${steal(r)} | ${targets[r.scenario]}; RSS ≤ 200 MB | ${verdict(r.judgement)} |`,
     );
   }
   L.push('');
@@ -112,7 +116,7 @@ export function reportMarkdown(record, file) {
       extra.push(`for comparison, not judged: autocannon's overallRate at the same rate (each connection's share of every second sent back to back at its start) measured p50 / p97.5 / p99 ${lat(a.server.latency)} ms for Gatehouse and ${lat(a.bare.latency)} ms for bare node:http`);
     }
     if (r.rounds) {
-      const each = r.rounds.map((x) => `${r.scenario === 7 ? `p99 ${fmt(x.p99, 1)} ms` : pct(x.ratio)} (${fmt(x.cpuMicrosPerRequest, 1)} µs, ${fmt(x.peakRssMb)} MB, ${x.met === undefined ? 'not judged' : x.met ? 'met' : 'missed'})`);
+      const each = r.rounds.map((x) => `${r.scenario === 7 ? `p99 ${fmt(x.p99, 1)} ms` : pct(x.ratio)} (${fmt(x.cpuMicrosPerRequest, 1)} µs, ${fmt(x.peakRssMb)} MB, stolen ${pct(x.stealShare?.[0])} / ${pct(x.stealShare?.[1])}, ${x.met === undefined ? 'not judged' : x.met ? 'met' : 'missed'})`);
       extra.push(`median of ${r.rounds.length} rounds (this row is round ${r.round}); round by round: ${each.join(', ')}`);
     }
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');

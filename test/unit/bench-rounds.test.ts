@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judge, medianRounds, type ScenarioRow } from '../../bench/lib/report.mjs';
+import { judge, medianRounds, reportMarkdown, summaryTable, type ScenarioRow } from '../../bench/lib/report.mjs';
 
 /** The targets of bench/run.mjs's scenarios that these tests use. */
 const TARGETS: Record<number, { ratio?: number; zeroNon2xx?: boolean; p99Ms?: number }> = {
@@ -73,5 +73,17 @@ describe('bench --rounds: each scenario judged by its median round (issue #6, do
   it('a smoke run stays unjudged whatever its memory', () => {
     const [picked] = medianRounds([row(1, 1, { ratio: 0.3, smoke: true }), row(1, 2, { ratio: 0.4, rssMb: 250, smoke: true })]);
     expect(picked?.judgement.met).toBeUndefined();
+  });
+});
+
+describe('bench report: the CPU the host took beside each measurement (docs/performance.md §Sixth round)', () => {
+  it('shows, for each side of a ratio, the share of the machine\'s CPU its hypervisor gave to other guests', () => {
+    const measured = row(3, 1, { ratio: 0.45 });
+    measured.server.stealShare = 0.183;
+    measured.server.statusCodes = { 200: 450 };
+    measured.bare = { ...measured.bare, latency: { p99: 2 }, stealShare: 0.01 };
+    expect(summaryTable([measured])).toContain('18.3 % / 1.0 %');
+    const record = { date: 'now', database: 'sqlite', cores: 2, node: 'v20', loadAverageAtStart: [0], loadAverageAtEnd: [0], rounds: 1, connections: 50, webhooks: 10, results: [{ ...measured, name: 'x', duration: 10 }] };
+    expect(reportMarkdown(record, 'r.json')).toContain('| 18.3 % / 1.0 % |');
   });
 });
