@@ -67,13 +67,13 @@ interface Waiter {
  * order, a later duplicate name overwriting an earlier one.
  */
 export class CachedStatement {
-  readonly statement: Statement;
+  readonly #statement: Statement;
   /** A write that may change a row the row cache holds (storage/row-cache.ts), decided once per SQL. */
   readonly invalidatesRows: boolean;
   readonly #columns: readonly string[] | undefined;
 
   constructor(statement: Statement) {
-    this.statement = statement;
+    this.#statement = statement;
     this.invalidatesRows = !statement.readonly && writeInvalidatesRows(statement.source);
     let columns: string[] | undefined;
     if (statement.reader) {
@@ -87,11 +87,11 @@ export class CachedStatement {
   }
 
   get readonly(): boolean {
-    return this.statement.readonly;
+    return this.#statement.readonly;
   }
 
   run(parameters: readonly unknown[]): QueryResult<unknown> {
-    const statement = this.statement;
+    const statement = this.#statement;
     if (!statement.reader) {
       const { changes, lastInsertRowid } = statement.run(parameters);
       return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };

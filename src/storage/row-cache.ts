@@ -10,13 +10,13 @@ import type { QueryResult } from 'kysely';
  * finding it, and the two lookups were about a sixth of the server's CPU on GET /users/@me.
  *
  * The rule is generational and errs on the side of reading again: an entry is valid only in the
- * generation it was read in, and the generation ends at *any* write to a table other than the few
- * that no cached lookup reads and no write of theirs can reach (NON_INVALIDATING_TABLES), and at
- * any commit by another connection (another process on the same file, seen through
- * `PRAGMA data_version`). So a revoked token, a deleted person or a regenerated webhook token is
- * never answered from memory after the write that changed it; what a cached answer promises is
- * what a read in the same event-loop turn promised before (storage/group-commit.ts: reads share a
- * read transaction per turn).
+ * generation it was read in, and a generation (with every entry) ends at *any* write to a table
+ * other than the few that no cached lookup reads and no write of theirs can reach
+ * (NON_INVALIDATING_TABLES), and at any commit by another connection (another process on the
+ * same file, seen through `PRAGMA data_version`). So a revoked token, a deleted person or a
+ * regenerated webhook token is never answered from memory after the write that changed it; what a
+ * cached answer promises is what a read in the same event-loop turn promised before
+ * (storage/group-commit.ts: reads share a read transaction per turn).
  *
  * SQLite only: with PostgreSQL several instances may share the database, and a write by one would
  * not end the others' generations.
@@ -55,20 +55,16 @@ export function lookupKey(parameters: readonly unknown[]): string | undefined {
   return parameters.join('\u0000');
 }
 
-interface Entry {
-  generation: number;
-  result: QueryResult<unknown>;
-}
-
 /**
- * Results by statement and lookup key, valid in the generation they were read in; past the bound,
+ * Results by statement and lookup key, all read in the current generation (a generation's end
+ * drops them, and a result read in an earlier one is refused); past the bound,
  * a statement's oldest lookups go first. Keyed by the statement's SQL first: that string is the
  * same object on every call, so its hash is computed once, where a key made of the SQL and the
  * values would be a new long string to hash on every lookup.
  */
 export class RowCache {
   #generation = 0;
-  readonly #statements = new Map<string, Map<string, Entry>>();
+  readonly #statements = new Map<string, Map<string, QueryResult<unknown>>>();
   readonly #limit: number;
   /** Lookups answered from memory, and lookups that went to the database (tests, diagnostics). */
   hits = 0;
@@ -92,15 +88,14 @@ export class RowCache {
   /** Something may have changed a cached row: every entry read so far is stale. */
   invalidate(): void {
     this.#generation += 1;
-    // Stale entries would only be skipped and overwritten; dropping them frees their memory now.
     this.#statements.clear();
   }
 
   get(sql: string, key: string): QueryResult<unknown> | undefined {
-    const entry = this.#statements.get(sql)?.get(key);
-    if (entry !== undefined && entry.generation === this.#generation) {
+    const result = this.#statements.get(sql)?.get(key);
+    if (result !== undefined) {
       this.hits += 1;
-      return entry.result;
+      return result;
     }
     this.misses += 1;
     return undefined;
@@ -118,6 +113,6 @@ export class RowCache {
       const oldest = entries.keys().next();
       if (!oldest.done) entries.delete(oldest.value);
     }
-    entries.set(key, { generation, result });
+    entries.set(key, result);
   }
 }
