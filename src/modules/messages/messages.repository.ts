@@ -63,6 +63,8 @@ export async function countMessages(db: Db, channelId: string): Promise<number> 
 
 // --- A webhook's own messages (issue #5 "Messages"): every query is scoped by webhook_id, so a
 // message of anyone else is simply not found (10008) in the same single statement.
+// Each names the message id too, so the primary key finds the row: there is no index on
+// webhook_id for every stored message to maintain (migration 2026-11-22-07).
 
 const webhookMessageColumns = [
   'id',

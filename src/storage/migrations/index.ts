@@ -4,6 +4,7 @@ import * as applications from './2026-11-21-02-applications.js';
 import * as oauth from './2026-11-21-03-oauth.js';
 import * as bots from './2026-11-21-05-bots.js';
 import * as webhooks from './2026-11-21-06-webhooks.js';
+import * as messagesWriteLean from './2026-11-22-07-messages-write-lean.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-03-oauth': oauth,
   '2026-11-21-05-bots': bots,
   '2026-11-21-06-webhooks': webhooks,
+  '2026-11-22-07-messages-write-lean': messagesWriteLean,
 };
