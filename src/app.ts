@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.js';
 import { frameworkErrorRenderer, installErrorHandling } from './http/error-handler.js';
 import { installStrictJsonParser } from './http/json-body.js';
+import { lazySchemaController } from './http/lazy-schemas.js';
 import { lazyChildLoggerFactory } from './http/logging.js';
 import { installRequestMetrics } from './http/metrics.js';
 import { installSecurityHeaders } from './http/security-headers.js';
@@ -45,6 +46,8 @@ export async function buildApp(services: Services): Promise<App> {
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // Route schemas compile on first use: a crashed server serves again sooner (src/http/lazy-schemas.ts).
+    schemaController: lazySchemaController(),
     frameworkErrors: frameworkErrorRenderer(config.serviceName),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
