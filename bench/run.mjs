@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
@@ -114,22 +115,6 @@ async function freshDatabase(opts, dir) {
   };
 }
 
-/** ~100 bytes of content, as a small notification would be. */
-const SMALL_BODY = JSON.stringify({ content: 'Deploy #4821 of gatehouse finished on production in 42 s; 0 errors, 3 warnings. All checks green.' });
-const EMBED_BODY = JSON.stringify({
-  content: 'Build report',
-  embeds: [
-    {
-      title: 'Build #4821 passed',
-      description: 'All 1,204 tests passed on main in 3 min 12 s. Coverage went from 91.2 % to 91.4 %.',
-      fields: [
-        { name: 'Branch', value: 'main', inline: true },
-        { name: 'Commit', value: '0b32cfc', inline: true },
-        { name: 'Duration', value: '3 min 12 s', inline: true },
-      ],
-    },
-  ],
-});
 
 /** The scenarios, each with its target (issue #6). `job` gets the prepared data. */
 const SCENARIOS = [

@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+// `npm run bench:instructions` (issue #6): instructions per answer, counted by valgrind's callgrind,
+// for the server and for bare node:http, in the hot scenarios. A count, not a time: repeatable to a
+// few per cent whatever else the machine is doing, where the timed benchmark (bench/run.mjs) moves
+// by ±15 points between minutes on this shared 2-core host. It is the instrument for A/B-ing a
+// change of a few per cent; the timed benchmark stays the judge of the targets.
+//
+// What it counts: every user-space instruction of the server process (all its threads: the event
+// loop, the checkpoint worker, V8's helpers), between the start and the end of a measured batch of
+// requests, divided by the answers in the batch. What it does not: the kernel (socket reads and
+// writes, wake-ups), cache misses and stalls. docs/performance.md §Instructions per answer.
+//
+//   --only 1,2,3,6    scenarios (default 1,2,3,6; the others are single-use-credential or paced)
+//   --requests <n>    answers per measured batch (default 5000)
+//   --warmup <n>      requests of each selected scenario before any is counted (default 20000)
+//   --batches <n>     measured batches per scenario, each reported, judged by their median (default 4)
+//   --annotate        also write callgrind_annotate's top native functions per scenario
+//   --no-bare         skip bare node:http (A/B runs of two builds)
+//   --smoke           scenario 6 and bare node:http, 300 requests each, counted once: that the
+//                     instrument still runs (CI), no figure to read
+//
+// Needs valgrind (Debian's package). Under callgrind the server runs ~50× slower, so a run takes a
+// few minutes. BENCH_DIST=<dir> measures another build, as for bench/run.mjs.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
+import { BENCH_DIR, DIST, freePort, ROOT, startOptions, startServer } from './lib/processes.mjs';
+import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
+
+const CONNECTIONS = 50;
+/**
+ * valgrind runs one thread at a time: V8's background compiler and concurrent marker barely run,
+ * so functions stay in the interpreter for far longer than in a real run (TurboFan's compiling was
+ * a third of a "steady-state" batch's instructions, and batches differed 2×). Single-threaded V8
+ * compiles and marks on the main thread, where it is counted like everything else.
+ */
+const V8_UNDER_VALGRIND = ['--single-threaded'];
+
+function parseArgs(argv) {
+  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
+    else if (a === '--requests') o.requests = Number(argv[++i]);
+    else if (a === '--batches') o.batches = Number(argv[++i]);
+    else if (a === '--warmup') o.warmup = Number(argv[++i]);
+    else if (a === '--annotate') o.annotate = true;
+    else if (a === '--no-bare') o.bare = false;
+    else if (a === '--smoke') Object.assign(o, { only: new Set([6]), requests: 300, batches: 1, warmup: 300 });
+    else throw new Error(`unknown option ${a} (see the head of bench/instructions.mjs)`);
+  }
+  return o;
+}
+
+const started = Date.now();
+const log = (m) => process.stdout.write(`[instructions ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${m}\n`);
+
+/** Starts `args` under callgrind with instrumentation off until a batch turns it on. */
+async function startUnderCallgrind(args, env, outDir) {
+  const port = await freePort();
+  const childEnv = { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` };
+  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${join(outDir, 'cg.%p')}`, process.execPath, ...V8_UNDER_VALGRIND, ...args], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server under callgrind exited: ${output.slice(-2000)}`);
+    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('the server under callgrind did not answer /healthz within 180 s');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return {
+    base,
+    pid: child.pid,
+    control: (...words) => {
+      // vgdb names its pipes after $USER and $HOST as the process saw them: the server's HOST setting.
+      const r = spawnSync('callgrind_control', [...words, String(child.pid)], { encoding: 'utf8', env: childEnv });
+      if (r.status !== 0) throw new Error(`callgrind_control ${words.join(' ')}: ${r.stderr || r.stdout}`);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
+}
+
+/** One autocannon batch of exactly `amount` answers; resolves to the status counts. */
+function batch(base, job, amount) {
+  let i = 0;
+  const statuses = {};
+  const request = { method: job.method ?? 'GET', ...(job.body ? { body: job.body } : {}) };
+  if (job.paths) request.setupRequest = (req) => ((req.path = job.paths[i++ % job.paths.length]), req);
+  if (job.tokens) {
+    request.path = job.path;
+    request.setupRequest = (req) => ((req.headers = { ...req.headers, authorization: `Bearer ${job.tokens[i++ % job.tokens.length]}` }), req);
+  }
+  request.onResponse = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
+  return new Promise((resolve, reject) => {
+    autocannon({ url: base, connections: CONNECTIONS, amount, headers: job.headers ?? {}, requests: [request], timeout: 60 }, (error, result) => {
+      if (error) reject(error);
+      else resolve({ statuses, errors: result.errors, timeouts: result.timeouts });
+    });
+  });
+}
+
+/** The totals of the next callgrind dump in `dir` (cg.<pid>.<n>, one per `callgrind_control -d`). */
+async function nextDump(proc, dir, seen) {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    await fetch(`${proc.base}/healthz`).then((r) => r.arrayBuffer(), () => undefined);
+    const files = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f) && !seen.has(f));
+    if (files.length > 1) throw new Error(`expected one new callgrind dump, found ${files.length}`);
+    if (files.length === 1) {
+      const text = readFileSync(join(dir, files[0]), 'utf8');
+      const m = /^totals:\s*(\d+)/m.exec(text);
+      if (m) {
+        seen.add(files[0]);
+        return { instructions: Number(m[1]), file: join(dir, files[0]) };
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('callgrind wrote no dump within 20 s');
+}
+
+async function measure(proc, dir, seen, job, opts, label) {
+  const rows = [];
+  for (let b = 0; b < opts.batches; b += 1) {
+    proc.control('-i', 'on');
+    proc.control('-z');
+    const r = await batch(proc.base, job, opts.requests);
+    // callgrind takes a command when the process next runs: an idle server sleeps in epoll until
+    // a request wakes it (that request is counted after the dump, i.e. in no batch).
+    proc.control('-d');
+    const { instructions, file } = await nextDump(proc, dir, seen);
+    proc.control('-i', 'off');
+    const answers = Object.values(r.statuses).reduce((a, n) => a + n, 0);
+    rows.push({ label, batch: b + 1, answers, statuses: r.statuses, errors: r.errors, perAnswer: Math.round(instructions / answers), file });
+    log(`${label} batch ${b + 1}: ${(instructions / answers / 1000).toFixed(1)} k instructions per answer (${JSON.stringify(r.statuses)})`);
+  }
+  return rows;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-instructions-'));
+  const env = { DATABASE_URL: join(dir, 'bench.db') };
+  const results = [];
+  try {
+    log('seeding (CLI, then the API on a normal server): 20 channels × 10 webhooks, 300 bearer tokens');
+    const directory = await seedDirectory(env);
+    const channelIds = await seedChannels(env, directory.server.id, 20);
+    const plain = await startServer(env);
+    const jar = await signIn(plain.base);
+    await installBot(plain.base, jar, directory.botApp.clientId, directory.server.id);
+    const webhooks = await seedWebhooks(plain.base, directory.botApp.botToken, channelIds, 10);
+    let tokens = [];
+    if (opts.only.has(3)) {
+      await consentOnce(plain.base, jar, directory.oauthApp.clientId);
+      const pairs = await exchangeCodes(plain.base, directory.oauthApp.clientId, await mintCodes(plain.base, jar, directory.oauthApp.clientId, 300));
+      tokens = pairs.map((p) => p.access);
+    }
+    await plain.stop();
+
+    const jobs = {
+      1: { method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } },
+      2: { method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: { 'content-type': 'application/json' } },
+      3: { path: '/api/v1/users/@me', tokens },
+      // One webhook rather than bench/run.mjs's five: its bucket refills by the clock (SPEC §8: 10 per
+      // 2 s), and under valgrind a batch lasts ~40 s, so with five a fifth of the answers were
+      // 204s (a stored message each) and the 429 path could not be told from the mix.
+      6: { method: 'POST', paths: [webhooks[0].path], body: SMALL_BODY, headers: { 'content-type': 'application/json' } },
+    };
+    const seen = new Set();
+
+    let bareRows = [];
+    const selected = [1, 2, 3, 6].filter((n) => opts.only.has(n));
+    if (opts.bare) {
+      log('bare node:http under callgrind');
+      const bareDir = join(dir, 'bare');
+      mkdirSync(bareDir);
+      const bare = await startUnderCallgrind([join(BENCH_DIR, 'bare-server.mjs')], {}, bareDir);
+      await batch(bare.base, jobs[1], opts.warmup);
+      bareRows = await measure(bare, bareDir, new Set(), jobs[1], opts, 'bare node:http (POST, ~100-byte body)');
+      await bare.stop();
+    }
+
+    log(`Gatehouse under callgrind (node ${startOptions().join(' ')} dist/src/main.js)`);
+    const gDir = join(dir, 'server');
+    mkdirSync(gDir);
+    const server = await startUnderCallgrind([...startOptions(), join(DIST, 'src/main.js')], env, gDir);
+    // Warm-up of every selected scenario before any is counted: V8 optimises the hot functions
+    // first (with --trace-opt, a server under scenario 1's load compiles ~1,000 functions in its
+    // first ~15,000 answers, then about one a second), and the scenarios share most of their code,
+    // so a scenario measured first would otherwise pay for the others' tiering.
+    for (const n of selected) {
+      log(`scenario ${n}: warm-up, ${opts.warmup} requests`);
+      await batch(server.base, jobs[n], opts.warmup);
+    }
+    for (const n of selected) {
+      const rows = await measure(server, gDir, seen, jobs[n], opts, `scenario ${n}`);
+      if (opts.annotate) {
+        const a = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=90', rows.at(-1).file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+        const out = join(dir, `annotate-${n}.txt`);
+        writeFileSync(out, a.stdout);
+        log(`scenario ${n}: callgrind_annotate → ${out}`);
+      }
+      results.push(...rows);
+    }
+    await server.stop();
+
+    // The median batch: a batch that caught a full mark-compact or a late optimisation stands out
+    // (up to 2× in a batch of 5,000), and the median passes over it.
+    const bareMedian = bareRows.length ? median(bareRows.map((r) => r.perAnswer)) : NaN;
+    console.log('\n| scenario | k instructions per answer: median (every batch) | × bare node:http |\n|---|---|---:|');
+    if (bareRows.length) console.log(`| bare node:http | ${(bareMedian / 1000).toFixed(1)} (${bareRows.map((r) => (r.perAnswer / 1000).toFixed(1)).join(' / ')}) | 1.00 |`);
+    for (const n of [1, 2, 3, 6]) {
+      const rows = results.filter((r) => r.label === `scenario ${n}`);
+      if (rows.length === 0) continue;
+      const m = median(rows.map((r) => r.perAnswer));
+      console.log(`| ${n} | ${(m / 1000).toFixed(1)} (${rows.map((r) => (r.perAnswer / 1000).toFixed(1)).join(' / ')}) | ${bareRows.length ? (m / bareMedian).toFixed(2) : '–'} |`);
+    }
+    if (opts.annotate) log(`annotations kept in ${dir}`);
+  } finally {
+    if (!opts.annotate) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
