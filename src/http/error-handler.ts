@@ -84,6 +84,22 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, status: number, 
     .send(errorPage({ status, title, detail, serviceName, viewer: request.viewer, csrfToken: key ? csrfToken(key) : '' }));
 }
 
+/** Retry-After is in whole seconds, rounded up, and never 0 (RFC 9110 §10.2.3). */
+function retryAfterSeconds(error: RateLimitedError): number {
+  return Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+}
+
+/**
+ * The JSON 429 of the API (DESIGN §1, Discord's shape): Retry-After and
+ * {message, retry_after, global: false, code: 0}. Also called directly by the webhook gate, the
+ * service's most frequent refusal, which answers without throwing through Fastify's error path
+ * (docs/performance.md §Ninth round); the rendering stays here, in one place.
+ */
+export function sendRateLimited(reply: FastifyReply, error: RateLimitedError): FastifyReply {
+  reply.header('retry-after', String(retryAfterSeconds(error))); // lower case: see security-headers.ts
+  return reply.code(429).send({ message: error.message, retry_after: error.retryAfterMs / 1000, global: false, code: 0 });
+}
+
 /** Renders any thrown error as the request's format asks (the body of the one error handler). */
 function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply, serviceName: string): FastifyReply {
   if (raw instanceof OAuthError) {
@@ -94,11 +110,9 @@ function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply,
   }
   if (raw instanceof PageError) return sendPage(request, reply, raw.status, raw.title, raw.detail, serviceName);
   if (raw instanceof RateLimitedError) {
-    const seconds = Math.max(1, Math.ceil(raw.retryAfterMs / 1000));
+    if (isApiRequest(request)) return sendRateLimited(reply, raw);
+    const seconds = retryAfterSeconds(raw);
     reply.header('Retry-After', String(seconds));
-    if (isApiRequest(request)) {
-      return reply.code(429).send({ message: raw.message, retry_after: raw.retryAfterMs / 1000, global: false, code: 0 });
-    }
     return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${seconds} seconds.`, serviceName);
   }
   if (raw instanceof ApiError) {

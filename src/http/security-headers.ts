@@ -66,7 +66,10 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
   // request.routeOptions, which Fastify builds as a new object at every access (a hot path).
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(isApiRequest(request) && !isApiReference(request.url) ? forApi : forDocuments);
-    reply.header('X-Request-Id', request.id);
+    // Lower-case names on hot paths: Fastify lower-cases every name it is given, and an
+    // already lower-case literal comes back as the same interned string instead of a new one to
+    // allocate and hash for every answer (docs/performance.md §Ninth round). The wire is the same.
+    reply.header('x-request-id', request.id);
     done();
   });
 }

@@ -64,6 +64,23 @@ describe('SPEC §8: a bucket of 10 requests every 2 seconds, per webhook', () =>
     expect(res.json().retry_after).toBe(0.001);
   });
 
+  it('the 429, answered by the gate before the body is read, still carries the request id and the API security headers and is counted in the metrics', async () => {
+    const w = await createTestWebhook(t);
+    for (let i = 0; i < 10; i += 1) await call(t, 'POST', w.path, { content: 'x' });
+    const metricLine = /^http_requests_total\{method="POST",route="\/api\/v1\/webhooks\/:id\/:token",status_code="429"\} (\d+)$/m;
+    const counted = async () => Number(metricLine.exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0);
+    const before = await counted();
+    const res = await t.app.inject({ method: 'POST', url: w.path, headers: { 'content-type': 'application/json', 'x-request-id': 'limited-1' }, payload: { content: 'x' } });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['x-request-id']).toBe('limited-1');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(await counted()).toBe(before + 1);
+  });
+
   it('one bucket covers every route of the webhook URL (execute, read, edit, delete)', async () => {
     const w = await createTestWebhook(t);
     const posted = await call(t, 'POST', `${w.path}?wait=true`, { content: 'a' });

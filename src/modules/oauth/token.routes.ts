@@ -55,7 +55,8 @@ function readParams(body: unknown, parameters: readonly string[]): Record<string
 
 /** RFC 6749 §5.1: token responses are never cached. */
 function noStore(reply: FastifyReply): FastifyReply {
-  return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+  // Lower-case names: every token answer sets these (src/http/security-headers.ts says why).
+  return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }
 
 /**

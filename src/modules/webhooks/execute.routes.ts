@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../services.js';
 import { executeWebhook, openWebhook, parseWait } from './execute.service.js';
 import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
@@ -56,12 +57,18 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
    * answered without parsing anything, and the rate-limit headers are on every answer, errors
    * (invalid JSON included) as well as successes (DESIGN §1).
    */
-  async function gate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function gate(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const { id, token } = request.params as { id: string; token: string };
     const opened = await openWebhook(services, id, token, request.ip);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
     if (!opened.ok) {
-      if (opened.error instanceof RateLimitedError) reply.headers(rateLimitedHeaders(opened.limit.scope));
+      if (opened.error instanceof RateLimitedError) {
+        reply.headers(rateLimitedHeaders(opened.limit.scope));
+        // SPEC §8's 429 is this route's most frequent answer under abuse: sent here with the error
+        // handler's own renderer instead of thrown through Fastify's error path (docs/performance.md
+        // §Ninth round). Returning the reply ends the hooks; the headers and body are the same.
+        return sendRateLimited(reply, opened.error);
+      }
       throw opened.error;
     }
     request.webhook = opened.webhook;
