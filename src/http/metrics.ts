@@ -1,5 +1,6 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundCounter, BoundHistogram } from './metric-series.js';
+import type { onResponseHookHandler } from 'fastify';
 import type { App } from './app-type.js';
 import type { BucketDecision, BucketRule, BucketStore } from '../rate-limit/bucket.js';
 import type { QueryTiming } from '../storage/connect.js';
@@ -91,8 +92,23 @@ export function createMetrics(): Metrics {
  * URLs carry webhook tokens and would make one time series per id.
  */
 export function installRequestMetrics(app: App, metrics: Metrics): void {
+  // Each route observes its own answers under the pattern it was registered with, known once
+  // here: reading `request.routeOptions.url` per answer made Fastify build a 13-field options
+  // object (and ask the router about version constraints) on every request (docs/performance.md
+  // §Ninth round). A new array, never a push: Fastify copies a GET route's options for its HEAD
+  // route before this hook runs, and the HEAD route gets its own observer from its own onRoute.
+  app.addHook('onRoute', (route) => {
+    const pattern = route.url;
+    const observe: onResponseHookHandler = (request, reply, done) => {
+      metrics.observeRequest(request.method, pattern, reply.statusCode, reply.elapsedTime);
+      done();
+    };
+    const existing = route.onResponse;
+    route.onResponse = existing === undefined ? [observe] : [...(Array.isArray(existing) ? existing : [existing]), observe];
+  });
+  // Requests no route matched reach Fastify's not-found handler, which has no onRoute.
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime);
+    if (request.is404) metrics.observeRequest(request.method, UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime);
     done();
   });
 }

@@ -279,4 +279,28 @@ describe('request metrics use the route pattern', () => {
     expect(body).not.toContain(secret);
     await app.close();
   });
+
+  it('counts each answer once: a GET route asked with HEAD, and a route with onResponse hooks of its own, which still run', async () => {
+    const app: App = Fastify().withTypeProvider<TypeBoxTypeProvider>();
+    const metrics = createMetrics();
+    installRequestMetrics(app, metrics);
+    let ownHookRuns = 0;
+    app.get('/things/:id', async () => ({ ok: true }));
+    app.get('/hooked', { onResponse: [(_request, _reply, done) => ((ownHookRuns += 1), done())] }, async () => ({ ok: true }));
+    await app.ready();
+    expect((await app.inject({ method: 'GET', url: '/things/1' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'HEAD', url: '/things/2' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/hooked' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'HEAD', url: '/hooked' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/nothing-here' })).statusCode).toBe(404);
+    const body = await metrics.render();
+    expect(sample(body, 'http_requests_total', { method: 'GET', route: '/things/:id', status_code: '200' })).toBe(1);
+    expect(sample(body, 'http_requests_total', { method: 'HEAD', route: '/things/:id', status_code: '200' })).toBe(1);
+    expect(sample(body, 'http_request_duration_seconds_count', { method: 'GET', route: '/things/:id' })).toBe(1);
+    expect(sample(body, 'http_requests_total', { method: 'GET', route: '/hooked', status_code: '200' })).toBe(1);
+    expect(sample(body, 'http_requests_total', { method: 'HEAD', route: '/hooked', status_code: '200' })).toBe(1);
+    expect(sample(body, 'http_requests_total', { method: 'GET', route: '(unmatched)', status_code: '404' })).toBe(1);
+    expect(ownHookRuns).toBe(2);
+    await app.close();
+  });
 });
