@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/http/app-type.js';
 import { createMetrics, installRequestMetrics } from '../../src/http/metrics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { sample } from '../support/metrics.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/storage/database.js';
@@ -174,17 +175,6 @@ describe('/readyz with Redis configured', () => {
     expect(down.json().degraded).toMatch(/rate limits on this instance/);
   });
 });
-
-/** The value of one sample in a Prometheus text exposition, or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 describe('Prometheus metrics at /metrics', () => {
   let t: TestApp;
