@@ -53,7 +53,7 @@ export function createMetrics(): Metrics {
   );
   const queryDuration = new BoundHistogram(
     'db_query_duration_seconds',
-    'Database statement execution time, by operation (select, insert, update, delete, raw) and outcome.',
+    'Database statement execution time, by operation (select, insert, update, delete, raw; commit: a SQLite write group\'s COMMIT) and outcome.',
     ['operation', 'outcome'],
     LATENCY_BUCKETS,
   );
@@ -129,8 +129,23 @@ export function instrumentBucketStore(store: BucketStore, metrics: Metrics): Buc
       },
     );
   };
+  // A store that answers in this process (memory) is timed around its synchronous call: no then,
+  // no promise but the answer's (docs/performance.md §Tenth round).
+  const takeSync = store.takeSync?.bind(store);
+  const takeInLine = (key: string, rule: BucketRule, now: number, cost?: number): Promise<BucketDecision> => {
+    const started = performance.now();
+    let decision: BucketDecision;
+    try {
+      decision = (takeSync as NonNullable<typeof takeSync>)(key, rule, now, cost);
+    } catch (error) {
+      metrics.observeBucket('take', performance.now() - started);
+      return Promise.reject(error);
+    }
+    metrics.observeBucket('take', performance.now() - started, decision);
+    return Promise.resolve(decision);
+  };
   return {
-    take: (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),
+    take: takeSync !== undefined ? takeInLine : (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),
     peek: (key: string, rule: BucketRule, now: number) => timed('peek', () => store.peek(key, rule, now), false),
     reset: (key: string) => timed('reset', () => store.reset(key), false),
     close: () => store.close(),

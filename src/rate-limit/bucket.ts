@@ -50,6 +50,8 @@ function decide(state: BucketState, rule: BucketRule, now: number, allowed: bool
 /** Where bucket state lives. Both stores behave identically (the same tests run on both). */
 export interface BucketStore {
   take(key: string, rule: BucketRule, now: number, cost?: number): Promise<BucketDecision>;
+  /** `take` answered in line, for a store that keeps its state in this process (the memory store). */
+  takeSync?(key: string, rule: BucketRule, now: number, cost?: number): BucketDecision;
   peek(key: string, rule: BucketRule, now: number): Promise<BucketDecision>;
   /** Forget a key (e.g. a successful sign-in clears its failure count). */
   reset(key: string): Promise<void>;

@@ -10,11 +10,15 @@ export class MemoryBucketStore implements BucketStore {
 
   constructor(private readonly sweepEvery = 10_000) {}
 
-  async take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
-    return this.takeSync(key, rule, now, cost);
+  take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
+    try {
+      return Promise.resolve(this.takeSync(key, rule, now, cost));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  /** Synchronous form for hot paths that must not await. */
+  /** Synchronous form: the instrumented store times it in line (http/metrics.ts). */
   takeSync(key: string, rule: BucketRule, now: number, cost = 1): BucketDecision {
     this.maybeSweep(now);
     const { state, decision } = takeFromBucket(this.buckets.get(key), rule, now, cost);

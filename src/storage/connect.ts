@@ -4,8 +4,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './database.js';
-import { GroupCommitSqliteDialect, GroupConnection } from './group-commit.js';
-import { registerDirectRunner, type DirectRunner } from './prepared.js';
+import { GroupCommitSqliteDialect, type StatementTimer } from './group-commit.js';
+import { registerDirectRunner, statementOperation } from './prepared.js';
 import { startCheckpointer, type Checkpointer } from './wal-checkpoint.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,7 +24,10 @@ export interface DatabaseHandle {
 
 /** One executed statement, as metrics need it: never the SQL text or its parameters. */
 export interface QueryTiming {
-  /** 'select', 'insert', 'update', 'delete', or 'raw' for sql`` and migrations. */
+  /**
+   * 'select', 'insert', 'update', 'delete', 'raw' for sql`` and migrations, or 'commit' for the
+   * COMMIT of a SQLite write group (storage/group-commit.ts).
+   */
   operation: string;
   durationMs: number;
   failed: boolean;
@@ -35,42 +38,34 @@ export type QueryObserver = (timing: QueryTiming) => void;
 /**
  * Kysely's `log` hook, fanned out to observers added later (the test support opens the database
  * before the services that measure it exist). Without observers it costs one size check.
+ * `onActive` hears the fan-out function while there are observers and undefined when the last one
+ * leaves: the SQLite core times its own statements in line with it (storage/group-commit.ts).
  */
-function queryObservers(): {
+function queryObservers(onActive?: (timer: StatementTimer | undefined) => void): {
   log: (event: LogEvent) => void;
   observe: (observer: QueryObserver) => () => void;
-  /** Prepared statements that skip Kysely's executor (storage/prepared.ts) are timed here instead. */
-  timed: (run: DirectRunner) => DirectRunner;
+  /** Fans one timing out to every observer. */
+  emit: StatementTimer;
 } {
   const observers = new Set<QueryObserver>();
-  const emit = (kind: string, durationMs: number, failed: boolean): void => {
-    const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+  const emit: StatementTimer = (operation, durationMs, failed) => {
+    if (observers.size === 0) return;
     const timing = { operation, durationMs, failed };
     for (const observer of observers) observer(timing);
   };
   return {
     log(event) {
-      if (observers.size === 0) return;
-      emit(event.query.query.kind, event.queryDurationMillis, event.level === 'error');
+      emit(statementOperation(event.query.query.kind), event.queryDurationMillis, event.level === 'error');
     },
     observe(observer) {
       observers.add(observer);
-      return () => observers.delete(observer);
+      onActive?.(emit);
+      return () => {
+        observers.delete(observer);
+        if (observers.size === 0) onActive?.(undefined);
+      };
     },
-    timed: (run) => (query) => {
-      if (observers.size === 0) return run(query);
-      const started = performance.now();
-      return run(query).then(
-        (result) => {
-          emit(query.query.kind, performance.now() - started, false);
-          return result;
-        },
-        (error: unknown) => {
-          emit(query.query.kind, performance.now() - started, true);
-          throw error;
-        },
-      );
-    },
+    emit,
   };
 }
 
@@ -132,17 +127,17 @@ function connectSqlite(path: string, durability: Durability, backgroundCheckpoin
   // cut back to this size at the first commit after it starts over, so the file does not keep
   // its high-water mark on disk for the life of the process.
   native.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  const observers = queryObservers();
   // Statements prepared once and writes of one event-loop turn sharing one commit (DESIGN §5);
   // each write is acknowledged only after its group's COMMIT (src/storage/group-commit.ts).
   const dialect = new GroupCommitSqliteDialect(native);
+  const observers = queryObservers((timer) => {
+    dialect.core.timer = timer;
+  });
   const db = new Kysely<Database>({ dialect, log: observers.log });
-  // Prepared hot-path statements go straight to the group-commit core (storage/prepared.ts).
-  const direct = new GroupConnection(dialect.core);
-  const run = observers.timed((query) => dialect.core.execute(direct, query));
-  // Cacheable point lookups may be answered from the core's row cache (storage/row-cache.ts): a
-  // hit runs no statement and is not timed as one.
-  registerDirectRunner(db, (query, cacheable) => (cacheable ? dialect.core.cachedRead(query, run) : run(query)));
+  // Prepared hot-path statements are bound once to the group-commit core, which runs and times
+  // them itself; cacheable point lookups may be answered from its row cache (storage/prepared.ts,
+  // storage/row-cache.ts).
+  registerDirectRunner(db, (statement) => dialect.core.bind(statement.sql, statement));
   // An in-memory database has no WAL to checkpoint.
   const checkpointer =
     backgroundCheckpoints && path !== ':memory:'
@@ -183,16 +178,23 @@ function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
   // Prepared hot-path statements go straight to the pool: one checkout, one round trip, one
   // release, as Kysely's driver does, without its executor (storage/prepared.ts).
-  registerDirectRunner(
-    db,
-    observers.timed(async (query) => {
-      // A named statement: each pooled connection parses and plans it once, then only binds
-      // values (the extended protocol's Parse is skipped), DESIGN §5.
-      const result = await pool.query({ name: query.queryId.queryId, text: query.sql, values: query.parameters as unknown[] });
-      const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
-      return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
-    }),
-  );
+  registerDirectRunner(db, (statement) => {
+    const { sql: text, queryId: name, operation } = statement;
+    return async (parameters) => {
+      const started = performance.now();
+      try {
+        // A named statement: each pooled connection parses and plans it once, then only binds
+        // values (the extended protocol's Parse is skipped), DESIGN §5.
+        const result = await pool.query({ name, text, values: parameters as unknown[] });
+        observers.emit(operation, performance.now() - started, false);
+        const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
+        return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
+      } catch (error) {
+        observers.emit(operation, performance.now() - started, true);
+        throw error;
+      }
+    };
+  });
   return {
     db,
     dialect: 'postgres',

@@ -52,6 +52,23 @@ const UNGROUPED = /^\s*(pragma|vacuum|begin|commit|end|rollback|savepoint|releas
 const TRANSACTION_SAVEPOINT = 'gatehouse_transaction';
 const EMPTY_RESULT: QueryResult<unknown> = { rows: [] };
 
+/**
+ * Hears how long each statement run through `bind` took, and each COMMIT of a write group
+ * (storage/connect.ts: the metrics' query observers). Called in line, with no promise of its own.
+ */
+export type StatementTimer = (operation: string, durationMs: number, failed: boolean) => void;
+
+/** A statement bound once by storage/prepared.ts: its values are all that change between calls. */
+export interface BoundStatementOptions {
+  /** 'select', 'insert', 'update' or 'delete': the label its timings carry. */
+  operation: string;
+  /** A point lookup the row cache may answer (storage/row-cache.ts). */
+  cacheable: boolean;
+}
+
+/** Runs a bound statement with one call's values. */
+export type BoundStatement = (parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
+
 interface Waiter {
   result: QueryResult<unknown>;
   resolve: (result: QueryResult<unknown>) => void;
@@ -173,16 +190,44 @@ export class GroupCommitCore {
     this.statements = new StatementCache(native);
   }
 
+  /** Statement timings: storage/connect.ts sets it while anything observes queries (metrics). */
+  timer: StatementTimer | undefined;
+
   /**
-   * A point lookup prepared as cacheable (storage/prepared.ts): answered from the row cache while
-   * no write since it was read could have changed it, else by `read` (the timed statement), whose
-   * result is kept. Inside a db.transaction() it simply waits in line and reads.
+   * A prepared hot-path statement (storage/prepared.ts), bound once: each call runs the same
+   * better-sqlite3 statement with its values, timed in line, and is answered as `execute` answers
+   * (a write after its group's COMMIT; a read at once unless a write group is open). A cacheable
+   * point lookup is answered from the row cache while no write since it was read could have
+   * changed it, and a lookup it misses is kept. While another connection's db.transaction() holds
+   * the connection, the call waits for it, as every plain query does.
+   *
+   * Binding skips per call what `execute` does for any SQL it is given: a statement-cache lookup
+   * and refresh, the test for control statements, and the CompiledQuery object around the values
+   * (docs/performance.md §Tenth round).
    */
-  cachedRead(query: CompiledQuery, read: (query: CompiledQuery) => Promise<QueryResult<unknown>>): Promise<QueryResult<unknown>> {
-    if (this.#owner !== undefined || !this.native.open) return read(query);
-    const key = lookupKey(query.parameters);
-    if (key === undefined) return read(query);
-    const sql = query.sql;
+  bind(sql: string, options: BoundStatementOptions): BoundStatement {
+    // Prepared queries are single SELECT/INSERT/UPDATE/DELETE statements: a control statement
+    // (PRAGMA, SAVEPOINT…) has no place in a group, and only `execute` knows how to run one.
+    if (UNGROUPED.test(sql)) throw new Error(`a bound statement must be a plain SELECT, INSERT, UPDATE or DELETE: ${sql}`);
+    const { operation, cacheable } = options;
+    let statement: CachedStatement | undefined;
+    const bound: BoundStatement = (parameters) => {
+      if (this.#owner !== undefined) return this.#waitForTransaction().then(() => bound(parameters));
+      try {
+        // Prepared on first use (the schema exists by then); kept for the life of the connection.
+        statement ??= this.statements.prepare(sql);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return cacheable ? this.#cachedRun(sql, statement, parameters, operation) : this.#run(statement, parameters, operation);
+    };
+    return bound;
+  }
+
+  /** A cacheable lookup: from the row cache, or run and kept (storage/row-cache.ts). */
+  #cachedRun(sql: string, statement: CachedStatement, parameters: readonly unknown[], operation: string): Promise<QueryResult<unknown>> {
+    const key = lookupKey(parameters);
+    if (key === undefined) return this.#run(statement, parameters, operation);
     try {
       this.#noticeOtherConnections();
     } catch (error) {
@@ -191,13 +236,10 @@ export class GroupCommitCore {
     const hit = this.rows.get(sql, key);
     if (hit !== undefined) return Promise.resolve(hit);
     // A write between here and the answer ends this generation, and the result is not kept. A read
-    // that joined a write group answers after its COMMIT (or is rejected with it), so what is kept
+    // that joined a write group is kept after its COMMIT (it is rejected with it), so what is kept
     // was committed.
     const generation = this.rows.generation;
-    return read(query).then((result) => {
-      this.rows.set(sql, key, generation, result);
-      return result;
-    });
+    return this.#run(statement, parameters, operation, (result) => this.rows.set(sql, key, generation, result));
   }
 
   /**
@@ -235,6 +277,16 @@ export class GroupCommitCore {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Kysely times what it runs itself (its log hook, storage/connect.ts): no timing here.
+    return this.#run(statement, parameters, undefined);
+  }
+
+  /**
+   * Runs a statement in this turn's group, opening one if needed. A write (or a read joining a
+   * write group) answers after the group's COMMIT; a read with no write pending answers at once.
+   * `keep` receives the result once it may be shown (the row cache).
+   */
+  #run(statement: CachedStatement, parameters: readonly unknown[], operation: string | undefined, keep?: (result: QueryResult<unknown>) => void): Promise<QueryResult<unknown>> {
     if (statement.invalidatesRows) this.rows.invalidate();
     let group: Waiter[];
     try {
@@ -243,7 +295,11 @@ export class GroupCommitCore {
         // once instead of around every statement (a tenth of the cost per lookup). With no write
         // in the group there is nothing uncommitted to hide, so the read answers at once.
         group = this.#group ?? this.#openReadGroup();
-        if (!this.#groupWrites) return settle(() => statement.run(parameters));
+        if (!this.#groupWrites) {
+          const result = this.#timedRun(statement, parameters, operation);
+          keep?.(result);
+          return Promise.resolve(result);
+        }
       } else {
         group = this.#openGroup();
       }
@@ -252,14 +308,36 @@ export class GroupCommitCore {
     }
     let result: QueryResult<unknown>;
     try {
-      result = statement.run(parameters);
+      result = this.#timedRun(statement, parameters, operation);
     } catch (error) {
       // SQLite undid this statement alone, unless the error ended the transaction (I/O error,
       // disk full): then the group's earlier statements are gone too and their callers must know.
       if (!this.native.inTransaction) this.#failGroup(error);
       return Promise.reject(error);
     }
-    return new Promise((resolve, reject) => group.push({ result, resolve, reject }));
+    const answer = new Promise<QueryResult<unknown>>((resolve, reject) => group.push({ result, resolve, reject }));
+    return keep === undefined
+      ? answer
+      : answer.then((committed) => {
+          keep(committed);
+          return committed;
+        });
+  }
+
+  /** Runs the statement now, timed when it has an operation and something listens: a plain call, no promise. */
+  #timedRun(statement: CachedStatement, parameters: readonly unknown[], operation: string | undefined): QueryResult<unknown> {
+    const timer = operation === undefined ? undefined : this.timer;
+    if (timer === undefined) return statement.run(parameters);
+    const started = performance.now();
+    let result: QueryResult<unknown>;
+    try {
+      result = statement.run(parameters);
+    } catch (error) {
+      timer(operation as string, performance.now() - started, true);
+      throw error;
+    }
+    timer(operation as string, performance.now() - started, false);
+    return result;
   }
 
   /** Commits the open group, if any, and settles its waiters (after the COMMIT has returned). */
@@ -272,9 +350,14 @@ export class GroupCommitCore {
       return;
     }
     this.#group = undefined;
+    // A write group's COMMIT is timed as its own operation: it is where synchronous=FULL waits
+    // for the fsync, and what every write of the group waited for before its answer.
+    const timer = this.#groupWrites ? this.timer : undefined;
+    const started = timer === undefined ? 0 : performance.now();
     try {
       this.#control('COMMIT');
     } catch (error) {
+      timer?.('commit', performance.now() - started, true);
       // Whatever the group wrote is gone: the row cache starts over rather than reason about it.
       this.rows.invalidate();
       if (this.native.inTransaction) {
@@ -288,6 +371,7 @@ export class GroupCommitCore {
       return;
     }
     if (this.#groupWrites) this.commits += 1;
+    timer?.('commit', performance.now() - started, false);
     for (const waiter of group) waiter.resolve(waiter.result);
   }
 

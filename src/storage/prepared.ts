@@ -12,20 +12,34 @@ import type { Database } from './database.js';
  * (`freeze`, `visitNode`, `cloneWithWhere`, `parseRowValues`) was 6–10 % of the server's CPU on
  * webhook execute, bearer checks and the token endpoint (docs/performance.md).
  *
- * Outside a transaction the compiled statement goes straight to the connection (`directRunner`,
- * registered by storage/connect.ts: the group-commit SQLite core, whose statement cache keeps it
- * prepared, or the pg pool as a named statement that each connection parses and plans once),
- * skipping Kysely's executor and its promise hops; inside one it runs through the transaction's
- * Kysely connection as any other query. Metrics see it either way.
+ * Outside a transaction the statement is bound once to the connection (`DirectRunner`, registered
+ * by storage/connect.ts: the group-commit SQLite core keeps the better-sqlite3 statement and runs
+ * it with each call's values; the pg pool sends it as a named statement that each connection
+ * parses and plans once), skipping Kysely's executor and its promise hops; inside a transaction it
+ * runs through the transaction's Kysely connection as any other query. Metrics see it either way.
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** What a direct runner needs to know of a prepared statement, once. */
+export interface DirectStatement {
+  sql: string;
+  /** A name derived from the SQL: PostgreSQL prepares it once per connection under it. */
+  queryId: string;
+  /** 'select', 'insert', 'update' or 'delete': the label its timings carry. */
+  operation: string;
+  /**
+   * A point lookup the runner may answer from memory while nothing could have changed it
+   * (SQLite's row cache, storage/row-cache.ts).
+   */
+  cacheable: boolean;
+}
+
 /**
- * Runs one compiled statement outside any transaction. `cacheable`: a point lookup the runner may
- * answer from memory while nothing could have changed it (SQLite's row cache, storage/row-cache.ts).
+ * Binds one prepared statement to a connection, once: the function it returns runs the statement
+ * with one call's values, outside any transaction, and times it.
  */
-export type DirectRunner = (query: CompiledQuery, cacheable?: boolean) => Promise<QueryResult<unknown>>;
+export type DirectRunner = (statement: DirectStatement) => (parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
 
 const directRunners = new WeakMap<object, DirectRunner>();
 
@@ -34,13 +48,21 @@ export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner)
   directRunners.set(db, runner);
 }
 
+/** The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` and the rest → 'raw'. */
+export function statementOperation(kind: string): string {
+  return kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+}
+
 /** Stands in for a value while the query is compiled; replaced by the call's value afterwards. */
 class Placeholder {
   constructor(readonly name: string) {}
 }
 
-/** Where each compiled parameter comes from: a placeholder's value, or a constant of the query. */
-type Slot = { name: string } | { constant: unknown };
+/** Where each compiled parameter comes from: a placeholder's value (its name), or a constant of the query. */
+interface Slot {
+  name: string | undefined;
+  constant: unknown;
+}
 
 interface Template {
   sql: string;
@@ -48,6 +70,12 @@ interface Template {
   slots: readonly Slot[];
   /** A name for the statement derived from its SQL: PostgreSQL prepares it once per connection under it. */
   queryId: { queryId: string };
+}
+
+/** A template as one database runs it: straight through its direct runner, or through Kysely. */
+interface Binding {
+  template: Template;
+  direct: ((parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | undefined;
 }
 
 export interface PrepareOptions {
@@ -73,21 +101,40 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
     // One template per SQL dialect, keyed by the dialect's adapter class (a Kysely instance and
     // its transactions share one adapter).
     const templates = new Map<unknown, Template>();
-    const templateFor = (db: Db): Template => {
+    // One binding per database (or transaction) the query has run on; the last one is remembered
+    // apart, as a process runs its queries against one database nearly always.
+    const bindings = new WeakMap<Db, Binding>();
+    let lastDb: Db | undefined;
+    let last: Binding | undefined;
+    const bind = (db: Db): Binding => {
       const dialect = db.getExecutor().adapter.constructor;
       let template = templates.get(dialect);
       if (template === undefined) {
         template = compileTemplate(db, build);
         templates.set(dialect, template);
       }
-      return template;
+      const runner = directRunners.get(db);
+      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind), cacheable });
+      const binding = { template, direct };
+      bindings.set(db, binding);
+      return binding;
     };
     return (db, values) => {
-      const template = templateFor(db);
-      const parameters = template.slots.map((slot) => ('name' in slot ? (values as Record<string, unknown>)[slot.name] : slot.constant));
-      const compiled = { sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>;
-      const direct = directRunners.get(db);
-      return (direct ? direct(compiled, cacheable) : db.executeQuery(compiled)) as Promise<QueryResult<R>>;
+      let binding = db === lastDb ? last : undefined;
+      if (binding === undefined) {
+        binding = bindings.get(db) ?? bind(db);
+        lastDb = db;
+        last = binding;
+      }
+      const { template, direct } = binding;
+      const slots = template.slots;
+      const parameters = new Array<unknown>(slots.length);
+      for (let i = 0; i < slots.length; i += 1) {
+        const slot = slots[i] as Slot;
+        parameters[i] = slot.name === undefined ? slot.constant : (values as Record<string, unknown>)[slot.name];
+      }
+      if (direct !== undefined) return direct(parameters) as Promise<QueryResult<R>>;
+      return db.executeQuery({ sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>);
     };
   };
 }
@@ -102,11 +149,11 @@ function compileTemplate<V extends object>(db: Db, build: (db: Db, values: V) =>
     },
   });
   const compiled = build(db, placeholders).compile();
-  const slots = compiled.parameters.map((parameter): Slot => (parameter instanceof Placeholder ? { name: parameter.name } : { constant: parameter }));
+  const slots = compiled.parameters.map((parameter): Slot => (parameter instanceof Placeholder ? { name: parameter.name, constant: undefined } : { name: undefined, constant: parameter }));
   // A placeholder that did not become a parameter (put where Kysely inlines or expands a value)
   // would silently drop the caller's value: refuse the query when it is first built.
   for (const name of used) {
-    if (!slots.some((slot) => 'name' in slot && slot.name === name)) throw new Error(`prepareQuery: placeholder "${name}" is not a parameter of ${compiled.sql}`);
+    if (!slots.some((slot) => slot.name === name)) throw new Error(`prepareQuery: placeholder "${name}" is not a parameter of ${compiled.sql}`);
   }
   return { sql: compiled.sql, query: compiled.query, slots, queryId: { queryId: statementName(compiled.sql) } };
 }

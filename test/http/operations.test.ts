@@ -5,6 +5,8 @@ import type { App } from '../../src/http/app-type.js';
 import { createMetrics, installRequestMetrics } from '../../src/http/metrics.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sample } from '../support/metrics.js';
+import { testDialect } from '../support/database.js';
+import { call, createTestWebhook } from './webhook-url.fixtures.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/storage/database.js';
@@ -222,6 +224,16 @@ describe('Prometheus metrics at /metrics', () => {
     await t.app.inject({ method: 'GET', url: '/readyz' });
     const after = sample((await scrape()).body, 'db_query_duration_seconds_count', { operation: 'raw', outcome: 'ok' });
     expect(after).toBe(before + 2);
+  });
+
+  it('times the hot path\'s prepared statements: a webhook execute\'s insert, and on SQLite its group\'s COMMIT', async () => {
+    const w = await createTestWebhook(t);
+    const count = async (operation: string) => sample((await scrape()).body, 'db_query_duration_seconds_count', { operation, outcome: 'ok' }) ?? 0;
+    const [inserts, commits] = [await count('insert'), await count('commit')];
+    expect((await call(t, 'POST', w.path, { content: 'timed' })).statusCode).toBe(204);
+    expect(await count('insert')).toBe(inserts + 1);
+    // PostgreSQL commits each statement itself; only SQLite's write groups have a COMMIT of their own.
+    expect(await count('commit')).toBe(testDialect === 'sqlite' ? commits + 1 : commits);
   });
 
   it('times rate-limit store operations and counts allowed and limited attempts', async () => {

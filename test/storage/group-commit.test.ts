@@ -168,6 +168,75 @@ describe('group commit', () => {
   });
 });
 
+/**
+ * Statements bound once by storage/prepared.ts (the hot paths): the same promises as any query —
+ * acknowledged after the group's COMMIT, waiting for a db.transaction() — with their timing taken
+ * in line by the core.
+ */
+describe('bound statements', () => {
+  const insertSql = () => db.insertInto('items').values({ id: 0, name: '' }).compile().sql;
+  const renameSql = () => db.updateTable('items').set({ name: '' }).where('id', '=', 0).compile().sql;
+
+  it('share the turn\'s commit with other writes and are acknowledged only once committed', async () => {
+    const insert = dialect.core.bind(insertSql(), { operation: 'insert', cacheable: false });
+    const before = dialect.core.commits;
+    const acknowledged = [1, 2, 3].map((id) =>
+      insert([id, `bound-${id}`]).then((result) => {
+        expect(committedNames()).toContain(`bound-${id}`);
+        return result.numAffectedRows;
+      }),
+    );
+    const plain = db.insertInto('items').values({ id: 4, name: 'plain' }).execute();
+    expect(await Promise.all(acknowledged)).toEqual([1n, 1n, 1n]);
+    await plain;
+    expect(dialect.core.commits - before).toBe(1);
+  });
+
+  it('wait while a db.transaction() holds the connection, then run after it', async () => {
+    const rename = dialect.core.bind(renameSql(), { operation: 'update', cacheable: false });
+    await db.insertInto('items').values({ id: 1, name: 'first' }).execute();
+    const order: string[] = [];
+    let pending: Promise<unknown> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('items').set({ name: 'in transaction' }).where('id', '=', 1).execute();
+      pending = rename(['after transaction', 1]).then(() => order.push('bound'));
+      // Still inside: the bound write has not run (it would have joined the savepoint otherwise).
+      const seen = await trx.selectFrom('items').select('name').where('id', '=', 1).executeTakeFirstOrThrow();
+      expect(seen.name).toBe('in transaction');
+      order.push('transaction');
+    });
+    await pending;
+    expect(order).toEqual(['transaction', 'bound']);
+    expect(committedNames()).toEqual(['after transaction']);
+  });
+
+  it('are timed in line, failures included, and a write group\'s COMMIT is timed as "commit"', async () => {
+    const seen: string[] = [];
+    dialect.core.timer = (operation, durationMs, failed) => {
+      expect(durationMs).toBeGreaterThanOrEqual(0);
+      seen.push(`${operation}:${failed ? 'error' : 'ok'}`);
+    };
+    const insert = dialect.core.bind(insertSql(), { operation: 'insert', cacheable: false });
+    const lookup = dialect.core.bind(db.selectFrom('items').select('name').where('id', '=', 0).compile().sql, { operation: 'select', cacheable: true });
+    await insert([1, 'timed']);
+    await expect(insert([2, 'timed'])).rejects.toThrow(/UNIQUE/);
+    expect((await lookup(['1'])).rows).toEqual([{ name: 'timed' }]);
+    // A cached answer runs no statement and is not timed.
+    expect((await lookup(['1'])).rows).toEqual([{ name: 'timed' }]);
+    // The failed insert is rejected at once, and the lookup joins its still-open group: it runs
+    // before that group's COMMIT and answers after it.
+    expect(seen).toEqual(['insert:ok', 'commit:ok', 'insert:error', 'select:ok', 'commit:ok']);
+    // Kysely's own queries are timed by its log hook (storage/connect.ts), not twice here.
+    seen.length = 0;
+    await db.insertInto('items').values({ id: 3, name: 'through kysely' }).execute();
+    expect(seen).toEqual(['commit:ok']);
+  });
+
+  it('refuse a control statement when bound', () => {
+    expect(() => dialect.core.bind('PRAGMA data_version', { operation: 'raw', cacheable: false })).toThrow(/plain SELECT, INSERT, UPDATE or DELETE/);
+  });
+});
+
 describe('statement cache', () => {
   it('reuses a prepared statement per SQL text and drops the least recently used beyond its bound', () => {
     const cache = new StatementCache(native, 2);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, sql, type CompiledQuery, type QueryResult } from 'kysely';
+import { Kysely, sql, type QueryResult } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSqliteDialect, GroupConnection } from '../../src/storage/group-commit.js';
+import { GroupCommitSqliteDialect } from '../../src/storage/group-commit.js';
 import { lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
 
 /**
@@ -22,21 +22,18 @@ let dir: string;
 let native: SQLite.Database;
 let dialect: GroupCommitSqliteDialect;
 let db: Kysely<Tables>;
-let connection: GroupConnection;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The webhook's name through the cache, as storage/prepared.ts reads a cacheable lookup: by an id
- * given as a string, as the repositories give theirs (SQLite compares it with the integer column).
+ * The webhook's name through the cache, as storage/prepared.ts reads a cacheable lookup: a
+ * statement bound once to the core, called with an id given as a string, as the repositories give
+ * theirs (SQLite compares it with the integer column).
  */
 async function cachedName(id: number): Promise<string | undefined> {
-  const query = db
-    .selectFrom('webhooks')
-    .select('name')
-    .where('id', '=', String(id) as unknown as number)
-    .compile() as CompiledQuery<unknown>;
-  const result = (await dialect.core.cachedRead(query, (q) => dialect.core.execute(connection, q))) as QueryResult<{ name: string }>;
+  const query = db.selectFrom('webhooks').select('name').where('id', '=', 0).compile();
+  const lookup = dialect.core.bind(query.sql, { operation: 'select', cacheable: true });
+  const result = (await lookup([String(id)])) as QueryResult<{ name: string }>;
   return result.rows[0]?.name;
 }
 
@@ -46,7 +43,6 @@ beforeEach(async () => {
   native.pragma('journal_mode = WAL');
   dialect = new GroupCommitSqliteDialect(native);
   db = new Kysely<Tables>({ dialect });
-  connection = new GroupConnection(dialect.core);
   await sql`create table webhooks (id integer primary key, name text not null)`.execute(db);
   await sql`create table messages (id integer primary key, webhook_id integer not null references webhooks (id) on delete cascade, content text not null)`.execute(db);
   await db.insertInto('webhooks').values({ id: 1, name: 'first' }).execute();

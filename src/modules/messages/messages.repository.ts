@@ -38,8 +38,9 @@ const insertMessageRow = prepareQuery<Omit<NewMessage, 'embeds'> & { embeds: str
   }),
 );
 
-export async function insertMessage(db: Db, message: NewMessage): Promise<void> {
-  await insertMessageRow(db, { ...message, embeds: JSON.stringify(message.embeds) });
+/** Settles once the row is committed (storage/group-commit.ts); the caller awaits it, no async wrapper in between. */
+export function insertMessage(db: Db, message: NewMessage): Promise<unknown> {
+  return insertMessageRow(db, { ...message, embeds: JSON.stringify(message.embeds) });
 }
 
 /**
