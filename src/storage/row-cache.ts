@@ -55,23 +55,43 @@ export function lookupKey(parameters: readonly unknown[]): string | undefined {
   return parameters.join('\u0000');
 }
 
+/** Picks which of `size` cached lookups makes room for a new one: an index in [0, size). */
+export type PickVictim = (size: number) => number;
+
+const pickAtRandom: PickVictim = (size) => Math.floor(Math.random() * size);
+
+/** One statement's lookups: results by key, and the keys in slots, for eviction. */
+interface Entries {
+  results: Map<string, QueryResult<unknown>>;
+  keys: string[];
+}
+
 /**
  * Results by statement and lookup key, all read in the current generation (a generation's end
- * drops them, and a result read in an earlier one is refused); past the bound,
- * a statement's oldest lookups go first. Keyed by the statement's SQL first: that string is the
- * same object on every call, so its hash is computed once, where a key made of the SQL and the
- * values would be a new long string to hash on every lookup.
+ * drops them, and a result read in an earlier one is refused); past the bound, a new lookup takes
+ * the place of one chosen at random. Keyed by the statement's SQL first: that string is the same
+ * object on every call, so its hash is computed once, where a key made of the SQL and the values
+ * would be a new long string to hash on every lookup.
+ *
+ * Why at random, not the oldest first (docs/performance.md §Tenth round): requests that cycle over
+ * more webhooks than the bound (the benchmark's 14,000 URLs in turn; any round-robin sender) find
+ * none of them in a cache that drops the oldest, since each is dropped just before it comes round
+ * again; dropped at random, about half are found. And dropping a Map's oldest entry means asking
+ * for its first key, which V8 finds by walking past every entry deleted before it: with the bound
+ * reached, ~6 µs per miss. A slot array makes the choice O(1).
  */
 export class RowCache {
   #generation = 0;
-  readonly #statements = new Map<string, Map<string, QueryResult<unknown>>>();
+  readonly #statements = new Map<string, Entries>();
   readonly #limit: number;
+  readonly #pick: PickVictim;
   /** Lookups answered from memory, and lookups that went to the database (tests, diagnostics). */
   hits = 0;
   misses = 0;
 
-  constructor(limitPerStatement = ROW_CACHE_ENTRIES) {
+  constructor(limitPerStatement = ROW_CACHE_ENTRIES, pick: PickVictim = pickAtRandom) {
     this.#limit = limitPerStatement;
+    this.#pick = pick;
   }
 
   get generation(): number {
@@ -81,7 +101,7 @@ export class RowCache {
   /** Lookups kept, over every statement. */
   get size(): number {
     let size = 0;
-    for (const entries of this.#statements.values()) size += entries.size;
+    for (const entries of this.#statements.values()) size += entries.results.size;
     return size;
   }
 
@@ -92,7 +112,7 @@ export class RowCache {
   }
 
   get(sql: string, key: string): QueryResult<unknown> | undefined {
-    const result = this.#statements.get(sql)?.get(key);
+    const result = this.#statements.get(sql)?.results.get(key);
     if (result !== undefined) {
       this.hits += 1;
       return result;
@@ -106,13 +126,44 @@ export class RowCache {
     if (generation !== this.#generation) return;
     let entries = this.#statements.get(sql);
     if (entries === undefined) {
-      entries = new Map();
+      entries = { results: new Map(), keys: [] };
       this.#statements.set(sql, entries);
     }
-    if (entries.size >= this.#limit && !entries.has(key)) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
+    const { results, keys } = entries;
+    if (results.has(key)) {
+      results.set(key, result);
+      return;
     }
-    entries.set(key, result);
+    if (keys.length < this.#limit) {
+      keys.push(key);
+    } else {
+      const slot = this.#pick(keys.length);
+      results.delete(keys[slot] as string);
+      keys[slot] = key;
+    }
+    results.set(key, result);
   }
+}
+
+/**
+ * `convert` applied once per row object. A row the row cache answers again and again is the same
+ * object each time, so the domain value made from it (ids turned from bigint into decimal strings,
+ * scopes split, redirect URIs parsed) is kept beside it instead of built anew on every request
+ * (docs/performance.md §Tenth round); a row read afresh is a new object and is converted afresh.
+ * Every later caller shares the value, so it is frozen, and so are the arrays it holds: a caller
+ * that tried to change it would fail loudly (a TypeError in strict mode) instead of changing
+ * another request's answer.
+ */
+export function convertOnce<R extends object, T extends object>(convert: (row: R) => T): (row: R) => T {
+  const converted = new WeakMap<R, T>();
+  return (row) => {
+    let value = converted.get(row);
+    if (value === undefined) {
+      value = convert(row);
+      for (const field of Object.values(value)) if (Array.isArray(field)) Object.freeze(field);
+      Object.freeze(value);
+      converted.set(row, value);
+    }
+    return value;
+  };
 }

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql, type QueryResult } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommitSqliteDialect } from '../../src/storage/group-commit.js';
-import { lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
+import { convertOnce, lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
 
 /**
  * The row cache of SQLite's hot point lookups (src/storage/row-cache.ts): a lookup is answered
@@ -116,17 +116,45 @@ describe('row cache', () => {
     expect(await cachedName(1)).toBe('first');
   });
 
-  it('keeps at most its bound of lookups per statement, the oldest out first', () => {
-    const cache = new RowCache(2);
+  it('keeps at most its bound of lookups per statement; a new lookup takes the place of the one picked', () => {
+    const picked: number[] = [];
+    const cache = new RowCache(2, (size) => {
+      picked.push(size);
+      return 1;
+    });
     const result = (n: number): QueryResult<unknown> => ({ rows: [{ n }] });
     cache.set('select a', '1', cache.generation, result(1));
     cache.set('select a', '2', cache.generation, result(2));
     cache.set('select a', '3', cache.generation, result(3));
     cache.set('select b', '1', cache.generation, result(4));
+    expect(picked).toEqual([2]);
     expect(cache.size).toBe(3);
-    expect(cache.get('select a', '1')).toBeUndefined();
+    expect(cache.get('select a', '1')).toEqual(result(1));
+    expect(cache.get('select a', '2')).toBeUndefined();
     expect(cache.get('select a', '3')).toEqual(result(3));
     expect(cache.get('select b', '1')).toEqual(result(4));
+    // Read again, a kept lookup is replaced in place: nothing is evicted for it.
+    cache.set('select a', '3', cache.generation, result(5));
+    expect(picked).toEqual([2]);
+    expect(cache.get('select a', '3')).toEqual(result(5));
+  });
+
+  it('still answers from memory when requests cycle over more lookups than its bound (a round-robin sender)', () => {
+    // A fixed sequence stands in for the random pick: what matters is that the victim is not
+    // always the oldest, which would miss every lookup of a cycle longer than the bound.
+    let seed = 12345;
+    const cache = new RowCache(100, (size) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % size;
+    });
+    const result: QueryResult<unknown> = { rows: [] };
+    for (let round = 0; round < 20; round += 1) {
+      for (let key = 0; key < 140; key += 1) {
+        if (cache.get('select a', String(key)) === undefined) cache.set('select a', String(key), cache.generation, result);
+      }
+    }
+    expect(cache.size).toBe(100);
+    expect(cache.hits / (cache.hits + cache.misses)).toBeGreaterThan(0.3);
   });
 
   it('refuses a result read in a generation that has ended since', () => {
@@ -157,6 +185,34 @@ describe('row cache', () => {
     expect(lookupKey([1])).toBeUndefined();
     expect(lookupKey(['a', null])).toBeUndefined();
     expect(lookupKey([Buffer.from('a')])).toBeUndefined();
+  });
+});
+
+describe('rows converted once (convertOnce)', () => {
+  it('a cached row, answered again, gives the same converted value; a row read afresh is converted afresh', async () => {
+    let conversions = 0;
+    const toName = convertOnce((row: { name: string }) => {
+      conversions += 1;
+      return { name: row.name.toUpperCase(), tags: [row.name] };
+    });
+    const lookup = dialect.core.bind(db.selectFrom('webhooks').select('name').where('id', '=', 0).compile().sql, { operation: 'select', cacheable: true });
+    const first = toName((await lookup(['1'])).rows[0] as { name: string });
+    const again = toName((await lookup(['1'])).rows[0] as { name: string });
+    expect(again).toBe(first);
+    expect(conversions).toBe(1);
+    await db.updateTable('webhooks').set({ name: 'renamed' }).where('id', '=', 1).execute();
+    expect(toName((await lookup(['1'])).rows[0] as { name: string })).toEqual({ name: 'RENAMED', tags: ['renamed'] });
+    expect(conversions).toBe(2);
+  });
+
+  it('freezes the shared value and its arrays: a caller cannot change another request\'s answer', () => {
+    const convert = convertOnce((row: { name: string }) => ({ name: row.name, tags: [row.name] }));
+    const value = convert({ name: 'a' });
+    expect(() => {
+      (value as { name: string }).name = 'b';
+    }).toThrow(TypeError);
+    expect(() => value.tags.push('b')).toThrow(TypeError);
+    expect(value).toEqual({ name: 'a', tags: ['a'] });
   });
 });
 

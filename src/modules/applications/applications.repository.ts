@@ -3,7 +3,8 @@ import type { Database } from '../../storage/database.js';
 import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { ApplicationsTable } from './applications.table.js';
 import type { Application } from './applications.js';
-import { firstRow, prepareQuery } from '../../storage/prepared.js';
+import { prepareQuery } from '../../storage/prepared.js';
+import { convertOnce } from '../../storage/row-cache.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -51,9 +52,13 @@ export async function insertApplication(db: Db, app: Application): Promise<void>
 // DESIGN §5: every token request and bearer check of /oauth2/@me looks the client up; compiled once (storage/prepared.ts).
 const applicationById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('applications').selectAll().where('id', '=', v.id), { cacheable: true });
 
+// Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
+const cachedApplication = convertOnce(toApplication);
+
 export async function findApplication(db: Db, id: string): Promise<Application | undefined> {
-  const row = await firstRow(applicationById(db, { id }));
-  return row ? toApplication(row) : undefined;
+  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
+  const row = (await applicationById(db, { id })).rows[0];
+  return row ? cachedApplication(row) : undefined;
 }
 
 export async function listApplicationsOwnedBy(db: Db, ownerId: string): Promise<Application[]> {

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { affectedRows, firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
+import { convertOnce } from '../../storage/row-cache.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -132,16 +133,21 @@ export interface StoredAccessToken {
 
 /** The bearer hot path (DESIGN §5): one lookup on the primary key. */
 export async function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccessToken | undefined> {
-  const row = await firstRow(accessTokenByHash(db, { hash: tokenHash }));
-  if (!row) return undefined;
-  return {
+  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
+  const row = (await accessTokenByHash(db, { hash: tokenHash })).rows[0];
+  return row ? cachedAccessToken(row) : undefined;
+}
+
+// Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
+const cachedAccessToken = convertOnce(
+  (row: { grant_id: string | bigint; application_id: string | bigint; user_id: string | bigint; scopes: string; expires_at: number | bigint | string }): StoredAccessToken => ({
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
     userId: toId(row.user_id),
     scopes: splitScopes(row.scopes),
     expiresAt: toNum(row.expires_at),
-  };
-}
+  }),
+);
 
 export interface StoredRefreshToken {
   grantId: string;
