@@ -22,8 +22,13 @@ import type { QueryResult } from 'kysely';
  * not end the others' generations.
  */
 
-/** How many lookups of one statement are kept; each holds one small row (a webhook, a token, a person). */
-export const ROW_CACHE_ENTRIES = 10_000;
+/**
+ * How many lookups of one statement are kept; each holds one small row (a webhook, a token, a
+ * person) and its converted value, ~0.5 KB on the heap for a webhook (measured), so ~10 MB per
+ * statement at most. 10,000 was fewer than the benchmark's 14,000 webhook URLs on a fast host
+ * (docs/performance.md §Tenth round).
+ */
+export const ROW_CACHE_ENTRIES = 20_000;
 
 /**
  * Tables whose writes end no generation. A table belongs here only when no cached lookup reads

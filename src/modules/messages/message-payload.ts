@@ -76,7 +76,8 @@ export interface ParseOptions {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-type Path = (string | number)[];
+type Key = string | number;
+type Path = Key[];
 type Obj = Record<string, unknown>;
 
 const messages = {
@@ -101,9 +102,14 @@ function isObject(value: unknown): value is Obj {
 /** Collects errors at their paths; one pass reports every problem at once. */
 class Errors {
   tree: ErrorTree | undefined;
-  add(path: Path, code: string, message: string): void {
+  /**
+   * An error at `path`, or at `key` under it. The validators below take their field's parent path
+   * and key rather than a path of their own: the path array is built only when there is an error,
+   * not for every field of every valid payload (webhook execute is the hot path, DESIGN §5).
+   */
+  add(path: Path, code: string, message: string, key?: Key): void {
     this.tree ??= {};
-    addFieldError(this.tree, path, { code, message });
+    addFieldError(this.tree, key === undefined ? path : [...path, key], { code, message });
   }
 }
 
@@ -114,21 +120,21 @@ function pick(obj: Obj, camel: string, snake?: string): unknown {
   return obj[snake];
 }
 
-function str(value: unknown, path: Path, errors: Errors, max: number, required = false): string | undefined {
+function str(value: unknown, path: Path, key: Key | undefined, errors: Errors, max: number, required = false): string | undefined {
   if (value === undefined || value === null) {
-    if (required) errors.add(path, 'BASE_TYPE_REQUIRED', messages.required);
+    if (required) errors.add(path, 'BASE_TYPE_REQUIRED', messages.required, key);
     return undefined;
   }
   if (typeof value !== 'string') {
-    errors.add(path, 'BASE_TYPE_BAD_TYPE', messages.string);
+    errors.add(path, 'BASE_TYPE_BAD_TYPE', messages.string, key);
     return undefined;
   }
   if (required && value.trim().length === 0) {
-    errors.add(path, 'BASE_TYPE_BAD_LENGTH', messages.between(1, max));
+    errors.add(path, 'BASE_TYPE_BAD_LENGTH', messages.between(1, max), key);
     return undefined;
   }
   if (value.length > max && codePoints(value) > max) {
-    errors.add(path, 'BASE_TYPE_MAX_LENGTH', messages.maxLength(max));
+    errors.add(path, 'BASE_TYPE_MAX_LENGTH', messages.maxLength(max), key);
     return undefined;
   }
   return value;
@@ -137,13 +143,13 @@ function str(value: unknown, path: Path, errors: Errors, max: number, required =
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
 
 /** An absolute http(s) URL of at most 2048 characters; `httpsOnly` for avatars. */
-function url(value: unknown, path: Path, errors: Errors, options: { required?: boolean; httpsOnly?: boolean } = {}): string | undefined {
-  const s = str(value, path, errors, MessageLimits.url, options.required);
+function url(value: unknown, path: Path, key: Key | undefined, errors: Errors, required = false, httpsOnly = false): string | undefined {
+  const s = str(value, path, key, errors, MessageLimits.url, required);
   if (s === undefined) return undefined;
-  return checkUrl(s, path, errors, options.httpsOnly ?? false);
+  return checkUrl(s, path, key, errors, httpsOnly);
 }
 
-function checkUrl(s: string, path: Path, errors: Errors, httpsOnly: boolean): string | undefined {
+function checkUrl(s: string, path: Path, key: Key | undefined, errors: Errors, httpsOnly: boolean): string | undefined {
   let parsed: URL | undefined;
   if (!CONTROL_OR_SPACE.test(s)) {
     try {
@@ -153,17 +159,17 @@ function checkUrl(s: string, path: Path, errors: Errors, httpsOnly: boolean): st
     }
   }
   if (!parsed) {
-    errors.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.');
+    errors.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.', key);
     return undefined;
   }
   const scheme = parsed.protocol.slice(0, -1);
   const allowed = httpsOnly ? ['https'] : ['http', 'https'];
   if (!allowed.includes(scheme)) {
-    errors.add(path, 'URL_TYPE_INVALID_SCHEME', `Scheme "${scheme}" is not supported. Scheme must be one of (${allowed.map((a) => `'${a}'`).join(', ')}).`);
+    errors.add(path, 'URL_TYPE_INVALID_SCHEME', `Scheme "${scheme}" is not supported. Scheme must be one of (${allowed.map((a) => `'${a}'`).join(', ')}).`, key);
     return undefined;
   }
   if (parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') {
-    errors.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.');
+    errors.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.', key);
     return undefined;
   }
   return s;
@@ -172,11 +178,11 @@ function checkUrl(s: string, path: Path, errors: Errors, httpsOnly: boolean): st
 // ISO 8601 date-time: date, optional time with optional fraction, optional zone.
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
 
-function timestamp(value: unknown, path: Path, errors: Errors): string | undefined {
+function timestamp(value: unknown, path: Path, key: Key, errors: Errors): string | undefined {
   if (value === undefined || value === null) return undefined;
   const match = typeof value === 'string' ? ISO_8601.exec(value) : null;
   if (!match) {
-    errors.add(path, 'DATE_TIME_TYPE_PARSE', 'Could not parse the timestamp. It should be ISO 8601 (2026-01-02T03:04:05Z).');
+    errors.add(path, 'DATE_TIME_TYPE_PARSE', 'Could not parse the timestamp. It should be ISO 8601 (2026-01-02T03:04:05Z).', key);
     return undefined;
   }
   // A time without a zone is taken as UTC, not the server's local time.
@@ -184,29 +190,29 @@ function timestamp(value: unknown, path: Path, errors: Errors): string | undefin
   const withZone = match[4] !== undefined && match[7] === undefined ? `${text}Z` : text;
   const ms = Date.parse(withZone.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   if (Number.isNaN(ms)) {
-    errors.add(path, 'DATE_TIME_TYPE_PARSE', 'Could not parse the timestamp. It should be ISO 8601 (2026-01-02T03:04:05Z).');
+    errors.add(path, 'DATE_TIME_TYPE_PARSE', 'Could not parse the timestamp. It should be ISO 8601 (2026-01-02T03:04:05Z).', key);
     return undefined;
   }
   return new Date(ms).toISOString();
 }
 
-function color(value: unknown, path: Path, errors: Errors): number | undefined {
+function color(value: unknown, path: Path, key: Key, errors: Errors): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    errors.add(path, 'NUMBER_TYPE_COERCE', 'Must be an integer (0x000000 to 0xFFFFFF).');
+    errors.add(path, 'NUMBER_TYPE_COERCE', 'Must be an integer (0x000000 to 0xFFFFFF).', key);
     return undefined;
   }
   if (value < 0 || value > MessageLimits.color) {
-    errors.add(path, value < 0 ? 'NUMBER_TYPE_MIN' : 'NUMBER_TYPE_MAX', `Must be between 0 and ${MessageLimits.color}.`);
+    errors.add(path, value < 0 ? 'NUMBER_TYPE_MIN' : 'NUMBER_TYPE_MAX', `Must be between 0 and ${MessageLimits.color}.`, key);
     return undefined;
   }
   return value;
 }
 
-function dict(value: unknown, path: Path, errors: Errors): Obj | undefined {
+function dict(value: unknown, path: Path, key: Key, errors: Errors): Obj | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) {
-    errors.add(path, 'DICT_TYPE_CONVERT', messages.object);
+    errors.add(path, 'DICT_TYPE_CONVERT', messages.object, key);
     return undefined;
   }
   return value;
@@ -227,44 +233,46 @@ function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResult | und
   }
   const embed: Embed = {};
   let size = 0;
-  const title = str(raw['title'], [...path, 'title'], errors, MessageLimits.title);
+  const title = str(raw['title'], path, 'title', errors, MessageLimits.title);
   if (title !== undefined) {
     embed.title = title;
     size += codePoints(title);
   }
-  const description = str(raw['description'], [...path, 'description'], errors, MessageLimits.description);
+  const description = str(raw['description'], path, 'description', errors, MessageLimits.description);
   if (description !== undefined) {
     embed.description = description;
     size += codePoints(description);
   }
-  const link = url(raw['url'], [...path, 'url'], errors);
+  const link = url(raw['url'], path, 'url', errors);
   if (link !== undefined) embed.url = link;
-  const time = timestamp(raw['timestamp'], [...path, 'timestamp'], errors);
+  const time = timestamp(raw['timestamp'], path, 'timestamp', errors);
   if (time !== undefined) embed.timestamp = time;
-  const c = color(raw['color'], [...path, 'color'], errors);
+  const c = color(raw['color'], path, 'color', errors);
   if (c !== undefined) embed.color = c;
 
-  const footer = dict(raw['footer'], [...path, 'footer'], errors);
+  const footer = dict(raw['footer'], path, 'footer', errors);
   if (footer) {
-    const text = str(footer['text'], [...path, 'footer', 'text'], errors, MessageLimits.footerText, true);
-    const iconUrl = url(pick(footer, 'iconUrl', 'icon_url'), [...path, 'footer', 'iconUrl'], errors);
+    const footerPath = [...path, 'footer'];
+    const text = str(footer['text'], footerPath, 'text', errors, MessageLimits.footerText, true);
+    const iconUrl = url(pick(footer, 'iconUrl', 'icon_url'), footerPath, 'iconUrl', errors);
     if (text !== undefined) {
       embed.footer = iconUrl === undefined ? { text } : { text, iconUrl };
       size += codePoints(text);
     }
   }
   for (const key of ['image', 'thumbnail'] as const) {
-    const media = dict(raw[key], [...path, key], errors);
+    const media = dict(raw[key], path, key, errors);
     if (media) {
-      const mediaUrl = url(media['url'], [...path, key, 'url'], errors, { required: true });
+      const mediaUrl = url(media['url'], [...path, key], 'url', errors, true);
       if (mediaUrl !== undefined) embed[key] = { url: mediaUrl };
     }
   }
-  const author = dict(raw['author'], [...path, 'author'], errors);
+  const author = dict(raw['author'], path, 'author', errors);
   if (author) {
-    const name = str(author['name'], [...path, 'author', 'name'], errors, MessageLimits.authorName, true);
-    const authorUrl = url(author['url'], [...path, 'author', 'url'], errors);
-    const iconUrl = url(pick(author, 'iconUrl', 'icon_url'), [...path, 'author', 'iconUrl'], errors);
+    const authorPath = [...path, 'author'];
+    const name = str(author['name'], authorPath, 'name', errors, MessageLimits.authorName, true);
+    const authorUrl = url(author['url'], authorPath, 'url', errors);
+    const iconUrl = url(pick(author, 'iconUrl', 'icon_url'), authorPath, 'iconUrl', errors);
     if (name !== undefined) {
       embed.author = { name, ...(authorUrl !== undefined && { url: authorUrl }), ...(iconUrl !== undefined && { iconUrl }) };
       size += codePoints(name);
@@ -285,8 +293,8 @@ function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResult | und
           errors.add(fieldPath, 'DICT_TYPE_CONVERT', messages.object);
           return;
         }
-        const name = str(f['name'], [...fieldPath, 'name'], errors, MessageLimits.fieldName, true);
-        const value = str(f['value'], [...fieldPath, 'value'], errors, MessageLimits.fieldValue, true);
+        const name = str(f['name'], fieldPath, 'name', errors, MessageLimits.fieldName, true);
+        const value = str(f['value'], fieldPath, 'value', errors, MessageLimits.fieldValue, true);
         const inline = f['inline'];
         if (inline !== undefined && inline !== null && typeof inline !== 'boolean') errors.add([...fieldPath, 'inline'], 'BASE_TYPE_BAD_TYPE', messages.boolean);
         if (name !== undefined && value !== undefined) {
@@ -323,7 +331,7 @@ export function checkDisplayName(value: unknown, serviceName: string): { ok: tru
 export function checkAvatarUrl(value: unknown): { ok: true; value: string | null } | { ok: false; error: FieldError } {
   if (value === undefined || value === null) return { ok: true, value: null };
   const errors = new Errors();
-  const result = url(value, [], errors, { httpsOnly: true });
+  const result = url(value, [], undefined, errors, false, true);
   if (result === undefined) {
     const first = errors.tree?.['_errors'];
     return { ok: false, error: Array.isArray(first) && first[0] ? first[0] : { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' } };
@@ -349,7 +357,7 @@ export function parseMessagePayload(body: unknown, options: ParseOptions): Parse
   if (contentRaw === null) {
     if (partial) value.content = '';
   } else if (contentRaw !== undefined) {
-    const content = str(contentRaw, ['content'], errors, MessageLimits.content);
+    const content = str(contentRaw, [], 'content', errors, MessageLimits.content);
     // PostgreSQL text cannot hold U+0000; refuse it rather than store something else.
     if (content?.includes('\u0000')) errors.add(['content'], 'BASE_TYPE_INVALID', 'Must not contain the NUL character (U+0000).');
     else if (content !== undefined) {
@@ -394,7 +402,7 @@ export function parseMessagePayload(body: unknown, options: ParseOptions): Parse
     }
     const avatarRaw = pick(body, 'avatarUrl', 'avatar_url');
     if (avatarRaw !== undefined && avatarRaw !== null) {
-      const avatar = url(avatarRaw, ['avatarUrl'], errors, { httpsOnly: true });
+      const avatar = url(avatarRaw, [], 'avatarUrl', errors, false, true);
       if (avatar !== undefined) value.avatarUrl = avatar;
     }
   }

@@ -40,7 +40,20 @@ const insertMessageRow = prepareQuery<Omit<NewMessage, 'embeds'> & { embeds: str
 
 /** Settles once the row is committed (storage/group-commit.ts); the caller awaits it, no async wrapper in between. */
 export function insertMessage(db: Db, message: NewMessage): Promise<unknown> {
-  return insertMessageRow(db, { ...message, embeds: JSON.stringify(message.embeds) });
+  // Named field by field rather than spread: a literal of one fixed shape, built without the
+  // spread's generic copy, on every webhook execute.
+  return insertMessageRow(db, {
+    id: message.id,
+    channelId: message.channelId,
+    authorId: message.authorId,
+    webhookId: message.webhookId,
+    applicationId: message.applicationId,
+    authorName: message.authorName,
+    authorAvatarUrl: message.authorAvatarUrl,
+    content: message.content,
+    embeds: JSON.stringify(message.embeds),
+    createdAt: message.createdAt,
+  });
 }
 
 /**

@@ -83,8 +83,10 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     content: payload.content ?? '',
     embeds: payload.embeds ?? [],
     createdAt: deps.clock.now(),
+    // Already the stored message's shape, so `wait` presents it without copying it (DESIGN §5).
+    editedAt: null,
   };
   await insertMessage(deps.db, message);
   deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
-  return wait ? presentWebhookMessage({ ...message, editedAt: null }) : undefined;
+  return wait ? presentWebhookMessage(message) : undefined;
 }
