@@ -55,6 +55,7 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('csrfKey', undefined);
   app.decorateRequest('sessionToken', undefined);
   app.decorateRequest('bot', undefined);
+  app.decorateRequest('bearer', undefined);
 
   installErrorHandling(app, config.serviceName);
   installStrictJsonParser(app);

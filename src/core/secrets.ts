@@ -63,5 +63,8 @@ export function matchesHash(plain: string, storedHash: string): boolean {
 
 /** True when `plain` looks like a secret of the given kind; a cheap filter before any lookup. */
 export function hasPrefix(plain: string, kind: SecretKind): boolean {
-  return plain.startsWith(`${SecretPrefix[kind]}_`);
+  return plain.startsWith(PREFIXES[kind]);
 }
+
+/** `ghat_`…: built once, not on every presented secret. */
+const PREFIXES = Object.fromEntries(Object.entries(SecretPrefix).map(([kind, prefix]) => [kind, `${prefix}_`])) as Record<SecretKind, string>;

@@ -111,7 +111,8 @@ export class CachedStatement {
     const statement = this.#statement;
     if (!statement.reader) {
       const { changes, lastInsertRowid } = statement.run(parameters);
-      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+      // 0n and 1n shared: a write of one row (every message) allocates no BigInt for its count.
+      return { numAffectedRows: changes === 1 ? 1n : changes === 0 ? 0n : BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
     }
     const columns = this.#columns;
     if (columns === undefined) return { rows: statement.all(parameters) };

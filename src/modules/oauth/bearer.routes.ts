@@ -9,7 +9,12 @@ import { authenticateBearer, type BearerToken } from './identity.service.js';
  * `bearerOf(request)` in the handler.
  */
 
-const tokens = new WeakMap<FastifyRequest, BearerToken>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The access token requireBearer accepted for this request. */
+    bearer: BearerToken | undefined;
+  }
+}
 
 const BEARER = /^bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 
@@ -29,7 +34,7 @@ function unauthorized(deps: Deps, error: 'invalid_token' | 'invalid_request', de
 
 /** The access token the preHandler accepted for this request. */
 export function bearerOf(request: FastifyRequest): BearerToken {
-  const token = tokens.get(request);
+  const token = request.bearer;
   if (!token) throw new Error('bearerOf() called on a route without requireBearer()');
   return token;
 }
@@ -46,9 +51,9 @@ export function requireBearer(deps: Deps, scope?: string): preHandlerAsyncHookHa
     if (query && typeof query === 'object' && 'access_token' in query) {
       throw unauthorized(deps, 'invalid_request', 'access tokens are not accepted in the query string; use the Authorization header');
     }
-    const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') throw unauthorized(deps, 'invalid_token', 'an access token is required: Authorization: Bearer <token>');
-    const match = BEARER.exec(header.trim());
+    const header = request.headers.authorization?.trim();
+    if (header === undefined || header === '') throw unauthorized(deps, 'invalid_token', 'an access token is required: Authorization: Bearer <token>');
+    const match = BEARER.exec(header);
     if (!match) throw unauthorized(deps, 'invalid_token', 'the Authorization header must use the Bearer scheme');
     const token = await authenticateBearer(deps, match[1] as string);
     if (!token) throw unauthorized(deps, 'invalid_token', 'the access token is invalid, expired or revoked');
@@ -57,6 +62,8 @@ export function requireBearer(deps: Deps, scope?: string): preHandlerAsyncHookHa
         'WWW-Authenticate': `Bearer realm="${realm(deps)}", error="insufficient_scope", scope="${scope}"`,
       });
     }
-    tokens.set(request, token);
+    // A request property (decorated in app.ts), not a WeakMap keyed by the request: every bearer
+    // request added an entry the garbage collector had to weigh as an ephemeron.
+    request.bearer = token;
   };
 }
