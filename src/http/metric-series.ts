@@ -31,6 +31,8 @@ export interface CollectableMetric {
 /** The series of one metric by label set: looked up by the joined values, created on first use. */
 class SeriesByLabels<T> {
   readonly #entries = new Map<string, { labels: Labels; series: T }>();
+  /** Bumped by clear(): a caller keeping a series between observations knows it was dropped. */
+  version = 0;
 
   constructor(
     private readonly labelNames: readonly string[],
@@ -57,6 +59,7 @@ class SeriesByLabels<T> {
 
   clear(): void {
     this.#entries.clear();
+    this.version += 1;
   }
 }
 
@@ -97,6 +100,11 @@ export class BoundHistogram implements CollectableMetric {
   /** The series of one label set (values in the order of `labelNames`), created on first use. */
   series(...values: string[]): HistogramSeries {
     return this.#series.get(values);
+  }
+
+  /** Changes when reset() drops every series: a series kept by a caller is then stale. */
+  get version(): number {
+    return this.#series.version;
   }
 
   get() {
@@ -141,6 +149,11 @@ export class BoundCounter implements CollectableMetric {
 
   series(...values: string[]): CounterSeries {
     return this.#series.get(values);
+  }
+
+  /** Changes when reset() drops every series: a series kept by a caller is then stale. */
+  get version(): number {
+    return this.#series.version;
   }
 
   get() {

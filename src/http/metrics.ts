@@ -1,5 +1,5 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { BoundCounter, BoundHistogram } from './metric-series.js';
+import { BoundCounter, BoundHistogram, type CounterSeries, type HistogramSeries } from './metric-series.js';
 import type { onResponseHookHandler } from 'fastify';
 import type { App } from './app-type.js';
 import type { BucketDecision, BucketRule, BucketStore } from '../rate-limit/bucket.js';
@@ -20,6 +20,12 @@ export interface Metrics {
   render(): Promise<string>;
   readonly contentType: string;
   observeRequest(method: string, route: string, statusCode: number, durationMs: number): void;
+  /**
+   * observeRequest for one route, keeping the series of the last method and status it saw: a
+   * busy route answers the same pair again and again (POST 204 on webhook execute), and finding a
+   * series by its labels joins and hashes them (docs/performance.md §Tenth round).
+   */
+  requestObserver(route: string): (method: string, statusCode: number, durationMs: number) => void;
   observeQuery(timing: QueryTiming): void;
   observeBucket(operation: 'take' | 'peek' | 'reset', durationMs: number, decision?: BucketDecision): void;
 }
@@ -65,6 +71,8 @@ export function createMetrics(): Metrics {
   const allowed = bucketDecisions.series('allowed');
   const limited = bucketDecisions.series('limited');
   const bucketSeries = { take: bucketDuration.series('take'), peek: bucketDuration.series('peek'), reset: bucketDuration.series('reset') };
+  const succeeded = new Map<string, HistogramSeries>();
+  let succeededVersion = queryDuration.version;
 
   return {
     registry,
@@ -77,8 +85,41 @@ export function createMetrics(): Metrics {
       requests.series(method, route, String(statusCode)).inc();
       requestDuration.series(method, route).observe(durationMs / 1000);
     },
+    requestObserver(route) {
+      let lastMethod: string | undefined;
+      let lastStatus = 0;
+      let version = -1;
+      let counter: CounterSeries | undefined;
+      let histogram: HistogramSeries | undefined;
+      return (method, statusCode, durationMs) => {
+        const current = requests.version + requestDuration.version;
+        if (counter === undefined || histogram === undefined || method !== lastMethod || statusCode !== lastStatus || version !== current) {
+          counter = requests.series(method, route, String(statusCode));
+          histogram = requestDuration.series(method, route);
+          lastMethod = method;
+          lastStatus = statusCode;
+          version = current;
+        }
+        counter.inc();
+        histogram.observe(durationMs / 1000);
+      };
+    },
     observeQuery(timing) {
-      queryDuration.series(timing.operation, timing.failed ? 'error' : 'ok').observe(timing.durationMs / 1000);
+      // Successful statements by operation without joining labels; errors are rare.
+      if (timing.failed) {
+        queryDuration.series(timing.operation, 'error').observe(timing.durationMs / 1000);
+        return;
+      }
+      if (succeededVersion !== queryDuration.version) {
+        succeeded.clear();
+        succeededVersion = queryDuration.version;
+      }
+      let series = succeeded.get(timing.operation);
+      if (series === undefined) {
+        series = queryDuration.series(timing.operation, 'ok');
+        succeeded.set(timing.operation, series);
+      }
+      series.observe(timing.durationMs / 1000);
     },
     observeBucket(operation, durationMs, decision) {
       bucketSeries[operation].observe(durationMs / 1000);
@@ -98,9 +139,9 @@ export function installRequestMetrics(app: App, metrics: Metrics): void {
   // §Ninth round). A new array, never a push: Fastify copies a GET route's options for its HEAD
   // route before this hook runs, and the HEAD route gets its own observer from its own onRoute.
   app.addHook('onRoute', (route) => {
-    const pattern = route.url;
+    const observeAnswer = metrics.requestObserver(route.url);
     const observe: onResponseHookHandler = (request, reply, done) => {
-      metrics.observeRequest(request.method, pattern, reply.statusCode, reply.elapsedTime);
+      observeAnswer(request.method, reply.statusCode, reply.elapsedTime);
       done();
     };
     const existing = route.onResponse;

@@ -249,6 +249,23 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(body, 'rate_limit_decisions_total', { outcome: 'limited' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts a route\'s answers under their own method and status however they alternate, and starts over after a reset', async () => {
+    const metrics = createMetrics();
+    const observe = metrics.requestObserver('/api/v1/things/:id');
+    const count = async (method: string, status: string) => sample(await metrics.render(), 'http_requests_total', { method, route: '/api/v1/things/:id', status_code: status });
+    observe('POST', 204, 1);
+    observe('POST', 400, 2);
+    observe('GET', 204, 3);
+    observe('POST', 204, 4);
+    expect(await count('POST', '204')).toBe(2);
+    expect(await count('POST', '400')).toBe(1);
+    expect(await count('GET', '204')).toBe(1);
+    metrics.registry.resetMetrics();
+    observe('POST', 204, 5);
+    expect(await count('POST', '204')).toBe(1);
+    expect(await count('POST', '400')).toBeUndefined();
+  });
+
   it('keeps one registry per app: another app in the same process starts from zero', async () => {
     const other = await createTestApp();
     try {
