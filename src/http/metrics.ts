@@ -19,11 +19,11 @@ export interface Metrics {
   /** The Prometheus text exposition of this app's metrics followed by the process's. */
   render(): Promise<string>;
   readonly contentType: string;
-  observeRequest(method: string, route: string, statusCode: number, durationMs: number): void;
   /**
-   * observeRequest for one route, keeping the series of the last method and status it saw: a
-   * busy route answers the same pair again and again (POST 204 on webhook execute), and finding a
-   * series by its labels joins and hashes them (docs/performance.md §Tenth round).
+   * Counts and times the answers of one route pattern, keeping the series of the last method and
+   * status it saw: a busy route answers the same pair again and again (POST 204 on webhook
+   * execute), and finding a series by its labels joins and hashes them (docs/performance.md
+   * §Tenth round).
    */
   requestObserver(route: string): (method: string, statusCode: number, durationMs: number) => void;
   observeQuery(timing: QueryTiming): void;
@@ -80,10 +80,6 @@ export function createMetrics(): Metrics {
     async render() {
       const [own, shared] = await Promise.all([registry.metrics(), processRegistry.metrics()]);
       return `${own}\n${shared}`;
-    },
-    observeRequest(method, route, statusCode, durationMs) {
-      requests.series(method, route, String(statusCode)).inc();
-      requestDuration.series(method, route).observe(durationMs / 1000);
     },
     requestObserver(route) {
       let lastMethod: string | undefined;
@@ -148,8 +144,9 @@ export function installRequestMetrics(app: App, metrics: Metrics): void {
     route.onResponse = existing === undefined ? [observe] : [...(Array.isArray(existing) ? existing : [existing]), observe];
   });
   // Requests no route matched reach Fastify's not-found handler, which has no onRoute.
+  const observeUnmatched = metrics.requestObserver(UNMATCHED_ROUTE);
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) metrics.observeRequest(request.method, UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime);
+    if (request.is404) observeUnmatched(request.method, reply.statusCode, reply.elapsedTime);
     done();
   });
 }
@@ -172,12 +169,11 @@ export function instrumentBucketStore(store: BucketStore, metrics: Metrics): Buc
   };
   // A store that answers in this process (memory) is timed around its synchronous call: no then,
   // no promise but the answer's (docs/performance.md §Tenth round).
-  const takeSync = store.takeSync?.bind(store);
-  const takeInLine = (key: string, rule: BucketRule, now: number, cost?: number): Promise<BucketDecision> => {
+  const takeInLine = (takeSync: NonNullable<BucketStore['takeSync']>) => (key: string, rule: BucketRule, now: number, cost?: number): Promise<BucketDecision> => {
     const started = performance.now();
     let decision: BucketDecision;
     try {
-      decision = (takeSync as NonNullable<typeof takeSync>)(key, rule, now, cost);
+      decision = takeSync(key, rule, now, cost);
     } catch (error) {
       metrics.observeBucket('take', performance.now() - started);
       return Promise.reject(error);
@@ -186,7 +182,9 @@ export function instrumentBucketStore(store: BucketStore, metrics: Metrics): Buc
     return Promise.resolve(decision);
   };
   return {
-    take: takeSync !== undefined ? takeInLine : (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),
+    take: store.takeSync
+      ? takeInLine(store.takeSync.bind(store))
+      : (key: string, rule: BucketRule, now: number, cost?: number) => timed('take', () => store.take(key, rule, now, cost), true),
     peek: (key: string, rule: BucketRule, now: number) => timed('peek', () => store.peek(key, rule, now), false),
     reset: (key: string) => timed('reset', () => store.reset(key), false),
     close: () => store.close(),

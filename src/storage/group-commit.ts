@@ -327,17 +327,17 @@ export class GroupCommitCore {
 
   /** Runs the statement now, timed when it has an operation and something listens: a plain call, no promise. */
   #timedRun(statement: CachedStatement, parameters: readonly unknown[], operation: string | undefined): QueryResult<unknown> {
-    const timer = operation === undefined ? undefined : this.timer;
-    if (timer === undefined) return statement.run(parameters);
+    const timer = this.timer;
+    if (operation === undefined || timer === undefined) return statement.run(parameters);
     const started = performance.now();
     let result: QueryResult<unknown>;
     try {
       result = statement.run(parameters);
     } catch (error) {
-      timer(operation as string, performance.now() - started, true);
+      timer(operation, performance.now() - started, true);
       throw error;
     }
-    timer(operation as string, performance.now() - started, false);
+    timer(operation, performance.now() - started, false);
     return result;
   }
 

@@ -143,10 +143,20 @@ function str(value: unknown, path: Path, key: Key | undefined, errors: Errors, m
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
 
 /** An absolute http(s) URL of at most 2048 characters; `httpsOnly` for avatars. */
-function url(value: unknown, path: Path, key: Key | undefined, errors: Errors, required = false, httpsOnly = false): string | undefined {
-  const s = str(value, path, key, errors, MessageLimits.url, required);
+interface UrlOptions {
+  required?: boolean;
+  httpsOnly?: boolean;
+}
+
+// Shared, so a call without options allocates none (every embed field is checked on execute).
+const ANY_URL: UrlOptions = {};
+const REQUIRED_URL: UrlOptions = { required: true };
+const HTTPS_URL: UrlOptions = { httpsOnly: true };
+
+function url(value: unknown, path: Path, key: Key | undefined, errors: Errors, options: UrlOptions = ANY_URL): string | undefined {
+  const s = str(value, path, key, errors, MessageLimits.url, options.required);
   if (s === undefined) return undefined;
-  return checkUrl(s, path, key, errors, httpsOnly);
+  return checkUrl(s, path, key, errors, options.httpsOnly ?? false);
 }
 
 function checkUrl(s: string, path: Path, key: Key | undefined, errors: Errors, httpsOnly: boolean): string | undefined {
@@ -263,7 +273,7 @@ function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResult | und
   for (const key of ['image', 'thumbnail'] as const) {
     const media = dict(raw[key], path, key, errors);
     if (media) {
-      const mediaUrl = url(media['url'], [...path, key], 'url', errors, true);
+      const mediaUrl = url(media['url'], [...path, key], 'url', errors, REQUIRED_URL);
       if (mediaUrl !== undefined) embed[key] = { url: mediaUrl };
     }
   }
@@ -331,7 +341,7 @@ export function checkDisplayName(value: unknown, serviceName: string): { ok: tru
 export function checkAvatarUrl(value: unknown): { ok: true; value: string | null } | { ok: false; error: FieldError } {
   if (value === undefined || value === null) return { ok: true, value: null };
   const errors = new Errors();
-  const result = url(value, [], undefined, errors, false, true);
+  const result = url(value, [], undefined, errors, HTTPS_URL);
   if (result === undefined) {
     const first = errors.tree?.['_errors'];
     return { ok: false, error: Array.isArray(first) && first[0] ? first[0] : { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' } };
@@ -402,7 +412,7 @@ export function parseMessagePayload(body: unknown, options: ParseOptions): Parse
     }
     const avatarRaw = pick(body, 'avatarUrl', 'avatar_url');
     if (avatarRaw !== undefined && avatarRaw !== null) {
-      const avatar = url(avatarRaw, [], 'avatarUrl', errors, false, true);
+      const avatar = url(avatarRaw, [], 'avatarUrl', errors, HTTPS_URL);
       if (avatar !== undefined) value.avatarUrl = avatar;
     }
   }

@@ -1,8 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { affectedRows, firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
 import { convertOnce } from '../../storage/row-cache.js';
+import type { OAuthAccessTokensTable } from './oauth.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -140,7 +141,7 @@ export async function findAccessToken(db: Db, tokenHash: string): Promise<Stored
 
 // Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
 const cachedAccessToken = convertOnce(
-  (row: { grant_id: string | bigint; application_id: string | bigint; user_id: string | bigint; scopes: string; expires_at: number | bigint | string }): StoredAccessToken => ({
+  (row: Pick<Selectable<OAuthAccessTokensTable>, 'grant_id' | 'application_id' | 'user_id' | 'scopes' | 'expires_at'>): StoredAccessToken => ({
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
     userId: toId(row.user_id),
