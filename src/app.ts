@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.js';
 import { frameworkErrorRenderer, installErrorHandling } from './http/error-handler.js';
 import { installStrictJsonParser } from './http/json-body.js';
+import { PAGE_BODY_LIMIT, parseForm } from './http/body-limits.js';
 import { lazySchemaController } from './http/lazy-schemas.js';
 import { lazyChildLoggerFactory } from './http/logging.js';
 import { installRequestMetrics } from './http/metrics.js';
@@ -42,6 +43,10 @@ export async function buildApp(services: Services): Promise<App> {
     childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     bodyLimit: config.bodyLimit,
+    // Issue #21 §1: a request whose headers or body trickle in is ended (408) instead of holding
+    // its connection for ever; node:http checks every second instead of every 30 s.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     // Request ids: honour a proxy's X-Request-Id, else generate one; echoed in the response.
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -60,7 +65,8 @@ export async function buildApp(services: Services): Promise<App> {
   installErrorHandling(app, config.serviceName);
   installStrictJsonParser(app);
   installRequestMetrics(app, services.metrics);
-  await app.register(formbody);
+  // Linear, with a bounded field count (src/http/body-limits.ts).
+  await app.register(formbody, { parser: parseForm });
   // Helmet's headers, computed once instead of per request (src/http/security-headers.ts, DESIGN §5).
   await installSecurityHeaders(app, {
     // DESIGN §4: strict CSP, no inline script; frame-ancestors 'none' (OAUTH-CHECKLIST A15).
@@ -126,6 +132,16 @@ export async function buildApp(services: Services): Promise<App> {
     // Only pages read or set cookies (sessions, CSRF); the API authenticates with headers, so its
     // requests skip the cookie plugin's two hooks (docs/performance.md).
     await pages.register(cookie);
+    // Issue #21 §1: pages take only small form bodies. Anything else is refused from its headers
+    // (415, 413) before a byte of it is parsed, since the session and CSRF checks come later.
+    const pageBodyLimit = Math.min(PAGE_BODY_LIMIT, config.bodyLimit);
+    pages.removeAllContentTypeParsers();
+    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: pageBodyLimit }, (_request, body, done) => {
+      done(null, parseForm(body as string));
+    });
+    pages.addHook('onRoute', (route) => {
+      route.bodyLimit ??= pageBodyLimit;
+    });
     installPageContext(pages, services);
     registerAccountPages(pages, services);
     registerDirectoryPages(pages, services);

@@ -24,8 +24,12 @@ export interface Config {
   /** ...and this long after their last use. */
   sessionIdleMs: number;
   passwordCost: PasswordCost;
-  /** Largest accepted request body in bytes (413 beyond). */
+  /** Largest accepted request body in bytes (413 beyond); routes with smaller needs read less (src/http/body-limits.ts). */
   bodyLimit: number;
+  /** node:http requestTimeout: a request's headers and body must arrive within this (408 beyond). */
+  requestTimeoutMs: number;
+  /** node:http headersTimeout: a request's headers must arrive within this. */
+  headersTimeoutMs: number;
   /** SQLite: acknowledge writes once in the WAL (`normal`) or once fsynced (`strict`). */
   durability: Durability;
 }
@@ -50,6 +54,8 @@ export const ENVIRONMENT = {
   GATEHOUSE_SESSION_MAX_AGE_DAYS: '30',
   GATEHOUSE_SESSION_IDLE_DAYS: '7',
   GATEHOUSE_BODY_LIMIT_BYTES: '1048576',
+  GATEHOUSE_REQUEST_TIMEOUT_MS: '30000',
+  GATEHOUSE_HEADERS_TIMEOUT_MS: '10000',
   GATEHOUSE_DURABILITY: 'normal',
 } as const;
 
@@ -102,6 +108,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const sessionMaxAgeMs = integer('GATEHOUSE_SESSION_MAX_AGE_DAYS', 1, 365) * DAY_MS;
   const sessionIdleMs = integer('GATEHOUSE_SESSION_IDLE_DAYS', 1, 365) * DAY_MS;
   const bodyLimit = integer('GATEHOUSE_BODY_LIMIT_BYTES', 1024, 64 * 1024 * 1024);
+  // Issue #21 §1: a body or headers trickled in slowly must not hold a connection for ever.
+  const requestTimeoutMs = integer('GATEHOUSE_REQUEST_TIMEOUT_MS', 1000, 10 * 60 * 1000);
+  const headersTimeoutMs = integer('GATEHOUSE_HEADERS_TIMEOUT_MS', 1000, 10 * 60 * 1000);
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) problems.push('GATEHOUSE_HEADERS_TIMEOUT_MS must not exceed GATEHOUSE_REQUEST_TIMEOUT_MS');
 
   const durability = read('GATEHOUSE_DURABILITY') as Durability;
   if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
@@ -121,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionIdleMs: Math.min(sessionIdleMs, sessionMaxAgeMs),
     passwordCost: DEFAULT_PASSWORD_COST,
     bodyLimit,
+    requestTimeoutMs,
+    headersTimeoutMs,
     durability,
   };
 }

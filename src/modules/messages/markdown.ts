@@ -15,8 +15,14 @@ import { escapeHtml, raw, type SafeHtml } from '../../web/html.js';
  * - a backslash before a markup character keeps it literal (`\*not italics\*`).
  *
  * Line breaks are kept by the stylesheet (white-space: pre-wrap). Parsing is a single left-to-right
- * pass with bounded nesting, so any input renders in time proportional to (at worst) its length
- * squared; the longest input is an embed description of 4096 characters.
+ * pass with bounded nesting, and every input renders in time linear in its length (issue #21 §1,
+ * shown by bench/adversarial.mjs), however many openers lack a closer:
+ * - a rule that scans ahead for its closer and finds none remembers it (`failFrom`): no closer
+ *   after position p means none after any later position, so the scan is not repeated per opener;
+ * - each scan of a link's URL stops at the next `[`, so scans of successive links never overlap;
+ * - a bare URL is only tried where it may start (not after a letter or digit), and a run that is
+ *   not a valid URL is shown as text whole, instead of being rescanned from each later `http`;
+ * - trailing punctuation is trimmed from a bare URL with running parenthesis counts.
  */
 
 /** How deep emphasis may nest before the rest is shown as text. */
@@ -26,6 +32,14 @@ const LINK_ATTRS = ' target="_blank" rel="noopener noreferrer nofollow"';
 
 interface Rule {
   re: RegExp;
+  /**
+   * Set on rules that scan ahead for a closer which, once absent after one opener, is absent after
+   * every later one: this sticky regex recognises the opener alone, and a failed match where
+   * the opener is present means the rule cannot match anywhere further on in this text.
+   */
+  opener?: RegExp;
+  /** Checked before the regex runs, so a rule that cannot apply here costs nothing. */
+  applies?(state: State, text: string, at: number): boolean;
   render(m: RegExpExecArray, state: State, text: string, at: number): string | undefined;
 }
 
@@ -52,7 +66,15 @@ function link(href: string, inner: string, title?: string): string {
 }
 
 /** A bare URL ends before trailing punctuation, and before an unbalanced closing parenthesis. */
-function trimBareUrl(url: string): string {
+export function trimBareUrl(url: string): string {
+  // Parentheses counted once, then kept current as characters are trimmed: linear in the URL.
+  let open = 0;
+  let close = 0;
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x28) open += 1;
+    else if (c === 0x29) close += 1;
+  }
   let end = url.length;
   for (;;) {
     const last = url[end - 1];
@@ -61,14 +83,10 @@ function trimBareUrl(url: string): string {
       end -= 1;
       continue;
     }
-    if (last === ')') {
-      const body = url.slice(0, end);
-      const open = body.split('(').length - 1;
-      const close = body.split(')').length - 1;
-      if (close > open) {
-        end -= 1;
-        continue;
-      }
+    if (last === ')' && close > open) {
+      close -= 1;
+      end -= 1;
+      continue;
     }
     break;
   }
@@ -87,6 +105,7 @@ const RULES: Rule[] = [
   },
   {
     re: /```([\s\S]*?)```/y,
+    opener: /```/y,
     render: (m) => {
       let code = m[1] ?? '';
       // ```lang\n… : the language name is not shown (no highlighting).
@@ -99,12 +118,20 @@ const RULES: Rule[] = [
   },
   {
     // One or two backticks open inline code (three open a block); a longer run is text.
-    re: /(``?)(?!`)([\s\S]*?[^`])\1(?!`)/y,
-    render: (m) => `<code>${escapeHtml(m[2] ?? '')}</code>`,
+    re: /``(?!`)([\s\S]*?[^`])``(?!`)/y,
+    opener: /``(?!`)/y,
+    render: (m) => `<code>${escapeHtml(m[1] ?? '')}</code>`,
   },
   {
-    // [text](https://…), the URL optionally in <>; one level of parentheses inside the URL.
-    re: /\[((?:\\[\s\S]|[^[\]\\\n]){1,256})\]\(\s*<?((?:[^\s()<>]|\([^\s()<>]*\))+)>?\s*\)/y,
+    re: /`(?!`)([\s\S]*?[^`])`(?!`)/y,
+    opener: /`(?!`)/y,
+    render: (m) => `<code>${escapeHtml(m[1] ?? '')}</code>`,
+  },
+  {
+    // [text](https://…), the URL optionally in <>; one level of parentheses inside the URL. No
+    // `[` in the URL (percent-encode it as %5B): the scan for one link's URL never runs into the
+    // next link, which keeps a message of many unclosed links linear.
+    re: /\[((?:\\[\s\S]|[^[\]\\\n]){1,256})\]\(\s*<?((?:[^\s()<>[]|\([^\s()<>[]*\))+)>?\s*\)/y,
     render: (m, state) => {
       if (state.inLink) return undefined;
       const href = safeHttpUrl(m[2] ?? '');
@@ -125,29 +152,34 @@ const RULES: Rule[] = [
   },
   {
     re: /https?:\/\/[^\s<]+/iy,
-    render: (m, state, text, at) => {
-      if (state.inLink || isWordChar(text[at - 1])) return undefined;
+    applies: (state, text, at) => !state.inLink && !isWordChar(text[at - 1]),
+    render: (m) => {
       const shown = trimBareUrl(m[0]);
       const href = safeHttpUrl(shown);
-      if (!href) return undefined;
+      // Not a URL: the whole run up to the next space is text, scanned once.
+      if (!href) return escapeHtml(m[0]);
       // The rule consumed the trailing punctuation too; give it back as text.
       return link(href, escapeHtml(shown)) + escapeHtml(m[0].slice(shown.length));
     },
   },
   {
     re: /\*\*([\s\S]+?)\*\*(?!\*)/y,
+    opener: /\*\*/y,
     render: (m, state) => wrap('strong', m[1], state),
   },
   {
     re: /__([\s\S]+?)__(?!_)/y,
+    opener: /__/y,
     render: (m, state) => wrap('u', m[1], state),
   },
   {
     re: /~~([\s\S]+?)~~/y,
+    opener: /~~/y,
     render: (m, state) => wrap('s', m[1], state),
   },
   {
     re: /\*(?![\s*])([\s\S]*?[^\s\\])\*(?!\*)/y,
+    opener: /\*(?![\s*])/y,
     render: (m, state) => wrap('em', m[1], state),
   },
   {
@@ -172,12 +204,23 @@ function parse(text: string, state: State): string {
   if (state.depth > MAX_DEPTH) return escapeHtml(text);
   let out = '';
   let at = 0;
+  // failFrom[r]: rule r found no closer after this position, so it is not tried again further on.
+  const failFrom: number[] = RULES.map(() => Infinity);
   while (at < text.length) {
     let matched = false;
-    for (const rule of RULES) {
+    for (let r = 0; r < RULES.length; r++) {
+      const rule = RULES[r] as Rule;
+      if (at >= (failFrom[r] as number)) continue;
+      if (rule.applies && !rule.applies(state, text, at)) continue;
       rule.re.lastIndex = at;
       const m = rule.re.exec(text);
-      if (!m) continue;
+      if (!m) {
+        if (rule.opener) {
+          rule.opener.lastIndex = at;
+          if (rule.opener.test(text)) failFrom[r] = at;
+        }
+        continue;
+      }
       const rendered = rule.render(m, state, text, at);
       if (rendered === undefined) continue;
       out += rendered;

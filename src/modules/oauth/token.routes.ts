@@ -4,6 +4,7 @@ import { ApiError, OAuthError, RateLimitedError } from '../../core/errors.js';
 import type { Services } from '../../services.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../http/error-handler.js';
 import { isDatabaseUnavailable } from '../../storage/unavailable.js';
+import { BodyRefused, FORM_FIELDS_MAX, parseForm, TOKEN_BODY_LIMIT } from '../../http/body-limits.js';
 import { authorizationServerMetadata, metadataPaths, REVOKE_PATH, TOKEN_PATH } from './metadata.js';
 import { AuthorizationServerMetadataBody, EmptyObject, OAuthErrorBody, RevokeRequestBody, TokenRequestBody, TokenResponseBody } from './oauth.schemas.js';
 import { REVOKE_PARAMETERS, revokeToken } from './revoke.service.js';
@@ -16,17 +17,6 @@ const REVOKE_PATHS = [REVOKE_PATH, '/api/v1/oauth2/token/revoke'];
 /** Marks a body in any media type other than form-urlencoded, so the route can answer in OAuth terms. */
 const NOT_A_FORM = Symbol('not a form');
 type FormBody = Record<string, string | string[]> | typeof NOT_A_FORM | undefined;
-
-/** application/x-www-form-urlencoded → record; a repeated name keeps every value, to be refused. */
-function parseForm(text: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(text)) {
-    const prev = Object.prototype.hasOwnProperty.call(out, name) ? out[name] : undefined;
-    const next = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-    Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
 
 /**
  * Refuses what RFC 6749 §3.2 forbids before schema validation runs: a body that is not
@@ -72,6 +62,7 @@ function asOAuthError(raw: unknown, request: FastifyRequest): OAuthError {
   }
   const status = raw instanceof ApiError ? raw.status : (raw as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (raw instanceof BodyRefused) return new OAuthError('invalid_request', `the request has more than ${FORM_FIELDS_MAX} parameters`, 400);
     const description = status === 413 ? 'the request body is too large' : 'the request is malformed';
     return new OAuthError('invalid_request', description, status === 413 ? 413 : 400);
   }
@@ -91,11 +82,14 @@ export function registerTokenApi(app: App, services: Services): void {
   void app.register(async (scope) => {
     // SPEC §4 note: form-urlencoded only. Every other media type is read (within the body
     // limit) and marked, so the answer is an OAuth invalid_request rather than a 415.
+    // Issue #21 §1: a few KiB and a bounded field count, parsed in linear time (a repeated
+    // parameter keeps its values for formOnly to refuse), before any client authentication.
+    const bodyLimit = Math.min(TOKEN_BODY_LIMIT, services.config.bodyLimit);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
       done(null, parseForm(body as string));
     });
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, NOT_A_FORM));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => done(null, NOT_A_FORM));
     scope.setErrorHandler((error, request) => {
       throw asOAuthError(error, request);
     });
@@ -109,6 +103,7 @@ export function registerTokenApi(app: App, services: Services): void {
       scope.route({
         method: 'POST',
         url,
+        bodyLimit,
         preValidation: formOnly(TOKEN_PARAMETERS),
         schema:
           url === TOKEN_PATH
@@ -140,6 +135,7 @@ export function registerTokenApi(app: App, services: Services): void {
       scope.route({
         method: 'POST',
         url,
+        bodyLimit,
         preValidation: formOnly(REVOKE_PARAMETERS),
         schema:
           url === REVOKE_PATH

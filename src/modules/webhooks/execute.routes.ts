@@ -3,6 +3,7 @@ import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../services.js';
+import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
 import { executeWebhook, openWebhook, parseWait } from './execute.service.js';
 import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
 import { rateLimitedHeaders, rateLimitHeaders } from './webhook-rate-limit.js';
@@ -51,6 +52,8 @@ function webhookOf(request: FastifyRequest): Webhook {
 
 export function registerWebhookExecuteApi(app: App, services: Services): void {
   app.decorateRequest('webhook', undefined);
+  // Issue #21 §1: a message body is read only as far as the largest real message needs.
+  const messageBodyLimit = Math.min(MESSAGE_BODY_LIMIT, services.config.bodyLimit);
 
   /**
    * Runs before the body is even read: an unknown id, a wrong token or an empty bucket is
@@ -78,6 +81,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     WEBHOOK_URL,
     {
       onRequest: gate,
+      bodyLimit: messageBodyLimit,
       validatorCompiler: documentationOnly,
       schema: {
         tags: ['Webhooks'],
@@ -170,6 +174,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     WEBHOOK_MESSAGE_URL,
     {
       onRequest: gate,
+      bodyLimit: messageBodyLimit,
       validatorCompiler: documentationOnly,
       schema: {
         tags: ['Webhooks'],
