@@ -9,7 +9,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: ['test/browser/**', 'test/reliability/**'],
           // Projects run one group after another, so the timing-sensitive reliability checks
-          // (e.g. "serving again within 2 s of restart") never share the 2 cores with the unit suite.
+          // (ceilings that catch a hang, such as a restart that never serves) never share the 2 cores with the unit suite.
           sequence: { groupOrder: 0 },
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -23,8 +23,8 @@ import {
  * Issue #7 §1, crash safety: webhook executes at full speed (wait=true, so every acknowledged
  * message id is known) and OAuth code exchanges and refreshes running beside them; the server is
  * killed with SIGKILL at a random moment, five times, and restarted on the same database. After
- * each restart: every acknowledged message is present with its content, the server served again
- * within 2 s of the spawn, and nothing is half-done (no consumed code without its tokens, no
+ * each restart: every acknowledged message is present with its content, the server serves again
+ * (within a ceiling that only catches a hang), and nothing is half-done (no consumed code without its tokens, no
  * rotated refresh token without its successor). SQLite always; PostgreSQL with TEST_DATABASE_URL.
  *
  * CI (CI=true) and default runs: 5 rounds of 1.5–2.5 s of load. GATEHOUSE_FULL=1: 5 rounds of 5–15 s.
@@ -37,7 +37,13 @@ const CHANNELS = FULL ? 10 : 6;
 const EXECUTE_WORKERS = FULL ? 24 : 12;
 const OAUTH_WORKERS = 2;
 const REFRESHES_PER_GRANT = 4;
-const READY_WITHIN_MS = 2_000;
+/**
+ * Issue #21 §6: a restart that has not served in 30 s is hung, not slow. How fast a restart serves
+ * (target: 2,000 ms from the spawn to the first 200 from /readyz) is a benchmark figure, measured
+ * by `npm run bench:adversarial` (bench/adversarial.mjs, "restart"): on a busy 2-core machine this
+ * test's own load shares the cores with the restart (DESIGN §6).
+ */
+const RESTART_HANG_CEILING_MS = 30_000;
 
 if (!TEST_DATABASE_URL) console.warn('crash.test.ts: PostgreSQL rounds skipped: set TEST_DATABASE_URL to run them.');
 
@@ -258,7 +264,7 @@ describe.each(targets)('kill -9 under load, restarted on the same database ($dia
       // Restart on the same database and port; time from the spawn to the first 200 from /readyz.
       const spawned = performance.now();
       server = await startServer({ databaseUrl, port: running.port });
-      await waitReady(server.baseUrl, 10_000);
+      await waitReady(server.baseUrl, RESTART_HANG_CEILING_MS);
       const readyMs = performance.now() - spawned;
       f.readyMs.push(Math.round(readyMs));
 
@@ -306,7 +312,7 @@ describe.each(targets)('kill -9 under load, restarted on the same database ($dia
           and not exists (select 1 from oauth_refresh_tokens s where s.token_hash = r.successor_hash)`,
       );
       expect(rotatedWithoutSuccessor, `round ${round}: rotated refresh tokens without a successor`).toBe(0);
-      expect(readyMs, `round ${round}: from spawn to the first 200 from /readyz`).toBeLessThan(READY_WITHIN_MS);
+      expect(readyMs, `round ${round}: from spawn to the first 200 from /readyz`).toBeLessThan(RESTART_HANG_CEILING_MS);
     }
 
     f.consumedCodesChecked = await countRows(check, sql<{ n: number }>`select count(*) as n from oauth_codes where used_at is not null`);
@@ -332,7 +338,7 @@ afterAll(() => {
         `crash safety (${dialect}, ${FULL ? 'full' : 'short'}): ${f.rounds} kill -9 rounds of ${f.loadMs.join('/')} ms load`,
         `  acknowledged messages: ${f.acknowledged} (≈${f.executesPerSecond}/s, ${f.rateLimited} answered 429), all present and intact`,
         `  requests in flight at each kill: ${f.inFlightAtKill.join(', ')}`,
-        `  spawn → first 200 from /readyz: ${f.readyMs.join(', ')} ms (max ${Math.max(...f.readyMs)} ms; limit ${READY_WITHIN_MS} ms)`,
+        `  spawn → first 200 from /readyz: ${f.readyMs.join(', ')} ms (max ${Math.max(...f.readyMs)} ms; hang ceiling ${RESTART_HANG_CEILING_MS} ms; the 2,000 ms target is judged by bench/adversarial.mjs)`,
         `  OAuth: ${f.exchanges} code exchanges, ${f.refreshes} refreshes, ${f.refreshRetriesAfterCrash} refreshes cut by a kill retried with 200`,
         `  half-done: 0 of ${f.consumedCodesChecked} consumed codes without tokens, 0 of ${f.rotatedRefreshTokensChecked} rotated refresh tokens without a successor`,
       ].join('\n'),

@@ -45,6 +45,15 @@ describe('configuration (DESIGN §8)', () => {
     expect(() => loadConfig({ GATEHOUSE_DURABILITY: 'paranoid' })).toThrow(/GATEHOUSE_DURABILITY must be normal or strict/);
   });
 
+  it('request and header timeouts: 30 s and 10 s by default, configurable, headers never longer than the request (issue #21 §1)', () => {
+    expect(loadConfig({}).requestTimeoutMs).toBe(30_000);
+    expect(loadConfig({}).headersTimeoutMs).toBe(10_000);
+    const c = loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: '60000', GATEHOUSE_HEADERS_TIMEOUT_MS: '5000' });
+    expect([c.requestTimeoutMs, c.headersTimeoutMs]).toEqual([60_000, 5000]);
+    expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: '0' })).toThrow(/GATEHOUSE_REQUEST_TIMEOUT_MS must be a whole number/);
+    expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: '5000', GATEHOUSE_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/must not exceed GATEHOUSE_REQUEST_TIMEOUT_MS/);
+  });
+
   it('reads trusted proxies as a list', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.2' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(loadConfig({}).trustProxy).toBe(false);
