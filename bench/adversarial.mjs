@@ -20,6 +20,8 @@
 //   --smoke      small sizes, 1 s per attack, 1 restart, nothing judged (CI: the bench cannot rot)
 //   --no-build   use the existing dist/
 //   --only growth,attacks,restart   run only these parts
+//   --scale <f>  growth inputs f times the default sizes (the 16× inputs are 10–130 KB, several
+//                times the largest a request can carry, yet small enough to stay in the CPU caches)
 import { spawn, spawnSync } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,17 +48,19 @@ const BENCH_REQUEST_TIMEOUT_MS = opts.smoke ? 2000 : 5000;
 const BENCH_HEADERS_TIMEOUT_MS = opts.smoke ? 1000 : 2000;
 
 function parseArgs(argv) {
-  const o = { smoke: false, build: true, only: new Set(['growth', 'attacks', 'restart']) };
+  const o = { smoke: false, build: true, only: new Set(['growth', 'attacks', 'restart']), scale: 1 };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--smoke') o.smoke = true;
     else if (a === '--no-build') o.build = false;
     else if (a === '--only') o.only = new Set(argv[++i].split(','));
+    else if (a === '--scale') o.scale = Number(argv[++i]);
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('npm run bench:adversarial -- [--smoke] [--no-build] [--only growth,attacks,restart]\n');
+      process.stdout.write('npm run bench:adversarial -- [--smoke] [--no-build] [--only growth,attacks,restart] [--scale f]\n');
       process.exit(0);
     } else throw new Error(`unknown option ${a} (see --help)`);
   }
+  if (!(o.scale > 0)) throw new Error('--scale needs a positive number');
   return o;
 }
 
@@ -104,6 +108,39 @@ function cost(fn, input, budgetMs) {
   return best;
 }
 
+/** src/modules/oauth/token.routes.ts's parseForm before issue #21: each repeat copies the array. */
+function legacyParseForm(text) {
+  const out = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const prev = Object.prototype.hasOwnProperty.call(out, name) ? out[name] : undefined;
+    const next = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** src/modules/messages/markdown.ts's trimBareUrl before issue #21: counts parentheses again per character trimmed. */
+function legacyTrimBareUrl(url) {
+  let end = url.length;
+  for (;;) {
+    const last = url[end - 1];
+    if (last === undefined) break;
+    if ('.,:;!?\'"*_~'.includes(last)) {
+      end -= 1;
+      continue;
+    }
+    if (last === ')') {
+      const body = url.slice(0, end);
+      if (body.split(')').length > body.split('(').length) {
+        end -= 1;
+        continue;
+      }
+    }
+    break;
+  }
+  return url.slice(0, end);
+}
+
 async function growthFamilies() {
   const { parseForm, jsonNestsDeeperThan, JSON_DEPTH_MAX } = await lib('src/http/body-limits.js');
   const { renderMarkdown, trimBareUrl, safeHttpUrl } = await lib('src/modules/messages/markdown.js');
@@ -126,39 +163,42 @@ async function growthFamilies() {
   const md = (unit) => (n) => unit.repeat(n);
   const payload = { identityOverride: true, serviceName: 'Gatehouse' };
 
-  // name, base size (repeats), input maker, parser
+  // name, base size (repeats), input maker, parser; `reference` rows are the code before
+  // issue #21, kept here to show that the measurement tells quadratic from linear.
   return [
-    ['form: one field repeated (token endpoint, pages)', 1250, (n) => 'code=x&'.repeat(n), attempt(parseForm)],
-    ['form: one value of n percent-escapes', 1250, (n) => `code=${'%C3%A9'.repeat(n)}`, attempt(parseForm)],
-    ['JSON: nested arrays [[[[…', 6250, (n) => Buffer.from('['.repeat(n) + ']'.repeat(n)), serverJson],
-    ['JSON: nested objects at depth 30, then wide', 1000, (n) => Buffer.from(`${'{"a":'.repeat(30)}[${'{"b":"x"},'.repeat(n)}{}]${'}'.repeat(30)}`), serverJson],
-    ['JSON: strings full of brackets and escapes', 2000, (n) => Buffer.from(JSON.stringify({ content: '[{\\"'.repeat(n) })), serverJson],
-    ['markdown: bare URL + n ")"', 8000, (n) => `https://example.com/${')'.repeat(n)}`, renderMarkdown],
-    ['markdown: trimBareUrl of URL + n ")"', 8000, (n) => `https://example.com/${')'.repeat(n)}`, trimBareUrl],
-    ['markdown: "*a " × n (italics never closed)', 2000, md('*a '), renderMarkdown],
-    ['markdown: "**a " × n (bold never closed)', 2000, md('**a '), renderMarkdown],
-    ['markdown: "~~a " × n', 2000, md('~~a '), renderMarkdown],
-    ['markdown: "__a " × n', 2000, md('__a '), renderMarkdown],
-    ['markdown: "``a " × n (inline code never closed)', 2000, md('``a '), renderMarkdown],
-    ['markdown: "[a](x" × n (links never closed)', 1625, md('[a](x'), renderMarkdown],
-    ['markdown: "/http://[" × n (invalid bare URLs)', 1000, md('/http://['), renderMarkdown],
-    ['markdown: "xhttp://a" × n', 1000, md('xhttp://a'), renderMarkdown],
-    ['markdown: "<https://a" × n', 875, md('<https://a'), renderMarkdown],
-    ['markdown: "_a " × n', 2000, md('_a '), renderMarkdown],
-    ['markdown: every markup character, × n', 625, md('*_~`[](<h\\>)|'), renderMarkdown],
-    ['URL check: safeHttpUrl of a long URL', 4000, (n) => `https://a.example/${'a/'.repeat(n)}`, safeHttpUrl],
-    ['redirect URI: validate a long URI', 2500, (n) => `https://a.example/${'%2F'.repeat(n)}`, (u) => validateRedirectUri(u, true)],
-    ['redirect URI: match a long loopback URI', 8000, (n) => `http://127.0.0.1:9/${'a'.repeat(n)}`, (u) => matchRedirectUri([u.replace(':9/', ':8/'), 'https://x.example/cb'], u)],
-    ['name folding: confusables + marks + invisibles', 750, (n) => 'G\u0430t\u0435h\u043eus\u0435\u0301\u200b\u202e '.repeat(n), nameSkeleton],
-    ['name rule: impersonation check', 625, (n) => 'Ｇａｔｅ h0use\u0301\u200b '.repeat(n), (s) => impersonationProblem(s, 'Gatehouse')],
-    ['message payload: content of n emoji + embed texts', 1000, (n) => ({ content: '😀'.repeat(n), embeds: [{ title: 'é'.repeat(n), description: '[x](https://a.example)'.repeat(n / 10) }] }), (b) => parseMessagePayload(b, payload)],
-  ].map(([name, base, make, run]) => ({ name, base, make, run }));
+    ['reference, before issue #21: token form parser (array copied per repeat)', 300, (n) => 'code=x&'.repeat(n), legacyParseForm, true],
+    ['reference, before issue #21: trimBareUrl (rescans per ")")', 300, (n) => `https://example.com/${')'.repeat(n)}`, legacyTrimBareUrl, true],
+    ['form: one field repeated (token endpoint, pages)', 300, (n) => 'code=x&'.repeat(n), attempt(parseForm)],
+    ['form: one value of n percent-escapes', 300, (n) => `code=${'%C3%A9'.repeat(n)}`, attempt(parseForm)],
+    ['JSON: nested arrays [[[[…', 1500, (n) => Buffer.from('['.repeat(n) + ']'.repeat(n)), serverJson],
+    ['JSON: nested objects at depth 30, then wide', 250, (n) => Buffer.from(`${'{"a":'.repeat(30)}[${'{"b":"x"},'.repeat(n)}{}]${'}'.repeat(30)}`), serverJson],
+    ['JSON: strings full of brackets and escapes', 500, (n) => Buffer.from(JSON.stringify({ content: '[{\\"'.repeat(n) })), serverJson],
+    ['markdown: bare URL + n ")"', 2000, (n) => `https://example.com/${')'.repeat(n)}`, renderMarkdown],
+    ['markdown: trimBareUrl of URL + n ")"', 2000, (n) => `https://example.com/${')'.repeat(n)}`, trimBareUrl],
+    ['markdown: "*a " × n (italics never closed)', 500, md('*a '), renderMarkdown],
+    ['markdown: "**a " × n (bold never closed)', 500, md('**a '), renderMarkdown],
+    ['markdown: "~~a " × n', 500, md('~~a '), renderMarkdown],
+    ['markdown: "__a " × n', 500, md('__a '), renderMarkdown],
+    ['markdown: "``a " × n (inline code never closed)', 500, md('``a '), renderMarkdown],
+    ['markdown: "[a](x" × n (links never closed)', 400, md('[a](x'), renderMarkdown],
+    ['markdown: "/http://[" × n (invalid bare URLs)', 250, md('/http://['), renderMarkdown],
+    ['markdown: "xhttp://a" × n', 250, md('xhttp://a'), renderMarkdown],
+    ['markdown: "<https://a" × n', 200, md('<https://a'), renderMarkdown],
+    ['markdown: "_a " × n', 500, md('_a '), renderMarkdown],
+    ['markdown: every markup character, × n', 150, md('*_~`[](<h\\>)|'), renderMarkdown],
+    ['URL check: safeHttpUrl of a long URL', 1000, (n) => `https://a.example/${'a/'.repeat(n)}`, safeHttpUrl],
+    ['redirect URI: validate a long URI', 600, (n) => `https://a.example/${'%2F'.repeat(n)}`, (u) => validateRedirectUri(u, true)],
+    ['redirect URI: match a long loopback URI', 2000, (n) => `http://127.0.0.1:9/${'a'.repeat(n)}`, (u) => matchRedirectUri([u.replace(':9/', ':8/'), 'https://x.example/cb'], u)],
+    ['name folding: confusables + marks + invisibles', 200, (n) => 'G\u0430t\u0435h\u043eus\u0435\u0301\u200b\u202e '.repeat(n), nameSkeleton],
+    ['name rule: impersonation check', 150, (n) => 'Ｇａｔｅ h0use\u0301\u200b '.repeat(n), (s) => impersonationProblem(s, 'Gatehouse')],
+    ['message payload: content of n emoji + embed texts', 250, (n) => ({ content: '😀'.repeat(n), embeds: [{ title: 'é'.repeat(n), description: '[x](https://a.example)'.repeat(n / 10) }] }), (b) => parseMessagePayload(b, payload)],
+  ].map(([name, base, make, run, reference = false]) => ({ name, base, make, run, reference }));
 }
 
 async function growth() {
   const families = await growthFamilies();
   const budgetMs = opts.smoke ? 20 : 300;
-  const scale = opts.smoke ? 1 / 16 : 1;
+  const scale = opts.smoke ? 1 / 16 : opts.scale;
   const rows = [];
   for (const f of families) {
     const base = Math.max(8, Math.round(f.base * scale));
@@ -172,13 +212,13 @@ async function growth() {
     for (let round = 0; round < (opts.smoke ? 1 : 3); round += 1) {
       const ms = inputs.map((input) => cost(f.run, input, budgetMs));
       rounds.push(ms);
-      if (ms[2] / ms[0] < LINEAR_RANGE_MAX) break;
+      if (f.reference || ms[2] / ms[0] < LINEAR_RANGE_MAX) break;
     }
     const ms = rounds.reduce((best, r) => (r[2] / r[0] < best[2] / best[0] ? r : best));
     const ratios = [ms[1] / ms[0], ms[2] / ms[1]];
     const exponent = Math.log(ms[2] / ms[0]) / Math.log(16);
     const linear = ms[2] / ms[0] < LINEAR_RANGE_MAX;
-    rows.push({ name: f.name, inputLengths: inputs.map(length), ms, ratios, exponent, linear, rounds: rounds.length });
+    rows.push({ name: f.name, reference: f.reference, inputLengths: inputs.map(length), ms, ratios, exponent, linear, rounds: rounds.length });
     log(`${linear ? 'linear    ' : 'NOT LINEAR'} ${f.name}: ${ms.map((m) => `${m.toFixed(3)} ms`).join(' → ')} (×${ratios.map((r) => r.toFixed(1)).join(', ×')} per 4×; exponent ${exponent.toFixed(2)}${rounds.length > 1 ? `; ${rounds.length} rounds` : ''})`);
   }
   return rows;
@@ -435,7 +475,7 @@ mkdirSync(results, { recursive: true });
 const file = join(results, `${record.date.replace(/[:.]/g, '-')}-adversarial${opts.smoke ? '-smoke' : ''}.json`);
 writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
 log(`results: ${file}`);
-const notLinear = (record.growth ?? []).filter((r) => !r.linear);
+const notLinear = (record.growth ?? []).filter((r) => !r.linear && !r.reference);
 if (!opts.smoke && notLinear.length > 0) {
   log(`${notLinear.length} parser(s) grew faster than linear: ${notLinear.map((r) => r.name).join('; ')}`);
   process.exitCode = 1;
