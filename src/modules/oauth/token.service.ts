@@ -7,7 +7,7 @@ import type { Deps } from '../../services.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
-import { CLIENT_ADDRESS_FAILURE_RULE, CLIENT_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
+import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { findGrant, revokeGrant } from './grants.repository.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
@@ -71,29 +71,24 @@ function invalidClient(deps: Deps, description: string): OAuthError {
 /**
  * Authenticates the client of a token or revocation request (RFC 6749 §2.3, §3.2.1;
  * OAUTH-CHECKLIST D3–D8, D10, D12): HTTP Basic, client_secret_post, or client_id alone for a
- * public app. Failures are counted per client and per address and refused beyond the limits of
- * client-auth.ts with 429 `temporarily_unavailable` and Retry-After.
+ * public app. Failures are counted per address only (client-auth.ts: client ids are public and
+ * secrets unguessable, so a per-client count would only let strangers lock an app out) and
+ * refused beyond the limit with 429 `temporarily_unavailable` and Retry-After.
  */
 export async function authenticateClient(deps: Deps, presented: PresentedClientAuth, address: string): Promise<AuthenticatedClient> {
   const now = deps.clock.now();
   const addressKey = `oauth-client-auth:address:${addressBlock(address)}`;
   const read = readClientCredentials(presented);
-  const clientId = read.ok ? read.credentials.clientId : undefined;
-  // Only ids that can exist get a bucket: arbitrary strings must not create keys at will.
-  const clientKey = clientId !== undefined && isSnowflake(clientId) ? `oauth-client-auth:client:${clientId}` : undefined;
 
   const byAddress = await deps.buckets.peek(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
-  const byClient = clientKey ? await deps.buckets.peek(clientKey, CLIENT_FAILURE_RULE, now) : undefined;
-  const blocked = [byAddress, byClient].filter((d) => d !== undefined && !d.allowed);
-  if (blocked.length > 0) {
-    const waitMs = Math.max(...blocked.map((d) => d?.resetAfterMs ?? 0));
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (!byAddress.allowed) {
+    const seconds = Math.max(1, Math.ceil(byAddress.resetAfterMs / 1000));
     throw new OAuthError('temporarily_unavailable', `too many failed client authentications; retry in ${seconds} seconds`, 429, { 'Retry-After': String(seconds) });
   }
 
-  const fail = async (description: string): Promise<never> => {
-    await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
-    if (clientKey) await deps.buckets.take(clientKey, CLIENT_FAILURE_RULE, now);
+  /** `counted`: a wrong secret or an unknown client; a request that presented no secret at all guessed nothing (issue #21 §2). */
+  const fail = async (description: string, counted = true): Promise<never> => {
+    if (counted) await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
     throw invalidClient(deps, description);
   };
 
@@ -108,7 +103,7 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   if (!app) return fail('unknown client_id');
   if (app.confidential) {
     // RFC 6749 §3.2.1, §4.1.3 (D7): a client that has a secret must authenticate with it.
-    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret');
+    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret', false);
     if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed');
   } else if (credentials.clientSecret !== undefined) {
     // A public app has no secret, so any secret presented for it is wrong.
