@@ -127,14 +127,16 @@ export interface SignInInput {
 
 /**
  * Checks a username and password and starts a session (issue #2 §5). Failed attempts are
- * throttled per account and per address (sign-in-throttle.ts): once a limit is reached the
- * attempt is refused with RateLimitedError before any password is checked. An unknown username
+ * throttled per (account, address) and per address, and slow the account down
+ * (sign-in-throttle.ts, issue #21 §2): once a limit is reached the attempt is refused with
+ * RateLimitedError before any password is checked; the owner on another address is never refused. An unknown username
  * costs one scrypt like a wrong password, and both get the same 401-style field error.
  * Signing in always starts a new session with a new random id (no session fixation) and ends
  * the one the browser had.
  */
 export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
   const throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, input.address);
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const username = input.username.trim();
   // Overlong input is refused without hashing it: its length already says it cannot match.
   const plausible = username.length > 0 && username.length <= 64 && plausiblePassword(input.password);
@@ -229,6 +231,7 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
   }
   // The current password is checked even when the new one is unusable, so every error shows at once.
   const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, input.address);
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const currentOk = plausiblePassword(input.currentPassword) && (await verifyPassword(input.currentPassword, stored));
   if (!currentOk) {
     await throttle.failed();
