@@ -28,6 +28,8 @@ export interface Config {
   bodyLimit: number;
   /** SQLite: acknowledge writes once in the WAL (`normal`) or once fsynced (`strict`). */
   durability: Durability;
+  /** Accounts that may be created per hour from one address (IPv6 by /64); 0: no limit. */
+  signUpsPerHour: number;
 }
 
 export class ConfigError extends Error {
@@ -51,6 +53,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SESSION_IDLE_DAYS: '7',
   GATEHOUSE_BODY_LIMIT_BYTES: '1048576',
   GATEHOUSE_DURABILITY: 'normal',
+  GATEHOUSE_SIGN_UPS_PER_HOUR: '10',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -106,6 +109,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const durability = read('GATEHOUSE_DURABILITY') as Durability;
   if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
 
+  const signUpsPerHour = integer('GATEHOUSE_SIGN_UPS_PER_HOUR', 0, 1_000_000);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -122,5 +127,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordCost: DEFAULT_PASSWORD_COST,
     bodyLimit,
     durability,
+    signUpsPerHour,
   };
 }

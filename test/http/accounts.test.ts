@@ -360,6 +360,33 @@ describe('sign-in throttling', () => {
   });
 });
 
+describe('issue #21 §2: sign-up flood', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '127.0.0.1', GATEHOUSE_SIGN_UPS_PER_HOUR: '3' } });
+  });
+  afterAll(async () => t.close());
+
+  const signUpFrom = async (username: string, address: string, password = PASSWORD) => {
+    const agent = new PageAgent(t.app);
+    const page = await agent.get('/register');
+    return agent.postRaw('/register', { username, name: '', email: '', password, _csrf: csrfTokenIn(page.body) ?? '' }, { 'x-forwarded-for': address });
+  };
+
+  it('sign-ups are limited per address per hour (GATEHOUSE_SIGN_UPS_PER_HOUR); refused ones are told when to retry, other addresses are not affected', async () => {
+    // An invalid form does not count.
+    expect((await signUpFrom('x', '192.0.2.1')).statusCode).toBe(400);
+    for (let i = 0; i < 3; i += 1) expect((await signUpFrom(`flood${i}`, '192.0.2.1')).statusCode).toBe(303);
+    const refused = await signUpFrom('flood3', '192.0.2.1');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('Too many accounts were created from your network. Try again in 60 minutes.');
+    expect((await signUpFrom('elsewhere', '192.0.2.2')).statusCode).toBe(303);
+    t.clock.advance(60 * MINUTE);
+    expect((await signUpFrom('flood3', '192.0.2.1')).statusCode).toBe(303);
+  });
+});
+
 describe('profile settings', () => {
   let t: TestApp;
   let agent: PageAgent;

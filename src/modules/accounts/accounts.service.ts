@@ -1,4 +1,6 @@
-import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
+import { HOUR } from '../../core/clock.js';
+import { addFieldError, ApiErrors, RateLimitedError, type ErrorTree } from '../../core/errors.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../services.js';
@@ -8,7 +10,7 @@ import type { Checked } from '../../core/checked.js';
 import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile as updateProfileRow } from '../directory/people.repository.js';
 import { endSession, startSession, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
-import { beginSignIn } from './sign-in-throttle.js';
+import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -43,6 +45,18 @@ export interface Registration {
   name?: string;
   email?: string | null;
   password: string;
+  /** The client's address for the sign-up limit; absent for the CLI, which is not limited. */
+  address?: string | undefined;
+}
+
+/**
+ * Sign-ups per address (IPv6 by /64), issue #21 §2: each one costs a full password hash, so an
+ * unlimited stream from one source could keep the hashing lane busy. GATEHOUSE_SIGN_UPS_PER_HOUR
+ * (default 10, room for a classroom behind one address); only sign-ups whose fields are all
+ * valid count.
+ */
+function signUpRule(deps: Deps): BucketRule | undefined {
+  return deps.config.signUpsPerHour > 0 ? { limit: deps.config.signUpsPerHour, windowMs: HOUR } : undefined;
 }
 
 /**
@@ -58,6 +72,11 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   const password = errors.take('password', checkPassword(input.password));
   if (username !== undefined && (await findPersonByUsername(deps.db, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
   errors.throwIfAny();
+  const rule = signUpRule(deps);
+  if (input.address !== undefined && rule) {
+    const allowed = await deps.buckets.take(`signup:address:${addressBlock(input.address)}`, rule, deps.clock.now());
+    if (!allowed.allowed) throw new RateLimitedError(allowed.resetAfterMs, 'Too many accounts were created from your network.');
+  }
 
   const person: Person = {
     id: deps.ids.next(),
