@@ -213,15 +213,16 @@ function newRotationKey(deps: Deps): string {
 
 /**
  * The successor pair of a refresh token, derived rather than drawn (oauth.table.ts): HMAC-SHA256
- * keyed with the presented token over a label and the row's random rotation key. A retry within
- * the grace window re-derives exactly the pair the first rotation stored (as hashes only), and
- * without the database an old token does not yield its successors.
+ * keyed with the server secret (never stored in the database, config/server-secret.ts) over a
+ * label, the presented token and the row's random rotation key. A retry within the grace window
+ * re-derives exactly the pair the first rotation stored (as hashes only); neither an old token
+ * alone nor an old token with a copy of the database yields its successors (issue #21 §5).
  */
-export function successorTokens(presented: string, rotationKey: string): { access: string; refresh: string } {
-  const derive = (label: string) => createHmac('sha256', presented).update(`${label}\0${rotationKey}`).digest('base64url');
+export function successorTokens(secret: string, presented: string, rotationKey: string): { access: string; refresh: string } {
+  const derive = (label: string) => createHmac('sha256', secret).update(`${label}\0${presented}\0${rotationKey}`).digest('base64url');
   return {
-    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v1')}`,
-    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v1')}`,
+    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v2')}`,
+    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v2')}`,
   };
 }
 
@@ -253,7 +254,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
   const now = deps.clock.now();
   if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
   // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
-  const successors = successorTokens(presented, stored.rotationKey ?? '');
+  const successors = successorTokens(deps.secrets[0], presented, stored.rotationKey ?? '');
   const successorRefreshHash = hashSecret(successors.refresh);
 
   if (stored.usedAt === null) {
@@ -273,7 +274,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
     if (rotated) return tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, stored, tokenHash, successors, now);
+  return retryOrReuse(deps, stored, presented, tokenHash, successors, now);
 }
 
 /**
@@ -284,6 +285,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
 async function retryOrReuse(
   deps: Deps,
   seen: StoredRefreshToken,
+  presented: string,
   tokenHash: string,
   successors: { access: string; refresh: string },
   now: number,
@@ -292,10 +294,14 @@ async function retryOrReuse(
   const stored = seen.usedAt === null ? await findRefreshToken(deps.db, tokenHash) : seen;
   if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
   if (stored.usedAt !== null && now - stored.usedAt <= REFRESH_GRACE_MS && stored.successorHash !== null) {
-    const successorHash = hashSecret(successors.refresh);
-    const [successor, access] = await Promise.all([findRefreshToken(deps.db, successorHash), findAccessToken(deps.db, hashSecret(successors.access))]);
-    if (safeEqual(stored.successorHash, successorHash) && successor && successor.usedAt === null && access && access.expiresAt > now) {
-      return tokenResponse(successors.access, successors.refresh, access.expiresAt - now, access.scopes);
+    // The first rotation may have used a secret that has since been rotated out of first place.
+    const candidates = [successors, ...deps.secrets.slice(1).map((secret) => successorTokens(secret, presented, stored.rotationKey ?? ''))];
+    const pair = candidates.find((c) => safeEqual(stored.successorHash as string, hashSecret(c.refresh)));
+    if (pair) {
+      const [successor, access] = await Promise.all([findRefreshToken(deps.db, hashSecret(pair.refresh)), findAccessToken(deps.db, hashSecret(pair.access))]);
+      if (successor && successor.usedAt === null && access && access.expiresAt > now) {
+        return tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes);
+      }
     }
   }
   if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');
