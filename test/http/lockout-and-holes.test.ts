@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../src/core/clock.js';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { parseFlags } from '../../src/cli/command.js';
+import { CONTROL_CHARACTER_ERROR } from '../../src/core/text.js';
+import { createServer } from '../../src/modules/directory/servers.service.js';
+import { csrfFrom, signedIn as signedInPerson } from '../support/directory-fixtures.js';
+import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 import { answerConsent, authorizePath, createApp, freshPkce, location, requestFor, signedIn } from './authorize.fixtures.js';
+import { call, createTestWebhook } from './webhook-url.fixtures.js';
 
 /** Issue #21 §2 and §5: nobody locks another out; the smaller holes. */
 
@@ -98,5 +104,58 @@ describe('issue #21 §5: remembered consent of public clients (RFC 8252 §8.6)',
     const { app: web } = await createApp(t, person, { name: 'Web', redirectUris: ['https://spa.example.com/cb'] });
     expect(location(await answerConsent(agent, authorizePath(requestFor(web)), 'authorize')).searchParams.get('code')).toBeTruthy();
     expect(location(await agent.get(authorizePath(requestFor(web)))).searchParams.get('code')).toBeTruthy();
+  });
+});
+
+describe('issue #21 §5: one text rule refuses control characters in every field, on every database', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '127.0.0.1' } });
+  });
+  afterAll(async () => t.close());
+
+  it('a NUL in webhook message content, username or an embed is a 50035 naming the field, and nothing is stored', async () => {
+    const hook = await createTestWebhook(t);
+    const res = await call(t, 'POST', `${hook.path}?wait=true`, { content: 'before\u0000after', embeds: [{ title: 'ok', fields: [{ name: 'bell\u0007', value: 'v' }] }] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: {
+        content: { _errors: [CONTROL_CHARACTER_ERROR] },
+        embeds: { '0': { fields: { '0': { name: { _errors: [CONTROL_CHARACTER_ERROR] } } } } },
+      },
+    });
+    const stored = await t.services.db.selectFrom('messages').select('id').where('channel_id', '=', hook.channel.id).execute();
+    expect(stored).toEqual([]);
+    // Tabs and line breaks are text.
+    expect((await call(t, 'POST', `${hook.path}?wait=true`, { content: 'line one\r\n\tline two' })).statusCode).toBe(200);
+  });
+
+  it('a NUL in a server, channel or role name, or in the sign-in username, is a 400 page, never a 500', async () => {
+    const { agent, person } = await signedInPerson(t);
+    const server = await createServer(t.services, person.id, { name: 'Clean' });
+    const csrf = await csrfFrom(agent, `/servers/${server.id}/settings/roles`);
+    for (const [path, fields] of [
+      ['/servers', { name: 'Evil\u0000server' }],
+      [`/servers/${server.id}/channels`, { name: 'evil\u0000channel' }],
+      [`/servers/${server.id}/roles`, { name: 'Evil\u0000role' }],
+    ] as const) {
+      const res = await agent.postRaw(path, { ...fields, _csrf: csrf });
+      expect({ path, status: res.statusCode }).toEqual({ path, status: 400 });
+    }
+    expect((await t.services.db.selectFrom('servers').select('id').where('owner_id', '=', person.id).execute()).length).toBe(1);
+
+    const visitor = new PageAgent(t.app);
+    const page = await visitor.get('/login');
+    const res = await visitor.postRaw('/login', { username: 'nobody\u0000', password: 'whatever password', _csrf: csrfTokenIn(page.body) ?? '' });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('the OAuth endpoints answer invalid_request for a control character; the CLI refuses one in any flag', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/oauth2/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=ghat_x%00y&client_id=1' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_request' });
+    expect(() => parseFlags(['--name', 'Evil\u0000'], { name: { description: 'a name' } })).toThrow(/--name must not contain control characters/);
   });
 });
