@@ -127,7 +127,19 @@ describe('registration', () => {
 
   it('a password of 7 characters is refused, of 8 accepted', async () => {
     await refused({ username: 'short.pw', password: '1234567' }, 'Must be between 8 and 256 characters long.');
-    await register(t, 'short.pw', { password: '12345678' });
+    // Issue #21 §5: '12345678' itself is now refused as too common.
+    await register(t, 'short.pw', { password: 'k3#vQ9!z' });
+  });
+
+  it.each([
+    ['12345678', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['PassWord1', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['iloveyou', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['          ', 'Must not be only spaces.'],
+    ['\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000', 'Must not be only spaces.'],
+    ['zzzzzzzzzz', 'Must not be one character repeated: it is among the first passwords attackers try.'],
+  ])('issue #21 §5 (NIST SP 800-63B §5.1.1.2): the password %j is refused with a clear message', async (password, message) => {
+    await refused({ username: 'common.pw', password }, message);
   });
 
   it('a password longer than 256 characters is refused', async () => {
