@@ -13,6 +13,7 @@ import { installRequestMetrics } from './http/metrics.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.routes.js';
 import { registerOperationsRoutes } from './http/operations.routes.js';
+import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
@@ -67,6 +68,8 @@ export async function buildApp(services: Services): Promise<App> {
   installRequestMetrics(app, services.metrics);
   // Linear, with a bounded field count (src/http/body-limits.ts).
   await app.register(formbody, { parser: parseForm });
+  // Issue #21 §5: no field of any route may carry a NUL or another control character.
+  installTextRule(app);
   // Helmet's headers, computed once instead of per request (src/http/security-headers.ts, DESIGN §5).
   await installSecurityHeaders(app, {
     // DESIGN §4: strict CSP, no inline script; frame-ancestors 'none' (OAUTH-CHECKLIST A15).

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.js';
+import { readOrCreateSecretFile } from './config/server-secret.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
@@ -34,6 +35,8 @@ export interface Deps {
   buckets: BucketStore;
   /** Live channel updates (message created, edited, deleted) for open channel views. */
   events: ChannelEvents;
+  /** Server secrets, never in the database (config/server-secret.ts): the first is current, the rest are still accepted. */
+  secrets: readonly [string, ...string[]];
 }
 
 export interface Services extends Deps {
@@ -108,8 +111,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
   const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger) : new MemoryChannelEvents());
 
+  const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
+  const secrets: readonly [string, ...string[]] = [current as string, ...previous];
+
   return {
     config,
+    secrets,
     db: database.db,
     dialect: database.dialect,
     database,

@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { hasForbiddenControl } from '../core/text.js';
 
 /** One `gatehouse <noun> <verb>` command. Commands live in cli/commands/, one file per noun. */
 export interface CliCommand {
@@ -56,6 +57,8 @@ export function parseFlags(args: string[], specs: Record<string, FlagSpec>): { f
       value = next;
       i += 1;
     }
+    // Issue #21 §5: the text rule every HTTP input obeys (core/text.ts); batch input on stdin can hold any character.
+    if (hasForbiddenControl(value)) throw new CliUsageError(`--${name} must not contain control characters (such as NUL)`);
     const list = values.get(name) ?? [];
     if (list.length > 0 && !spec.repeatable) throw new CliUsageError(`--${name} given more than once`);
     list.push(value);

@@ -32,6 +32,14 @@ export interface Config {
   headersTimeoutMs: number;
   /** SQLite: acknowledge writes once in the WAL (`normal`) or once fsynced (`strict`). */
   durability: Durability;
+  /** Accounts that may be created per hour from one address (IPv6 by /64); 0: no limit. */
+  signUpsPerHour: number;
+  /**
+   * GATEHOUSE_SECRET: server secrets, never stored in the database; the first is used, the others
+   * are still accepted (rotation). Empty: read or create `secretFile` (config/server-secret.ts).
+   */
+  secrets: string[];
+  secretFile: string;
 }
 
 export class ConfigError extends Error {
@@ -57,6 +65,9 @@ export const ENVIRONMENT = {
   GATEHOUSE_REQUEST_TIMEOUT_MS: '30000',
   GATEHOUSE_HEADERS_TIMEOUT_MS: '10000',
   GATEHOUSE_DURABILITY: 'normal',
+  GATEHOUSE_SIGN_UPS_PER_HOUR: '10',
+  GATEHOUSE_SECRET: '',
+  GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -117,6 +128,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const durability = read('GATEHOUSE_DURABILITY') as Durability;
   if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
 
+  const signUpsPerHour = integer('GATEHOUSE_SIGN_UPS_PER_HOUR', 0, 1_000_000);
+
+  const secrets = read('GATEHOUSE_SECRET')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  // 32 characters of base64 or hex is at least 128 bits (DESIGN §3's floor for every secret).
+  if (secrets.some((s) => s.length < 32)) problems.push('GATEHOUSE_SECRET must be at least 32 characters (each, when several are given)');
+  const secretFile = read('GATEHOUSE_SECRET_FILE');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -135,5 +156,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs,
     headersTimeoutMs,
     durability,
+    signUpsPerHour,
+    secrets,
+    secretFile,
   };
 }

@@ -5,15 +5,26 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /** Resolves after `ms` (a deliberate slowdown, e.g. of sign-in to an account under attack); never blocks the event loop. */
+  sleep(ms: number): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+};
 
 /** A clock that only moves when told to; for tests and deterministic tooling. */
 export class ManualClock implements Clock {
+  /** Every `sleep` asked for, in order; they resolve at once, the time stays put. */
+  readonly sleeps: number[] = [];
   constructor(private current: number = Date.UTC(2026, 10, 21, 12, 0, 0)) {}
   now(): number {
     return this.current;
+  }
+  sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    return Promise.resolve();
   }
   advance(ms: number): void {
     this.current += ms;

@@ -49,10 +49,45 @@ const SECRET_KEYS = [
  */
 export const ANY_SECRET = new RegExp(`(?:${Object.values(SecretPrefix).join('|')})_[A-Za-z0-9_-]{8,}`, 'g');
 
+/** Route parameters that hold a secret (the webhook token, an invite code). */
+const SECRET_PARAMS = new Set(['token', 'code']);
+
+/**
+ * The path of a request target: an absolute-form target (`http://host/path`, RFC 9112 §3.2.2)
+ * loses its scheme and authority, and percent-escapes are decoded where they form valid UTF-8,
+ * so a token written as `tok%65n` is recognised like `token`.
+ */
+function targetPath(url: string): string {
+  const path = (url.split('?', 1)[0] ?? url).replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A raw request URL with every secret it may hold replaced (the fallback when no route matched). */
 export function redactUrl(url: string): string {
-  const path = url.split('?', 1)[0] ?? url;
+  const path = targetPath(url);
   const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]').replace(ANY_SECRET, '[REDACTED]');
-  return url.length > path.length ? `${redacted}?[REDACTED]` : redacted;
+  return url.includes('?') ? `${redacted}?[REDACTED]` : redacted;
+}
+
+/**
+ * The URL a request log shows (issue #21 §5): when a route matched, the route's pattern with
+ * each parameter filled in from the parsed parameters, secret ones (SECRET_PARAMS) as
+ * [REDACTED], so whatever spelling reached the route (absolute form, percent-escapes) the
+ * secret is named by the route, not guessed from the raw text. Otherwise `redactUrl`.
+ */
+export function redactRequestUrl(url: string, route: string | undefined, params: unknown): string {
+  if (route === undefined || !route.includes(':') || params === null || typeof params !== 'object') return redactUrl(url);
+  const values = params as Record<string, unknown>;
+  const path = route.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    if (SECRET_PARAMS.has(name)) return '[REDACTED]';
+    const value = values[name];
+    return typeof value === 'string' ? value.replace(ANY_SECRET, '[REDACTED]') : '';
+  });
+  return url.includes('?') ? `${path}?[REDACTED]` : path;
 }
 
 export function loggerOptions(level: string): LoggerOptions {
@@ -67,8 +102,8 @@ export function loggerOptions(level: string): LoggerOptions {
       censor: '[REDACTED]',
     },
     serializers: {
-      req(request: { id?: string; method?: string; url?: string; ip?: string }) {
-        return { id: request.id, method: request.method, url: redactUrl(request.url ?? ''), ip: request.ip };
+      req(request: { id?: string; method?: string; url?: string; ip?: string; params?: unknown; routeOptions?: { url?: string } }) {
+        return { id: request.id, method: request.method, url: redactRequestUrl(request.url ?? '', request.routeOptions?.url, request.params), ip: request.ip };
       },
     },
   };

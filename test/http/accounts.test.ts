@@ -127,7 +127,19 @@ describe('registration', () => {
 
   it('a password of 7 characters is refused, of 8 accepted', async () => {
     await refused({ username: 'short.pw', password: '1234567' }, 'Must be between 8 and 256 characters long.');
-    await register(t, 'short.pw', { password: '12345678' });
+    // Issue #21 §5: '12345678' itself is now refused as too common.
+    await register(t, 'short.pw', { password: 'k3#vQ9!z' });
+  });
+
+  it.each([
+    ['12345678', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['PassWord1', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['iloveyou', 'This is one of the most common passwords, which attackers try first. Choose another one.'],
+    ['          ', 'Must not be only spaces.'],
+    ['\u3000\u3000\u3000\u3000\u3000\u3000\u3000\u3000', 'Must not be only spaces.'],
+    ['zzzzzzzzzz', 'Must not be one character repeated: it is among the first passwords attackers try.'],
+  ])('issue #21 §5 (NIST SP 800-63B §5.1.1.2): the password %j is refused with a clear message', async (password, message) => {
+    await refused({ username: 'common.pw', password }, message);
   });
 
   it('a password longer than 256 characters is refused', async () => {
@@ -273,17 +285,18 @@ describe('sign-in throttling', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: { TRUST_PROXY: '127.0.0.1' } });
-    for (const name of ['target', 'sprayed', 'reset.me', 'ghost.twin']) await register(t, name);
+    for (const name of ['target', 'sprayed', 'reset.me', 'ghost.twin', 'besieged']) await register(t, name);
   });
   afterAll(async () => t.close());
 
-  it('after 5 failures for one account, even the correct password is refused with 429 and Retry-After, from any address, until the window ends', async () => {
+  it('after 5 failures for one account from one address, that address is refused even the correct password until the window ends', async () => {
+    const address = '198.51.100.1';
     for (let i = 0; i < 5; i += 1) {
-      const res = await login(new PageAgent(t.app), 'target', `wrong-${i}-password`, { address: `198.51.100.${i + 1}` });
+      const res = await login(new PageAgent(t.app), 'target', `wrong-${i}-password`, { address });
       expect(res.statusCode).toBe(400);
     }
     const agent = new PageAgent(t.app);
-    const refused = await login(agent, 'TARGET', PASSWORD, { address: '198.51.100.99' });
+    const refused = await login(agent, 'TARGET', PASSWORD, { address });
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(14 * 60);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
@@ -292,9 +305,23 @@ describe('sign-in throttling', () => {
     expect(await isSignedIn(agent)).toBe(false);
 
     t.clock.advance(15 * MINUTE);
-    const again = await login(agent, 'target', PASSWORD, { address: '198.51.100.99' });
+    const again = await login(agent, 'target', PASSWORD, { address });
     expect(again.statusCode).toBe(303);
     expect(await isSignedIn(agent)).toBe(true);
+  });
+
+  it('issue #21 §2: wrong passwords from anyone never refuse the owner\'s correct password from another address; the account slows down instead', async () => {
+    // 5 wrong passwords from each of 6 addresses: each of them is now refused for this account...
+    for (let a = 0; a < 6; a += 1) {
+      for (let i = 0; i < 5; i += 1) expect((await login(new PageAgent(t.app), 'besieged', `wrong-${i}`, { address: `198.51.101.${a}` })).statusCode).toBe(400);
+      expect((await login(new PageAgent(t.app), 'besieged', PASSWORD, { address: `198.51.101.${a}` })).statusCode).toBe(429);
+    }
+    // ...while the owner on a new address signs in, after the account's slowdown (30 failures: 0.5 s × 2^4).
+    const before = t.clock.sleeps.length;
+    const owner = new PageAgent(t.app);
+    expect((await login(owner, 'besieged', PASSWORD, { address: '203.0.113.200' })).statusCode).toBe(303);
+    expect(await isSignedIn(owner)).toBe(true);
+    expect(t.clock.sleeps.slice(before)).toEqual([8000]);
   });
 
   it('after 20 failures from one address, sign-in from it is refused for every account, while other addresses still work', async () => {
@@ -337,11 +364,38 @@ describe('sign-in throttling', () => {
   it('an unknown username is throttled exactly like a known one', async () => {
     const statuses: number[][] = [[], []];
     for (let i = 0; i < 6; i += 1) {
-      statuses[0]?.push((await login(new PageAgent(t.app), 'ghost.twin', 'wrong password', { address: `192.0.2.${100 + i}` })).statusCode);
-      statuses[1]?.push((await login(new PageAgent(t.app), 'ghost.absent', 'wrong password', { address: `192.0.2.${110 + i}` })).statusCode);
+      statuses[0]?.push((await login(new PageAgent(t.app), 'ghost.twin', 'wrong password', { address: '192.0.2.100' })).statusCode);
+      statuses[1]?.push((await login(new PageAgent(t.app), 'ghost.absent', 'wrong password', { address: '192.0.2.110' })).statusCode);
     }
     expect(statuses[0]).toEqual([400, 400, 400, 400, 400, 429]);
     expect(statuses[1]).toEqual(statuses[0]);
+  });
+});
+
+describe('issue #21 §2: sign-up flood', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '127.0.0.1', GATEHOUSE_SIGN_UPS_PER_HOUR: '3' } });
+  });
+  afterAll(async () => t.close());
+
+  const signUpFrom = async (username: string, address: string, password = PASSWORD) => {
+    const agent = new PageAgent(t.app);
+    const page = await agent.get('/register');
+    return agent.postRaw('/register', { username, name: '', email: '', password, _csrf: csrfTokenIn(page.body) ?? '' }, { 'x-forwarded-for': address });
+  };
+
+  it('sign-ups are limited per address per hour (GATEHOUSE_SIGN_UPS_PER_HOUR); refused ones are told when to retry, other addresses are not affected', async () => {
+    // An invalid form does not count.
+    expect((await signUpFrom('x', '192.0.2.1')).statusCode).toBe(400);
+    for (let i = 0; i < 3; i += 1) expect((await signUpFrom(`flood${i}`, '192.0.2.1')).statusCode).toBe(303);
+    const refused = await signUpFrom('flood3', '192.0.2.1');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('Too many accounts were created from your network. Try again in 60 minutes.');
+    expect((await signUpFrom('elsewhere', '192.0.2.2')).statusCode).toBe(303);
+    t.clock.advance(60 * MINUTE);
+    expect((await signUpFrom('flood3', '192.0.2.1')).statusCode).toBe(303);
   });
 });
 

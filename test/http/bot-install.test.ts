@@ -496,5 +496,32 @@ describe('bot install', () => {
       const again = await marian.agent.postRaw(path, { _csrf: csrfTokenIn((await marian.agent.get('/')).body) as string });
       expect(again.statusCode).toBe(404);
     });
+
+    it('issue #21 §5: a bot holding a permission the moderator lacks is out of their reach: they can neither remove it nor change its roles', async () => {
+      const sherwood = await freshServer();
+      // john (Administrator) adds the bot with Ban members, which marian (Moderators) lacks.
+      await install(john.agent, installPath({ server_id: sherwood, permissions: String(P.BAN_MEMBERS | P.VIEW_CHANNEL) }));
+      expect(await isMember(sherwood)).toBe(true);
+      const plain = await createRole(t.services, sherwood, { name: 'Plain', permissions: P.VIEW_CHANNEL });
+      const roleManagers = await createRole(t.services, sherwood, { name: 'Role managers', permissions: P.MANAGE_ROLES | P.MANAGE_SERVER | P.VIEW_CHANNEL });
+      const csrf = async () => csrfTokenIn((await marian.agent.get('/')).body) as string;
+      await t.services.db.insertInto('member_roles').values({ server_id: sherwood, user_id: marian.person.id, role_id: roleManagers.id }).execute();
+
+      const removed = await marian.agent.postRaw(`/servers/${sherwood}/settings/integrations/apps/${app.id}/remove`, { _csrf: await csrf() });
+      expect(removed.statusCode).toBe(403);
+      expect(await isMember(sherwood)).toBe(true);
+      expect(await installRow(sherwood)).toBeDefined();
+
+      const before = (await botRoles(sherwood)).sort();
+      const edited = await marian.agent.postRaw(`/servers/${sherwood}/members/${botUserId}/roles`, { _csrf: await csrf(), roles: [plain.id] });
+      expect(edited.statusCode).toBe(403);
+      expect((await botRoles(sherwood)).sort()).toEqual(before);
+
+      // john holds everything the bot holds: both work for him.
+      const johnCsrf = csrfTokenIn((await john.agent.get('/')).body) as string;
+      expect((await john.agent.postRaw(`/servers/${sherwood}/members/${botUserId}/roles`, { _csrf: johnCsrf, roles: [plain.id] })).statusCode).toBe(303);
+      expect((await john.agent.postRaw(`/servers/${sherwood}/settings/integrations/apps/${app.id}/remove`, { _csrf: johnCsrf })).statusCode).toBe(303);
+      await nothingInstalled(sherwood);
+    });
   });
 });

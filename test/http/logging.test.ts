@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +66,34 @@ describe('request logs', () => {
     expect(text).toContain('/api/v1/webhooks/123456/[REDACTED]/messages/42');
     expect(text).toContain('/api/webhooks/not-a-number/[REDACTED]');
     for (const secret of [token, bearer, session, 'wait=true']) expect(text).not.toContain(secret);
+  });
+
+  it('issue #21 §5: never contain a webhook token sent in an absolute-form request line or percent-encoded: redaction follows the matched route', async () => {
+    const token = 'whtok_AbsoluteFormSecret_eeeeeeeeeeeeeee';
+    const encoded = token.replace(/e/g, '%65');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const lines = [
+      `POST http://127.0.0.1:${port}/api/v1/webhooks/1/${encoded} HTTP/1.1`,
+      `POST /api/v1/webhooks/1/${encoded}?wait=true HTTP/1.1`,
+      `GET http://127.0.0.1:${port}/invite/ghinv_%41bsoluteInviteCode HTTP/1.1`,
+      // No route: the raw-URL rules apply, after the same normalisation.
+      `GET http://127.0.0.1:${port}/api/v1/webhooks/1/${encoded}/nowhere/x HTTP/1.1`,
+      `GET http://127.0.0.1:${port}/api/v1/nowhere/gh%77t_AbsoluteFormSecret2 HTTP/1.1`,
+    ];
+    for (const line of lines) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.end(`${line}\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 17\r\nConnection: close\r\n\r\n{"content":"hi"}`);
+        });
+        socket.on('data', () => undefined);
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+    }
+    const text = log.text();
+    expect(text).toContain('/api/v1/webhooks/1/[REDACTED]');
+    for (const secret of [token, encoded, 'AbsoluteFormSecret', 'Absolut%65FormS%65cr%65t', 'bsoluteInviteCode', 'AbsoluteFormSecret2']) expect(text).not.toContain(secret);
   });
 
   it('never contain passwords sent in forms, whether the request succeeds, fails validation or is refused', async () => {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR, SECOND } from '../../src/core/clock.js';
 import type { Person } from '../../src/modules/directory/people.js';
@@ -204,7 +205,23 @@ describe('POST /api/oauth2/token: refresh_token grant', () => {
     const row = await t.services.db.selectFrom('oauth_refresh_tokens').select('rotation_key').where('token_hash', '=', hashSecret(a.refresh_token)).executeTakeFirstOrThrow();
     expect(row.rotation_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const next = (await refreshAs(pub, a.refresh_token)).json() as Tokens;
-    expect(successorTokens(a.refresh_token, row.rotation_key as string)).toEqual({ access: next.access_token, refresh: next.refresh_token });
-    expect(successorTokens(a.refresh_token, '').refresh).not.toBe(next.refresh_token);
+    expect(successorTokens(t.services.secrets[0], a.refresh_token, row.rotation_key as string)).toEqual({ access: next.access_token, refresh: next.refresh_token });
+    expect(successorTokens(t.services.secrets[0], a.refresh_token, '').refresh).not.toBe(next.refresh_token);
+  });
+
+  it('issue #21 §5: nor from an old refresh token and a copy of the database: they depend on the server secret, which is not in it', async () => {
+    const a = await obtainTokens(t, pub, person);
+    const next = (await refreshAs(pub, a.refresh_token)).json() as Tokens;
+    // Everything the database holds about the old token, as a dump would show it.
+    const dump = await t.services.db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', hashSecret(a.refresh_token)).executeTakeFirstOrThrow();
+    const rotationKey = dump.rotation_key as string;
+    // The derivation keyed with the presented token (what an attacker could compute before) no longer gives the live pair...
+    const keyedWithToken = (label: string) => createHmac('sha256', a.refresh_token).update(`${label}\0${rotationKey}`).digest('base64url');
+    expect(`ghrt_${keyedWithToken('gatehouse-rotate-refresh-v1')}`).not.toBe(next.refresh_token);
+    // ...nor does the current derivation with any key found in the database.
+    for (const guess of [rotationKey, dump.token_hash, dump.successor_hash ?? '', '']) {
+      expect(successorTokens(guess, a.refresh_token, rotationKey).refresh).not.toBe(next.refresh_token);
+    }
+    expect(Object.values(dump).map(String).join(' ')).not.toContain(t.services.secrets[0]);
   });
 });

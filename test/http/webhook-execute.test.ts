@@ -252,8 +252,9 @@ describe('input no database can store', () => {
     const res = await call(t, 'POST', w.path, { content: 'a\u0000b', embeds: [{ title: 't\u0000' }] });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors.content._errors[0].code).toBe('BASE_TYPE_INVALID');
+    // Issue #21 §5: one text rule for every field, embeds included (they were stored with the NUL before).
     const embedOnly = await call(t, 'POST', `${w.path}?wait=true`, { embeds: [{ title: 'nul\u0000inside' }] });
-    expect(embedOnly.statusCode).toBe(200);
-    expect(embedOnly.json().embeds[0].title).toBe('nul\u0000inside');
+    expect(embedOnly.statusCode).toBe(400);
+    expect(embedOnly.json().errors.embeds['0'].title._errors[0].code).toBe('BASE_TYPE_INVALID');
   });
 });

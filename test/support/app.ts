@@ -38,7 +38,8 @@ export interface TestAppOptions {
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = {
-    ...loadConfig({ GATEHOUSE_BASE_URL: 'http://localhost:8080', LOG_LEVEL: 'silent', ...options.env }),
+    // Every page agent signs up from 127.0.0.1: the sign-up limit is tested where it is set.
+    ...loadConfig({ GATEHOUSE_BASE_URL: 'http://localhost:8080', LOG_LEVEL: 'silent', GATEHOUSE_SIGN_UPS_PER_HOUR: '0', ...options.env }),
     passwordCost: { log2N: 10, r: 8, p: 1 },
   };
   const clock = options.clock ?? new ManualClock();

@@ -89,6 +89,8 @@ function spawnServer(options: StartServerOptions, port: number): Promise<ServerP
     LOG_LEVEL: 'info',
     GATEHOUSE_BASE_URL: baseUrl,
     DATABASE_URL: options.databaseUrl,
+    // Every test client signs up from 127.0.0.1; the limit itself is tested in test/http/accounts.test.ts.
+    GATEHOUSE_SIGN_UPS_PER_HOUR: '0',
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
     ...options.env,
   };

@@ -66,6 +66,10 @@ describe('readClientCredentials (RFC 6749 §2.3)', () => {
   it('client_id alone → none (a public client)', () => {
     expect(readClientCredentials({ authorization: undefined, clientId: '1', clientSecret: undefined })).toEqual({ ok: true, credentials: { method: 'none', clientId: '1' } });
   });
+  it('HTTP Basic with an empty password → none, like client_id alone (DESIGN §1, Go x/oauth2)', () => {
+    const authorization = `Basic ${Buffer.from('1:').toString('base64')}`;
+    expect(readClientCredentials({ authorization, clientId: undefined, clientSecret: undefined })).toEqual({ ok: true, credentials: { method: 'none', clientId: '1' } });
+  });
   it('D7: nothing at all is invalid_client; a secret without an id is invalid_request', () => {
     expect(readClientCredentials({ authorization: undefined, clientId: undefined, clientSecret: undefined })).toMatchObject({ ok: false, error: 'invalid_client', viaHeader: false });
     expect(readClientCredentials({ authorization: undefined, clientId: undefined, clientSecret: 's' })).toMatchObject({ ok: false, error: 'invalid_request' });

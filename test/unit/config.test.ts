@@ -1,3 +1,7 @@
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readOrCreateSecretFile } from '../../src/config/server-secret.js';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
@@ -57,5 +61,30 @@ describe('configuration (DESIGN §8)', () => {
   it('reads trusted proxies as a list', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.2' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(loadConfig({}).trustProxy).toBe(false);
+  });
+});
+
+describe('issue #21 §5: the server secret', () => {
+  it('GATEHOUSE_SECRET is a comma-separated list of secrets of at least 32 characters; unset, the secret file is used', () => {
+    const a = 'a'.repeat(32);
+    const b = 'b'.repeat(40);
+    expect(loadConfig({ GATEHOUSE_SECRET: `${a}, ${b}` }).secrets).toEqual([a, b]);
+    expect(loadConfig({}).secrets).toEqual([]);
+    expect(loadConfig({}).secretFile).toBe('./data/gatehouse.secret');
+    expect(() => loadConfig({ GATEHOUSE_SECRET: 'short' })).toThrow(/GATEHOUSE_SECRET must be at least 32 characters/);
+  });
+
+  it('the secret file is created once with 256 random bits, readable by its owner only, and read back on later starts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-secret-'));
+    try {
+      const file = join(dir, 'nested', 'gatehouse.secret');
+      const first = readOrCreateSecretFile(file);
+      expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readOrCreateSecretFile(file)).toBe(first);
+      expect(readdirSync(join(dir, 'nested'))).toEqual(['gatehouse.secret']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

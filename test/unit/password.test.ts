@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PASSWORD_COST, hashPassword, makeDecoyHash, verifyPassword } from '../../src/core/password.js';
+import { DEFAULT_PASSWORD_COST, HashLane, hashPassword, makeDecoyHash, PASSWORD_LANES, verifyPassword } from '../../src/core/password.js';
+import { RateLimitedError } from '../../src/core/errors.js';
 
 const CHEAP = { log2N: 10, r: 8, p: 1 };
 
@@ -63,5 +64,38 @@ describe('password hashing (scrypt)', () => {
     const decoy = await makeDecoyHash(CHEAP);
     expect(decoy.startsWith('scrypt$10$8$1$')).toBe(true);
     for (const guess of ['', 'password', 'correct horse battery']) expect(await verifyPassword(guess, decoy)).toBe(false);
+  });
+});
+
+describe('issue #21 §2: bounded password hashing in two lanes', () => {
+  it('a sign-up flood hashes one at a time, and a sign-in started behind 12 queued sign-ups is verified before they are done', async () => {
+    const stored = await hashPassword('correct horse battery', CHEAP);
+    let created = 0;
+    let mostActive = 0;
+    const flood = Array.from({ length: 12 }, (_, i) =>
+      hashPassword(`flood password ${i}`, CHEAP).then(() => {
+        created += 1;
+      }),
+    );
+    const watch = setInterval(() => (mostActive = Math.max(mostActive, PASSWORD_LANES.create.load.active)), 0);
+    expect(PASSWORD_LANES.create.load).toEqual({ active: 1, waiting: 11 });
+    expect(await verifyPassword('correct horse battery', stored)).toBe(true);
+    expect(created).toBeLessThan(12);
+    await Promise.all(flood);
+    clearInterval(watch);
+    expect(mostActive).toBeLessThanOrEqual(1);
+    expect(PASSWORD_LANES.create.load).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('a lane whose queue is full refuses at once instead of growing without bound', async () => {
+    const lane = new HashLane(1, 2);
+    let release = () => {};
+    const running = lane.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const queued = [lane.run(async () => 1), lane.run(async () => 2)];
+    await expect(lane.run(async () => 3)).rejects.toBeInstanceOf(RateLimitedError);
+    release();
+    await running;
+    expect(await Promise.all(queued)).toEqual([1, 2]);
+    expect(lane.load).toEqual({ active: 0, waiting: 0 });
   });
 });

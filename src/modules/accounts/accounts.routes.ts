@@ -50,14 +50,20 @@ export function registerAccountPages(pages: App, services: Services): void {
         name: body.name ?? '',
         email: body.email ?? null,
         password: body.password ?? '',
+        address: request.ip,
         userAgent: userAgent(request),
         replacingSessionToken: request.sessionToken,
       });
       setSessionCookie(reply, session);
       return reply.redirect(next, 303);
     } catch (error) {
-      if (!isFormError(error)) throw error;
       const values = { username: body.username, name: body.name, email: body.email };
+      if (error instanceof RateLimitedError) {
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+        const errors = { signUp: [`${error.message} Try again in ${waitText(error.retryAfterMs)}.`] };
+        return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors }), 429);
+      }
+      if (!isFormError(error)) throw error;
       return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: fieldMessages(error.errors) }), 400);
     }
   });

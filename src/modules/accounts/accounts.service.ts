@@ -1,4 +1,6 @@
-import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
+import { HOUR } from '../../core/clock.js';
+import { addFieldError, ApiErrors, RateLimitedError, type ErrorTree } from '../../core/errors.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../services.js';
@@ -8,7 +10,7 @@ import type { Checked } from '../../core/checked.js';
 import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile as updateProfileRow } from '../directory/people.repository.js';
 import { endSession, startSession, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
-import { beginSignIn } from './sign-in-throttle.js';
+import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -43,6 +45,18 @@ export interface Registration {
   name?: string;
   email?: string | null;
   password: string;
+  /** The client's address for the sign-up limit; absent for the CLI, which is not limited. */
+  address?: string | undefined;
+}
+
+/**
+ * Sign-ups per address (IPv6 by /64), issue #21 §2: each one costs a full password hash, so an
+ * unlimited stream from one source could keep the hashing lane busy. GATEHOUSE_SIGN_UPS_PER_HOUR
+ * (default 10, room for a classroom behind one address); only sign-ups whose fields are all
+ * valid count.
+ */
+function signUpRule(deps: Deps): BucketRule | undefined {
+  return deps.config.signUpsPerHour > 0 ? { limit: deps.config.signUpsPerHour, windowMs: HOUR } : undefined;
 }
 
 /**
@@ -58,6 +72,11 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   const password = errors.take('password', checkPassword(input.password));
   if (username !== undefined && (await findPersonByUsername(deps.db, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
   errors.throwIfAny();
+  const rule = signUpRule(deps);
+  if (input.address !== undefined && rule) {
+    const allowed = await deps.buckets.take(`signup:address:${addressBlock(input.address)}`, rule, deps.clock.now());
+    if (!allowed.allowed) throw new RateLimitedError(allowed.resetAfterMs, 'Too many accounts were created from your network.');
+  }
 
   const person: Person = {
     id: deps.ids.next(),
@@ -127,14 +146,16 @@ export interface SignInInput {
 
 /**
  * Checks a username and password and starts a session (issue #2 §5). Failed attempts are
- * throttled per account and per address (sign-in-throttle.ts): once a limit is reached the
- * attempt is refused with RateLimitedError before any password is checked. An unknown username
+ * throttled per (account, address) and per address, and slow the account down
+ * (sign-in-throttle.ts, issue #21 §2): once a limit is reached the attempt is refused with
+ * RateLimitedError before any password is checked; the owner on another address is never refused. An unknown username
  * costs one scrypt like a wrong password, and both get the same 401-style field error.
  * Signing in always starts a new session with a new random id (no session fixation) and ends
  * the one the browser had.
  */
 export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
   const throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, input.address);
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const username = input.username.trim();
   // Overlong input is refused without hashing it: its length already says it cannot match.
   const plausible = username.length > 0 && username.length <= 64 && plausiblePassword(input.password);
@@ -229,6 +250,7 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
   }
   // The current password is checked even when the new one is unusable, so every error shows at once.
   const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, input.address);
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const currentOk = plausiblePassword(input.currentPassword) && (await verifyPassword(input.currentPassword, stored));
   if (!currentOk) {
     await throttle.failed();

@@ -1,29 +1,47 @@
 import { isIP } from 'node:net';
-import { MINUTE } from '../../core/clock.js';
+import { MINUTE, SECOND } from '../../core/clock.js';
 import { RateLimitedError } from '../../core/errors.js';
 import type { BucketRule, BucketStore } from '../../rate-limit/bucket.js';
 import { usernameKey } from '../directory/people.js';
 
 /**
- * Throttling of failed sign-ins (issue #2 §5), counted in the shared bucket store so that every
- * instance sees the same counts when REDIS_URL is set:
- *  - per account: 5 failures per 15 minutes stops password guessing against one person, whatever
- *    the number of addresses it comes from;
- *  - per client address: 20 failures per 15 minutes stops one client spraying many accounts, yet
- *    leaves room for a shared office or school address where several people mistype.
- * The window starts with the first failure and lasts 15 minutes (the bucket rule of
- * rate-limit/bucket.ts); when a limit is reached, attempts are refused before any password is
- * checked, the correct one included, until the window ends.
+ * Throttling of failed sign-ins, counted in the shared bucket store so that every instance sees
+ * the same counts when REDIS_URL is set. Nobody can lock another person out (issue #21 §2; OWASP
+ * Authentication Cheat Sheet, "Account Lockout": lockout lets an attacker deny service, so
+ * throttle the attacker's source and slow the account down instead):
+ *  - per (account, address): 5 failures per 15 minutes refuse further attempts at that account
+ *    from that address, the correct password included: this is what stops guessing from one
+ *    source, and it never touches the owner on any other address;
+ *  - per address: 20 failures per 15 minutes, whatever the accounts, stop one source spraying
+ *    many accounts, yet leave room for a shared office or school address where several mistype;
+ *  - per account: no hard limit. Past 10 failures in 15 minutes from all addresses together,
+ *    every attempt at that account waits before its password is checked (`slowdownMs`: from
+ *    0.5 s, doubling every 5 failures, at most 8 s), so a botnet spread over many addresses
+ *    gets few guesses per minute while the owner, from any address, still signs in.
+ * Each window starts with its first failure and lasts 15 minutes (rate-limit/bucket.ts).
  */
-export const ACCOUNT_FAILURE_RULE: BucketRule = { limit: 5, windowMs: 15 * MINUTE };
+export const PAIR_FAILURE_RULE: BucketRule = { limit: 5, windowMs: 15 * MINUTE };
 export const ADDRESS_FAILURE_RULE: BucketRule = { limit: 20, windowMs: 15 * MINUTE };
+/** Counts an account's failures for the slowdown; the limit is only the counter's ceiling, never a refusal. */
+export const ACCOUNT_FAILURE_COUNTER: BucketRule = { limit: 1_000_000, windowMs: 15 * MINUTE };
+export const ACCOUNT_SLOWDOWN_AFTER = 10;
+export const ACCOUNT_SLOWDOWN_MAX_MS = 8 * SECOND;
 
 export const THROTTLED_MESSAGE = 'Too many failed sign-in attempts.';
 
+/** The wait before an attempt at an account that has had `failures` failures in its window. */
+export function slowdownMs(failures: number): number {
+  if (failures < ACCOUNT_SLOWDOWN_AFTER) return 0;
+  const doublings = Math.floor((failures - ACCOUNT_SLOWDOWN_AFTER) / 5);
+  return Math.min(ACCOUNT_SLOWDOWN_MAX_MS, 500 * 2 ** Math.min(doublings, 8));
+}
+
 export interface SignInThrottle {
-  /** Records a failed attempt (wrong password or unknown account) against both keys. */
+  /** How long to wait before checking the password (the account's slowdown); 0 when it is quiet. */
+  delayMs: number;
+  /** Records a failed attempt (wrong password or unknown account) against the address and the account. */
   failed(): Promise<void>;
-  /** A successful sign-in clears the account's count (not the address's: see `succeeded`). */
+  /** A successful sign-in clears its (account, address) count (not the others: see `succeeded`). */
   succeeded(): Promise<void>;
 }
 
@@ -31,8 +49,8 @@ export interface SignInThrottle {
  * Keys on the username as typed (case-folded) rather than on an account id, so unknown usernames
  * are counted exactly like known ones and the throttle reveals nothing about which exist.
  */
-function accountKey(username: string): string {
-  return `signin:account:${usernameKey(username.trim())}`;
+function accountName(username: string): string {
+  return usernameKey(username.trim());
 }
 
 function addressKey(address: string): string {
@@ -59,30 +77,39 @@ export function addressBlock(address: string): string {
 }
 
 /**
- * Checks both limits (the address one only when an address is given) before a sign-in attempt and returns the handle to report its outcome.
- * Throws RateLimitedError (429 with Retry-After) when either limit has been reached.
+ * Checks the limits before a sign-in attempt and returns the handle to report its outcome.
+ * Throws RateLimitedError (429 with Retry-After) when the address, or this account from this
+ * address, has reached its limit. Without an address (the CLI) only the account's slowdown applies.
  *
- * The account bucket is taken up front, atomically, so parallel guesses against one account
- * cannot overshoot its limit; a success then clears it. The address bucket is only peeked here
- * and taken on failure, so successful sign-ins from a busy shared address never count against it.
+ * The (account, address) bucket is taken up front, atomically, so parallel guesses from one
+ * source cannot overshoot its limit; a success then clears it. The address bucket is only peeked
+ * here and taken on failure, so successful sign-ins from a busy shared address never count.
  */
 export async function beginSignIn(buckets: BucketStore, now: number, username: string, address: string | undefined): Promise<SignInThrottle> {
+  const account = accountName(username);
+  const accountKey = `signin:account:${account}`;
   const byAddress = address === undefined ? undefined : addressKey(address);
-  const byAccount = accountKey(username);
+  const byPair = address === undefined ? undefined : `signin:pair:${addressBlock(address)}:${account}`;
   if (byAddress !== undefined) {
     const addressState = await buckets.peek(byAddress, ADDRESS_FAILURE_RULE, now);
     if (!addressState.allowed) throw new RateLimitedError(addressState.resetAfterMs, THROTTLED_MESSAGE);
   }
-  const accountState = await buckets.take(byAccount, ACCOUNT_FAILURE_RULE, now);
-  if (!accountState.allowed) throw new RateLimitedError(accountState.resetAfterMs, THROTTLED_MESSAGE);
+  if (byPair !== undefined) {
+    const pairState = await buckets.take(byPair, PAIR_FAILURE_RULE, now);
+    if (!pairState.allowed) throw new RateLimitedError(pairState.resetAfterMs, THROTTLED_MESSAGE);
+  }
+  const accountState = await buckets.peek(accountKey, ACCOUNT_FAILURE_COUNTER, now);
   return {
+    delayMs: slowdownMs(ACCOUNT_FAILURE_COUNTER.limit - accountState.remaining),
     async failed() {
       if (byAddress !== undefined) await buckets.take(byAddress, ADDRESS_FAILURE_RULE, now);
+      await buckets.take(accountKey, ACCOUNT_FAILURE_COUNTER, now);
     },
     async succeeded() {
-      // The address count stays: otherwise signing in to one's own account between guesses at
-      // others would wipe it.
-      await buckets.reset(byAccount);
+      // Only this source's count is cleared. The address count stays (else signing in to one's
+      // own account between guesses at others would wipe it), and so does the account's (else the
+      // owner signing in would lift the slowdown that holds off everyone else).
+      if (byPair !== undefined) await buckets.reset(byPair);
     },
   };
 }

@@ -16,8 +16,8 @@ export function registerInstallPages(pages: App, services: Services): void {
     if (!viewer) return reply;
     const { serverId, applicationId } = request.params;
     // Issue #4: a person with Manage server can remove a bot (404 for non-members, 403 otherwise).
-    await requireServerPermission(services, serverId, viewer.id, Permission.MANAGE_SERVER);
-    await removeBot(services, serverId, applicationId);
+    const permissions = await requireServerPermission(services, serverId, viewer.id, Permission.MANAGE_SERVER);
+    await removeBot(services, serverId, applicationId, permissions);
     return reply.redirect(`${integrationsPath(serverId)}?done=app-removed`, 303);
   });
 }

@@ -5,7 +5,9 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { Database } from '../../storage/database.js';
 import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
+import { requireMemberInReach } from '../directory/permissions.service.js';
 import { insertRole, maxRolePosition, updateRole } from '../directory/roles.repository.js';
+import { memberPermissions } from '../directory/servers.service.js';
 import { findApplication } from './applications.repository.js';
 import {
   assignRoleIfMissing,
@@ -85,11 +87,16 @@ export async function writeUserInstall(deps: Deps, trx: Transaction<Database>, a
 /**
  * Removes an app's bot from a server (Server settings → Integrations; the route checks Manage
  * server): the bot's membership, its managed role and the install record go, all or nothing.
- * Webhooks the bot created stay (issue #4). Throws a 404 page when the app is not installed here.
+ * Webhooks the bot created stay (issue #4). Throws a 404 page when the app is not installed here,
+ * and 403 (50013) when the bot holds a permission the actor lacks: a bot is a member like any
+ * other, and its managed role does not take it out of reach (docs/permissions.md rule 4, issue #21 §5).
  */
-export async function removeBot(deps: Deps, serverId: string, applicationId: string): Promise<void> {
+export async function removeBot(deps: Deps, serverId: string, applicationId: string, actorPermissions: bigint): Promise<void> {
   const notInstalled = () => new PageError(404, 'App not installed', 'This app is not installed in this server.');
   if (!isSnowflake(serverId) || !isSnowflake(applicationId)) throw notInstalled();
+  const installed = await findApplication(deps.db, applicationId);
+  const botPermissions = installed?.botUserId ? await memberPermissions(deps, serverId, installed.botUserId) : undefined;
+  if (botPermissions !== undefined) requireMemberInReach(actorPermissions, botPermissions);
   const removed = await deps.db.transaction().execute(async (trx) => {
     const app = await findApplication(trx, applicationId);
     if (!(await deleteServerInstall(trx, serverId, applicationId))) return false;

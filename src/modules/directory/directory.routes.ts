@@ -310,12 +310,16 @@ export function registerDirectoryPages(pages: App, services: Services): void {
 
   // --- Members ---
 
-  /** Every role given or taken away must be within the actor's reach (docs/permissions.md). */
+  /**
+   * Every role given or taken away must be within the actor's reach (docs/permissions.md), and so
+   * must every app-managed role the member holds (issue #21 §5): it cannot be changed by hand, so
+   * without this a bot holding permissions the actor lacks could be edited anyway.
+   */
   async function requireRoleChangesInReach(serverId: string, permissions: bigint, before: readonly string[], after: readonly string[]): Promise<void> {
     const changed = new Set([...before.filter((id) => !after.includes(id)), ...after.filter((id) => !before.includes(id))]);
     if (changed.size === 0) return;
     const roles = await getRoles(services, serverId);
-    for (const role of roles) if (changed.has(role.id)) requireRoleInReach(permissions, role);
+    for (const role of roles) if (changed.has(role.id) || (role.managedApplicationId !== null && before.includes(role.id))) requireRoleInReach(permissions, role);
   }
 
   pages.post('/servers/:serverId/members', { schema: { ...hide, params: ServerParams, body: AddMemberBody } }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
+import { COMMON_PASSWORDS_TEXT } from '../../core/common-passwords.js';
 /** A person (or a bot account) as the domain sees it. */
 export interface Person {
   id: string;
@@ -72,13 +73,29 @@ export function checkEmail(raw: string | null | undefined): Checked<string | nul
   return { ok: true, value };
 }
 
-/** A new password: 8–256 characters, taken exactly as typed (never trimmed). */
+/**
+ * A new password: 8–256 characters, taken exactly as typed (never trimmed), and not one an
+ * attacker tries first (NIST SP 800-63B §5.1.1.2, issue #21 §5): not blank, not one character
+ * repeated, not among the 10,000 most common passwords (core/common-passwords.ts, compared
+ * ignoring case). No other composition rule: §5.1.1.2 advises against them.
+ */
 export function checkPassword(raw: string): Checked<string> {
   const length = codePoints(raw);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
     return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters long.`);
   }
+  if (/^\s*$/u.test(raw)) return fail('PASSWORD_BLANK', 'Must not be only spaces.');
+  if (/^(.)\1*$/su.test(raw)) return fail('PASSWORD_TOO_COMMON', 'Must not be one character repeated: it is among the first passwords attackers try.');
+  if (isCommonPassword(raw)) return fail('PASSWORD_TOO_COMMON', 'This is one of the most common passwords, which attackers try first. Choose another one.');
   return { ok: true, value: raw };
+}
+
+let commonPasswords: Set<string> | undefined;
+
+/** Whether `password`, ignoring case, is on the bundled list; the set is built on first use. */
+export function isCommonPassword(password: string): boolean {
+  commonPasswords ??= new Set(COMMON_PASSWORDS_TEXT.split('\n'));
+  return commonPasswords.has(password.toLowerCase());
 }
 
 /** An optional avatar URL: the https image rule of core/checked.ts. Empty means none. */

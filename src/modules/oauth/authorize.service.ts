@@ -1,4 +1,6 @@
+import { DAY, MINUTE } from '../../core/clock.js';
 import { PageError } from '../../core/errors.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
 import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import { issueSecret } from '../../core/secrets.js';
@@ -38,7 +40,7 @@ import {
   type RawAuthorizeParams,
   type RedirectTarget,
 } from './authorize.js';
-import { challengeWasUsed, insertCode } from './codes.repository.js';
+import { challengeWasUsed, insertCode, purgeExpiredCodes } from './codes.repository.js';
 import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.repository.js';
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
@@ -181,7 +183,7 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   }
 
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  const covered = remembered !== undefined && coversScopes(remembered, request.scopes);
+  const covered = remembered !== undefined && coversScopes(remembered, request.scopes) && identityAssured(client.app, request.redirectUri);
   if (request.prompt === 'none') {
     // OpenID Connect Core §3.1.2.6: no screen may be shown, so missing consent is an error.
     if (!covered) return errorRedirect(deps, client, 'consent_required', 'the person has not yet authorized this application for these scopes');
@@ -189,6 +191,17 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   }
   if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered);
   return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+}
+
+/**
+ * Whether a remembered consent may skip the screen for this request (RFC 8252 §8.6, issue #21 §5):
+ * only when the client's identity is assured. A confidential client proves it at the token
+ * endpoint; a public client only through an https redirect URI, which its domain's owner alone
+ * can receive. Any program on the machine can listen on a loopback port or claim a private-use
+ * scheme, so a public client redirecting there is shown the consent screen every time.
+ */
+function identityAssured(app: Application, redirectUri: string): boolean {
+  return app.confidential || redirectUri.startsWith('https://');
 }
 
 export interface AuthorizeDecisionInput {
@@ -282,6 +295,36 @@ async function completePlainInstall(deps: Deps, app: Application, commands: bool
 }
 
 /**
+ * Codes one person may have issued to one app (issue #21 §2: one account once drew 746 codes a
+ * second): 30 per 10 minutes is far above any person's sign-ins, and bounds what a script
+ * holding a session can write.
+ */
+export const CODE_ISSUANCE_RULE: BucketRule = { limit: 30, windowMs: 10 * MINUTE };
+/** Expired codes are kept this long for replay detection, then purged. */
+export const CODE_RETENTION_MS = DAY;
+const PURGE_EVERY_MS = 10 * MINUTE;
+const PURGE_BATCH = 1000;
+/** When each database was last purged by this process: purging rides on code issuance, at most once per PURGE_EVERY_MS. */
+const lastPurge = new WeakMap<object, number>();
+
+/**
+ * Purges codes that expired over CODE_RETENTION_MS ago, in one bounded batch, at most every
+ * PURGE_EVERY_MS per process: issuing codes is what fills the table, so issuing is what empties
+ * it, and a quiet server has nothing to purge. A failure is logged and never fails the sign-in.
+ */
+async function purgeCodesNow(deps: Deps, now: number): Promise<void> {
+  const last = lastPurge.get(deps.db);
+  if (last !== undefined && now - last < PURGE_EVERY_MS && now >= last) return;
+  lastPurge.set(deps.db, now);
+  try {
+    const purged = await purgeExpiredCodes(deps.db, now - CODE_LIFETIME_MS - CODE_RETENTION_MS, PURGE_BATCH);
+    if (purged > 0) deps.logger.debug({ purged }, 'expired authorization codes purged');
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'could not purge expired authorization codes');
+  }
+}
+
+/**
  * One authorization (SPEC §3, §8; OAUTH-CHECKLIST C1, C8, B6): a grant and its code — 256 random
  * bits, stored only as a SHA-256 hash, bound to the app, the redirect URI, the scopes, the PKCE
  * challenge and the person, valid 10 minutes — and the remembered consent, all or nothing. With
@@ -291,11 +334,18 @@ async function completePlainInstall(deps: Deps, app: Application, commands: bool
 async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined, plan?: ServerInstallPlan): Promise<AuthorizeOutcome> {
   // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
   // would let whoever saw the first exchange redeem this code too.
-  if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, request.codeChallenge))) {
+  if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, userId, request.codeChallenge))) {
     const description = 'code_challenge was already used: make a new code_verifier for every authorization request';
     return { kind: 'redirect', location: authorizationErrorUri(request.redirectUri, 'invalid_request', description, request.state, deps.config.baseUrl) };
   }
   const now = deps.clock.now();
+  const issuance = await deps.buckets.take(`oauth-codes:${userId}:${app.id}`, CODE_ISSUANCE_RULE, now);
+  if (!issuance.allowed) {
+    // RFC 6749 §4.1.2.1: temporarily_unavailable is the authorization endpoint's "try later".
+    const description = `too many authorization codes for this application; retry in ${Math.max(1, Math.ceil(issuance.resetAfterMs / 1000))} seconds`;
+    return { kind: 'redirect', location: authorizationErrorUri(request.redirectUri, 'temporarily_unavailable', description, request.state, deps.config.baseUrl) };
+  }
+  await purgeCodesNow(deps, now);
   const code = issueSecret(deps.random, 'authorizationCode');
   const grantId = deps.ids.next();
   // Installs are presented afresh every time and are not remembered; the other scopes are.

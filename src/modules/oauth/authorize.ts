@@ -125,7 +125,7 @@ function badRedirect(detail: string): PageProblem {
 }
 
 /** RFC 6749 §4.1.2.1 error codes the authorization endpoint redirects with (plus OIDC's consent_required). */
-export type AuthorizeErrorCode = 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'consent_required' | 'server_error';
+export type AuthorizeErrorCode = 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'consent_required' | 'server_error' | 'temporarily_unavailable';
 
 /** `prompt` (Discord's, from OpenID Connect): `consent` always shows the screen, `none` never does. */
 export type Prompt = 'consent' | 'none';

@@ -100,6 +100,8 @@ export function readClientCredentials(presented: PresentedClientAuth): ReadClien
       return { ok: false, error: 'invalid_request', description: 'client_id in the body differs from the one in the Authorization header', viaHeader: true };
     }
     if (basic.clientId === '') return { ok: false, error: 'invalid_client', description: 'the Authorization header carries no client_id', viaHeader: true };
+    // DESIGN §1: an empty Basic password is client_id alone, like an empty client_secret in the body.
+    if (basic.clientSecret === '') return { ok: true, credentials: { method: 'none', clientId: basic.clientId } };
     return { ok: true, credentials: { method: 'client_secret_basic', clientId: basic.clientId, clientSecret: basic.clientSecret } };
   }
   if (presented.clientId === undefined) {
@@ -114,16 +116,16 @@ export function readClientCredentials(presented: PresentedClientAuth): ReadClien
 
 /**
  * Throttling of failed client authentications (RFC 6749 §2.3.1 MUST; OAUTH-CHECKLIST D10), in the
- * shared bucket store so that every instance counts alike:
- *  - per client: 50 failures per 10 minutes. Client secrets carry 256 random bits, so this is not
- *    what keeps them safe; it caps the work a guesser can cause. Client ids are public, so a
- *    determined attacker spread over several addresses can exhaust it and make the real client
- *    wait out the window: the limit is set high enough that this needs several addresses.
- *  - per client address (IPv6 by /64): 20 failures per 10 minutes, which stops one source from
- *    cycling through clients.
- * Only failures count; while a limit is reached, every authentication of that client or from that
- * address is refused before any secret is checked (429 with Retry-After, error
- * `temporarily_unavailable`), until the window that started with the first failure ends.
+ * shared bucket store so that every instance counts alike: per client address (IPv6 by /64), 20
+ * failures per 10 minutes; while the limit is reached, every authentication from that address is
+ * refused before any secret is checked (429 with Retry-After, error `temporarily_unavailable`),
+ * until the window that started with the first failure ends.
+ *
+ * There is no per-client count (issue #21 §2): client secrets carry 256 random bits, so counting
+ * per client protects nothing, and since client ids are public it would only let strangers on
+ * other addresses lock an app out. A correct secret is never refused for failures made from
+ * another address. A request that presents no secret at all (a public client probing HTTP Basic
+ * with an empty password, as Go's x/oauth2 does, or a confidential client that forgot its
+ * secret) guessed nothing and is never counted.
  */
-export const CLIENT_FAILURE_RULE: BucketRule = { limit: 50, windowMs: 10 * MINUTE };
 export const CLIENT_ADDRESS_FAILURE_RULE: BucketRule = { limit: 20, windowMs: 10 * MINUTE };

@@ -7,7 +7,7 @@ import type { Deps } from '../../services.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
-import { CLIENT_ADDRESS_FAILURE_RULE, CLIENT_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
+import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { findGrant, revokeGrant } from './grants.repository.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
@@ -71,29 +71,24 @@ function invalidClient(deps: Deps, description: string): OAuthError {
 /**
  * Authenticates the client of a token or revocation request (RFC 6749 §2.3, §3.2.1;
  * OAUTH-CHECKLIST D3–D8, D10, D12): HTTP Basic, client_secret_post, or client_id alone for a
- * public app. Failures are counted per client and per address and refused beyond the limits of
- * client-auth.ts with 429 `temporarily_unavailable` and Retry-After.
+ * public app. Failures are counted per address only (client-auth.ts: client ids are public and
+ * secrets unguessable, so a per-client count would only let strangers lock an app out) and
+ * refused beyond the limit with 429 `temporarily_unavailable` and Retry-After.
  */
 export async function authenticateClient(deps: Deps, presented: PresentedClientAuth, address: string): Promise<AuthenticatedClient> {
   const now = deps.clock.now();
   const addressKey = `oauth-client-auth:address:${addressBlock(address)}`;
   const read = readClientCredentials(presented);
-  const clientId = read.ok ? read.credentials.clientId : undefined;
-  // Only ids that can exist get a bucket: arbitrary strings must not create keys at will.
-  const clientKey = clientId !== undefined && isSnowflake(clientId) ? `oauth-client-auth:client:${clientId}` : undefined;
 
   const byAddress = await deps.buckets.peek(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
-  const byClient = clientKey ? await deps.buckets.peek(clientKey, CLIENT_FAILURE_RULE, now) : undefined;
-  const blocked = [byAddress, byClient].filter((d) => d !== undefined && !d.allowed);
-  if (blocked.length > 0) {
-    const waitMs = Math.max(...blocked.map((d) => d?.resetAfterMs ?? 0));
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (!byAddress.allowed) {
+    const seconds = Math.max(1, Math.ceil(byAddress.resetAfterMs / 1000));
     throw new OAuthError('temporarily_unavailable', `too many failed client authentications; retry in ${seconds} seconds`, 429, { 'Retry-After': String(seconds) });
   }
 
-  const fail = async (description: string): Promise<never> => {
-    await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
-    if (clientKey) await deps.buckets.take(clientKey, CLIENT_FAILURE_RULE, now);
+  /** `counted`: a wrong secret or an unknown client; a request that presented no secret at all guessed nothing (issue #21 §2). */
+  const fail = async (description: string, counted = true): Promise<never> => {
+    if (counted) await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
     throw invalidClient(deps, description);
   };
 
@@ -108,7 +103,7 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   if (!app) return fail('unknown client_id');
   if (app.confidential) {
     // RFC 6749 §3.2.1, §4.1.3 (D7): a client that has a secret must authenticate with it.
-    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret');
+    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret', false);
     if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed');
   } else if (credentials.clientSecret !== undefined) {
     // A public app has no secret, so any secret presented for it is wrong.
@@ -218,15 +213,16 @@ function newRotationKey(deps: Deps): string {
 
 /**
  * The successor pair of a refresh token, derived rather than drawn (oauth.table.ts): HMAC-SHA256
- * keyed with the presented token over a label and the row's random rotation key. A retry within
- * the grace window re-derives exactly the pair the first rotation stored (as hashes only), and
- * without the database an old token does not yield its successors.
+ * keyed with the server secret (never stored in the database, config/server-secret.ts) over a
+ * label, the presented token and the row's random rotation key. A retry within the grace window
+ * re-derives exactly the pair the first rotation stored (as hashes only); neither an old token
+ * alone nor an old token with a copy of the database yields its successors (issue #21 §5).
  */
-export function successorTokens(presented: string, rotationKey: string): { access: string; refresh: string } {
-  const derive = (label: string) => createHmac('sha256', presented).update(`${label}\0${rotationKey}`).digest('base64url');
+export function successorTokens(secret: string, presented: string, rotationKey: string): { access: string; refresh: string } {
+  const derive = (label: string) => createHmac('sha256', secret).update(`${label}\0${presented}\0${rotationKey}`).digest('base64url');
   return {
-    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v1')}`,
-    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v1')}`,
+    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v2')}`,
+    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v2')}`,
   };
 }
 
@@ -258,7 +254,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
   const now = deps.clock.now();
   if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
   // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
-  const successors = successorTokens(presented, stored.rotationKey ?? '');
+  const successors = successorTokens(deps.secrets[0], presented, stored.rotationKey ?? '');
   const successorRefreshHash = hashSecret(successors.refresh);
 
   if (stored.usedAt === null) {
@@ -278,7 +274,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
     if (rotated) return tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, stored, tokenHash, successors, now);
+  return retryOrReuse(deps, stored, presented, tokenHash, successors, now);
 }
 
 /**
@@ -289,6 +285,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
 async function retryOrReuse(
   deps: Deps,
   seen: StoredRefreshToken,
+  presented: string,
   tokenHash: string,
   successors: { access: string; refresh: string },
   now: number,
@@ -297,10 +294,14 @@ async function retryOrReuse(
   const stored = seen.usedAt === null ? await findRefreshToken(deps.db, tokenHash) : seen;
   if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
   if (stored.usedAt !== null && now - stored.usedAt <= REFRESH_GRACE_MS && stored.successorHash !== null) {
-    const successorHash = hashSecret(successors.refresh);
-    const [successor, access] = await Promise.all([findRefreshToken(deps.db, successorHash), findAccessToken(deps.db, hashSecret(successors.access))]);
-    if (safeEqual(stored.successorHash, successorHash) && successor && successor.usedAt === null && access && access.expiresAt > now) {
-      return tokenResponse(successors.access, successors.refresh, access.expiresAt - now, access.scopes);
+    // The first rotation may have used a secret that has since been rotated out of first place.
+    const candidates = [successors, ...deps.secrets.slice(1).map((secret) => successorTokens(secret, presented, stored.rotationKey ?? ''))];
+    const pair = candidates.find((c) => safeEqual(stored.successorHash as string, hashSecret(c.refresh)));
+    if (pair) {
+      const [successor, access] = await Promise.all([findRefreshToken(deps.db, hashSecret(pair.refresh)), findAccessToken(deps.db, hashSecret(pair.access))]);
+      if (successor && successor.usedAt === null && access && access.expiresAt > now) {
+        return tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes);
+      }
     }
   }
   if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');

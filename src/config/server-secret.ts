@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/**
+ * The server secret (issue #21 §5): a key that is never stored in the database, so that a copy
+ * of the database is not enough to derive live tokens from old ones (token.service.ts
+ * successorTokens). GATEHOUSE_SECRET gives it (comma-separated: the first signs, the others are
+ * still accepted, for rotation); otherwise it is read from GATEHOUSE_SECRET_FILE, which is
+ * created on first start with 256 random bits and mode 0600 — enough for one machine; every
+ * instance of a cluster must share one secret (docs/configuration.md).
+ */
+export function readOrCreateSecretFile(path: string): string {
+  const file = resolve(path);
+  const existing = readSecret(file);
+  if (existing !== undefined) return existing;
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Written beside, then linked into place: link fails if another process got there first, so two
+  // instances starting at once agree on one secret and nobody ever reads a half-written file.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(temporary, 0o600);
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  const created = readSecret(file);
+  if (created === undefined) throw new Error(`${file} holds no secret`);
+  return created;
+}
+
+function readSecret(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8').trim();
+    return text === '' ? undefined : text;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

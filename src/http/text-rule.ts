@@ -1,0 +1,28 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { addFieldError, ApiErrors, OAuthError, type ErrorTree } from '../core/errors.js';
+import { CONTROL_CHARACTER_ERROR, findForbiddenText } from '../core/text.js';
+import type { App } from './app-type.js';
+
+/** The OAuth protocol endpoints (POST), which answer in RFC 6749 §5.2 form. */
+const OAUTH_ROUTES = new Set(['/api/oauth2/token', '/api/oauth2/token/revoke', '/api/v1/oauth2/token', '/api/v1/oauth2/token/revoke']);
+
+/**
+ * Applies core/text.ts's rule to every request's parsed body, query and path parameters, before
+ * schema validation and before any handler (issue #21 §5): one place, so no field of any route,
+ * present or future, can carry a NUL to the database. Refusals are 50035 naming each field under
+ * /api (Discord's shape), `invalid_request` at the OAuth endpoints, and a 400 page elsewhere.
+ * Raw string bodies (a route's own parser) are left to that route.
+ */
+export function installTextRule(app: App): void {
+  // A callback hook, not an async one: it runs on every request, the webhook hot path included (DESIGN §5).
+  app.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const paths = [...findForbiddenText(request.params), ...findForbiddenText(request.query), ...(typeof request.body === 'object' ? findForbiddenText(request.body) : [])];
+    if (paths.length === 0) return done();
+    if (request.method === 'POST' && OAUTH_ROUTES.has(request.routeOptions.url ?? '')) {
+      return done(new OAuthError('invalid_request', `${String(paths[0]?.[0] ?? 'a parameter')} must not contain control characters`));
+    }
+    const tree: ErrorTree = {};
+    for (const path of paths) addFieldError(tree, path, CONTROL_CHARACTER_ERROR);
+    return done(ApiErrors.invalidFormBody(tree));
+  });
+}
