@@ -4,9 +4,8 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from './channels.js';
 import type { Invite } from './invites.js';
 import type { MemberInvitation, MemberWithPerson } from './members.js';
-import type { ServerContents } from './servers.repository.js';
 import { PERMISSION_GROUPS, isEveryoneRole, ungrantableBits, type Role } from './roles.js';
-import { SERVER_NAME_MAX_LENGTH } from './servers.js';
+import { SERVER_NAME_MAX_LENGTH, type ServerContents } from './servers.js';
 
 /** What every page needs from the request (web/pages.ts `pageContext`). */
 export interface PageCtx {

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { toId, toNum } from '../../storage/types.js';
 import type { ServersTable } from './directory.table.js';
-import type { Server } from './servers.js';
+import type { Server, ServerContents } from './servers.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -47,20 +47,6 @@ export async function updateServer(db: Db, id: string, changes: { name?: string;
 export async function findServerByOwnerAndName(db: Db, ownerId: string, name: string): Promise<Server | undefined> {
   const row = await db.selectFrom('servers').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).orderBy('id').executeTakeFirst();
   return row ? toServer(row) : undefined;
-}
-
-/** What deleting a server removes with it, counted (the confirmation page states it). */
-export interface ServerContents {
-  channels: number;
-  messages: number;
-  webhooks: number;
-  /** Roles besides @everyone, the managed roles of bots included. */
-  roles: number;
-  /** Members besides the owner, bot accounts included. */
-  members: number;
-  botInstalls: number;
-  pendingInvitations: number;
-  inviteLinks: number;
 }
 
 export async function countServerContents(db: Db, serverId: string): Promise<ServerContents> {

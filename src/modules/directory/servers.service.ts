@@ -8,7 +8,7 @@ import type { Invite } from './invites.js';
 import { listInvites } from './invites.repository.js';
 import { EVERYONE_ROLE_NAME, type Role } from './roles.js';
 import { insertRole, listPermissionRows, listRoles } from './roles.repository.js';
-import { DEFAULT_CHANNEL_NAME, validateServerName, type Server } from './servers.js';
+import { DEFAULT_CHANNEL_NAME, validateServerName, type Server, type ServerContents } from './servers.js';
 import {
   countServerContents,
   deleteServerRow,
@@ -17,7 +17,6 @@ import {
   insertServer,
   listServersOfMember,
   updateServer,
-  type ServerContents,
 } from './servers.repository.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
@@ -162,7 +161,6 @@ export async function findOwnedServerByName(deps: Deps, ownerId: string, name: s
   return findServerByOwnerAndName(deps.db, ownerId, name);
 }
 
-export type { ServerContents } from './servers.repository.js';
 
 const onlyOwnerDeletes = () => new ApiError(403, 50013, 'Only the server\'s owner can delete it.');
 

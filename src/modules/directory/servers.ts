@@ -30,3 +30,17 @@ export function validateServerName(raw: string): { ok: true; value: string } | {
   }
   return { ok: true, value };
 }
+
+/** What deleting a server removes with it, counted (the confirmation page states it). */
+export interface ServerContents {
+  channels: number;
+  messages: number;
+  webhooks: number;
+  /** Roles besides @everyone, the managed roles of bots included. */
+  roles: number;
+  /** Members besides the owner, bot accounts included. */
+  members: number;
+  botInstalls: number;
+  pendingInvitations: number;
+  inviteLinks: number;
+}
