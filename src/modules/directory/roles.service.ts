@@ -1,3 +1,4 @@
+import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
@@ -10,6 +11,9 @@ function validName(raw: string): string {
   const name = raw.trim();
   const length = codePointLength(name);
   if (length < 1 || length > ROLE_NAME_MAX_LENGTH) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', `A role name is 1–${ROLE_NAME_MAX_LENGTH} characters.`);
+  // Issue #21 §4: every display name refuses invisible and text-direction characters (core/names.ts).
+  const invisible = invisibleCharacter(name);
+  if (invisible !== undefined) throw invalidField(['name'], 'BASE_TYPE_INVALID', INVISIBLE_CHARACTER_MESSAGE);
   // "@everyone" names the implicit role; a second one would be indistinguishable in lists.
   if (name.toLowerCase() === '@everyone') throw invalidField(['name'], 'ROLE_NAME_RESERVED', 'That name is reserved for the role every member has.');
   return name;

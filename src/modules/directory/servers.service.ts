@@ -86,8 +86,8 @@ export interface CreatedServer extends Server {
  * Throws a 50035 (field `name`) for a bad name.
  */
 export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null }): Promise<CreatedServer> {
-  const name = validateServerName(input.name);
-  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  const name = validateServerName(input.name, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
   const now = deps.clock.now();
   const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
   const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
@@ -111,8 +111,8 @@ export async function createServer(deps: Deps, ownerId: string, input: { name: s
 
 /** Renames a server (the caller checks Manage server). Throws a 50035 for a bad name. */
 export async function renameServer(deps: Deps, serverId: string, rawName: string): Promise<void> {
-  const name = validateServerName(rawName);
-  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  const name = validateServerName(rawName, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
   await updateServer(deps.db, serverId, { name: name.value });
 }
 
