@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
+import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
+import { deleteChannel } from '../../src/modules/directory/channels.service.js';
+import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { cookieNames } from '../../src/web/pages.js';
 import { addMember, removeMember } from '../../src/modules/directory/members.service.js';
@@ -260,6 +263,21 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       await leaveServer(t.services, server.id, member.person.id);
       expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
       await stream.untilEnded();
+    });
+
+    it('View channel taken from @everyone, or the channel deleted: `end` at once', async () => {
+      const { server, general, member } = await room();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const stream = await connected(member.agent, general);
+      await updateRole(t.services, server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.VIEW_CHANNEL });
+      expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
+      await stream.untilEnded();
+
+      const other = await room();
+      const second = await connected(other.member.agent, other.general);
+      await deleteChannel(t.services, other.server.id, other.general);
+      expect(await second.next((e) => e.event === 'end')).toBeTruthy();
+      await second.untilEnded();
     });
 
     it('server deletion: every member’s stream ends at once', async () => {

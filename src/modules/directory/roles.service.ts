@@ -1,3 +1,4 @@
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
@@ -80,6 +81,8 @@ export async function updateRole(deps: Deps, serverId: string, roleId: string, c
     ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}),
     ...(color !== undefined ? { color } : {}),
   });
+  // Permissions taken away may end someone's right to read a channel they follow live.
+  if (changes.permissions !== undefined && changes.permissions !== role.permissions) announceAccessChange(deps.events, serverId);
   return { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
 }
 
@@ -89,4 +92,5 @@ export async function deleteRole(deps: Deps, serverId: string, roleId: string): 
   if (isEveryoneRole(role)) throw everyoneRoleError();
   if (role.managedApplicationId !== null) throw managedRoleError();
   await deleteRoleRow(deps.db, serverId, roleId);
+  announceAccessChange(deps.events, serverId);
 }
