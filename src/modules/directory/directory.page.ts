@@ -100,7 +100,7 @@ export function homePage(input: HomePageInput): string {
     ? html`<div class="grid2">${servers.map(
         (s) => html`<div class="card">
 <h2>${avatar(s.name, s.iconUrl)} <a href="/servers/${s.id}"><bdi>${s.name}</bdi></a></h2>
-${s.channels.length ? html`<ul class="plain">${s.channels.map((c) => html`<li><a href="/channels/${c.id}"># <bdi>${c.name}</bdi></a></li>`)}</ul>` : html`<p class="muted">No channels yet.</p>`}
+${s.channels.length ? html`<ul class="plain">${s.channels.map((c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a></li>`)}</ul>` : html`<p class="muted">No channels yet.</p>`}
 ${
   s.ownerId === undefined || !ctx.viewer
     ? ''
