@@ -6,9 +6,25 @@ import { EventEmitter } from 'node:events';
  * Redis fan-out (several instances) carries a few bytes per message.
  */
 export interface ChannelEvent {
-  type: 'message_create' | 'message_update' | 'message_delete';
+  type: 'message_create' | 'message_update' | 'message_delete' | 'access_change';
+  /**
+   * The channel. For `access_change`, the topic whose access changed: a person's id (signed out,
+   * removed from or left a server), a server's id (deleted, roles changed) or a channel's id
+   * (deleted). Snowflakes are unique across tables, so topics never collide.
+   */
   channelId: string;
+  /** The message; `'0'` for `access_change`. */
   messageId: string;
+}
+
+/**
+ * Tells every live view following `topicId` (a person, a server or a channel: see ChannelEvent)
+ * to re-check its access now, so a stream ends at once instead of at its next heartbeat
+ * (issue #21 §5: sign-out, removal, leaving, server deletion). A signal only: each view decides
+ * from the database, so nothing is trusted from the bus.
+ */
+export function announceAccessChange(events: Pick<ChannelEvents, 'publish'>, topicId: string): void {
+  events.publish({ type: 'access_change', channelId: topicId, messageId: '0' });
 }
 
 export type ChannelListener = (event: ChannelEvent) => void;

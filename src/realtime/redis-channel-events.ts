@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { connectRedis } from '../rate-limit/redis-store.js';
 import { MemoryChannelEvents, type ChannelEvent, type ChannelEvents, type ChannelListener } from './channel-events.js';
 
-const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete']);
+const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete', 'access_change']);
 const ID = /^\d{1,20}$/;
 
 /** How long a live view waits for Redis to confirm a subscription before it goes on without. */

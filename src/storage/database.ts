@@ -6,6 +6,7 @@ import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type {
   ChannelsTable,
   InvitesTable,
+  MemberInvitationsTable,
   MemberRolesTable,
   MembersTable,
   RolesTable,
@@ -23,6 +24,7 @@ export interface Database {
   roles: RolesTable;
   members: MembersTable;
   member_roles: MemberRolesTable;
+  member_invitations: MemberInvitationsTable;
   channels: ChannelsTable;
   invites: InvitesTable;
   messages: MessagesTable;

@@ -73,6 +73,10 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .scope-mark{color:var(--ok);font-weight:700}
 .consent-actions button{flex:1}
 [hidden]{display:none!important}
+/* Issue #21 §4: every element a chosen name is shown in is a bidi isolate (UAX #9 §2.7, CSS Writing
+   Modes §2.2), so a name's direction controls cannot reorder the APP badge, the time or the text
+   beside it. New names may not hold such controls at all (core/names.ts); older ones stay contained. */
+bdi,a,strong,b,em,code,label,option,summary,td,th,h1,h2,h3,h4,p,li,.author,.pill,.badge,.muted,.small,.embed-author,.embed-title,.embed-field-name,.consent-head,.consent-who{unicode-bidi:isolate}
 .copyrow{display:flex;gap:.5rem;align-items:center}
 .copyrow input,.copyrow textarea{flex:1;min-width:0}
 /* Bot install consent and Integrations (authorize.page.ts, installs.page.ts). */

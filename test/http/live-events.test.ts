@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
+import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
+import { deleteChannel } from '../../src/modules/directory/channels.service.js';
+import { updateRole } from '../../src/modules/directory/roles.service.js';
+import { startSession } from '../../src/modules/accounts/sessions.service.js';
+import { cookieNames } from '../../src/web/pages.js';
 import { addMember, removeMember } from '../../src/modules/directory/members.service.js';
-import { createServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
+import { leaveServer } from '../../src/modules/directory/members.service.js';
+import { createServer, deleteServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { HEARTBEAT_MS } from '../../src/modules/messages/live.routes.js';
 import { insertDmChannel } from '../../src/modules/messages/dms.repository.js';
 import { insertMessage } from '../../src/modules/messages/messages.repository.js';
@@ -216,6 +222,74 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     vi.advanceTimersByTime(HEARTBEAT_MS);
     expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
     await stream.untilEnded();
+  });
+
+  describe('issue #21 §5: access that ends ends the stream at once, without waiting for a heartbeat', () => {
+    // The heartbeat interval is faked and never advanced: only the access change can end these streams.
+    it('removal from the server: `end` at once, and a message posted afterwards never reaches the stream', async () => {
+      const { server, general, owner, member } = await room();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const stream = await connected(member.agent, general);
+      await removeMember(t.services, server.id, member.person.id);
+      await postMessage(t.services, general, owner.person.id, 'after you left');
+      const next = await stream.next((e) => e.event === 'end' || e.event === 'message');
+      expect(next.event).toBe('end');
+      await stream.untilEnded();
+      await expect.poll(() => listeners(general)).toBe(0);
+      await expect.poll(() => listeners(member.person.id)).toBe(0);
+      await expect.poll(() => listeners(server.id)).toBe(0);
+    });
+
+    it('sign-out: the streams of that browser end at once; another browser of the same person keeps its stream', async () => {
+      const { general, member } = await room();
+      const elsewhere = await signedIn(t, {});
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const stream = await connected(member.agent, general);
+      // A second browser of the same person (a new session of theirs).
+      const second = await startSession(t.services, member.person.id, 'other browser');
+      elsewhere.agent.cookies.set(cookieNames(false).session, second.token);
+      const other = await connected(elsewhere.agent, general);
+      await member.agent.submit('/', '/logout', {});
+      expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
+      await stream.untilEnded();
+      const id = await webhookMessage(general, { content: 'still here' });
+      expect((await other.next((e) => e.event === 'message')).id).toBe(id);
+    });
+
+    it('leaving the server: `end` at once', async () => {
+      const { server, general, member } = await room();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const stream = await connected(member.agent, general);
+      await leaveServer(t.services, server.id, member.person.id);
+      expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
+      await stream.untilEnded();
+    });
+
+    it('View channel taken from @everyone, or the channel deleted: `end` at once', async () => {
+      const { server, general, member } = await room();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const stream = await connected(member.agent, general);
+      await updateRole(t.services, server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.VIEW_CHANNEL });
+      expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
+      await stream.untilEnded();
+
+      const other = await room();
+      const second = await connected(other.member.agent, other.general);
+      await deleteChannel(t.services, other.server.id, other.general);
+      expect(await second.next((e) => e.event === 'end')).toBeTruthy();
+      await second.untilEnded();
+    });
+
+    it('server deletion: every member’s stream ends at once', async () => {
+      const { server, general, owner, member } = await room();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const streams = [await connected(member.agent, general), await connected(owner.agent, general)];
+      await deleteServer(t.services, server.id, owner.person.id);
+      for (const stream of streams) {
+        expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
+        await stream.untilEnded();
+      }
+    });
   });
 
   it('a direct-message conversation can be followed by its two people only', async () => {

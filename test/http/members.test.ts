@@ -46,16 +46,29 @@ async function fixture(bits: bigint): Promise<Fixture> {
 
 const membersPage = (serverId: string) => `/servers/${serverId}/settings/members`;
 
+/** The invited person accepts their one pending invitation from their home page (issue #21 §3). */
+async function acceptOnHome(agent: PageAgent): Promise<void> {
+  const home = await agent.get('/');
+  const action = /action="(\/invitations\/\d+\/accept)"/.exec(home.body)?.[1];
+  if (!action) throw new Error('no pending invitation on the home page');
+  const res = await agent.submit('/', action, {});
+  expect(res.statusCode).toBe(303);
+}
+
 describe('adding members by username', () => {
   it('the owner adds a person with roles; they hold those roles at once', async () => {
     const f = await fixture(0n);
-    const dave = await createPerson(t, { username: 'dave_m', name: 'Dave' });
+    const dave = await signedIn(t, { username: 'dave_m', name: 'Dave' });
     const res = await f.owner.submit(membersPage(f.server.id), `/servers/${f.server.id}/members`, { username: '@Dave_M', roles: [f.helpers.id] });
     expect(res.statusCode).toBe(303);
-    const page = await f.owner.get(location(res));
-    expect(page.body).toContain('Member added.');
+    const notice = await f.owner.get(location(res));
+    expect(notice.body).toContain('Invitation sent.');
+    // Issue #21 §3: adding is an invitation; it becomes a membership once the person accepts it.
+    expect(await memberPermissions(t.services, f.server.id, dave.person.id)).toBeUndefined();
+    await acceptOnHome(dave.agent);
+    const page = await f.owner.get(membersPage(f.server.id));
     expect(page.body).toContain('@dave_m');
-    expect(await memberPermissions(t.services, f.server.id, dave.id)).toBe(DEFAULT_EVERYONE_PERMISSIONS | Permission.MANAGE_MESSAGES);
+    expect(await memberPermissions(t.services, f.server.id, dave.person.id)).toBe(DEFAULT_EVERYONE_PERMISSIONS | Permission.MANAGE_MESSAGES);
   });
 
   it('needs Manage server: with only Manage roles the form is absent and a post gets 403', async () => {
@@ -88,9 +101,13 @@ describe('adding members by username', () => {
     const foreign = await createRole(t.services, other.id, { name: 'Foreign', permissions: 0n });
     await createPerson(t, { username: 'gina_m' });
     const before = await membersOf(f.server.id);
+    // Issue #21 §3: an unknown username is answered exactly like a known one (no username
+    // oracle), and changes nothing; an empty one is refused with a message.
+    const unknown = await f.owner.submit(membersPage(f.server.id), `/servers/${f.server.id}/members`, { username: 'no_such_person' });
+    expect(unknown.statusCode).toBe(303);
+    expect(location(unknown)).toBe(`${membersPage(f.server.id)}?done=invitation-sent`);
     const cases: Array<[Record<string, string | string[]>, string]> = [
-      [{ username: 'no_such_person' }, 'Nobody has that username.'],
-      [{ username: '' }, 'Nobody has that username.'],
+      [{ username: '' }, 'Enter the username of the person to invite.'],
       [{ username: 'gina_m', roles: [foreign.id] }, 'One of the chosen roles does not exist in this server.'],
       [{ username: 'gina_m', roles: [f.server.id] }, 'One of the chosen roles does not exist in this server.'],
       [{ username: 'gina_m', roles: ['abc'] }, 'One of the chosen roles does not exist in this server.'],

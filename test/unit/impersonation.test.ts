@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { impersonationProblem, nameSkeleton, passesForService, RESERVED_NAMES } from '../../src/modules/messages/impersonation.js';
+import { impersonationProblem, nameSkeleton, passesForService, RESERVED_NAMES } from '../../src/core/impersonation.js';
 
 const SERVICE = 'Gatehouse';
 

@@ -66,8 +66,8 @@ function signUpRule(deps: Deps): BucketRule | undefined {
  */
 export async function registerPerson(deps: Deps, input: Registration): Promise<Person> {
   const errors = new FieldErrors();
-  const username = errors.take('username', checkUsername(input.username));
-  const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim()));
+  const username = errors.take('username', checkUsername(input.username, deps.config.serviceName));
+  const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim(), deps.config.serviceName));
   const email = errors.take('email', checkEmail(input.email));
   const password = errors.take('password', checkPassword(input.password));
   if (username !== undefined && (await findPersonByUsername(deps.db, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
@@ -201,7 +201,7 @@ export async function updateProfile(deps: Deps, personId: string, input: Profile
   const person = await findPersonById(deps.db, personId);
   if (!person || person.bot) throw ApiErrors.unknownUser();
   const errors = new FieldErrors();
-  const name = input.name === undefined ? undefined : errors.take('name', checkDisplayName(input.name, person.username));
+  const name = input.name === undefined ? undefined : errors.take('name', checkDisplayName(input.name, person.username, deps.config.serviceName));
   const email = input.email === undefined ? undefined : errors.take('email', checkEmail(input.email));
   const avatarUrl = input.avatarUrl === undefined ? undefined : errors.take('avatarUrl', checkAvatarUrl(input.avatarUrl));
   errors.throwIfAny();

@@ -1,5 +1,6 @@
 import { HOUR } from '../../core/clock.js';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import type { Deps } from '../../services.js';
 import type { Person } from '../directory/people.js';
 import { deleteSession, deleteSessionsOfUser, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
@@ -63,9 +64,15 @@ export async function resolveSession(deps: Deps, token: string): Promise<Resolve
   return { person: found.person, expiresAt, renewed };
 }
 
-/** Ends the session behind a cookie (sign-out); unknown tokens are ignored. */
+/**
+ * Ends the session behind a cookie (sign-out); unknown tokens are ignored. The person's open live
+ * views re-check at once, so the ones of this browser end now (issue #21 §5).
+ */
 export async function endSession(deps: Deps, token: string): Promise<void> {
-  await deleteSession(deps.db, hashSecret(token));
+  const idHash = hashSecret(token);
+  const found = await findSessionWithPerson(deps.db, idHash);
+  await deleteSession(deps.db, idHash);
+  if (found) announceAccessChange(deps.events, found.person.id);
 }
 
 /**
@@ -73,7 +80,9 @@ export async function endSession(deps: Deps, token: string): Promise<void> {
  * change signs out every other browser). Returns how many ended.
  */
 export async function endSessionsOfPerson(deps: Deps, userId: string, keepToken?: string): Promise<number> {
-  return deleteSessionsOfUser(deps.db, userId, keepToken === undefined ? undefined : hashSecret(keepToken));
+  const ended = await deleteSessionsOfUser(deps.db, userId, keepToken === undefined ? undefined : hashSecret(keepToken));
+  if (ended > 0) announceAccessChange(deps.events, userId);
+  return ended;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
+import { actorNameProblem } from '../../core/names.js';
 import { matchesHash } from '../../core/secrets.js';
 import { validateRedirectUri } from './redirect-uris.js';
 
@@ -27,28 +28,22 @@ export const REDIRECT_URIS_MAX = 10;
 export const APP_ICON_URL_MAX = 2048;
 
 
-// Controls, line/paragraph separators, bidi overrides and zero-width characters: invisible on the
-// consent screen and the usual tools for passing one name off as another.
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
 const INVISIBLE_EXCEPT_NEWLINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
 
-/** Lower-case letters and digits only, to compare names the way a reader would. */
-function squash(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-}
-
 /**
- * An application name: 2–32 characters after trimming, nothing invisible, and not containing the
- * platform's own name — the consent screen shows it to people deciding whether to trust it
- * (OAUTH-CHECKLIST A18 "consent phishing"; DESIGN §8: the service name is protected).
+ * An application name: 2–32 characters after trimming, nothing invisible, and not one that passes
+ * for the platform — the consent screen shows it to people deciding whether to trust it, and its
+ * bot speaks under it (OAUTH-CHECKLIST A18 "consent phishing"; DESIGN §8: the service name is
+ * protected). Issue #21 §4: the same actor-name rule as webhooks and people (core/names.ts), so a
+ * Cyrillic "Gаtеhоusе" or a U+202E-reversed name is refused too.
  */
 export function checkAppName(raw: string, serviceName: string): Checked<string> {
   const value = raw.trim();
   const length = codePoints(value);
   if (length < APP_NAME_MIN || length > APP_NAME_MAX) return fail('BASE_TYPE_BAD_LENGTH', `Must be between ${APP_NAME_MIN} and ${APP_NAME_MAX} characters long.`);
-  if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
-  const reserved = squash(serviceName);
-  if (reserved.length > 0 && squash(value).includes(reserved)) return fail('APPLICATION_NAME_RESERVED', `Must not contain "${serviceName}": people would take the app for the platform itself.`);
+  const problem = actorNameProblem(value, serviceName);
+  if (problem?.kind === 'invisible') return fail('BASE_TYPE_INVALID', problem.message);
+  if (problem !== undefined) return fail('APPLICATION_NAME_RESERVED', `${problem.message}: people would take the app for the platform itself.`);
   return { ok: true, value };
 }
 

@@ -61,7 +61,7 @@ export async function writeServerInstall(deps: Deps, trx: Transaction<Database>,
   const now = deps.clock.now();
   const { serverId, application } = plan;
   const botId = application.botUserId;
-  if (!(await findMember(trx, serverId, botId))) await insertMember(trx, { serverId, userId: botId, joinedAt: now });
+  if (!(await findMember(trx, serverId, botId))) await insertMember(trx, { serverId, userId: botId, joinedAt: now, joinedVia: 'bot_install' });
 
   const roleId = await findManagedRoleId(trx, serverId, application.id);
   if (plan.granted === 0n) {

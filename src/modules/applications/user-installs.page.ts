@@ -29,7 +29,7 @@ function initial(name: string): string {
 /**
  * Settings → Installed apps (SPEC §5.2, docs/user-installs.md): apps the person installed for
  * themselves, and Remove, after which the app's bot can no longer message them directly unless
- * they share a server.
+ * it is in a server they joined by their own act (docs/user-installs.md).
  */
 export function installedAppsPage(input: InstalledAppsPageInput): string {
   const { ctx, apps } = input;
@@ -52,7 +52,7 @@ ${csrfField(ctx.csrfToken)}
       )}`
     : html`<div class="card"><p>You have not installed any apps.</p><p class="hint">When you add an app to your account (an authorization link with the applications.commands scope and no server), it appears here.</p></div>`;
   const content = html`<h1>Installed apps</h1>
-${input.removed ? html`<div class="notice" role="status">App removed. Its bot can no longer send you direct messages, unless you share a server with it. Messages it already sent stay in <a href="/messages">Messages</a>.</div>` : ''}
+${input.removed ? html`<div class="notice" role="status">App removed. Its bot can no longer send you direct messages, unless it is in a server you joined yourself (created, joined by an invite link, or accepted an invitation to). Messages it already sent stay in <a href="/messages">Messages</a>.</div>` : ''}
 <p class="muted">Apps you installed for yourself rather than in a server. Their bots may send you direct messages. Removing an app stops that at once.</p>
 ${list}`;
   return layout({ title: 'Installed apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('apps', content) });

@@ -1,3 +1,4 @@
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
@@ -38,6 +39,8 @@ export async function deleteChannel(deps: Deps, serverId: string, channelId: str
   if (!isSnowflake(serverId) || !isSnowflake(channelId) || !(await deleteChannelRow(deps.db, serverId, channelId))) {
     throw ApiErrors.unknownChannel();
   }
+  // Open live views of the channel end at once (issue #21 §5).
+  announceAccessChange(deps.events, channelId);
 }
 
 /** A channel by id, or undefined (also for ids that are not snowflakes). */

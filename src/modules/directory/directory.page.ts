@@ -3,9 +3,9 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from './channels.js';
 import type { Invite } from './invites.js';
-import type { MemberWithPerson } from './members.js';
+import type { MemberInvitation, MemberWithPerson } from './members.js';
 import { PERMISSION_GROUPS, isEveryoneRole, ungrantableBits, type Role } from './roles.js';
-import { SERVER_NAME_MAX_LENGTH } from './servers.js';
+import { SERVER_NAME_MAX_LENGTH, type ServerContents } from './servers.js';
 
 /** What every page needs from the request (web/pages.ts `pageContext`). */
 export interface PageCtx {
@@ -62,14 +62,35 @@ export interface HomeServer {
   id: string;
   name: string;
   iconUrl: string | null;
+  ownerId?: string;
   channels: Array<Pick<Channel, 'id' | 'name'>>;
 }
 
 export interface HomePageInput {
   ctx: PageCtx;
   servers: HomeServer[];
+  /** Invitations waiting for the viewer's answer (issue #21 §3). */
+  invitations?: MemberInvitation[];
+  notice?: string | undefined;
   error?: FormError;
   values?: FormValues;
+}
+
+/** Pending invitations, each with Accept and Decline: joining a server is always the person's own act. */
+function invitationsCard(ctx: PageCtx, invitations: readonly MemberInvitation[], error: FormError | undefined): SafeHtml {
+  if (invitations.length === 0) return html`${errorFor(error, 'invitation')}`;
+  return html`<div class="card invitations">
+<h2>Invitations</h2>
+${errorFor(error, 'invitation')}
+<ul class="plain">${invitations.map(
+    (i) => html`<li id="invitation-${i.id}"><p><bdi>${i.inviterName}</bdi> invited you to join <strong><bdi>${i.serverName}</bdi></strong>.</p>
+<div class="actions">
+<form method="post" action="/invitations/${i.id}/accept">${csrfField(ctx.csrfToken)}<button type="submit">Accept</button></form>
+<form method="post" action="/invitations/${i.id}/decline">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit">Decline</button></form>
+</div></li>`,
+  )}</ul>
+<p class="hint">You become a member only if you accept. Bots in a server you join may then send you direct messages.</p>
+</div>`;
 }
 
 /** Signed in: your servers and their channels, and a form to create one. */
@@ -78,8 +99,15 @@ export function homePage(input: HomePageInput): string {
   const list = servers.length
     ? html`<div class="grid2">${servers.map(
         (s) => html`<div class="card">
-<h2>${avatar(s.name, s.iconUrl)} <a href="/servers/${s.id}">${s.name}</a></h2>
+<h2>${avatar(s.name, s.iconUrl)} <a href="/servers/${s.id}"><bdi>${s.name}</bdi></a></h2>
 ${s.channels.length ? html`<ul class="plain">${s.channels.map((c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a></li>`)}</ul>` : html`<p class="muted">No channels yet.</p>`}
+${
+  s.ownerId === undefined || !ctx.viewer
+    ? ''
+    : s.ownerId === ctx.viewer.id
+      ? html`<p class="small"><a href="/servers/${s.id}/delete">Delete server</a></p>`
+      : html`<p class="small"><a href="/servers/${s.id}/leave">Leave server</a></p>`
+}
 </div>`,
       )}</div>`
     : html`<p class="muted">You are not in any server yet. Create one below, or open an invite link someone sent you.</p>`;
@@ -89,6 +117,8 @@ ${s.channels.length ? html`<ul class="plain">${s.channels.map((c) => html`<li><a
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
     body: html`<h1>Your servers</h1>
+${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
+${invitationsCard(ctx, input.invitations ?? [], input.error)}
 ${list}
 <div class="card">
 <h2>Create a server</h2>
@@ -158,6 +188,8 @@ export interface SettingsPageInput {
   roles: Role[];
   members: MemberWithPerson[];
   invites: InviteRow[];
+  /** How many invitations await an answer (a number only: who was invited is not shown). */
+  pendingInvitations?: number;
   now: number;
   /** The role being edited (section 'role'). */
   role?: Role;
@@ -210,7 +242,12 @@ ${csrfField(ctx.csrfToken)}
 </form>`
     : html`<p class="muted">Only people with Manage server can rename it.</p>`
 }
-</div>`;
+</div>
+${
+  ctx.viewer?.id === server.ownerId
+    ? html`<div class="card"><h2>Delete this server</h2><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`
+    : html`<div class="card"><h2>Leave this server</h2><p><a class="button secondary" href="/servers/${server.id}/leave">Leave server…</a></p></div>`
+}`;
 }
 
 function channelsSection(input: SettingsPageInput): SafeHtml {
@@ -384,16 +421,18 @@ ${
 ${
   can.manageServer
     ? html`<div class="card">
-<h2>Add a member</h2>
+<h2>Invite a member</h2>
 ${errorFor(input.error, 'add-member')}
 <form method="post" action="/servers/${server.id}/members">
 ${csrfField(ctx.csrfToken)}
 <label for="member-username">Username</label>
 <input id="member-username" name="username" type="text" required maxlength="33" value="${addFailed ? value(input.values, 'username') : ''}" autocapitalize="none" spellcheck="false">
 ${can.manageRoles ? html`<p class="hint">Roles to give them:</p>${roleCheckboxes(input.roles, addFailed ? listOf(input.values, 'roles') : [], input.permissions, 'add')}` : ''}
-<div class="actions"><button type="submit">Add member</button></div>
+<div class="actions"><button type="submit">Send invitation</button></div>
 </form>
-<p class="hint">Or send an invite link from <a href="/servers/${server.id}/settings/invites">Invites</a>.</p>
+<p class="hint">They see the invitation on their home page and become a member only if they accept it${can.manageRoles ? ', with the roles chosen here' : ''}.${
+      input.pendingInvitations ? ` ${input.pendingInvitations} invitation${input.pendingInvitations === 1 ? '' : 's'} awaiting an answer.` : ''
+    } Or send an invite link from <a href="/servers/${server.id}/settings/invites">Invites</a>.</p>
 </div>`
     : ''
 }`;
@@ -500,6 +539,57 @@ export function invitePage(input: InvitePageInput): string {
 <p class="muted">You have been invited to join</p>
 <h1>${avatar(server.name, server.iconUrl)} ${server.name}</h1>
 ${action}
+</div>`,
+  });
+}
+
+// --- Leaving and deleting ---------------------------------------------------------------------
+
+/** "Leave <server>?": a member's way out (issue #21 §3). */
+export function leaveServerPage(ctx: PageCtx, server: { id: string; name: string }, error?: string): string {
+  return layout({
+    title: `Leave ${server.name}`,
+    serviceName: ctx.serviceName,
+    viewer: ctx.viewer,
+    csrfToken: ctx.csrfToken,
+    width: 'narrow',
+    body: html`<div class="card">
+<h1>Leave <bdi>${server.name}</bdi>?</h1>
+${error ? html`<div class="error" role="alert">${error}</div>` : ''}
+<p>You will no longer see its channels, and its bots can no longer send you direct messages because of it. To come back you need a new invitation or invite link.</p>
+<form method="post" action="/servers/${server.id}/leave">${csrfField(ctx.csrfToken)}<div class="actions"><button class="danger" type="submit">Leave server</button><a class="button secondary" href="/servers/${server.id}">Cancel</a></div></form>
+</div>`,
+  });
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What deleting a server removes, counted, for its owner to confirm (issue #21 §3). */
+export function deleteServerPage(ctx: PageCtx, server: { id: string; name: string }, contents: ServerContents): string {
+  const items = [
+    plural(contents.channels, 'channel', 'channels'),
+    plural(contents.messages, 'message', 'messages'),
+    plural(contents.webhooks, 'webhook', 'webhooks'),
+    plural(contents.roles, 'role', 'roles'),
+    plural(contents.members, 'member besides you', 'members besides you'),
+    plural(contents.botInstalls, 'bot install', 'bot installs'),
+    plural(contents.inviteLinks, 'invite link', 'invite links'),
+    plural(contents.pendingInvitations, 'pending invitation', 'pending invitations'),
+  ];
+  return layout({
+    title: `Delete ${server.name}`,
+    serviceName: ctx.serviceName,
+    viewer: ctx.viewer,
+    csrfToken: ctx.csrfToken,
+    width: 'narrow',
+    body: html`<div class="card">
+<h1>Delete <bdi>${server.name}</bdi>?</h1>
+<p>This cannot be undone. Deleting the server removes, for everyone:</p>
+<ul class="deletion-summary">${items.map((item) => html`<li>${item}</li>`)}</ul>
+<p>Webhook URLs of its channels stop working (404), and its members lose access at once.</p>
+<form method="post" action="/servers/${server.id}/delete">${csrfField(ctx.csrfToken)}<div class="actions"><button class="danger" type="submit">Delete server</button><a class="button secondary" href="/servers/${server.id}/settings">Cancel</a></div></form>
 </div>`,
   });
 }

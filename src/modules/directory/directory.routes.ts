@@ -8,8 +8,10 @@ import type { Viewer } from '../../web/layout.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { createChannel, deleteChannel, getChannels } from './channels.service.js';
 import {
+  deleteServerPage,
   emptyServerPage,
   homePage,
+  leaveServerPage,
   invitePage,
   landingPage,
   settingsAbilities,
@@ -24,6 +26,7 @@ import {
   ChannelBody,
   CsrfOnlyBody,
   DoneQuery,
+  InvitationParams,
   InviteBody,
   InviteParams,
   MemberRolesBody,
@@ -38,7 +41,17 @@ import {
 } from './directory.schemas.js';
 import { parseInviteLifetime, parseInviteMaxUses } from './invites.js';
 import { acceptInvite, createInvite, deleteInvite, describeInvite } from './invites.service.js';
-import { addMember, findPersonToAdd, getMember, removeMember, setMemberRoles } from './members.service.js';
+import {
+  acceptInvitation,
+  declineInvitation,
+  getMember,
+  inviteMember,
+  leaveServer,
+  pendingInvitationCount,
+  pendingInvitations,
+  removeMember,
+  setMemberRoles,
+} from './members.service.js';
 import {
   SERVER_NOT_FOUND,
   requireAnyServerPermission,
@@ -49,7 +62,16 @@ import {
 } from './permissions.service.js';
 import { parseColor, permissionsFromNames, type Role } from './roles.js';
 import { createRole, deleteRole, getRole, getRoles, updateRole } from './roles.service.js';
-import { createServer, homeOverview, loadServerSettings, memberPermissions, renameServer } from './servers.service.js';
+import {
+  createServer,
+  deleteServer,
+  getServer,
+  homeOverview,
+  loadServerSettings,
+  memberPermissions,
+  renameServer,
+  serverDeletionPreview,
+} from './servers.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -62,7 +84,8 @@ const NOTICES: Record<string, string> = {
   'role-created': 'Role created.',
   'role-saved': 'Role saved.',
   'role-deleted': 'Role deleted.',
-  'member-added': 'Member added.',
+  // The same words whether or not the username exists (issue #21 §3: the form is no username oracle).
+  'invitation-sent': 'Invitation sent. If that username belongs to someone, they see it on their home page and become a member once they accept it.',
   'roles-saved': 'Roles saved.',
   'member-removed': 'Member removed.',
   'invite-revoked': 'Invite link revoked.',
@@ -96,10 +119,34 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     status?: number;
   }
 
+  /** Confirmations on the home page after post/redirect/get. */
+  const HOME_NOTICES: Record<string, string> = {
+    'invitation-declined': 'Invitation declined.',
+    left: 'You left the server.',
+    'server-deleted': 'Server deleted.',
+  };
+
+  async function renderHome(request: FastifyRequest, reply: FastifyReply, viewer: Viewer, extra: { notice?: string | undefined; error?: FormError; values?: FormValues; status?: number } = {}) {
+    const [servers, invitations] = await Promise.all([homeOverview(services, viewer.id), pendingInvitations(services, viewer.id)]);
+    return sendHtml(
+      reply,
+      homePage({
+        ctx: pageContext(request, services),
+        servers,
+        invitations,
+        ...(extra.notice ? { notice: extra.notice } : {}),
+        ...(extra.error ? { error: extra.error } : {}),
+        ...(extra.values ? { values: extra.values } : {}),
+      }),
+      extra.status ?? 200,
+    );
+  }
+
   /** Renders one settings section for a viewer whose permissions are already checked. */
   async function renderSettings(request: FastifyRequest, reply: FastifyReply, serverId: string, permissions: bigint, section: SettingsSection, extra: RenderExtra = {}) {
     const data = await loadServerSettings(services, serverId);
     if (!data) throw new PageError(404, SERVER_NOT_FOUND.title, SERVER_NOT_FOUND.detail);
+    const pending = section === 'members' ? await pendingInvitationCount(services, serverId) : 0;
     const names = new Map(data.members.map((m) => [m.userId, m.person.name]));
     const input: SettingsPageInput = {
       ctx: pageContext(request, services),
@@ -111,6 +158,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
       roles: data.roles,
       members: data.members,
       invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member' })),
+      pendingInvitations: pending,
       now: services.clock.now(),
       ...(extra.role ? { role: extra.role } : {}),
       ...(extra.error ? { error: extra.error } : {}),
@@ -143,11 +191,10 @@ export function registerDirectoryPages(pages: App, services: Services): void {
 
   // --- Home and servers ---
 
-  pages.get('/', { schema: hide }, async (request, reply) => {
+  pages.get('/', { schema: { ...hide, querystring: DoneQuery } }, async (request, reply) => {
     const ctx = pageContext(request, services);
     if (!request.viewer) return sendHtml(reply, landingPage(ctx));
-    const servers = await homeOverview(services, request.viewer.id);
-    return sendHtml(reply, homePage({ ctx, servers }));
+    return renderHome(request, reply, request.viewer, { notice: HOME_NOTICES[request.query.done ?? ''] });
   });
 
   pages.post('/servers', { schema: { ...hide, body: NameBody } }, async (request, reply) => {
@@ -157,10 +204,88 @@ export function registerDirectoryPages(pages: App, services: Services): void {
       const server = await createServer(services, viewer.id, { name: request.body.name ?? '' });
       return reply.redirect(`/servers/${server.id}`, 303);
     } catch (error) {
-      const r = refused(error, 'create-server', { name: request.body.name });
-      const servers = await homeOverview(services, viewer.id);
-      return sendHtml(reply, homePage({ ctx: pageContext(request, services), servers, error: r.error, values: r.values }), r.status);
+      return renderHome(request, reply, viewer, refused(error, 'create-server', { name: request.body.name }));
     }
+  });
+
+  // --- Invitations, leaving, deleting (issue #21 §3: membership by consent, and a way out) ---
+
+  pages.post('/invitations/:invitationId/accept', { schema: { ...hide, params: InvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    try {
+      const { serverId } = await acceptInvitation(services, request.params.invitationId, viewer.id);
+      return reply.redirect(`/servers/${serverId}`, 303);
+    } catch (error) {
+      return renderHome(request, reply, viewer, refused(error, 'invitation', {}));
+    }
+  });
+
+  pages.post('/invitations/:invitationId/decline', { schema: { ...hide, params: InvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    try {
+      await declineInvitation(services, request.params.invitationId, viewer.id);
+      return reply.redirect('/?done=invitation-declined', 303);
+    } catch (error) {
+      return renderHome(request, reply, viewer, refused(error, 'invitation', {}));
+    }
+  });
+
+  /** A server the viewer is a member of, or the not-found page (the same for servers they cannot see). */
+  async function serverOfMember(serverId: string, viewerId: string) {
+    await requireServerPermission(services, serverId, viewerId, 0n);
+    const server = await getServer(services, serverId);
+    if (!server) throw new PageError(404, SERVER_NOT_FOUND.title, SERVER_NOT_FOUND.detail);
+    return server;
+  }
+
+  pages.get('/servers/:serverId/leave', { schema: { ...hide, params: ServerParams } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    const server = await serverOfMember(request.params.serverId, viewer.id);
+    if (server.ownerId === viewer.id) return reply.redirect(`/servers/${server.id}/delete`, 303);
+    return sendHtml(reply, leaveServerPage(pageContext(request, services), server));
+  });
+
+  pages.post('/servers/:serverId/leave', { schema: { ...hide, params: ServerParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    const server = await serverOfMember(request.params.serverId, viewer.id);
+    try {
+      await leaveServer(services, server.id, viewer.id);
+      return reply.redirect('/?done=left', 303);
+    } catch (error) {
+      const r = refused(error, 'leave', {});
+      return sendHtml(reply, leaveServerPage(pageContext(request, services), server, r.error.message), r.status);
+    }
+  });
+
+  /** The owner's deletion preview, or the not-found page for non-members and 403 for other members. */
+  async function deletionPreviewOrPage(serverId: string, viewerId: string) {
+    await requireServerPermission(services, serverId, viewerId, 0n);
+    try {
+      return await serverDeletionPreview(services, serverId, viewerId);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) throw new PageError(403, 'Only the owner can delete this server', error.message);
+      if (error instanceof ApiError && error.status === 404) throw new PageError(404, SERVER_NOT_FOUND.title, SERVER_NOT_FOUND.detail);
+      throw error;
+    }
+  }
+
+  pages.get('/servers/:serverId/delete', { schema: { ...hide, params: ServerParams } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    const { server, contents } = await deletionPreviewOrPage(request.params.serverId, viewer.id);
+    return sendHtml(reply, deleteServerPage(pageContext(request, services), server, contents));
+  });
+
+  pages.post('/servers/:serverId/delete', { schema: { ...hide, params: ServerParams, body: CsrfOnlyBody } }, async (request, reply) => {
+    const viewer = viewerOf(request, reply);
+    if (!viewer) return reply;
+    const { server } = await deletionPreviewOrPage(request.params.serverId, viewer.id);
+    await deleteServer(services, server.id, viewer.id);
+    return reply.redirect('/?done=server-deleted', 303);
   });
 
   pages.get('/servers/:serverId', { schema: { ...hide, params: ServerParams } }, async (request, reply) => {
@@ -328,16 +453,16 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     const { serverId } = request.params;
     const body = request.body;
     const roleIds = asList(body.roles);
-    // docs/permissions.md: adding by username is ours (Discord has no such action) and needs Manage server.
+    // docs/permissions.md: inviting by username is ours (Discord has no such action) and needs
+    // Manage server; the person joins only by accepting (issue #21 §3).
     const permissions = await requireServerPermission(services, serverId, viewer.id, Permission.MANAGE_SERVER);
     try {
       if (roleIds.length > 0) {
         if ((permissions & Permission.MANAGE_ROLES) === 0n) throw new ApiError(403, 50013, 'Giving roles needs the Manage roles permission.');
         await requireRoleChangesInReach(serverId, permissions, [], roleIds);
       }
-      const person = await findPersonToAdd(services, body.username ?? '');
-      await addMember(services, serverId, person.id, roleIds);
-      return reply.redirect(`/servers/${serverId}/settings/members?done=member-added`, 303);
+      await inviteMember(services, serverId, viewer.id, body.username ?? '', roleIds);
+      return reply.redirect(`/servers/${serverId}/settings/members?done=invitation-sent`, 303);
     } catch (error) {
       return renderSettings(request, reply, serverId, permissions, 'members', refused(error, 'add-member', { username: body.username, roles: roleIds }));
     }

@@ -27,6 +27,9 @@ export type ServerMemberParams = Static<typeof ServerMemberParams>;
 export const ServerInviteParams = Type.Object({ serverId: Type.String(), inviteId: Type.String() });
 export type ServerInviteParams = Static<typeof ServerInviteParams>;
 
+export const InvitationParams = Type.Object({ invitationId: Type.String() });
+export type InvitationParams = Static<typeof InvitationParams>;
+
 export const InviteParams = Type.Object({ code: Type.String() });
 export type InviteParams = Static<typeof InviteParams>;
 

@@ -46,6 +46,19 @@ export interface MembersTable {
   user_id: DbId;
   nickname: string | null;
   joined_at: DbInt;
+  /** How the membership came about (members.ts JoinedVia); only the person's own act consents to DMs. */
+  joined_via: ColumnType<string, string | undefined, string>;
+}
+
+/** A pending invitation to join a server: not a membership until the person accepts it. */
+export interface MemberInvitationsTable {
+  id: DbId;
+  server_id: DbId;
+  user_id: DbId;
+  inviter_id: DbId;
+  /** Comma-separated role ids offered with the invitation, applied on acceptance. */
+  role_ids: string;
+  created_at: DbInt;
 }
 
 export interface MemberRolesTable {

@@ -5,7 +5,7 @@ import type { Deps } from '../../services.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
 import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
-import { findMember, insertMember } from './members.repository.js';
+import { deleteInvitationsFor, findMember, insertMember } from './members.repository.js';
 import type { Server } from './servers.js';
 import { findServer } from './servers.repository.js';
 
@@ -68,7 +68,8 @@ export async function acceptInvite(deps: Deps, code: string, userId: string): Pr
       if (!(await consumeInviteUse(trx, invite.id, now))) {
         throw inviteProblem(invite, now) === 'expired' ? expiredInvite() : usedUpInvite();
       }
-      await insertMember(trx, { serverId: server.id, userId, joinedAt: now });
+      await insertMember(trx, { serverId: server.id, userId, joinedAt: now, joinedVia: 'invite_link' });
+      await deleteInvitationsFor(trx, server.id, userId);
     });
   } catch (error) {
     // Joined through another tab at the same moment: already a member, which is what they wanted.

@@ -1,12 +1,15 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toNum } from '../../storage/types.js';
-import type { Member, MemberWithPerson } from './members.js';
+import type { JoinedVia, Member, MemberInvitation, MemberWithPerson } from './members.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function insertMember(db: Db, member: { serverId: string; userId: string; joinedAt: number }): Promise<void> {
-  await db.insertInto('members').values({ server_id: member.serverId, user_id: member.userId, nickname: null, joined_at: member.joinedAt }).execute();
+export async function insertMember(db: Db, member: { serverId: string; userId: string; joinedAt: number; joinedVia: JoinedVia }): Promise<void> {
+  await db
+    .insertInto('members')
+    .values({ server_id: member.serverId, user_id: member.userId, nickname: null, joined_at: member.joinedAt, joined_via: member.joinedVia })
+    .execute();
 }
 
 export async function findMember(db: Db, serverId: string, userId: string): Promise<Member | undefined> {
@@ -18,6 +21,7 @@ export async function findMember(db: Db, serverId: string, userId: string): Prom
     userId: toId(row.user_id),
     nickname: row.nickname,
     joinedAt: toNum(row.joined_at),
+    joinedVia: row.joined_via as JoinedVia,
     roleIds: roles.map((r) => toId(r.role_id)),
   };
 }
@@ -43,7 +47,7 @@ export async function listMembers(db: Db, serverId: string): Promise<MemberWithP
   const rows = await db
     .selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
-    .select(['members.server_id', 'members.user_id', 'members.nickname', 'members.joined_at', 'users.username', 'users.name', 'users.avatar_url', 'users.bot'])
+    .select(['members.server_id', 'members.user_id', 'members.nickname', 'members.joined_at', 'members.joined_via', 'users.username', 'users.name', 'users.avatar_url', 'users.bot'])
     .where('members.server_id', '=', serverId)
     .orderBy('members.joined_at')
     .orderBy('members.user_id')
@@ -63,8 +67,95 @@ export async function listMembers(db: Db, serverId: string): Promise<MemberWithP
       userId,
       nickname: row.nickname,
       joinedAt: toNum(row.joined_at),
+      joinedVia: row.joined_via as JoinedVia,
       roleIds: rolesByUser.get(userId) ?? [],
       person: { id: userId, username: row.username, name: row.name, avatarUrl: row.avatar_url, bot: toBool(row.bot) },
     };
   });
+}
+
+// --- Invitations (issue #21 §3: adding a person is an invitation they accept or decline) ---
+
+function splitIds(text: string): string[] {
+  return text === '' ? [] : text.split(',');
+}
+
+/** Records an invitation; false when one is already pending for this person and server (nothing changes). */
+export async function insertInvitation(
+  db: Db,
+  invitation: { id: string; serverId: string; userId: string; inviterId: string; roleIds: readonly string[]; createdAt: number },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('member_invitations')
+    .values({
+      id: invitation.id,
+      server_id: invitation.serverId,
+      user_id: invitation.userId,
+      inviter_id: invitation.inviterId,
+      role_ids: invitation.roleIds.join(','),
+      created_at: invitation.createdAt,
+    })
+    .onConflict((oc) => oc.columns(['server_id', 'user_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** A person's pending invitations with the server's and inviter's names, oldest first. */
+export async function listInvitationsForUser(db: Db, userId: string): Promise<MemberInvitation[]> {
+  const rows = await db
+    .selectFrom('member_invitations')
+    .innerJoin('servers', 'servers.id', 'member_invitations.server_id')
+    .innerJoin('users', 'users.id', 'member_invitations.inviter_id')
+    .select([
+      'member_invitations.id',
+      'member_invitations.server_id',
+      'member_invitations.user_id',
+      'member_invitations.inviter_id',
+      'member_invitations.role_ids',
+      'member_invitations.created_at',
+      'servers.name as server_name',
+      'users.name as inviter_name',
+    ])
+    .where('member_invitations.user_id', '=', userId)
+    .orderBy('member_invitations.id')
+    .execute();
+  return rows.map((row) => ({
+    id: toId(row.id),
+    serverId: toId(row.server_id),
+    serverName: row.server_name,
+    userId: toId(row.user_id),
+    inviterId: toId(row.inviter_id),
+    inviterName: row.inviter_name,
+    roleIds: splitIds(row.role_ids),
+    createdAt: toNum(row.created_at),
+  }));
+}
+
+/** How many invitations a server has pending (the members settings page says so, never to whom). */
+export async function countPendingInvitations(db: Db, serverId: string): Promise<number> {
+  const row = await db.selectFrom('member_invitations').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst();
+  return row ? Number(row.n) : 0;
+}
+
+/**
+ * Deletes one of the person's invitations and returns what it offered, or undefined when there is
+ * none (already answered, withdrawn with its server, or never theirs): an atomic take, so accepting
+ * twice at once joins once.
+ */
+export async function takeInvitation(db: Db, invitationId: string, userId: string): Promise<{ serverId: string; roleIds: string[] } | undefined> {
+  const row = await db
+    .selectFrom('member_invitations')
+    .select(['server_id', 'role_ids'])
+    .where('id', '=', invitationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const result = await db.deleteFrom('member_invitations').where('id', '=', invitationId).where('user_id', '=', userId).executeTakeFirst();
+  if (result.numDeletedRows === 0n) return undefined;
+  return { serverId: toId(row.server_id), roleIds: splitIds(row.role_ids) };
+}
+
+/** Removes any pending invitation of a person to a server (they joined another way). */
+export async function deleteInvitationsFor(db: Db, serverId: string, userId: string): Promise<void> {
+  await db.deleteFrom('member_invitations').where('server_id', '=', serverId).where('user_id', '=', userId).execute();
 }

@@ -1,9 +1,20 @@
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import type { Member, MemberWithPerson } from './members.js';
-import { deleteMember, findMember, insertMember, listMembers, replaceMemberRoles } from './members.repository.js';
+import type { Member, MemberInvitation, MemberWithPerson } from './members.js';
+import {
+  countPendingInvitations,
+  deleteMember,
+  findMember,
+  insertInvitation,
+  insertMember,
+  listInvitationsForUser,
+  listMembers,
+  replaceMemberRoles,
+  takeInvitation,
+} from './members.repository.js';
 import { findPersonById, findPersonByUsername } from './people.repository.js';
 import type { Person } from './people.js';
 import { isEveryoneRole, type Role } from './roles.js';
@@ -12,6 +23,8 @@ import { findServer } from './servers.repository.js';
 
 const alreadyMember = () => invalidField(['username'], 'ALREADY_MEMBER', 'That person is already a member of this server.');
 const ownerCannotLeave = () => new ApiError(403, 50013, "The server's owner cannot be removed.");
+const ownerCannotDepart = () => new ApiError(403, 50013, "The server's owner cannot leave it: delete the server instead.");
+const unknownInvitation = () => new ApiError(404, 10013, 'This invitation does not exist, or was already answered.');
 
 /**
  * The roles `roleIds` name, checked: each must be a role of this server other than @everyone
@@ -41,8 +54,10 @@ export async function findPersonToAdd(deps: Deps, username: string): Promise<Per
 }
 
 /**
- * Makes a person a member with the given roles, all or nothing. The caller checks Manage server
- * (and Manage roles, reach for each role when roles are given). Throws 10004, 10013 or 50035.
+ * Makes a person a member with the given roles, all or nothing: the operator's action
+ * (`gatehouse members add`, seed-demo), trusted, so it needs no acceptance; such a membership is
+ * not the person's own act and never counts as consent to bot DMs (members.ts JOINED_BY_OWN_ACT).
+ * People add others only by invitation (inviteMember). Throws 10004, 10013 or 50035.
  */
 export async function addMember(deps: Deps, serverId: string, userId: string, roleIds: readonly string[] = []): Promise<Member> {
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
@@ -52,7 +67,7 @@ export async function addMember(deps: Deps, serverId: string, userId: string, ro
   const joinedAt = deps.clock.now();
   try {
     await deps.db.transaction().execute(async (trx) => {
-      await insertMember(trx, { serverId, userId, joinedAt });
+      await insertMember(trx, { serverId, userId, joinedAt, joinedVia: 'operator' });
       await replaceMemberRoles(
         trx,
         serverId,
@@ -65,7 +80,7 @@ export async function addMember(deps: Deps, serverId: string, userId: string, ro
     if (isUniqueViolation(error)) throw alreadyMember();
     throw error;
   }
-  return { serverId, userId, nickname: null, joinedAt, roleIds: roles.map((r) => r.id) };
+  return { serverId, userId, nickname: null, joinedAt, joinedVia: 'operator', roleIds: roles.map((r) => r.id) };
 }
 
 /** Removes a member (never the owner). The caller checks permissions and reach. Throws 10013 when not a member. */
@@ -74,6 +89,98 @@ export async function removeMember(deps: Deps, serverId: string, userId: string)
   if (!server) throw ApiErrors.unknownServer();
   if (server.ownerId === userId) throw ownerCannotLeave();
   if (!isSnowflake(userId) || !(await deleteMember(deps.db, serverId, userId))) throw ApiErrors.unknownUser();
+  announceAccessChange(deps.events, userId);
+}
+
+/**
+ * A member leaves a server by their own act (issue #21 §3). The owner cannot: they delete the
+ * server (servers.service deleteServer), since a server without an owner could be managed by
+ * nobody. Throws 10004 for an unknown server or a non-member (so membership does not leak), 50013
+ * for the owner.
+ */
+export async function leaveServer(deps: Deps, serverId: string, userId: string): Promise<void> {
+  const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
+  if (!server) throw ApiErrors.unknownServer();
+  if (server.ownerId === userId) throw ownerCannotDepart();
+  if (!(await deleteMember(deps.db, serverId, userId))) throw ApiErrors.unknownServer();
+  announceAccessChange(deps.events, userId);
+}
+
+/** A username typed into the invite form, without the optional leading @. */
+function typedUsername(raw: string): string {
+  return raw.trim().replace(/^@/, '');
+}
+
+/**
+ * Invites a person by username to join a server, with roles to receive on acceptance (issue #21
+ * §3: adding is an invitation, never a membership without the person's act). The caller checks
+ * Manage server (and Manage roles, reach for each role). The answer is the same whether the
+ * username exists, names a bot, or already has an invitation pending, so the form is no oracle
+ * for usernames; only an empty name, bad roles, or an existing member (whom the inviter can see in
+ * the member list anyway) are refused. Throws 10004 or 50035.
+ */
+export async function inviteMember(deps: Deps, serverId: string, inviterId: string, rawUsername: string, roleIds: readonly string[] = []): Promise<void> {
+  if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
+  const username = typedUsername(rawUsername);
+  if (username === '') throw invalidField(['username'], 'BASE_TYPE_REQUIRED', 'Enter the username of the person to invite.');
+  const roles = await assignableRoles(deps, serverId, roleIds);
+  const person = await findPersonByUsername(deps.db, username);
+  if (!person || person.bot) return;
+  if (await findMember(deps.db, serverId, person.id)) throw alreadyMember();
+  await insertInvitation(deps.db, {
+    id: deps.ids.next(),
+    serverId,
+    userId: person.id,
+    inviterId,
+    roleIds: roles.map((r) => r.id),
+    createdAt: deps.clock.now(),
+  });
+}
+
+/** The person's pending invitations (their home page lists them with Accept and Decline). */
+export async function pendingInvitations(deps: Deps, userId: string): Promise<MemberInvitation[]> {
+  return listInvitationsForUser(deps.db, userId);
+}
+
+/** How many invitations of a server await an answer (shown to its managers as a number only). */
+export async function pendingInvitationCount(deps: Deps, serverId: string): Promise<number> {
+  if (!isSnowflake(serverId)) return 0;
+  return countPendingInvitations(deps.db, serverId);
+}
+
+/**
+ * Accepts one of the person's invitations: they become a member by their own act ('invitation'),
+ * with the offered roles that still exist and are still assignable. Taking the invitation and
+ * joining are one transaction, so it is used once. Already a member (joined by a link meanwhile):
+ * the invitation is simply used up. Throws 10013 (404) for an unknown or answered invitation.
+ */
+export async function acceptInvitation(deps: Deps, invitationId: string, userId: string): Promise<{ serverId: string }> {
+  if (!isSnowflake(invitationId)) throw unknownInvitation();
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const taken = await takeInvitation(trx, invitationId, userId);
+      if (!taken) throw unknownInvitation();
+      if (await findMember(trx, taken.serverId, userId)) return { serverId: taken.serverId };
+      const existing = await listRoles(trx, taken.serverId);
+      const roleIds = taken.roleIds.filter((id) => {
+        const role = existing.find((r) => r.id === id);
+        return role !== undefined && !isEveryoneRole(role) && role.managedApplicationId === null;
+      });
+      await insertMember(trx, { serverId: taken.serverId, userId, joinedAt: now, joinedVia: 'invitation' });
+      await replaceMemberRoles(trx, taken.serverId, userId, roleIds);
+      return { serverId: taken.serverId };
+    });
+  } catch (error) {
+    // Accepted in two tabs at once: one transaction wins, the other finds nothing to take.
+    if (isUniqueViolation(error)) throw unknownInvitation();
+    throw error;
+  }
+}
+
+/** Declines one of the person's invitations: it is gone, nothing else changes. Throws 10013 (404). */
+export async function declineInvitation(deps: Deps, invitationId: string, userId: string): Promise<void> {
+  if (!isSnowflake(invitationId) || !(await takeInvitation(deps.db, invitationId, userId))) throw unknownInvitation();
 }
 
 /**
@@ -88,6 +195,8 @@ export async function setMemberRoles(deps: Deps, serverId: string, userId: strin
   const managedKept = member.roleIds.filter((id) => all.find((r) => r.id === id)?.managedApplicationId != null);
   const next = [...new Set([...roles.map((r) => r.id), ...managedKept])].sort();
   await deps.db.transaction().execute(async (trx) => replaceMemberRoles(trx, serverId, userId, next));
+  // A role taken away may have been what let them read a channel they are following live.
+  announceAccessChange(deps.events, userId);
   return { ...member, roleIds: next };
 }
 

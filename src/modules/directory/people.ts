@@ -1,5 +1,6 @@
 import { checkHttpsImageUrl, codePoints, fail, type Checked } from '../../core/checked.js';
 import { COMMON_PASSWORDS_TEXT } from '../../core/common-passwords.js';
+import { actorNameProblem } from '../../core/names.js';
 /** A person (or a bot account) as the domain sees it. */
 export interface Person {
   id: string;
@@ -39,8 +40,11 @@ export const AVATAR_URL_MAX_LENGTH = 2048;
 // invisible in pages, and the usual tools for faking one name with another.
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/;
 
-/** A username per USERNAME_PATTERN, with surrounding whitespace removed. */
-export function checkUsername(raw: string): Checked<string> {
+/**
+ * A username per USERNAME_PATTERN, with surrounding whitespace removed, that does not pass for
+ * the service (issue #21 §4: people read it as who is speaking; core/names.ts).
+ */
+export function checkUsername(raw: string, serviceName: string): Checked<string> {
   const value = raw.trim();
   if (value === '') return fail('BASE_TYPE_REQUIRED', 'Choose a username.');
   const length = codePoints(value);
@@ -50,15 +54,23 @@ export function checkUsername(raw: string): Checked<string> {
   if (!USERNAME_PATTERN.test(value)) {
     return fail('USERNAME_INVALID_CHARACTERS', 'Use only letters A–Z, digits, underscores (_) and periods (.), with no period at the start or end and no two periods in a row.');
   }
+  const problem = actorNameProblem(value, serviceName);
+  if (problem !== undefined) return fail('USERNAME_INVALID', `${problem.message}.`);
   return { ok: true, value };
 }
 
-/** A display name of 1–32 characters after trimming; empty means "use the username". */
-export function checkDisplayName(raw: string, fallback: string): Checked<string> {
+/**
+ * A display name of 1–32 characters after trimming; empty means "use the username". Issue #21 §4:
+ * no invisible or text-direction character, and not one that passes for the service (people
+ * read it as who is speaking; core/names.ts).
+ */
+export function checkDisplayName(raw: string, fallback: string, serviceName: string): Checked<string> {
   const value = raw.trim();
   if (value === '') return { ok: true, value: fallback };
   if (codePoints(value) > DISPLAY_NAME_MAX_LENGTH) return fail('BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${DISPLAY_NAME_MAX_LENGTH} characters long.`);
-  if (INVISIBLE.test(value)) return fail('BASE_TYPE_INVALID', 'Must not contain control or invisible characters.');
+  const problem = actorNameProblem(value, serviceName);
+  if (problem?.kind === 'invisible') return fail('BASE_TYPE_INVALID', problem.message);
+  if (problem !== undefined) return fail('USERNAME_INVALID', `${problem.message}.`);
   return { ok: true, value };
 }
 

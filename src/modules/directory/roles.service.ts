@@ -1,3 +1,5 @@
+import { announceAccessChange } from '../../realtime/channel-events.js';
+import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
@@ -10,6 +12,9 @@ function validName(raw: string): string {
   const name = raw.trim();
   const length = codePointLength(name);
   if (length < 1 || length > ROLE_NAME_MAX_LENGTH) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', `A role name is 1–${ROLE_NAME_MAX_LENGTH} characters.`);
+  // Issue #21 §4: every display name refuses invisible and text-direction characters (core/names.ts).
+  const invisible = invisibleCharacter(name);
+  if (invisible !== undefined) throw invalidField(['name'], 'BASE_TYPE_INVALID', INVISIBLE_CHARACTER_MESSAGE);
   // "@everyone" names the implicit role; a second one would be indistinguishable in lists.
   if (name.toLowerCase() === '@everyone') throw invalidField(['name'], 'ROLE_NAME_RESERVED', 'That name is reserved for the role every member has.');
   return name;
@@ -76,6 +81,8 @@ export async function updateRole(deps: Deps, serverId: string, roleId: string, c
     ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}),
     ...(color !== undefined ? { color } : {}),
   });
+  // Permissions taken away may end someone's right to read a channel they follow live.
+  if (changes.permissions !== undefined && changes.permissions !== role.permissions) announceAccessChange(deps.events, serverId);
   return { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
 }
 
@@ -85,4 +92,5 @@ export async function deleteRole(deps: Deps, serverId: string, roleId: string): 
   if (isEveryoneRole(role)) throw everyoneRoleError();
   if (role.managedApplicationId !== null) throw managedRoleError();
   await deleteRoleRow(deps.db, serverId, roleId);
+  announceAccessChange(deps.events, serverId);
 }

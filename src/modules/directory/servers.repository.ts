@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { toId, toNum } from '../../storage/types.js';
 import type { ServersTable } from './directory.table.js';
-import type { Server } from './servers.js';
+import type { Server, ServerContents } from './servers.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -47,4 +47,48 @@ export async function updateServer(db: Db, id: string, changes: { name?: string;
 export async function findServerByOwnerAndName(db: Db, ownerId: string, name: string): Promise<Server | undefined> {
   const row = await db.selectFrom('servers').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).orderBy('id').executeTakeFirst();
   return row ? toServer(row) : undefined;
+}
+
+export async function countServerContents(db: Db, serverId: string): Promise<ServerContents> {
+  const count = (n: unknown) => Number(n ?? 0);
+  const [channels, messages, webhooks, roles, members, installs, invitations, invites] = await Promise.all([
+    db.selectFrom('channels').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst(),
+    db
+      .selectFrom('messages')
+      .innerJoin('channels', 'channels.id', 'messages.channel_id')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('channels.server_id', '=', serverId)
+      .executeTakeFirst(),
+    db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst(),
+    db.selectFrom('roles').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).where('id', '<>', serverId).executeTakeFirst(),
+    db
+      .selectFrom('members')
+      .innerJoin('servers', 'servers.id', 'members.server_id')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('members.server_id', '=', serverId)
+      .whereRef('members.user_id', '<>', 'servers.owner_id')
+      .executeTakeFirst(),
+    db.selectFrom('server_installs').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst(),
+    db.selectFrom('member_invitations').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst(),
+    db.selectFrom('invites').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst(),
+  ]);
+  return {
+    channels: count(channels?.n),
+    messages: count(messages?.n),
+    webhooks: count(webhooks?.n),
+    roles: count(roles?.n),
+    members: count(members?.n),
+    botInstalls: count(installs?.n),
+    pendingInvitations: count(invitations?.n),
+    inviteLinks: count(invites?.n),
+  };
+}
+
+/**
+ * Deletes a server; its channels (and their messages), webhooks, roles, memberships, bot installs,
+ * invitations and invite links go with it by the foreign keys' ON DELETE CASCADE.
+ */
+export async function deleteServerRow(db: Db, serverId: string): Promise<boolean> {
+  const result = await db.deleteFrom('servers').where('id', '=', serverId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -8,9 +8,18 @@ import type { Invite } from './invites.js';
 import { listInvites } from './invites.repository.js';
 import { EVERYONE_ROLE_NAME, type Role } from './roles.js';
 import { insertRole, listPermissionRows, listRoles } from './roles.repository.js';
-import { DEFAULT_CHANNEL_NAME, validateServerName, type Server } from './servers.js';
-import { findServer, findServerByOwnerAndName, insertServer, listServersOfMember, updateServer } from './servers.repository.js';
-import { invalidField } from '../../core/errors.js';
+import { DEFAULT_CHANNEL_NAME, validateServerName, type Server, type ServerContents } from './servers.js';
+import {
+  countServerContents,
+  deleteServerRow,
+  findServer,
+  findServerByOwnerAndName,
+  insertServer,
+  listServersOfMember,
+  updateServer,
+} from './servers.repository.js';
+import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Channel } from './channels.js';
 
@@ -77,8 +86,8 @@ export interface CreatedServer extends Server {
  * Throws a 50035 (field `name`) for a bad name.
  */
 export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null }): Promise<CreatedServer> {
-  const name = validateServerName(input.name);
-  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  const name = validateServerName(input.name, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
   const now = deps.clock.now();
   const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
   const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
@@ -94,7 +103,7 @@ export async function createServer(deps: Deps, ownerId: string, input: { name: s
       managedApplicationId: null,
       createdAt: now,
     });
-    await insertMember(trx, { serverId: server.id, userId: ownerId, joinedAt: now });
+    await insertMember(trx, { serverId: server.id, userId: ownerId, joinedAt: now, joinedVia: 'created' });
     await insertChannel(trx, general);
   });
   return { ...server, everyoneRoleId: server.id, channels: [general] };
@@ -102,8 +111,8 @@ export async function createServer(deps: Deps, ownerId: string, input: { name: s
 
 /** Renames a server (the caller checks Manage server). Throws a 50035 for a bad name. */
 export async function renameServer(deps: Deps, serverId: string, rawName: string): Promise<void> {
-  const name = validateServerName(rawName);
-  if (!name.ok) throw invalidField(['name'], 'BASE_TYPE_BAD_LENGTH', name.message);
+  const name = validateServerName(rawName, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
   await updateServer(deps.db, serverId, { name: name.value });
 }
 
@@ -150,4 +159,32 @@ export async function homeOverview(deps: Deps, userId: string): Promise<Array<Se
 /** A server of this owner with exactly this name, oldest first (seed-demo uses it to stay idempotent). */
 export async function findOwnedServerByName(deps: Deps, ownerId: string, name: string): Promise<Server | undefined> {
   return findServerByOwnerAndName(deps.db, ownerId, name);
+}
+
+
+const onlyOwnerDeletes = () => new ApiError(403, 50013, 'Only the server\'s owner can delete it.');
+
+/** A server its owner may delete, or 10004 / 50013. Members who are not the owner learn nothing more than "not yours". */
+async function ownedServer(deps: Deps, serverId: string, actorId: string): Promise<Server> {
+  const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
+  if (!server) throw ApiErrors.unknownServer();
+  if (server.ownerId !== actorId) throw onlyOwnerDeletes();
+  return server;
+}
+
+/** What deleting the server would remove, for its owner's confirmation page (issue #21 §3). Throws 10004 / 50013. */
+export async function serverDeletionPreview(deps: Deps, serverId: string, actorId: string): Promise<{ server: Server; contents: ServerContents }> {
+  const server = await ownedServer(deps, serverId, actorId);
+  return { server, contents: await countServerContents(deps.db, serverId) };
+}
+
+/**
+ * Deletes a server and everything in it (issue #21 §3: an owner can delete their server). Only the
+ * owner, as on Discord; the confirmation page states what goes with it. Open live views of its
+ * channels end at once. Throws 10004 / 50013.
+ */
+export async function deleteServer(deps: Deps, serverId: string, actorId: string): Promise<void> {
+  await ownedServer(deps, serverId, actorId);
+  if (!(await deleteServerRow(deps.db, serverId))) throw ApiErrors.unknownServer();
+  announceAccessChange(deps.events, serverId);
 }

@@ -1,3 +1,5 @@
+import { actorNameProblem } from '../../core/names.js';
+
 /** A server (Discord's guild) as the domain sees it. */
 export interface Server {
   id: string;
@@ -21,12 +23,34 @@ export function codePointLength(text: string): number {
   return count;
 }
 
-/** A trimmed server name, or an error message saying what is wrong with it. */
-export function validateServerName(raw: string): { ok: true; value: string } | { ok: false; message: string } {
+/**
+ * A trimmed server name, or the error code and a message saying what is wrong with it. Issue #21
+ * §4: a server speaks under its name in invitations and invite pages ("… invited you to join
+ * <name>"), so the actor-name rule of core/names.ts applies: no invisible or text-direction
+ * character, and not one that passes for the service.
+ */
+export function validateServerName(raw: string, serviceName: string): { ok: true; value: string } | { ok: false; code: string; message: string } {
   const value = raw.trim();
   const length = codePointLength(value);
   if (length < SERVER_NAME_MIN_LENGTH || length > SERVER_NAME_MAX_LENGTH) {
-    return { ok: false, message: `A server name is ${SERVER_NAME_MIN_LENGTH}–${SERVER_NAME_MAX_LENGTH} characters.` };
+    return { ok: false, code: 'BASE_TYPE_BAD_LENGTH', message: `A server name is ${SERVER_NAME_MIN_LENGTH}–${SERVER_NAME_MAX_LENGTH} characters.` };
   }
+  const problem = actorNameProblem(value, serviceName);
+  if (problem?.kind === 'invisible') return { ok: false, code: 'BASE_TYPE_INVALID', message: problem.message };
+  if (problem !== undefined) return { ok: false, code: 'NAME_RESERVED', message: `${problem.message}.` };
   return { ok: true, value };
+}
+
+/** What deleting a server removes with it, counted (the confirmation page states it). */
+export interface ServerContents {
+  channels: number;
+  messages: number;
+  webhooks: number;
+  /** Roles besides @everyone, the managed roles of bots included. */
+  roles: number;
+  /** Members besides the owner, bot accounts included. */
+  members: number;
+  botInstalls: number;
+  pendingInvitations: number;
+  inviteLinks: number;
 }

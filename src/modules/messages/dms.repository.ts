@@ -50,14 +50,19 @@ export async function findParty(db: Db, userId: string): Promise<DmParty | undef
   return row ? { id: toId(row.id), username: row.username, name: row.name, avatarUrl: row.avatar_url, bot: toBool(row.bot), applicationId: toIdOrNull(row.application_id) } : undefined;
 }
 
-/** Whether the two users are members of at least one common server. */
-export async function shareAServer(db: Db, userA: string, userB: string): Promise<boolean> {
+/**
+ * Whether `userA` is a member of a server that `userB` joined in one of the ways `bJoinedVia`
+ * lists (the bot DM rule passes the person's own acts: dms.service botMayMessage).
+ */
+export async function shareAServer(db: Db, userA: string, userB: string, bJoinedVia: readonly string[]): Promise<boolean> {
+  if (bJoinedVia.length === 0) return false;
   const row = await db
     .selectFrom('members as a')
     .innerJoin('members as b', 'b.server_id', 'a.server_id')
     .select('a.server_id')
     .where('a.user_id', '=', userA)
     .where('b.user_id', '=', userB)
+    .where('b.joined_via', 'in', bJoinedVia)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

@@ -30,7 +30,9 @@ function frame(update: LiveUpdate): string {
  * stream; others get the channel view's 404. Events:
  *   `message` — the rendered <li> of a created or edited message (id: the message id when created);
  *   `delete`  — the id of a removed message;
- *   `end`     — access ended (signed out, removed from the server): the page stops listening.
+ *   `end`     — access ended (signed out, removed from or left the server, server or channel
+ *               deleted): the page stops listening. Sent at once on those changes (an
+ *               `access_change` on the bus), and at the latest at the next heartbeat.
  * A reconnecting browser sends Last-Event-ID (or a fresh page sends ?after=) and first receives
  * what was posted since. The stream unsubscribes when the connection closes, and every open
  * stream is ended when the server shuts down so shutdown is not held up; browsers reconnect.
@@ -67,11 +69,13 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     open.add(response);
 
     let closed = false;
+    // Set when access ended: nothing more is written but the `end` event itself.
+    let ending = false;
     // Updates are written in the order events arrived, whatever order their loads finish in.
     let queue: Promise<void> = Promise.resolve();
     const enqueue = (work: () => Promise<string | undefined>) => {
       queue = queue.then(async () => {
-        if (closed) return;
+        if (closed || ending) return;
         try {
           const text = await work();
           if (text !== undefined && !closed) response.write(text);
@@ -81,12 +85,31 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       });
     };
 
-    const unsubscribe = services.events.subscribe(channel.id, (event: ChannelEvent) => {
-      enqueue(async () => frame(await liveUpdate(services, event)));
-    });
+    /** Ends the stream when the viewer may no longer follow the channel (signed out, removed…). */
+    const recheck = () => {
+      enqueue(async () => {
+        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return undefined;
+        ending = true;
+        setImmediate(() => response.end());
+        return sseEvent('end', 'access ended');
+      });
+    };
+
+    // Issue #21 §5: besides the channel's own events, its server's and the viewer's access
+    // changes (announceAccessChange) make the stream re-check at once rather than at the next
+    // heartbeat, so a signed-out, removed or departed viewer receives nothing more.
+    const unsubscribers = [
+      services.events.subscribe(channel.id, (event: ChannelEvent) => {
+        if (event.type === 'access_change') recheck();
+        else enqueue(async () => frame(await liveUpdate(services, event)));
+      }),
+      services.events.subscribe(viewer.id, recheck),
+      ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
+    ];
     const heartbeat = setInterval(() => {
       enqueue(async () => {
         if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return ': keep-alive\n\n';
+        ending = true;
         setImmediate(() => response.end());
         return sseEvent('end', 'access ended');
       });
@@ -96,7 +119,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     response.on('close', () => {
       closed = true;
       clearInterval(heartbeat);
-      unsubscribe();
+      for (const unsubscribe of unsubscribers) unsubscribe();
       open.delete(response);
       // The browser went away mid-stream: the server keeps a half-closed socket open until its
       // response ends, which would hold up shutdown; release it now.

@@ -1,6 +1,6 @@
 import { codePoints } from '../../core/checked.js';
 import { addFieldError, ApiErrors, type ApiError, type ErrorTree, type FieldError } from '../../core/errors.js';
-import { impersonationProblem } from './impersonation.js';
+import { actorNameProblem } from '../../core/names.js';
 
 /**
  * The message payload of webhook execute and of bot messages (SPEC §2.9, issue #5 "Execute"),
@@ -320,8 +320,8 @@ function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResult | und
 
 /**
  * A display name (a webhook's name, or a message's username override): a string of 1–80 code
- * points after trimming, without control characters, that does not pass for the service
- * (impersonation.ts). Returns the trimmed name or the field error to report at its path.
+ * points after trimming, without control, invisible or text-direction characters, that does not
+ * pass for the service (core/names.ts, core/impersonation.ts). Returns the trimmed name or the field error to report at its path.
  */
 export function checkDisplayName(value: unknown, serviceName: string): { ok: true; value: string } | { ok: false; error: FieldError } {
   if (typeof value !== 'string') return { ok: false, error: { code: 'BASE_TYPE_BAD_TYPE', message: messages.string } };
@@ -329,8 +329,9 @@ export function checkDisplayName(value: unknown, serviceName: string): { ok: tru
   const length = codePoints(name);
   if (length < 1 || length > MessageLimits.username) return { ok: false, error: { code: 'BASE_TYPE_BAD_LENGTH', message: messages.between(1, MessageLimits.username) } };
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return { ok: false, error: { code: 'USERNAME_INVALID', message: 'Names cannot contain line breaks or control characters' } };
-  const problem = impersonationProblem(name, serviceName);
-  if (problem !== undefined) return { ok: false, error: { code: 'USERNAME_INVALID', message: problem } };
+  // Issue #21 §4: invisible and text-direction characters too (core/names.ts).
+  const problem = actorNameProblem(name, serviceName);
+  if (problem !== undefined) return { ok: false, error: { code: 'USERNAME_INVALID', message: problem.message } };
   return { ok: true, value: name };
 }
 

@@ -1,5 +1,5 @@
 import type { Checked } from '../../core/checked.js';
-import { impersonationProblem } from '../messages/impersonation.js';
+import { actorNameProblem } from '../../core/names.js';
 
 /**
  * Incoming webhooks as the domain sees them (SPEC §2.8), and their public record. Pure: no
@@ -95,7 +95,9 @@ export function checkWebhookName(raw: string, serviceName: string): Checked<stri
     return { ok: false, code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between ${WEBHOOK_NAME_MIN} and ${WEBHOOK_NAME_MAX} in length.` };
   }
   if (CONTROL.test(value)) return { ok: false, code: 'BASE_TYPE_INVALID', message: 'Must be one line without control characters.' };
-  const problem = impersonationProblem(value, serviceName);
-  if (problem !== undefined) return { ok: false, code: 'USERNAME_INVALID', message: `${problem}.` };
+  // Issue #21 §4: invisible and text-direction characters too (core/names.ts).
+  const problem = actorNameProblem(value, serviceName);
+  if (problem?.kind === 'invisible') return { ok: false, code: 'USERNAME_INVALID', message: problem.message };
+  if (problem !== undefined) return { ok: false, code: 'USERNAME_INVALID', message: `${problem.message}.` };
   return { ok: true, value };
 }

@@ -6,6 +6,7 @@ import * as bots from './2026-11-21-05-bots.js';
 import * as webhooks from './2026-11-21-06-webhooks.js';
 import * as messagesWriteLean from './2026-11-22-07-messages-write-lean.js';
 import * as oauthCodesIndexes from './2026-11-25-08-oauth-codes-sec-throttles.js';
+import * as membershipConsent from './2026-11-25-10-membership-consent-sec-membership.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-06-webhooks': webhooks,
   '2026-11-22-07-messages-write-lean': messagesWriteLean,
   '2026-11-25-08-oauth-codes-sec-throttles': oauthCodesIndexes,
+  '2026-11-25-10-membership-consent-sec-membership': membershipConsent,
 };
