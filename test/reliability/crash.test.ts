@@ -44,6 +44,8 @@ const REFRESHES_PER_GRANT = 4;
  * test's own load shares the cores with the restart (DESIGN §6).
  */
 const RESTART_HANG_CEILING_MS = 30_000;
+/** Each round runs until more messages than this are acknowledged (the checks need something to check). */
+const MIN_ACKNOWLEDGED_PER_ROUND = 50;
 
 if (!TEST_DATABASE_URL) console.warn('crash.test.ts: PostgreSQL rounds skipped: set TEST_DATABASE_URL to run them.');
 
@@ -238,7 +240,7 @@ describe.each(targets)('kill -9 under load, restarted on the same database ($dia
     await cleanup?.();
   });
 
-  it(`${ROUNDS} rounds: every acknowledged message survives intact, serving again within 2 s, nothing half-done`, async () => {
+  it(`${ROUNDS} rounds: every acknowledged message survives intact, serving again (no hang), nothing half-done`, async () => {
     const acknowledged = new Map<string, { content: string; channelId: string }>();
     const f: Figures = { rounds: 0, loadMs: [], acknowledged: 0, executesPerSecond: 0, rateLimited: 0, inFlightAtKill: [], readyMs: [], exchanges: 0, refreshes: 0, refreshRetriesAfterCrash: 0, consumedCodesChecked: 0, rotatedRefreshTokensChecked: 0 };
     figures[dialect] = f;
@@ -249,9 +251,13 @@ describe.each(targets)('kill -9 under load, restarted on the same database ($dia
       const load = new Load(running.baseUrl, round, hooks, workspace, agent);
       const workers = [...Array.from({ length: EXECUTE_WORKERS }, () => load.executeWorker()), ...Array.from({ length: OAUTH_WORKERS }, () => load.oauthWorker())];
 
-      // The kill comes at a random moment of the round, mid-traffic.
-      const loadMs = randomInt(LOAD_MS[0], LOAD_MS[1]);
-      await sleep(loadMs);
+      // The kill comes at a random moment of the round, mid-traffic, and not before the round has
+      // carried traffic to check: on a loaded machine that takes longer, so it is waited for
+      // instead of assumed from the time (issue #21 §6; DESIGN §6, no durations in tests).
+      const roundStarted = performance.now();
+      await sleep(randomInt(LOAD_MS[0], LOAD_MS[1]));
+      while (load.acknowledged.size <= MIN_ACKNOWLEDGED_PER_ROUND && performance.now() - roundStarted < RESTART_HANG_CEILING_MS) await sleep(50);
+      const loadMs = Math.round(performance.now() - roundStarted);
       load.killed = true;
       f.inFlightAtKill.push(load.inFlight);
       running.kill('SIGKILL');
@@ -319,7 +325,7 @@ describe.each(targets)('kill -9 under load, restarted on the same database ($dia
     f.rotatedRefreshTokensChecked = await countRows(check, sql<{ n: number }>`select count(*) as n from oauth_refresh_tokens where used_at is not null`);
     f.executesPerSecond = Math.round(f.acknowledged / (loadTotalMs / 1000));
     // The checks had something to check: traffic of every kind, and kills that cut requests.
-    expect(f.acknowledged).toBeGreaterThan(ROUNDS * 50);
+    expect(f.acknowledged).toBeGreaterThan(ROUNDS * MIN_ACKNOWLEDGED_PER_ROUND);
     expect(f.consumedCodesChecked).toBeGreaterThan(0);
     expect(f.rotatedRefreshTokensChecked).toBeGreaterThan(0);
     expect(f.inFlightAtKill.some((n) => n > 0)).toBe(true);
