@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../services.js';
 import type { WebhookMessageRecord } from '../messages/webhook-message.js';
 import { executeWebhook } from './execute.service.js';
@@ -73,6 +73,6 @@ export const GITHUB_SECRET_MAX = 256;
 /** Sets (a non-empty value) or removes (empty) a webhook's GitHub secret; from its settings page. */
 export async function setGithubSecret(deps: Deps, webhook: Pick<Webhook, 'id'>, secret: string): Promise<void> {
   if (secret === '') return deleteGithubSecret(deps.db, webhook.id);
-  if ([...secret].length > GITHUB_SECRET_MAX) throw new ApiError(400, 50035, `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
+  if ([...secret].length > GITHUB_SECRET_MAX) throw invalidField(['githubSecret'], 'BASE_TYPE_MAX_LENGTH', `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
   await saveGithubSecret(deps.db, webhook.id, secret, deps.clock.now());
 }
