@@ -102,7 +102,7 @@ describe('webhook.incoming with oauth4webapi', () => {
     expect(tokens.scope).toBe('webhook.incoming');
 
     // oauth4webapi hands back every extra field of the token response as is.
-    const webhook = tokens['webhook'] as WebhookAnswer;
+    const webhook = tokens['webhook'] as unknown as WebhookAnswer;
     expect(webhook).toMatchObject({ type: 1, name: 'Deploy Bot' });
     expect(webhook.url).toBe(`${baseUrl}/api/v1/webhooks/${webhook.id}/${webhook.token}`);
     expect(Object.values(webhook)).toEqual(expect.arrayContaining([channel.id, app.clientId]));
