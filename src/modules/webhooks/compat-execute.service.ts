@@ -2,9 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../services.js';
 import type { WebhookMessageRecord } from '../messages/webhook-message.js';
+import { GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';
-import { deleteGithubSecret, findGithubSecret, saveGithubSecret } from './github-secrets.repository.js';
+import { deleteGithubSecret, findGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
 import { mapSlackPayload } from './slack-payload.js';
 import type { Webhook } from './webhooks.js';
 
@@ -67,12 +68,15 @@ export async function executeGithubWebhook(deps: Deps, webhook: Webhook, deliver
   return { posted: true, message: await executeWebhook(deps, webhook, rendering.payload, delivery.wait) };
 }
 
-/** GitHub's own limit on a webhook secret's length is generous; ours keeps rows small. */
-export const GITHUB_SECRET_MAX = 256;
 
 /** Sets (a non-empty value) or removes (empty) a webhook's GitHub secret; from its settings page. */
 export async function setGithubSecret(deps: Deps, webhook: Pick<Webhook, 'id'>, secret: string): Promise<void> {
   if (secret === '') return deleteGithubSecret(deps.db, webhook.id);
   if ([...secret].length > GITHUB_SECRET_MAX) throw invalidField(['githubSecret'], 'BASE_TYPE_MAX_LENGTH', `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
   await saveGithubSecret(deps.db, webhook.id, secret, deps.clock.now());
+}
+
+/** Which of a server's webhooks have a GitHub secret, for the Integrations pages (never the secrets). */
+export async function githubSecretsOfServer(deps: Deps, serverId: string): Promise<Set<string>> {
+  return webhooksWithGithubSecret(deps.db, serverId);
 }

@@ -4,6 +4,7 @@ import { ApiError, ApiErrors } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import { executeGithubWebhook, executeSlackWebhook } from './compat-execute.service.js';
+import { NOT_POSTED_HEADER } from './compat.js';
 import { GithubBody, GithubHeaders, GithubQuery, SlackBody, SlackOk, SlackQuery } from './compat.schemas.js';
 import { parseWait } from './execute.service.js';
 import type { Webhook } from './webhooks.js';
@@ -24,8 +25,6 @@ interface SignedBody {
   value: unknown;
 }
 
-/** The header carrying why a delivery posted nothing (GitHub shows response headers in its delivery log). */
-export const NOT_POSTED_HEADER = 'x-gatehouse-not-posted';
 
 const documentationOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
 const errors = { 400: WebhookErrorBody, 401: WebhookErrorBody, 404: WebhookErrorBody, 429: RateLimitedBody };

@@ -42,3 +42,6 @@ export const GithubQuery = Type.Object({
     Type.String({ description: 'true answers 200 with the created message; absent or false, 204', enum: ['true', 'false', '1', '0', 'True', 'False'] }),
   ),
 });
+
+/** The GitHub secret form of a webhook's settings (Integrations pages). */
+export const GithubSecretFormBody = Type.Object({ githubSecret: Type.Optional(Type.String({ maxLength: 4096 })), _csrf: Type.Optional(Type.String()) });
