@@ -96,6 +96,14 @@ describe('webhook.incoming: the consent screen', () => {
     expect(page.body).not.toContain('value="authorize"');
   });
 
+  it('keeps the code flow\'s rules: an unregistered redirect URI is an error page, a public app without PKCE is redirected with invalid_request', async () => {
+    const wrong = await ana.agent.get(request({ redirect_uri: `${REDIRECT}/other` }).path);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.headers['location']).toBeUndefined();
+    const noPkce = await ana.agent.get(request({ code_challenge: undefined, code_challenge_method: undefined }).path);
+    expect(location(noPkce).searchParams.get('error')).toBe('invalid_request');
+  });
+
   it('is refused together with bot (invalid_scope, redirected with state and iss)', async () => {
     const res = await ana.agent.get(request({ scope: 'webhook.incoming bot' }).path);
     const where = location(res);
