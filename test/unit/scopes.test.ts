@@ -32,7 +32,7 @@ describe('scopes', () => {
   it('bot and applications.commands are accepted (issue #4) and advertised', () => {
     expect(parseScope('bot')).toEqual({ ok: true, scopes: ['bot'] });
     expect(parseScope('applications.commands identify bot')).toEqual({ ok: true, scopes: ['identify', 'bot', 'applications.commands'] });
-    expect(supportedScopes()).toEqual(['identify', 'email', 'servers', 'bot', 'applications.commands']);
+    expect(supportedScopes()).toEqual(['identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming']);
   });
 
   it('a reason never carries characters error_description may not hold', () => {
@@ -53,5 +53,16 @@ describe('scopes', () => {
   it('every scope has a plain-words description for the consent screen', () => {
     for (const s of SCOPES) expect(s.description.length).toBeGreaterThan(5);
     expect(describeScope('identify')).toBe('Know your name, username and avatar');
+  });
+});
+
+describe('webhook.incoming (issue #23)', () => {
+  it('is accepted, advertised, and refused together with an install scope', async () => {
+    const { incomingWebhookScopeProblem } = await import('../../src/modules/oauth/incoming-webhook.js');
+    expect(parseScope('webhook.incoming identify')).toEqual({ ok: true, scopes: ['identify', 'webhook.incoming'] });
+    expect(supportedScopes()).toContain('webhook.incoming');
+    expect(incomingWebhookScopeProblem(['identify', 'webhook.incoming'])).toBeUndefined();
+    expect(incomingWebhookScopeProblem(['bot', 'webhook.incoming'])).toMatch(/cannot be combined/);
+    expect(incomingWebhookScopeProblem(['applications.commands', 'webhook.incoming'])).toMatch(/cannot be combined/);
   });
 });

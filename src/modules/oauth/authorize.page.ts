@@ -4,13 +4,14 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import { settingsLayout, type PageCtx } from '../accounts/accounts.page.js';
 import type { RequestedPermission } from '../applications/installs.js';
 import type { AuthorizedApp, ConsentView, InstallConsent, InstalledView } from './authorize.js';
+import { webhookConsentPage } from './incoming-webhook.page.js';
 
 /**
  * The app's "icon" on pages about granting access is its initial, drawn locally: the registered
  * icon URL points at a host the app controls, and loading it would tell that host who is looking
  * at the consent screen and when (OAUTH-CHECKLIST A17: no third-party resources). docs/consent.md.
  */
-function appTile(name: string, size: 'large' | 'small'): SafeHtml {
+export function appTile(name: string, size: 'large' | 'small'): SafeHtml {
   const initial = Array.from(name.trim())[0]?.toUpperCase() ?? '?';
   return html`<span class="avatar app-tile${size === 'large' ? ' large' : ''}" aria-hidden="true">${initial}</span>`;
 }
@@ -21,7 +22,7 @@ function personTile(viewer: Viewer): SafeHtml {
 }
 
 /** Scheme, host and port of the redirect URI: where the person lands, shown in plain sight. */
-function destination(redirectUri: string): string {
+export function destination(redirectUri: string): string {
   try {
     const url = new URL(redirectUri);
     return url.host ? `${url.protocol}//${url.host}` : `${url.protocol}${url.pathname}`;
@@ -42,6 +43,7 @@ export interface ConsentPageInput {
  */
 export function consentPage(input: ConsentPageInput): string {
   if (input.view.install) return installConsentPage(input, input.view.install);
+  if (input.view.webhook) return webhookConsentPage(input, input.view.webhook);
   const { ctx, view } = input;
   const app = view.application;
   const viewer = ctx.viewer;
@@ -77,11 +79,11 @@ ${view.fields.map(([name, value]) => html`<input type="hidden" name="${name}" va
   return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
 }
 
-function hiddenFields(fields: readonly [string, string][]): SafeHtml {
+export function hiddenFields(fields: readonly [string, string][]): SafeHtml {
   return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
-function consentHead(view: ConsentView, title: SafeHtml | string): SafeHtml {
+export function consentHead(view: ConsentView, title: SafeHtml | string): SafeHtml {
   const app = view.application;
   return html`<div class="consent-head">
 ${appTile(app.name, 'large')}
@@ -93,7 +95,7 @@ ${appTile(app.name, 'large')}
 ${app.description ? html`<p class="consent-description">${app.description}</p>` : ''}`;
 }
 
-function signedInAs(viewer: Viewer, view: ConsentView): SafeHtml {
+export function signedInAs(viewer: Viewer, view: ConsentView): SafeHtml {
   const switchUrl = `/login?next=${encodeURIComponent(view.authorizeUrl)}`;
   return html`<div class="consent-who">
 ${personTile(viewer)}

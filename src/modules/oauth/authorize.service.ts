@@ -43,6 +43,8 @@ import {
 import { challengeWasUsed, insertCode, purgeExpiredCodes } from './codes.repository.js';
 import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.repository.js';
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
+import { incomingWebhookScopeProblem, WEBHOOK_INCOMING_SCOPE, wantsIncomingWebhook } from './incoming-webhook.js';
+import { chosenWebhookChannel, webhookConsent } from './incoming-webhook.service.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
 
 /** What the authorize route does next; it never decides anything itself. */
@@ -175,6 +177,12 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
   const request = checked.request;
+  // Issue #23: webhook.incoming always shows its channel picker, whatever prompt says.
+  if (wantsIncomingWebhook(request)) {
+    const problem = incomingWebhookScopeProblem(request.scopes);
+    if (problem) return errorRedirect(deps, client, 'invalid_scope', problem);
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+  }
   if (request.install !== undefined || request.plain) {
     // Issue #4: the consent for an install is never skipped, whatever prompt says.
     const problem = installProblem(deps, client, request, input.userId);
@@ -231,10 +239,14 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
   }
   const problem = installProblem(deps, client, request, input.userId);
   if (problem) return problem;
+  // Issue #23: the channel of webhook.incoming, checked now; the exchange creates the webhook.
+  const webhookScopeProblem = incomingWebhookScopeProblem(request.scopes);
+  if (webhookScopeProblem) return errorRedirect(deps, client, 'invalid_scope', webhookScopeProblem);
+  const webhookChannelId = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, input.userId, input.body) : undefined;
   const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
   if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  return issueCode(deps, client.app, request, input.userId, remembered, plan);
+  return issueCode(deps, client.app, request, input.userId, remembered, plan, webhookChannelId);
 }
 
 /**
@@ -331,7 +343,15 @@ async function purgeCodesNow(deps: Deps, now: number): Promise<void> {
  * an install, its writes join the same transaction, the grant records the server and the granted
  * permissions, and the redirect carries them (issue #4).
  */
-async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined, plan?: ServerInstallPlan): Promise<AuthorizeOutcome> {
+async function issueCode(
+  deps: Deps,
+  app: Application,
+  request: AuthorizationRequest,
+  userId: string,
+  remembered: string[] | undefined,
+  plan?: ServerInstallPlan,
+  webhookChannelId?: string,
+): Promise<AuthorizeOutcome> {
   // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
   // would let whoever saw the first exchange redeem this code too.
   if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, userId, request.codeChallenge))) {
@@ -349,7 +369,8 @@ async function issueCode(deps: Deps, app: Application, request: AuthorizationReq
   const code = issueSecret(deps.random, 'authorizationCode');
   const grantId = deps.ids.next();
   // Installs are presented afresh every time and are not remembered; the other scopes are.
-  const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s));
+  // So is webhook.incoming (issue #23): every authorization creates a webhook, so it is asked every time.
+  const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s) && s !== WEBHOOK_INCOMING_SCOPE);
   const consented = rememberable.length === 0 || (remembered !== undefined && coversScopes(remembered, rememberable));
   await runInstall(deps, async (trx) => {
     if (plan) await writeServerInstall(deps, trx, plan);
@@ -362,6 +383,7 @@ async function issueCode(deps: Deps, app: Application, request: AuthorizationReq
       createdAt: now,
       serverId: plan?.serverId ?? null,
       permissions: plan ? plan.granted.toString() : null,
+      webhookChannelId: webhookChannelId ?? null,
     });
     await insertCode(trx, {
       codeHash: code.hash,
@@ -398,6 +420,7 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
     // The exact URL received on GET; rebuilt from the validated request otherwise.
     authorizeUrl: requestUrl.startsWith('/app/oauth2/authorize') ? requestUrl : authorizeUrl(request),
     ...(install ? { install } : {}),
+    ...(wantsIncomingWebhook(request) ? { webhook: await webhookConsent(deps, userId) } : {}),
   };
 }
 

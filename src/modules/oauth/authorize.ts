@@ -3,6 +3,7 @@ import { parsePermissions } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { RequestedPermission } from '../applications/installs.js';
 import { matchRedirectUri } from '../applications/redirect-uris.js';
+import type { WebhookConsent } from './incoming-webhook.js';
 import { isValidPkceValue } from './pkce.js';
 import { INSTALL_SCOPES, parseScope } from './scopes.js';
 
@@ -406,6 +407,8 @@ export interface ConsentView {
   /** The GET URL of this request: "Switch account" signs in and comes back here. */
   authorizeUrl: string;
   install?: InstallConsent;
+  /** webhook.incoming (issue #23): the server and channel picker. */
+  webhook?: WebhookConsent;
 }
 
 /** The page after a plain install (issue #4: "a confirmation naming the server"). */

@@ -14,6 +14,8 @@ export interface Grant {
   revokedAt: number | null;
   serverId: string | null;
   permissions: string | null;
+  /** webhook.incoming (issue #23): the channel chosen on the consent screen. */
+  webhookChannelId?: string | null;
 }
 
 export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Promise<void> {
@@ -28,6 +30,7 @@ export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Prom
       revoked_at: null,
       server_id: grant.serverId,
       permissions: grant.permissions,
+      webhook_channel_id: grant.webhookChannelId ?? null,
     })
     .execute();
 }
@@ -47,6 +50,7 @@ export async function findGrant(db: Db, id: string): Promise<Grant | undefined> 
     revokedAt: toNumOrNull(row.revoked_at),
     serverId: toIdOrNull(row.server_id),
     permissions: row.permissions,
+    webhookChannelId: toIdOrNull(row.webhook_channel_id ?? null),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { WebhookRecordBody } from '../webhooks/webhooks.schemas.js';
 
 /**
  * TypeBox schemas of the token, revocation, metadata and identity endpoints. They validate and
@@ -39,6 +40,8 @@ export const TokenResponseBody = Type.Object({
       { description: "Bot installs through the code flow: the server the bot was added to (Discord's guild)" },
     ),
   ),
+  // Issue #23: webhook.incoming's webhook, in the webhook presenter's shape (token and url shown once).
+  webhook: Type.Optional(WebhookRecordBody),
 });
 
 /** RFC 6749 §5.2 error response. */

@@ -16,6 +16,8 @@ export interface OAuthGrantsTable {
   /** Bot installs (issue #4): the server chosen on the consent screen and granted permissions. */
   server_id: DbIdNullable;
   permissions: string | null;
+  /** `webhook.incoming` (issue #23): the channel chosen on the consent screen; the code exchange creates the webhook there. */
+  webhook_channel_id?: DbIdNullable;
 }
 
 /** Authorization codes: 10 minutes, single use (SPEC §3, §8); only the hash is kept. */

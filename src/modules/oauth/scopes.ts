@@ -17,6 +17,8 @@ export const SCOPES: readonly ScopeInfo[] = [
   { name: 'servers', description: 'See the list of servers you are in and your permissions there', accepted: true },
   { name: 'bot', description: 'Add a bot to a server you choose', accepted: true },
   { name: 'applications.commands', description: 'Use its commands', accepted: true },
+  // Issue #23: the consent screen adds a channel picker (incoming-webhook.ts).
+  { name: 'webhook.incoming', description: 'Post messages to a channel you choose, through a webhook', accepted: true },
 ];
 
 /** The scopes that install something (issue #4); a link with only these may omit response_type. */

@@ -10,6 +10,8 @@ import { findApplicationByClientId } from '../applications/applications.service.
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { findGrant, revokeGrant } from './grants.repository.js';
+import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhook.service.js';
+import type { WebhookRecord } from '../webhooks/webhooks.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
 import {
@@ -42,6 +44,8 @@ export interface TokenResponse {
   scope: string;
   /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
   server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
+  /** webhook.incoming (issue #23): the webhook this exchange created, with its token and URL (shown once). */
+  webhook?: WebhookRecord;
 }
 
 /** What the token endpoint received: form parameters (empty values already absent) and context. */
@@ -182,6 +186,11 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   if (stored.usedAt !== null) return replayedCode(deps, stored.grantId, now);
   if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
 
+  const grant = await findGrant(deps.db, stored.grantId);
+  // Issue #23: webhook.incoming creates its webhook here, with the code's consumption: checked
+  // before the transaction, written inside it (incoming-webhook.service.ts).
+  const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
+  let webhook: WebhookRecord | undefined;
   const access = issueSecret(deps.random, 'accessToken');
   const refreshToken = issueSecret(deps.random, 'refreshToken');
   const consumed = await deps.db.transaction().execute(async (trx) => {
@@ -189,13 +198,14 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
     const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, scopes: stored.scopes, createdAt: now };
     await insertAccessToken(trx, { ...row, tokenHash: access.hash, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
     await insertRefreshToken(trx, { ...row, tokenHash: refreshToken.hash, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS, rotationKey: newRotationKey(deps) });
+    if (incoming) webhook = await createIncomingWebhook(deps, trx, incoming);
     return true;
   });
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, stored.grantId, now);
   const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+  if (webhook) response.webhook = webhook;
   // Issue #4: the code of a bot install also carries the server the bot was added to.
-  const grant = await findGrant(deps.db, stored.grantId);
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
   if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
   return response;

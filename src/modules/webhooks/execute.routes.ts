@@ -4,6 +4,7 @@ import type { App } from '../../http/app-type.js';
 import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../services.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
+import { registerCompatibleExecuteApi } from './compat.routes.js';
 import { executeWebhook, openWebhook, parseWait } from './execute.service.js';
 import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
 import { rateLimitedHeaders, rateLimitHeaders } from './webhook-rate-limit.js';
@@ -205,4 +206,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       return reply.code(204).send(null);
     },
   );
+
+  // Issue #23: the Slack- and GitHub-compatible routes behind the same gate (compat.routes.ts).
+  registerCompatibleExecuteApi(app, services, gate);
 }

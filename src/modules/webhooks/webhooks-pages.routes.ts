@@ -29,12 +29,15 @@ import {
   removeWebhook,
   updateWebhookSettings,
 } from './webhooks.service.js';
+import { githubSecretsOfServer, setGithubSecret } from './compat-execute.service.js';
+import { GithubSecretFormBody } from './compat.schemas.js';
 import { webhookUrl, type Webhook } from './webhooks.js';
 
 const hide = { hide: true } as const;
 
 const NOTICES: Record<string, string> = {
   'webhook-saved': 'Webhook saved.',
+  'github-secret-saved': 'GitHub secret saved.',
   'webhook-deleted': 'Webhook deleted. Its URL no longer works; its messages stay.',
   ...INSTALLED_APPS_NOTICES,
 };
@@ -99,6 +102,7 @@ export function registerWebhookPages(pages: App, services: Services): void {
       ...(extra.notice ? { notice: extra.notice } : {}),
       ...(extra.error ? { error: extra.error } : {}),
       ...(extra.values ? { values: extra.values } : {}),
+      ...(canManageWebhooks ? { githubSecrets: await githubSecretsOfServer(services, at.serverId) } : {}),
     });
     return sendHtml(reply, markup, extra.status ?? 200);
   }
@@ -163,6 +167,19 @@ export function registerWebhookPages(pages: App, services: Services): void {
         return render(request, reply, at, refused(error, `rename-${webhook.id}`, { name, avatarUrl }));
       }
       return reply.redirect(`${at.base}?done=webhook-saved#webhook-${webhook.id}`, 303);
+    });
+
+    // Issue #23: the webhook's GitHub secret (compat-execute.service.ts); empty removes it.
+    pages.post(`${prefix}/webhooks/:webhookId/github-secret`, { schema: { ...hide, params: webhookParams, body: GithubSecretFormBody } }, async (request, reply) => {
+      const opened = await openWebhook(request, reply);
+      if (!opened) return reply;
+      const { at, webhook } = opened;
+      try {
+        await setGithubSecret(services, webhook, request.body.githubSecret ?? '');
+      } catch (error) {
+        return render(request, reply, at, refused(error, `github-secret-${webhook.id}`, {}));
+      }
+      return reply.redirect(`${at.base}?done=github-secret-saved#webhook-${webhook.id}`, 303);
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {

@@ -4,6 +4,7 @@ import { csrfField, layout } from '../../web/layout.js';
 import { renderInstalledApps, type InstalledAppsView } from '../applications/installs.page.js';
 import type { Channel } from '../directory/channels.js';
 import { avatar, settingsNav, type FormError, type FormValues, type PageCtx, type SettingsAbilities } from '../directory/directory.page.js';
+import { GITHUB_SECRET_MAX } from './compat.js';
 import { WEBHOOKS_PER_CHANNEL, WEBHOOK_AVATAR_URL_MAX, WEBHOOK_NAME_MAX, type Webhook, type WebhookWithCreator } from './webhooks.js';
 
 /**
@@ -45,6 +46,8 @@ export interface IntegrationsPageInput {
   notice?: string | undefined;
   error?: FormError;
   values?: FormValues;
+  /** Webhooks that have a GitHub secret (issue #23); the secret itself is never shown. */
+  githubSecrets?: ReadonlySet<string>;
 }
 
 function value(values: FormValues | undefined, name: string): string | undefined {
@@ -65,10 +68,38 @@ function issuedBox(issued: IssuedUrl, serviceName: string): SafeHtml {
   return html`<div class="card" role="status" aria-labelledby="issued-title">
 <h2 id="issued-title">${issued.regenerated ? 'New URL' : 'Webhook created'}: ${issued.name}</h2>
 <p><strong>Copy the URL now: it is shown only this once.</strong> ${serviceName} keeps only a hash of its token and cannot show it again. If you lose it, regenerate it.${issued.regenerated ? ' The previous URL has stopped working.' : ''}</p>
-<label for="webhook-url">Webhook URL</label>
-<div class="copyrow"><input id="webhook-url" type="text" readonly data-select value="${issued.url}" spellcheck="false" class="mono" aria-describedby="webhook-url-hint"><button type="button" class="secondary" data-copy="webhook-url" hidden>Copy</button></div>
-<p class="hint" id="webhook-url-hint">Anyone holding this URL can post, edit and delete this webhook's messages and rename or delete it. Keep it secret.</p>
+${issuedUrls(issued.url)}
+<p class="hint" id="webhook-url-hint">Anyone holding these URLs can post, edit and delete this webhook's messages and rename or delete it. Keep them secret.</p>
 </div>`;
+}
+
+/**
+ * The three addresses of one webhook (issue #23): plain execute, Slack-compatible and
+ * GitHub-compatible (the same token; docs/webhooks.md), each with its copy button.
+ */
+function issuedUrls(url: string): SafeHtml {
+  const rows: [string, string, string][] = [
+    ['webhook-url', 'Webhook URL', url],
+    ['webhook-url-slack', "Slack-compatible URL (for tools that post to Slack's incoming webhooks)", `${url}/slack`],
+    ['webhook-url-github', "GitHub-compatible URL (a GitHub webhook's Payload URL)", `${url}/github`],
+  ];
+  return html`${rows.map(
+    ([id, label, value]) => html`<label for="${id}">${label}</label>
+<div class="copyrow"><input id="${id}" type="text" readonly data-select value="${value}" spellcheck="false" class="mono" aria-describedby="webhook-url-hint"><button type="button" class="secondary" data-copy="${id}" aria-label="Copy ${label}" hidden>Copy</button></div>`,
+  )}`;
+}
+
+function githubSecretForm(w: WebhookWithCreator, input: IntegrationsPageInput, base: string): SafeHtml {
+  const form = `github-secret-${w.id}`;
+  const set = input.githubSecrets?.has(w.id) ?? false;
+  return html`${errorFor(input.error, form)}
+<form method="post" action="${base}/webhooks/${w.id}/github-secret">
+${csrfField(input.ctx.csrfToken)}
+<label for="github-secret-${w.id}">GitHub secret</label>
+<input id="github-secret-${w.id}" name="githubSecret" type="password" maxlength="${GITHUB_SECRET_MAX}" autocomplete="new-password" aria-describedby="github-secret-hint-${w.id}">
+<p class="hint" id="github-secret-hint-${w.id}">${set ? html`<strong>A secret is set.</strong> ` : 'No secret is set. '}With a secret, deliveries to this webhook's GitHub URL must be signed with it (X-Hub-Signature-256), as GitHub does when you give it the same secret. Save an empty field to remove it.</p>
+<div class="actions"><button type="submit" class="secondary">Save GitHub secret</button></div>
+</form>`;
 }
 
 function channelName(channels: readonly Channel[], id: string): string {
@@ -83,7 +114,7 @@ function creatorText(w: WebhookWithCreator): SafeHtml {
 function webhookItem(w: WebhookWithCreator, input: IntegrationsPageInput, base: string): SafeHtml {
   const { ctx } = input;
   const form = `rename-${w.id}`;
-  const failed = input.error?.form === form;
+  const failed = input.error?.form === form || input.error?.form === `github-secret-${w.id}`;
   const name = (failed ? value(input.values, 'name') : undefined) ?? w.name;
   const avatarUrl = (failed ? value(input.values, 'avatarUrl') : undefined) ?? w.avatarUrl ?? '';
   return html`<li id="webhook-${w.id}">
@@ -102,6 +133,7 @@ ${csrfField(ctx.csrfToken)}
 <p class="hint">Optional https:// image. Leave empty for none.</p>
 <div class="actions"><button type="submit">Save</button></div>
 </form>
+${githubSecretForm(w, input, base)}
 <div class="actions"><a class="button secondary" href="${base}/webhooks/${w.id}/regenerate">Regenerate URL…</a><a class="button secondary" href="${base}/webhooks/${w.id}/delete">Delete…</a></div>
 </details>`
     : ''

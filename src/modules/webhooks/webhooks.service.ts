@@ -1,8 +1,10 @@
+import type { Transaction } from 'kysely';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import type { Database } from '../../storage/database.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import type { Channel } from '../directory/channels.js';
 import { findChannel, listChannels } from '../directory/channels.repository.js';
@@ -18,7 +20,7 @@ import {
   listWebhooksWithCreators,
   updateWebhook,
 } from './webhooks.repository.js';
-import { checkWebhookName, type Webhook, type WebhookWithCreator } from './webhooks.js';
+import { checkWebhookName, WEBHOOKS_PER_CHANNEL, type Webhook, type WebhookWithCreator } from './webhooks.js';
 
 /**
  * Creating and managing incoming webhooks (issue #5 "Create", "Manage with bot credentials",
@@ -92,6 +94,40 @@ export async function createWebhook(deps: Deps, channel: Channel, creator: Webho
     throw ApiErrors.tooManyWebhooks();
   }
   return { webhook, token: token.plain };
+}
+
+/**
+ * Creates a webhook inside the caller's transaction (issue #23: the code exchange of a
+ * `webhook.incoming` authorization), with a name and avatar the caller has already checked.
+ * Undefined, with nothing written, when the channel is full (SPEC §8) or gone: the caller
+ * decides what that means for its own answer. Reads nothing outside the transaction.
+ */
+export async function createWebhookInTransaction(
+  deps: Deps,
+  trx: Transaction<Database>,
+  channel: Channel & { serverId: string },
+  creator: WebhookCreator,
+  checked: { name: string; avatarUrl: string | null },
+): Promise<IssuedWebhook | undefined> {
+  const token = issueSecret(deps.random, 'webhookToken');
+  const webhook: Webhook = {
+    id: deps.ids.next(),
+    tokenHash: token.hash,
+    serverId: channel.serverId,
+    channelId: channel.id,
+    name: checked.name,
+    avatarUrl: checked.avatarUrl,
+    applicationId: creator.applicationId,
+    creatorId: creator.userId,
+    createdAt: deps.clock.now(),
+  };
+  if (!(await insertWebhookCounted(trx, webhook))) return undefined;
+  return { webhook, token: token.plain };
+}
+
+/** Whether a channel has room for one more webhook (SPEC §8), for a check before anything is written. */
+export async function channelHasWebhookRoom(deps: Deps, channelId: string): Promise<boolean> {
+  return (await listChannelWebhooks(deps.db, channelId)).length < WEBHOOKS_PER_CHANNEL;
 }
 
 /** Renames a webhook or changes its avatar; never its token. 10015 when it no longer exists. */

@@ -17,3 +17,14 @@ export interface WebhooksTable {
   creator_id: DbId;
   created_at: DbInt;
 }
+
+/**
+ * A webhook's optional GitHub secret (issue #23), which verifies X-Hub-Signature-256 on
+ * POST …/{token}/github. Kept as the owner typed it, not hashed: an HMAC can only be checked with
+ * the key itself (docs/webhooks.md "GitHub secret" says why that is acceptable). Deleted with its webhook.
+ */
+export interface WebhookGithubSecretsTable {
+  webhook_id: DbId;
+  secret: string;
+  updated_at: DbInt;
+}
