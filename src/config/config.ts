@@ -28,6 +28,11 @@ export interface Config {
   bodyLimit: number;
   /** SQLite: acknowledge writes once in the WAL (`normal`) or once fsynced (`strict`). */
   durability: Durability;
+  /**
+   * Issue #22: when set, the private parts of the ID-token signing keys are stored encrypted
+   * (AES-256-GCM, key derived with scrypt) and cannot be used without it (docs/oidc.md §Keys).
+   */
+  oidcKeySecret: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -51,6 +56,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SESSION_IDLE_DAYS: '7',
   GATEHOUSE_BODY_LIMIT_BYTES: '1048576',
   GATEHOUSE_DURABILITY: 'normal',
+  GATEHOUSE_OIDC_KEY_SECRET: '',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -106,6 +112,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const durability = read('GATEHOUSE_DURABILITY') as Durability;
   if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
 
+  const oidcKeySecret = read('GATEHOUSE_OIDC_KEY_SECRET') || undefined;
+  // A short secret would make the encryption of the signing keys guessable offline.
+  if (oidcKeySecret !== undefined && oidcKeySecret.length < 16) problems.push('GATEHOUSE_OIDC_KEY_SECRET must be at least 16 characters');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -122,5 +132,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordCost: DEFAULT_PASSWORD_COST,
     bodyLimit,
     durability,
+    oidcKeySecret,
   };
 }

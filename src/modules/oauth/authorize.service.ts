@@ -42,13 +42,14 @@ import { challengeWasUsed, insertCode } from './codes.repository.js';
 import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.repository.js';
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
+import { openIdGate, recordOpenIdGrant, type OpenIdGrantFacts } from '../oidc/oidc.service.js';
 
 /** What the authorize route does next; it never decides anything itself. */
 export type AuthorizeOutcome =
   /** To the client's redirect URI: a code, or an error (RFC 6749 §4.1.2, §4.1.2.1). */
   | { kind: 'redirect'; location: string }
   /** To sign-in, coming back to `next` afterwards (OAUTH-CHECKLIST A19: authenticate before redirecting). */
-  | { kind: 'sign-in'; next: string }
+  | { kind: 'sign-in'; next: string; loginHint?: string | undefined }
   | { kind: 'consent'; view: ConsentView }
   /** A plain install is done: the confirmation page (issue #4). */
   | { kind: 'installed'; view: InstalledView }
@@ -158,8 +159,30 @@ export interface AuthorizeRequestInput {
   query: unknown;
   /** The signed-in person, if any. */
   userId: string | undefined;
+  /** When they signed in to this session (OpenID Connect auth_time, max_age). */
+  signedInAt?: number | undefined;
   /** The request's path and query exactly as received, to come back to after sign-in. */
   requestUrl: string;
+}
+
+/** The OpenID Connect step's result: an outcome that ends the request, or what the grant records. */
+type OpenIdStep = { outcome: AuthorizeOutcome } | { outcome?: undefined; facts: OpenIdGrantFacts | undefined; formFields: [string, string][] };
+
+/**
+ * Issue #22: the OpenID Connect rules (prompt, max_age, login_hint, nonce, id_token_hint;
+ * oidc/oidc.service.ts) for a code-flow request whose scope names openid. Every other request
+ * passes through untouched. `requestUrl` is undefined for the consent form's POST.
+ */
+async function openIdStep(deps: Deps, client: ValidatedClient, source: unknown, userId: string | undefined, signedInAt: number | undefined, requestUrl: string | undefined): Promise<OpenIdStep> {
+  const none: OpenIdStep = { facts: undefined, formFields: [] };
+  if (client.plain || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
+  const checked = validateRequest(client);
+  if (!checked.ok) return { outcome: errorRedirect(deps, client, checked.error, checked.description) };
+  const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt } : undefined;
+  const gate = await openIdGate(deps, { source, scopes: checked.request.scopes, clientId: client.app.id, session, requestUrl });
+  if (gate.kind === 'error') return { outcome: errorRedirect(deps, client, gate.error, gate.description) };
+  if (gate.kind === 'sign-in') return { outcome: { kind: 'sign-in', next: gate.next, loginHint: gate.loginHint } };
+  return { facts: gate.facts, formFields: gate.formFields };
 }
 
 /**
@@ -169,6 +192,8 @@ export interface AuthorizeRequestInput {
  */
 export async function startAuthorization(deps: Deps, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.query);
+  const openId = await openIdStep(deps, client, input.query, input.userId, input.signedInAt, input.requestUrl);
+  if (openId.outcome) return openId.outcome;
   if (input.userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
@@ -185,16 +210,18 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   if (request.prompt === 'none') {
     // OpenID Connect Core §3.1.2.6: no screen may be shown, so missing consent is an error.
     if (!covered) return errorRedirect(deps, client, 'consent_required', 'the person has not yet authorized this application for these scopes');
-    return issueCode(deps, client.app, request, input.userId, remembered);
+    return issueCode(deps, client.app, request, input.userId, remembered, undefined, openId.facts);
   }
-  if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered);
-  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+  if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered, undefined, openId.facts);
+  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
 }
 
 export interface AuthorizeDecisionInput {
   /** The parsed form body: the hidden fields of the consent form, never trusted. */
   body: unknown;
   userId: string | undefined;
+  /** When they signed in to this session (OpenID Connect auth_time). */
+  signedInAt?: number | undefined;
   decision: unknown;
 }
 
@@ -220,8 +247,10 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
   if (problem) return problem;
   const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
   if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
+  const openId = await openIdStep(deps, client, input.body, input.userId, input.signedInAt, undefined);
+  if (openId.outcome) return openId.outcome;
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  return issueCode(deps, client.app, request, input.userId, remembered, plan);
+  return issueCode(deps, client.app, request, input.userId, remembered, plan, openId.facts);
 }
 
 /**
@@ -288,7 +317,15 @@ async function completePlainInstall(deps: Deps, app: Application, commands: bool
  * an install, its writes join the same transaction, the grant records the server and the granted
  * permissions, and the redirect carries them (issue #4).
  */
-async function issueCode(deps: Deps, app: Application, request: AuthorizationRequest, userId: string, remembered: string[] | undefined, plan?: ServerInstallPlan): Promise<AuthorizeOutcome> {
+async function issueCode(
+  deps: Deps,
+  app: Application,
+  request: AuthorizationRequest,
+  userId: string,
+  remembered: string[] | undefined,
+  plan?: ServerInstallPlan,
+  openId?: OpenIdGrantFacts,
+): Promise<AuthorizeOutcome> {
   // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
   // would let whoever saw the first exchange redeem this code too.
   if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, request.codeChallenge))) {
@@ -325,6 +362,8 @@ async function issueCode(deps: Deps, app: Application, request: AuthorizationReq
       createdAt: now,
       expiresAt: now + CODE_LIFETIME_MS,
     });
+    // Issue #22: what this grant's ID tokens repeat (auth_time, nonce).
+    if (openId) await recordOpenIdGrant(trx, grantId, openId);
     if (!consented) {
       // Remember the union, so asking again for any part of it skips the screen.
       const union = formatScopes([...(remembered ?? []), ...rememberable]).split(' ');
@@ -335,14 +374,14 @@ async function issueCode(deps: Deps, app: Application, request: AuthorizationReq
   return { kind: 'redirect', location: authorizationCodeUri(request.redirectUri, code.plain, request.state, deps.config.baseUrl, server) };
 }
 
-async function consentView(deps: Deps, app: Application, request: ConsentRequest, requestUrl: string, userId: string): Promise<ConsentView> {
+async function consentView(deps: Deps, app: Application, request: ConsentRequest, requestUrl: string, userId: string, openIdFields: [string, string][] = []): Promise<ConsentView> {
   const owner = await getPerson(deps, app.ownerId);
   const install = request.install ? await installConsent(deps, request.install, userId) : undefined;
   const redirect = request.plain ? request.redirect : request;
   return {
     application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describeScope(name) })),
-    fields: requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])),
+    fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
     // A plain install sends nobody anywhere, even when the link named a redirect URI.
     redirectUri: request.plain ? undefined : redirect?.redirectUri,
     // The exact URL received on GET; rebuilt from the validated request otherwise.

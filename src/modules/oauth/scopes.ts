@@ -12,6 +12,8 @@ export interface ScopeInfo {
 }
 
 export const SCOPES: readonly ScopeInfo[] = [
+  // Issue #22: OpenID Connect sign-in (an ID token beside the access token; docs/oidc.md).
+  { name: 'openid', description: 'Sign you in with this account and know your account id', accepted: true },
   { name: 'identify', description: 'Know your name, username and avatar', accepted: true },
   { name: 'email', description: 'Know your e-mail address', accepted: true },
   { name: 'servers', description: 'See the list of servers you are in and your permissions there', accepted: true },

@@ -12,6 +12,7 @@ import { getServer } from '../directory/servers.service.js';
 import { findGrant, revokeGrant } from './grants.repository.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
+import { idTokenFor, isOpenIdScope } from '../oidc/oidc.service.js';
 import {
   consumeCode,
   findAccessToken,
@@ -40,6 +41,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
+  /** OpenID Connect Core §3.1.3.3: with scope openid (issue #22; oidc/oidc.service.ts). */
+  id_token?: string;
   /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
   server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
 }
@@ -203,6 +206,10 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   const grant = await findGrant(deps.db, stored.grantId);
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
   if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
+  if (isOpenIdScope(stored.scopes)) {
+    const idToken = await idTokenFor(deps, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, accessToken: access.plain, withNonce: true, now });
+    if (idToken !== undefined) response.id_token = idToken;
+  }
   return response;
 }
 
@@ -275,10 +282,10 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
       });
       return true;
     });
-    if (rotated) return tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes);
+    if (rotated) return withIdToken(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, stored, tokenHash, successors, now);
+  return retryOrReuse(deps, app, stored, tokenHash, successors, now);
 }
 
 /**
@@ -288,6 +295,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
  */
 async function retryOrReuse(
   deps: Deps,
+  app: Application,
   seen: StoredRefreshToken,
   tokenHash: string,
   successors: { access: string; refresh: string },
@@ -300,11 +308,23 @@ async function retryOrReuse(
     const successorHash = hashSecret(successors.refresh);
     const [successor, access] = await Promise.all([findRefreshToken(deps.db, successorHash), findAccessToken(deps.db, hashSecret(successors.access))]);
     if (safeEqual(stored.successorHash, successorHash) && successor && successor.usedAt === null && access && access.expiresAt > now) {
-      return tokenResponse(successors.access, successors.refresh, access.expiresAt - now, access.scopes);
+      return withIdToken(deps, app, stored, tokenResponse(successors.access, successors.refresh, access.expiresAt - now, access.scopes), now);
     }
   }
   if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');
   await deps.db.transaction().execute((trx) => revokeGrant(trx, stored.grantId, now));
   deps.logger.warn({ grantId: stored.grantId }, 'rotated refresh token presented again; grant revoked');
   throw new OAuthError('invalid_grant', 'refresh token already used: it was replaced by a newer one, and the authorization has been revoked');
+}
+
+/**
+ * Issue #22 (OpenID Connect Core §12.2): a refresh whose access token keeps openid also returns a
+ * new ID token for the same person and sign-in (sub, auth_time), without the original nonce.
+ */
+async function withIdToken(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number): Promise<TokenResponse> {
+  const scopes = response.scope.split(' ');
+  if (!isOpenIdScope(scopes)) return response;
+  const idToken = await idTokenFor(deps, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes, accessToken: response.access_token, withNonce: false, now });
+  if (idToken !== undefined) response.id_token = idToken;
+  return response;
 }

@@ -5,6 +5,7 @@ import * as oauth from './2026-11-21-03-oauth.js';
 import * as bots from './2026-11-21-05-bots.js';
 import * as webhooks from './2026-11-21-06-webhooks.js';
 import * as messagesWriteLean from './2026-11-22-07-messages-write-lean.js';
+import * as oidc from './2026-11-25-08-oidc.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-05-bots': bots,
   '2026-11-21-06-webhooks': webhooks,
   '2026-11-22-07-messages-write-lean': messagesWriteLean,
+  '2026-11-25-08-oidc': oidc,
 };
