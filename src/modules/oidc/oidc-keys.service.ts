@@ -170,7 +170,12 @@ export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload): 
 
 /** RFC 7517 JWK Set of every published key (issue #22 §3). */
 export async function jwks(deps: Deps): Promise<{ keys: (JWK & { kid: string; alg: string; use: string; kty: string })[] }> {
-  const ring = await currentRing(deps);
+  let ring = await currentRing(deps);
+  // Published from the first request even before anything was signed (main.ts creates them at start).
+  if (SIGNING_ALGS.some((alg) => !activeKey(ring, alg))) {
+    await ensureSigningKeys(deps);
+    ring = await currentRing(deps);
+  }
   return { keys: ring.keys.map((k) => ({ ...k.publicJwk, kid: k.stored.kid, alg: k.stored.alg, use: 'sig', kty: k.publicJwk.kty ?? '' })) };
 }
 
