@@ -168,9 +168,11 @@ export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload): 
   return new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(key);
 }
 
-/** RFC 7517 JWK Set of every published key (issue #22 §3). */
+/** RFC 7517 JWK Set of every published key (issue #22 §3): active ones, and retired ones until their tokens have expired. */
 export async function jwks(deps: Deps): Promise<{ keys: (JWK & { kid: string; alg: string; use: string; kty: string })[] }> {
-  let ring = await currentRing(deps);
+  // Read afresh: JWKS requests are rare (clients cache them), and a rotation by another instance
+  // or the CLI must be published at once, before any instance signs with the new key.
+  let ring = await loadRing(deps, rings.get(deps.db));
   // Published from the first request even before anything was signed (main.ts creates them at start).
   if (SIGNING_ALGS.some((alg) => !activeKey(ring, alg))) {
     await ensureSigningKeys(deps);
