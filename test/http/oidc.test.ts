@@ -247,6 +247,16 @@ describe('OpenID Connect (issue #22)', () => {
       }
     });
 
+    it('POST with the token as the form field access_token (RFC 6750 §2.2); with the header as well it is refused', async () => {
+      const { agent, person } = await signedIn(t);
+      const tokens = await signIn(agent, { scope: 'openid profile' });
+      const res = await postForm(t, '/api/oauth2/userinfo', { access_token: tokens['access_token'] as string });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ sub: person.id, name: person.name, preferred_username: person.username });
+      const both = await postForm(t, '/api/oauth2/userinfo', { access_token: tokens['access_token'] as string }, { headers: { authorization: `Bearer ${tokens['access_token'] as string}` } });
+      expect(both.statusCode).toBe(400);
+    });
+
     it('no token → 401 with WWW-Authenticate Bearer error="invalid_token"; a token without openid → 403 insufficient_scope', async () => {
       const none = await t.app.inject({ method: 'GET', url: '/api/oauth2/userinfo' });
       expect(none.statusCode).toBe(401);

@@ -20,6 +20,7 @@ describe('ID token claims (OpenID Connect Core §2, §3.1.3.6, §5.4)', () => {
   it('identify adds name, preferred_username and picture; email adds email and email_verified; nothing else leaks', () => {
     expect(profileClaims(person, ['openid'])).toEqual({});
     expect(profileClaims(person, ['openid', 'identify'])).toEqual({ name: 'Ada', preferred_username: 'ada', picture: 'https://cdn.example/a.png' });
+    expect(profileClaims(person, ['openid', 'profile'])).toEqual({ name: 'Ada', preferred_username: 'ada', picture: 'https://cdn.example/a.png' });
     expect(profileClaims(person, ['openid', 'email'])).toEqual({ email: 'ada@example.com', email_verified: true });
     expect(profileClaims({ ...person, avatarUrl: null, email: null }, ['identify', 'email'])).toEqual({ name: 'Ada', preferred_username: 'ada' });
   });

@@ -48,7 +48,7 @@ export function accessTokenHash(accessToken: string): string {
  * §2: iss, sub (the person's id: stable, never reassigned), aud (the client id), exp, iat,
  * auth_time, nonce when the request had one, at_hash; azp is only required with several
  * audiences and is left out. §5.4: `email` adds email and email_verified, `identify` adds name,
- * preferred_username and picture (when the person has an avatar).
+ * preferred_username and picture (when the person has an avatar); so does OIDC's own `profile`.
  */
 export function idTokenClaims(input: IdTokenInput): IdTokenClaims {
   const claims: IdTokenClaims = {
@@ -68,7 +68,7 @@ export function idTokenClaims(input: IdTokenInput): IdTokenClaims {
 /** §5.4 scope → claims, shared by the ID token and UserInfo (§5.3.2). */
 export function profileClaims(person: ClaimsPerson, scopes: readonly string[]): IdTokenClaims {
   const claims: IdTokenClaims = {};
-  if (scopes.includes('identify')) {
+  if (scopes.includes('identify') || scopes.includes('profile')) {
     claims['name'] = person.name;
     claims['preferred_username'] = person.username;
     if (person.avatarUrl !== null) claims['picture'] = person.avatarUrl;

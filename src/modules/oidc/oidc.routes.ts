@@ -14,6 +14,19 @@ import { endSessionConfirmPage, signedOutPage } from './oidc.page.js';
 import { EndSessionConfirmBody, EndSessionQuery, JwksBody, OpenIdConfigurationBody, OpenIdSettingsBody, UserInfoBody } from './oidc.schemas.js';
 import { endSession, updateOpenIdClientSettings, userInfo, type EndSessionOutcome } from './oidc.service.js';
 
+/**
+ * RFC 6750 §2.2 (OpenID conformance: UserInfo by POST with the token in the body): a form-encoded
+ * `access_token` without an Authorization header is read as `Bearer <token>`; both at once is a
+ * 400 (§2: "MUST NOT use more than one method").
+ */
+async function formBodyToken(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  const token = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['access_token'] : undefined;
+  if (token === undefined) return;
+  if (typeof token !== 'string' || request.headers.authorization !== undefined) throw new ApiError(400, 0, '400: Bad Request', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_request"' });
+  request.headers.authorization = `Bearer ${token}`;
+}
+
 /** Discovery, JWKS and UserInfo (issue #22 §3–§5). */
 export function registerOpenIdApi(app: App, services: Services): void {
   const configuration = openIdConfiguration(services.config.baseUrl);
@@ -55,6 +68,8 @@ export function registerOpenIdApi(app: App, services: Services): void {
       method,
       url: USERINFO_PATH,
       // Core §5.3.1; RFC 6750 §3: 401 invalid_token and 403 insufficient_scope carry WWW-Authenticate.
+      // RFC 6750 §2.2: a POST may carry the token as the form field access_token instead of the header.
+      ...(method === 'POST' ? { preValidation: formBodyToken } : {}),
       preHandler: requireBearer(services, 'openid'),
       schema: {
         ...userInfoSchema,
