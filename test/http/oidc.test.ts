@@ -223,6 +223,14 @@ describe('OpenID Connect (issue #22)', () => {
       expect(plain.statusCode).toBe(200);
     });
 
+    it('without a nonce, in another scope order, and with display, ui_locales, claims_locales, acr_values and unknown parameters, the request succeeds', async () => {
+      const { agent } = await signedIn(t);
+      const tokens = await signIn(agent, { scope: 'email openid', nonce: undefined, display: 'popup', ui_locales: 'fr-CA fr', claims_locales: 'de', acr_values: 'urn:mace:incommon:iap:silver', unknown_extension: 'x' });
+      const claims = decodeJwt(tokens['id_token'] as string);
+      expect(claims).not.toHaveProperty('nonce');
+      expect(claims['email']).toEqual(expect.any(String));
+    });
+
     it('request and request_uri are refused with request_not_supported and request_uri_not_supported; claims, registration and response_mode=form_post too', async () => {
       const { agent } = await signedIn(t);
       expect(redirectError(await agent.get(openIdRequest({ request: 'eyJhbGciOiJub25lIn0.e30.' }).path)).error).toBe('request_not_supported');
