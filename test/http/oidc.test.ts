@@ -159,6 +159,12 @@ describe('OpenID Connect (issue #22)', () => {
     });
   });
 
+  it('a user install asked with openid keeps its nonce through the install consent form', async () => {
+    const { agent } = await signedIn(t);
+    const tokens = await signIn(agent, { scope: 'openid applications.commands', nonce: 'install-nonce' });
+    expect(decodeJwt(tokens['id_token'] as string)['nonce']).toBe('install-nonce');
+  });
+
   describe('request parameters (Core §3.1.2.1)', () => {
     it('prompt=none without a session redirects login_required with state and iss', async () => {
       const res = await new PageAgent(t.app).get(openIdRequest({ prompt: 'none' }).path);

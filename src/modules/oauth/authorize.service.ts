@@ -202,7 +202,7 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
     // Issue #4: the consent for an install is never skipped, whatever prompt says.
     const problem = installProblem(deps, client, request, input.userId);
     if (problem) return problem;
-    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
   }
 
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
