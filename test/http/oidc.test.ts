@@ -172,6 +172,12 @@ describe('OpenID Connect (issue #22)', () => {
       expect(redirectError(res)).toEqual({ error: 'login_required', state: 'xyz-state', iss: ISSUER });
     });
 
+    it('OAUTH-CHECKLIST A19 holds for openid requests: a signed-out visitor with a broken request is sent to sign in (with login_hint), not redirected', async () => {
+      const res = await new PageAgent(t.app).get(openIdRequest({ request: 'x', login_hint: 'someone' }).path);
+      expect(res.statusCode).toBe(303);
+      expect(res.headers['location']).toMatch(/^\/login\?next=.*&login_hint=someone$/);
+    });
+
     it('prompt=none with a session but no consent yet redirects consent_required; with consent it issues a code at once', async () => {
       const { agent } = await signedIn(t);
       expect(redirectError(await agent.get(openIdRequest({ prompt: 'none' }).path)).error).toBe('consent_required');

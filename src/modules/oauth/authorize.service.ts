@@ -43,6 +43,7 @@ import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.r
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
 import { openIdGate, recordOpenIdGrant, type OpenIdGrantFacts } from '../oidc/oidc.service.js';
+import { loginHintOf, withSignedInAfter } from '../oidc/oidc-request.js';
 
 /** What the authorize route does next; it never decides anything itself. */
 export type AuthorizeOutcome =
@@ -176,6 +177,11 @@ type OpenIdStep = { outcome: AuthorizeOutcome } | { outcome?: undefined; facts: 
 async function openIdStep(deps: Deps, client: ValidatedClient, source: unknown, userId: string | undefined, signedInAt: number | undefined, requestUrl: string | undefined): Promise<OpenIdStep> {
   const none: OpenIdStep = { facts: undefined, formFields: [] };
   if (client.plain || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
+  // OAUTH-CHECKLIST A19: a signed-out visitor signs in before anything else is checked, except
+  // that prompt=none must answer login_required on the redirect (OpenID Connect Core §3.1.2.6).
+  if (userId === undefined && requestUrl !== undefined && !(client.params.values.prompt ?? '').split(' ').includes('none')) {
+    return { outcome: { kind: 'sign-in', next: withSignedInAfter(requestUrl, deps.clock.now()), loginHint: loginHintOf(source) } };
+  }
   const checked = validateRequest(client);
   if (!checked.ok) return { outcome: errorRedirect(deps, client, checked.error, checked.description) };
   const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt } : undefined;

@@ -93,3 +93,9 @@ export function withSignedInAfter(requestUrl: string, at: number): string {
   url.searchParams.set(SIGNED_IN_AFTER_PARAM, String(at));
   return `${url.pathname}${url.search}`;
 }
+
+/** login_hint as sent once (Core §3.1.2.1), for prefilling the sign-in form before anything else is validated. */
+export function loginHintOf(source: unknown): string | undefined {
+  const value = source !== null && typeof source === 'object' ? (source as Record<string, unknown>)['login_hint'] : undefined;
+  return typeof value === 'string' && value !== '' ? value.slice(0, 256) : undefined;
+}
