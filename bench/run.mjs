@@ -125,6 +125,9 @@ const SCENARIOS = [
   { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, needs: 'oauth' },
   { n: 6, name: 'a few webhooks far past their buckets: correct 429s', target: { ratio: 0.5 }, needs: 'webhooks' },
   { n: 7, name: `execute, no wait, evenly paced ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
+  // Issue #22: scenario 5 with scope openid, so the figure includes signing the ID token (ES256).
+  // No target was set by the issue; this one is scenario 5's halved, to see signing's share.
+  { n: 8, name: 'token: authorization_code + PKCE, scope openid (ID token signed, ES256)', target: { ratio: 0.05 }, needs: 'oauth' },
 ];
 
 async function measure(proc, job) {
@@ -292,6 +295,12 @@ async function main() {
           const count = singleUseCount(duration);
           log(`scenario 5: minting ${count} authorization codes with PKCE`);
           const codes = await mintCodes(server.base, jar, clientId, count);
+          job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
+        } else if (s.n === 8) {
+          const count = singleUseCount(duration);
+          log(`scenario 8: minting ${count} authorization codes with PKCE, scope openid identify, with a nonce`);
+          await consentOnce(server.base, jar, clientId, 'openid identify');
+          const codes = await mintCodes(server.base, jar, clientId, count, 'openid identify');
           job = { shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
         } else if (s.n === 6) {
           check429 = true;

@@ -24,6 +24,7 @@ import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js
 import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js';
 import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
+import { registerOpenIdApi, registerOpenIdPages } from './modules/oidc/oidc.routes.js';
 import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
@@ -60,6 +61,7 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('viewer', undefined);
   app.decorateRequest('csrfKey', undefined);
   app.decorateRequest('sessionToken', undefined);
+  app.decorateRequest('signedInAt', undefined);
   app.decorateRequest('bot', undefined);
   app.decorateRequest('bearer', undefined);
 
@@ -126,6 +128,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerDirectoryApi(app, services);
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);
+  registerOpenIdApi(app, services);
   registerWebhookExecuteApi(app, services);
   registerWebhookManagementApi(app, services);
   registerDmApi(app, services);
@@ -152,6 +155,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerLivePages(pages, services);
     registerApplicationPages(pages, services);
     registerOAuthPages(pages, services);
+    registerOpenIdPages(pages, services);
     registerUserInstallPages(pages, services);
     registerDmPages(pages, services);
     registerInstallPages(pages, services);

@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { createServices } from './services.js';
+import { ensureSigningKeys } from './modules/oidc/oidc-keys.service.js';
 
 /**
  * The process entry: env → config → services → app → listen; graceful shutdown on SIGTERM/SIGINT
@@ -18,6 +19,8 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
     throw error;
   }
   const services = await createServices(config);
+  // Issue #22: ID-token signing keys exist from the first start (and a sealed one that cannot be opened stops it here).
+  await ensureSigningKeys(services);
   const app = await buildApp(services);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

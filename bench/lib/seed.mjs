@@ -105,8 +105,11 @@ export function pkcePair() {
   return { verifier, challenge: b64url(createHash('sha256').update(verifier).digest()) };
 }
 
-function authorizeQuery(clientId, challenge, state) {
-  return new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, scope: 'identify', state, code_challenge: challenge, code_challenge_method: 'S256' });
+function authorizeQuery(clientId, challenge, state, scope = 'identify') {
+  const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, scope, state, code_challenge: challenge, code_challenge_method: 'S256' });
+  // OpenID Connect requests carry a nonce, as every OIDC library sends one (issue #22).
+  if (scope.split(' ').includes('openid')) query.set('nonce', `n-${state}`);
+  return query;
 }
 
 function codeFrom(location) {
@@ -120,20 +123,20 @@ function codeFrom(location) {
  * The person consents once through the form; from then on the remembered consent makes every
  * GET /app/oauth2/authorize answer 302 with a code at once.
  */
-export async function consentOnce(base, jar, clientId) {
+export async function consentOnce(base, jar, clientId, scope = 'identify') {
   const { challenge } = pkcePair();
-  const page = await request(base, { path: `/app/oauth2/authorize?${authorizeQuery(clientId, challenge, 'first')}`, headers: { cookie: jar.header() } });
+  const page = await request(base, { path: `/app/oauth2/authorize?${authorizeQuery(clientId, challenge, 'first', scope)}`, headers: { cookie: jar.header() } });
   if (page.status === 302) return;
   const res = await consent(base, jar, page);
   if (res.status !== 303) throw new Error(`consent answered ${res.status}: ${res.text.slice(0, 300)}`);
 }
 
 /** Mints `count` authorization codes, each with its own PKCE pair: [{ code, verifier }]. */
-export async function mintCodes(base, jar, clientId, count) {
+export async function mintCodes(base, jar, clientId, count, scope = 'identify') {
   const cookie = jar.header();
   return pool(Array.from({ length: count }), 32, async (_x, i) => {
     const { verifier, challenge } = pkcePair();
-    const res = await request(base, { path: `/app/oauth2/authorize?${authorizeQuery(clientId, challenge, `s${i}`)}`, headers: { cookie } });
+    const res = await request(base, { path: `/app/oauth2/authorize?${authorizeQuery(clientId, challenge, `s${i}`, scope)}`, headers: { cookie } });
     if (res.status !== 302) throw new Error(`authorize answered ${res.status} instead of a redirect with a code: ${res.text.slice(0, 200)}`);
     return { code: codeFrom(res.headers.location), verifier };
   });

@@ -40,6 +40,11 @@ export interface Config {
    */
   secrets: string[];
   secretFile: string;
+  /**
+   * Issue #22: when set, the private parts of the ID-token signing keys are stored encrypted
+   * (AES-256-GCM, key derived with scrypt) and cannot be used without it (docs/oidc.md §Keys).
+   */
+  oidcKeySecret: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +73,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SIGN_UPS_PER_HOUR: '10',
   GATEHOUSE_SECRET: '',
   GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
+  GATEHOUSE_OIDC_KEY_SECRET: '',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -137,6 +143,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // 32 characters of base64 or hex is at least 128 bits (DESIGN §3's floor for every secret).
   if (secrets.some((s) => s.length < 32)) problems.push('GATEHOUSE_SECRET must be at least 32 characters (each, when several are given)');
   const secretFile = read('GATEHOUSE_SECRET_FILE');
+  const oidcKeySecret = read('GATEHOUSE_OIDC_KEY_SECRET') || undefined;
+  // A short secret would make the encryption of the signing keys guessable offline.
+  if (oidcKeySecret !== undefined && oidcKeySecret.length < 16) problems.push('GATEHOUSE_OIDC_KEY_SECRET must be at least 16 characters');
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -159,5 +168,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     signUpsPerHour,
     secrets,
     secretFile,
+    oidcKeySecret,
   };
 }

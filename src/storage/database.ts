@@ -15,6 +15,7 @@ import type {
 } from '../modules/directory/directory.table.js';
 import type { MessagesTable } from '../modules/messages/messages.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
+import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
 export interface Database {
@@ -41,4 +42,7 @@ export interface Database {
   dm_channels: DmChannelsTable;
   webhooks: WebhooksTable;
   webhook_github_secrets: WebhookGithubSecretsTable;
+  oidc_signing_keys: OidcSigningKeysTable;
+  oidc_grants: OidcGrantsTable;
+  oidc_clients: OidcClientsTable;
 }

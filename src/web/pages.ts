@@ -14,6 +14,8 @@ declare module 'fastify' {
     csrfKey: string | undefined;
     /** The raw session cookie, when signed in. */
     sessionToken: string | undefined;
+    /** When the viewer signed in to this session (OpenID Connect auth_time, max_age; issue #22). */
+    signedInAt: number | undefined;
   }
 }
 
@@ -51,6 +53,7 @@ export function installPageContext(app: App, services: Services): void {
         const p = resolved.person;
         request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl };
         request.sessionToken = token;
+        request.signedInAt = resolved.signedInAt;
         request.csrfKey = token;
         // The cookie's lifetime follows the session's idle expiry as use pushes it forward.
         if (resolved.renewed) {

@@ -24,7 +24,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
-      scopes_supported: ['identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming'],
+      scopes_supported: ['openid', 'profile', 'identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       code_challenge_methods_supported: ['S256'],

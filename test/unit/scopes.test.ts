@@ -20,9 +20,9 @@ describe('scopes', () => {
   });
 
   it('an unknown scope is refused and named in the reason', () => {
-    const parsed = parseScope('identify openid');
+    const parsed = parseScope('identify address');
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.reason).toContain('openid');
+    if (!parsed.ok) expect(parsed.reason).toContain('address');
   });
 
   it('names are case-sensitive (RFC 6749 §3.3)', () => {
@@ -32,7 +32,7 @@ describe('scopes', () => {
   it('bot and applications.commands are accepted (issue #4) and advertised', () => {
     expect(parseScope('bot')).toEqual({ ok: true, scopes: ['bot'] });
     expect(parseScope('applications.commands identify bot')).toEqual({ ok: true, scopes: ['identify', 'bot', 'applications.commands'] });
-    expect(supportedScopes()).toEqual(['identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming']);
+    expect(supportedScopes()).toEqual(['openid', 'profile', 'identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming']);
   });
 
   it('a reason never carries characters error_description may not hold', () => {

@@ -69,7 +69,7 @@ export function registerAccountPages(pages: App, services: Services): void {
   });
 
   pages.get('/login', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) =>
-    sendHtml(reply, loginPage({ ctx: pageContext(request, services), next: safeNext(request.query.next) })),
+    sendHtml(reply, loginPage({ ctx: pageContext(request, services), next: safeNext(request.query.next), username: request.query.login_hint })),
   );
 
   pages.post('/login', { schema: { ...hide, querystring: NextQuery, body: LoginBody } }, async (request, reply) => {

@@ -8,7 +8,8 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 const field = Type.Optional(Type.String());
 
-export const NextQuery = Type.Object({ next: field });
+/** `login_hint`: OpenID Connect Core §3.1.2.1, the username to prefill (issue #22). */
+export const NextQuery = Type.Object({ next: field, login_hint: field });
 export type NextQuery = Static<typeof NextQuery>;
 
 /** `?saved=1` after a profile change (post/redirect/get). */

@@ -39,6 +39,8 @@ export interface ResolvedSession {
   expiresAt: number;
   /** True when this use pushed the idle expiry forward, so the cookie's Max-Age should follow. */
   renewed: boolean;
+  /** When the person signed in to this session (OpenID Connect auth_time, issue #22). */
+  signedInAt: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function resolveSession(deps: Deps, token: string): Promise<Resolve
     await touchSession(deps.db, idHash, now, expiresAt);
     renewed = true;
   }
-  return { person: found.person, expiresAt, renewed };
+  return { person: found.person, expiresAt, renewed, signedInAt: found.session.createdAt };
 }
 
 /**

@@ -5,6 +5,7 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import { PERMISSION_LABELS, Permission, type PermissionName } from '../../core/permissions.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
 import type { CommandView } from './bots.js';
+import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
 
 /** What every portal page needs from the request (web/pages.ts `pageContext`). */
 export interface PageCtx {
@@ -166,6 +167,8 @@ export interface DetailPageInput {
   bot?: BotSection | undefined;
   /** A bot token just issued: shown here once, never again. */
   newBotToken?: string | undefined;
+  /** Issue #22: the OpenID Connect section (issuer, discovery URL, ID token algorithm, post-logout URIs). */
+  openId?: OpenIdSectionInput | undefined;
 }
 
 /** What the app page shows about the app's bot. */
@@ -253,6 +256,7 @@ ${errorBlock('redirectUris-error', oErrors['redirectUris'])}
 <div class="actions"><button type="submit">Save redirect URIs</button><a class="button secondary" href="${appPath(app, '/oauth2/url-generator')}">Open the URL generator</a></div>
 </form>
 </div>
+${input.openId ? openIdSection(input.openId) : ''}
 ${botCard(ctx, app, input.bot)}`;
   return page(ctx, app.name, html`<h1>${app.name}</h1>${withAppNav(app, 'settings', content)}`);
 }

@@ -19,6 +19,7 @@ import {
   resetClientSecret,
   updateApplication,
 } from './applications.service.js';
+import { openIdPortalView } from '../oidc/oidc.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -85,7 +86,9 @@ export function registerApplicationPages(pages: App, services: Services): void {
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const notice = request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined;
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, bot: await botSection(services, app) }));
+    const ctx = pageContext(request, services);
+    const openId = { ...(await openIdPortalView(services, app.id)), csrfToken: ctx.csrfToken };
+    return sendHtml(reply, applicationPage({ ctx, app, notice, bot: await botSection(services, app), openId }));
   });
 
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {

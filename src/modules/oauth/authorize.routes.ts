@@ -38,7 +38,8 @@ export function registerAuthorizePages(pages: App, services: Services): void {
         // The location may carry a code: keep it out of every cache.
         return reply.header('Cache-Control', 'no-store').redirect(outcome.location, method === 'GET' ? 302 : 303);
       case 'sign-in':
-        return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}`, 303);
+        // OpenID Connect Core §3.1.2.1 login_hint prefills the username (issue #22).
+        return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}${outcome.loginHint === undefined ? '' : `&login_hint=${encodeURIComponent(outcome.loginHint)}`}`, 303);
       case 'consent':
         return sendHtml(grantPageHeaders(reply), consentPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'installed':
@@ -50,13 +51,13 @@ export function registerAuthorizePages(pages: App, services: Services): void {
 
   pages.get('/app/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await startAuthorization(services, { query: request.query, userId: request.viewer?.id, requestUrl: request.url });
+    const outcome = await startAuthorization(services, { query: request.query, userId: request.viewer?.id, signedInAt: request.signedInAt, requestUrl: request.url });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'GET');
   });
 
   pages.post('/app/oauth2/authorize', { schema: { hide: true, body: AuthorizeBody } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await decideAuthorization(services, { body: request.body, userId: request.viewer?.id, decision: request.body.decision });
+    const outcome = await decideAuthorization(services, { body: request.body, userId: request.viewer?.id, signedInAt: request.signedInAt, decision: request.body.decision });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
   });
 

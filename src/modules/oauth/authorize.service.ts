@@ -46,13 +46,15 @@ import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { incomingWebhookScopeProblem, WEBHOOK_INCOMING_SCOPE, wantsIncomingWebhook } from './incoming-webhook.js';
 import { chosenWebhookChannel, webhookConsent } from './incoming-webhook.service.js';
 import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
+import { openIdGate, recordOpenIdGrant, type OpenIdGrantFacts } from '../oidc/oidc.service.js';
+import { loginHintOf, withSignedInAfter } from '../oidc/oidc-request.js';
 
 /** What the authorize route does next; it never decides anything itself. */
 export type AuthorizeOutcome =
   /** To the client's redirect URI: a code, or an error (RFC 6749 §4.1.2, §4.1.2.1). */
   | { kind: 'redirect'; location: string }
   /** To sign-in, coming back to `next` afterwards (OAUTH-CHECKLIST A19: authenticate before redirecting). */
-  | { kind: 'sign-in'; next: string }
+  | { kind: 'sign-in'; next: string; loginHint?: string | undefined }
   | { kind: 'consent'; view: ConsentView }
   /** A plain install is done: the confirmation page (issue #4). */
   | { kind: 'installed'; view: InstalledView }
@@ -162,8 +164,35 @@ export interface AuthorizeRequestInput {
   query: unknown;
   /** The signed-in person, if any. */
   userId: string | undefined;
+  /** When they signed in to this session (OpenID Connect auth_time, max_age). */
+  signedInAt?: number | undefined;
   /** The request's path and query exactly as received, to come back to after sign-in. */
   requestUrl: string;
+}
+
+/** The OpenID Connect step's result: an outcome that ends the request, or what the grant records. */
+type OpenIdStep = { outcome: AuthorizeOutcome } | { outcome?: undefined; facts: OpenIdGrantFacts | undefined; formFields: [string, string][] };
+
+/**
+ * Issue #22: the OpenID Connect rules (prompt, max_age, login_hint, nonce, id_token_hint;
+ * oidc/oidc.service.ts) for a code-flow request whose scope names openid. Every other request
+ * passes through untouched. `requestUrl` is undefined for the consent form's POST.
+ */
+async function openIdStep(deps: Deps, client: ValidatedClient, source: unknown, userId: string | undefined, signedInAt: number | undefined, requestUrl: string | undefined): Promise<OpenIdStep> {
+  const none: OpenIdStep = { facts: undefined, formFields: [] };
+  if (client.plain || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
+  // OAUTH-CHECKLIST A19: a signed-out visitor signs in before anything else is checked, except
+  // that prompt=none must answer login_required on the redirect (OpenID Connect Core §3.1.2.6).
+  if (userId === undefined && requestUrl !== undefined && !(client.params.values.prompt ?? '').split(' ').includes('none')) {
+    return { outcome: { kind: 'sign-in', next: withSignedInAfter(requestUrl, deps.clock.now()), loginHint: loginHintOf(source) } };
+  }
+  const checked = validateRequest(client);
+  if (!checked.ok) return { outcome: errorRedirect(deps, client, checked.error, checked.description) };
+  const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt } : undefined;
+  const gate = await openIdGate(deps, { source, scopes: checked.request.scopes, clientId: client.app.id, session, requestUrl });
+  if (gate.kind === 'error') return { outcome: errorRedirect(deps, client, gate.error, gate.description) };
+  if (gate.kind === 'sign-in') return { outcome: { kind: 'sign-in', next: gate.next, loginHint: gate.loginHint } };
+  return { facts: gate.facts, formFields: gate.formFields };
 }
 
 /**
@@ -173,6 +202,8 @@ export interface AuthorizeRequestInput {
  */
 export async function startAuthorization(deps: Deps, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.query);
+  const openId = await openIdStep(deps, client, input.query, input.userId, input.signedInAt, input.requestUrl);
+  if (openId.outcome) return openId.outcome;
   if (input.userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
@@ -187,7 +218,7 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
     // Issue #4: the consent for an install is never skipped, whatever prompt says.
     const problem = installProblem(deps, client, request, input.userId);
     if (problem) return problem;
-    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
   }
 
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
@@ -195,10 +226,10 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   if (request.prompt === 'none') {
     // OpenID Connect Core §3.1.2.6: no screen may be shown, so missing consent is an error.
     if (!covered) return errorRedirect(deps, client, 'consent_required', 'the person has not yet authorized this application for these scopes');
-    return issueCode(deps, client.app, request, input.userId, remembered);
+    return issueCode(deps, client.app, request, input.userId, remembered, undefined, undefined, openId.facts);
   }
-  if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered);
-  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+  if (covered && request.prompt !== 'consent') return issueCode(deps, client.app, request, input.userId, remembered, undefined, undefined, openId.facts);
+  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
 }
 
 /**
@@ -216,6 +247,8 @@ export interface AuthorizeDecisionInput {
   /** The parsed form body: the hidden fields of the consent form, never trusted. */
   body: unknown;
   userId: string | undefined;
+  /** When they signed in to this session (OpenID Connect auth_time). */
+  signedInAt?: number | undefined;
   decision: unknown;
 }
 
@@ -245,8 +278,10 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
   const webhookChannelId = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, input.userId, input.body) : undefined;
   const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
   if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
+  const openId = await openIdStep(deps, client, input.body, input.userId, input.signedInAt, undefined);
+  if (openId.outcome) return openId.outcome;
   const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  return issueCode(deps, client.app, request, input.userId, remembered, plan, webhookChannelId);
+  return issueCode(deps, client.app, request, input.userId, remembered, plan, webhookChannelId, openId.facts);
 }
 
 /**
@@ -351,6 +386,7 @@ async function issueCode(
   remembered: string[] | undefined,
   plan?: ServerInstallPlan,
   webhookChannelId?: string,
+  openId?: OpenIdGrantFacts,
 ): Promise<AuthorizeOutcome> {
   // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
   // would let whoever saw the first exchange redeem this code too.
@@ -397,6 +433,8 @@ async function issueCode(
       createdAt: now,
       expiresAt: now + CODE_LIFETIME_MS,
     });
+    // Issue #22: what this grant's ID tokens repeat (auth_time, nonce).
+    if (openId) await recordOpenIdGrant(trx, grantId, openId);
     if (!consented) {
       // Remember the union, so asking again for any part of it skips the screen.
       const union = formatScopes([...(remembered ?? []), ...rememberable]).split(' ');
@@ -407,14 +445,14 @@ async function issueCode(
   return { kind: 'redirect', location: authorizationCodeUri(request.redirectUri, code.plain, request.state, deps.config.baseUrl, server) };
 }
 
-async function consentView(deps: Deps, app: Application, request: ConsentRequest, requestUrl: string, userId: string): Promise<ConsentView> {
+async function consentView(deps: Deps, app: Application, request: ConsentRequest, requestUrl: string, userId: string, openIdFields: [string, string][] = []): Promise<ConsentView> {
   const owner = await getPerson(deps, app.ownerId);
   const install = request.install ? await installConsent(deps, request.install, userId) : undefined;
   const redirect = request.plain ? request.redirect : request;
   return {
     application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describeScope(name) })),
-    fields: requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])),
+    fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
     // A plain install sends nobody anywhere, even when the link named a redirect URI.
     redirectUri: request.plain ? undefined : redirect?.redirectUri,
     // The exact URL received on GET; rebuilt from the validated request otherwise.

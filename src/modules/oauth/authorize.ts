@@ -125,8 +125,20 @@ function badRedirect(detail: string): PageProblem {
   return { status: 400, title: 'This authorization link is not valid', detail: `${detail} If you followed a link from an application, tell its developer.` };
 }
 
-/** RFC 6749 §4.1.2.1 error codes the authorization endpoint redirects with (plus OIDC's consent_required). */
-export type AuthorizeErrorCode = 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'access_denied' | 'consent_required' | 'server_error' | 'temporarily_unavailable';
+/** RFC 6749 §4.1.2.1 error codes the authorization endpoint redirects with, plus OpenID Connect Core §3.1.2.6's (issue #22). */
+export type AuthorizeErrorCode =
+  | 'invalid_request'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'consent_required'
+  | 'server_error'
+  | 'temporarily_unavailable'
+  | 'login_required'
+  | 'interaction_required'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'registration_not_supported';
 
 /** `prompt` (Discord's, from OpenID Connect): `consent` always shows the screen, `none` never does. */
 export type Prompt = 'consent' | 'none';

@@ -29,6 +29,7 @@ export const TokenResponseBody = Type.Object({
   expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
   refresh_token: Type.String({ description: 'Valid 30 days; replaced on every refresh' }),
   scope: Type.String({ description: 'Space-separated scopes of the access token' }),
+  id_token: Type.Optional(Type.String({ description: 'With scope openid: the OpenID Connect ID token (a JWS; docs/oidc.md)' })),
   server: Type.Optional(
     Type.Object(
       {

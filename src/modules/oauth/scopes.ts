@@ -12,6 +12,11 @@ export interface ScopeInfo {
 }
 
 export const SCOPES: readonly ScopeInfo[] = [
+  // Issue #22: OpenID Connect sign-in (an ID token beside the access token; docs/oidc.md).
+  { name: 'openid', description: 'Sign you in with this account and know your account id', accepted: true },
+  // OpenID Connect Core §5.4: the standard scope most OIDC clients ask for by default; it gives the ID
+  // token and UserInfo what identify gives them, without access to the Discord-style API.
+  { name: 'profile', description: 'Know your name, username and avatar', accepted: true },
   { name: 'identify', description: 'Know your name, username and avatar', accepted: true },
   { name: 'email', description: 'Know your e-mail address', accepted: true },
   { name: 'servers', description: 'See the list of servers you are in and your permissions there', accepted: true },

@@ -14,6 +14,7 @@ import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhoo
 import type { WebhookRecord } from '../webhooks/webhooks.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
+import { idTokenFor, isOpenIdScope } from '../oidc/oidc.service.js';
 import {
   consumeCode,
   findAccessToken,
@@ -42,6 +43,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
+  /** OpenID Connect Core §3.1.3.3: with scope openid (issue #22; oidc/oidc.service.ts). */
+  id_token?: string;
   /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
   server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
   /** webhook.incoming (issue #23): the webhook this exchange created, with its token and URL (shown once). */
@@ -208,6 +211,10 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   // Issue #4: the code of a bot install also carries the server the bot was added to.
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
   if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
+  if (isOpenIdScope(stored.scopes)) {
+    const idToken = await idTokenFor(deps, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, accessToken: access.plain, withNonce: true, now });
+    if (idToken !== undefined) response.id_token = idToken;
+  }
   return response;
 }
 
@@ -281,10 +288,10 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
       });
       return true;
     });
-    if (rotated) return tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes);
+    if (rotated) return withIdToken(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, stored, presented, tokenHash, successors, now);
+  return retryOrReuse(deps, app, stored, presented, tokenHash, successors, now);
 }
 
 /**
@@ -294,6 +301,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
  */
 async function retryOrReuse(
   deps: Deps,
+  app: Application,
   seen: StoredRefreshToken,
   presented: string,
   tokenHash: string,
@@ -310,7 +318,7 @@ async function retryOrReuse(
     if (pair) {
       const [successor, access] = await Promise.all([findRefreshToken(deps.db, hashSecret(pair.refresh)), findAccessToken(deps.db, hashSecret(pair.access))]);
       if (successor && successor.usedAt === null && access && access.expiresAt > now) {
-        return tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes);
+        return withIdToken(deps, app, stored, tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes), now);
       }
     }
   }
@@ -318,4 +326,16 @@ async function retryOrReuse(
   await deps.db.transaction().execute((trx) => revokeGrant(trx, stored.grantId, now));
   deps.logger.warn({ grantId: stored.grantId }, 'rotated refresh token presented again; grant revoked');
   throw new OAuthError('invalid_grant', 'refresh token already used: it was replaced by a newer one, and the authorization has been revoked');
+}
+
+/**
+ * Issue #22 (OpenID Connect Core §12.2): a refresh whose access token keeps openid also returns a
+ * new ID token for the same person and sign-in (sub, auth_time), without the original nonce.
+ */
+async function withIdToken(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number): Promise<TokenResponse> {
+  const scopes = response.scope.split(' ');
+  if (!isOpenIdScope(scopes)) return response;
+  const idToken = await idTokenFor(deps, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes, accessToken: response.access_token, withNonce: false, now });
+  if (idToken !== undefined) response.id_token = idToken;
+  return response;
 }

@@ -8,6 +8,7 @@ import * as messagesWriteLean from './2026-11-22-07-messages-write-lean.js';
 import * as oauthCodesIndexes from './2026-11-25-08-oauth-codes-sec-throttles.js';
 import * as membershipConsent from './2026-11-25-10-membership-consent-sec-membership.js';
 import * as integrations from './2026-11-25-08-integrations.js';
+import * as oidc from './2026-11-25-08-oidc.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-06-webhooks': webhooks,
   '2026-11-22-07-messages-write-lean': messagesWriteLean,
   '2026-11-25-08-integrations': integrations,
+  '2026-11-25-08-oidc': oidc,
   '2026-11-25-08-oauth-codes-sec-throttles': oauthCodesIndexes,
   '2026-11-25-10-membership-consent-sec-membership': membershipConsent,
 };

@@ -1,0 +1,57 @@
+import { ApiError } from '../../core/errors.js';
+import { findApplicationByClientId } from '../../modules/applications/applications.service.js';
+import { listPublishedKeys, rotateSigningKeys } from '../../modules/oidc/oidc-keys.service.js';
+import { updateOpenIdClientSettings } from '../../modules/oidc/oidc.service.js';
+import { CliUsageError, type CliCommand } from '../command.js';
+
+/** `gatehouse keys …` and `gatehouse apps openid` (issue #22; docs/oidc.md). */
+export const oidcCommands: CliCommand[] = [
+  {
+    name: 'keys rotate',
+    summary: 'new ID-token signing keys (ES256 and RS256) sign from now on; the old ones stay published until every token they signed has expired',
+    flags: {},
+    async run(services) {
+      const rotated = await rotateSigningKeys(services);
+      return { rotated: rotated.map((r) => ({ alg: r.alg, kid: r.kid, retired: r.retired })) };
+    },
+  },
+  {
+    name: 'keys list',
+    summary: 'the published ID-token signing keys: kid, algorithm, created, retired, whether the private part is encrypted',
+    flags: {},
+    async run(services) {
+      const keys = await listPublishedKeys(services);
+      return {
+        keys: keys.map((k) => ({
+          kid: k.kid,
+          alg: k.alg,
+          created_at: new Date(k.createdAt).toISOString(),
+          retired_at: k.retiredAt === null ? null : new Date(k.retiredAt).toISOString(),
+          encrypted: k.encrypted,
+        })),
+      };
+    },
+  },
+  {
+    name: 'apps openid',
+    summary: "set an application's OpenID Connect settings: ID token algorithm (ES256 default, RS256) and post-logout redirect URIs",
+    flags: {
+      app: { description: 'the application (client) id', required: true },
+      'id-token-alg': { description: 'ES256 or RS256' },
+      'post-logout-redirect-uri': { description: 'an exact post_logout_redirect_uri; replaces the list (repeatable)', repeatable: true },
+      'clear-post-logout-redirect-uris': { description: 'remove every post-logout redirect URI', boolean: true },
+    },
+    async run(services, flags) {
+      const id = flags.string('app') ?? '';
+      const app = /^[0-9]{1,20}$/.test(id) ? await findApplicationByClientId(services, id) : undefined;
+      if (!app) throw new ApiError(404, 10002, 'Unknown Application');
+      const uris = flags.list('post-logout-redirect-uri');
+      if (uris.length > 0 && flags.bool('clear-post-logout-redirect-uris')) throw new CliUsageError('--post-logout-redirect-uri and --clear-post-logout-redirect-uris exclude each other');
+      const settings = await updateOpenIdClientSettings(services, app, {
+        idTokenAlg: flags.string('id-token-alg'),
+        postLogoutRedirectUris: flags.bool('clear-post-logout-redirect-uris') ? [] : uris.length > 0 ? uris : undefined,
+      });
+      return { client_id: app.id, id_token_signed_response_alg: settings.idTokenAlg, post_logout_redirect_uris: settings.postLogoutRedirectUris };
+    },
+  },
+];

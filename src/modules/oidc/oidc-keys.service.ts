@@ -1,0 +1,213 @@
+import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { HOUR, SECOND } from '../../core/clock.js';
+import type { Deps } from '../../services.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import { openPrivateKey, sealPrivateKey } from './key-sealing.js';
+import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
+
+export { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
+import { insertSigningKey, latestGeneration, listSigningKeys, retireKeysBelow, type StoredSigningKey } from './oidc.repository.js';
+
+/** OpenID Connect Core §2 exp: an ID token is valid as long as the access token it came with. */
+export const ID_TOKEN_LIFETIME_MS = HOUR;
+/**
+ * How long an instance keeps the keys it read before reading them again: a rotation done by
+ * another instance (or the CLI) is picked up within this time, and at once on an unknown kid.
+ */
+export const KEY_CACHE_TTL_MS = 60 * SECOND;
+/**
+ * A retired key stays published this long after retirement: every instance may still sign with
+ * it for up to one cache period, and each such token lives one ID-token lifetime.
+ */
+export const RETIRED_KEY_PUBLISHED_MS = ID_TOKEN_LIFETIME_MS + KEY_CACHE_TTL_MS;
+
+/** An imported private key, as jose's importJWK returns it. */
+type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
+
+interface LoadedKey {
+  stored: StoredSigningKey;
+  publicJwk: JWK;
+}
+
+interface KeyRing {
+  loadedAt: number;
+  keys: LoadedKey[];
+  /** Imported private keys by kid: opening one (scrypt when sealed) happens once per process. */
+  privateKeys: Map<string, Promise<PrivateKey>>;
+}
+
+/**
+ * One ring per database handle (not a global: tests run many apps in one process, each on its
+ * own database). It holds only what the database already holds.
+ */
+const rings = new WeakMap<object, KeyRing>();
+
+async function loadRing(deps: Deps, previous: KeyRing | undefined): Promise<KeyRing> {
+  const now = deps.clock.now();
+  const rows = await listSigningKeys(deps.db, now - RETIRED_KEY_PUBLISHED_MS);
+  const ring: KeyRing = {
+    loadedAt: now,
+    keys: rows.map((stored) => ({ stored, publicJwk: JSON.parse(stored.publicJwk) as JWK })),
+    privateKeys: previous?.privateKeys ?? new Map(),
+  };
+  rings.set(deps.db, ring);
+  return ring;
+}
+
+async function currentRing(deps: Deps): Promise<KeyRing> {
+  const ring = rings.get(deps.db);
+  if (ring && deps.clock.now() - ring.loadedAt < KEY_CACHE_TTL_MS && deps.clock.now() >= ring.loadedAt) return ring;
+  return loadRing(deps, ring);
+}
+
+function activeKey(ring: KeyRing, alg: SigningAlg): LoadedKey | undefined {
+  // Rows come newest generation first.
+  return ring.keys.find((k) => k.stored.alg === alg && k.stored.retiredAt === null);
+}
+
+/** Generates a key pair and its stored form; the kid is the RFC 7638 thumbprint of the public key. */
+async function newKey(deps: Deps, alg: SigningAlg, generation: number): Promise<Omit<StoredSigningKey, 'retiredAt'>> {
+  const pair = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+  const publicJwk = await exportJWK(pair.publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const privateJson = JSON.stringify(await exportJWK(pair.privateKey));
+  const secret = deps.config.oidcKeySecret;
+  return {
+    kid,
+    alg,
+    generation,
+    publicJwk: JSON.stringify({ ...publicJwk, kid, alg, use: 'sig' }),
+    privateJwk: secret === undefined ? privateJson : sealPrivateKey(privateJson, secret, deps.random.bytes(16), deps.random.bytes(12)),
+    createdAt: deps.clock.now(),
+  };
+}
+
+/**
+ * Issue #22 §3: on first start, one key per algorithm. Safe with several instances starting at
+ * once on one database: each tries generation 1 (or the next one), the unique (alg, generation)
+ * constraint lets one insert win, and the losers read the winner's key.
+ */
+export async function ensureSigningKeys(deps: Deps): Promise<void> {
+  let ring = await loadRing(deps, rings.get(deps.db));
+  let inserted = false;
+  for (const alg of SIGNING_ALGS) {
+    if (activeKey(ring, alg)) continue;
+    const generation = (await latestGeneration(deps.db, alg)) + 1;
+    try {
+      await insertSigningKey(deps.db, await newKey(deps, alg, generation));
+      inserted = true;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  if (inserted) ring = await loadRing(deps, ring);
+  // Fail at start-up, not at the first sign-in, when a sealed key cannot be opened.
+  await Promise.all(SIGNING_ALGS.map((alg) => privateKeyOf(deps, ring, alg)));
+  if (deps.config.oidcKeySecret === undefined && inserted) {
+    deps.logger.warn('OpenID Connect signing keys were created unencrypted: set GATEHOUSE_OIDC_KEY_SECRET to encrypt new keys at rest (docs/oidc.md)');
+  }
+}
+
+export interface RotatedKey {
+  alg: string;
+  kid: string;
+  /** The kids it replaced; they stay published until every token they signed has expired. */
+  retired: string[];
+}
+
+/**
+ * `gatehouse keys rotate` (issue #22 §3): a new generation per algorithm signs from now on; the
+ * previous keys are retired but stay in the JWKS for RETIRED_KEY_PUBLISHED_MS. Other instances
+ * switch within KEY_CACHE_TTL_MS.
+ */
+export async function rotateSigningKeys(deps: Deps): Promise<RotatedKey[]> {
+  const now = deps.clock.now();
+  const before = await listSigningKeys(deps.db, now);
+  const rotated: RotatedKey[] = [];
+  for (const alg of SIGNING_ALGS) {
+    const key = await newKey(deps, alg, (await latestGeneration(deps.db, alg)) + 1);
+    await deps.db.transaction().execute(async (trx) => {
+      await insertSigningKey(trx, key);
+      await retireKeysBelow(trx, alg, key.generation, now);
+    });
+    rotated.push({ alg, kid: key.kid, retired: before.filter((k) => k.alg === alg && k.retiredAt === null).map((k) => k.kid) });
+  }
+  await loadRing(deps, rings.get(deps.db));
+  return rotated;
+}
+
+/** Every published key, for `gatehouse keys list`. */
+export async function listPublishedKeys(deps: Deps): Promise<{ kid: string; alg: string; createdAt: number; retiredAt: number | null; encrypted: boolean }[]> {
+  const ring = await loadRing(deps, rings.get(deps.db));
+  return ring.keys.map((k) => ({ kid: k.stored.kid, alg: k.stored.alg, createdAt: k.stored.createdAt, retiredAt: k.stored.retiredAt, encrypted: k.stored.privateJwk.startsWith('enc:') }));
+}
+
+function privateKeyOf(deps: Deps, ring: KeyRing, alg: SigningAlg): Promise<{ kid: string; key: PrivateKey }> | undefined {
+  const loaded = activeKey(ring, alg);
+  if (!loaded) return undefined;
+  const kid = loaded.stored.kid;
+  let key = ring.privateKeys.get(kid);
+  if (!key) {
+    key = importJWK(JSON.parse(openPrivateKey(loaded.stored.privateJwk, deps.config.oidcKeySecret, kid)) as JWK, alg) as Promise<PrivateKey>;
+    ring.privateKeys.set(kid, key);
+  }
+  return key.then((k) => ({ kid, key: k }));
+}
+
+/** The JWS of an ID token, signed with the active key of `alg` (created if there is none yet). */
+export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload): Promise<string> {
+  let ring = await currentRing(deps);
+  let signer = privateKeyOf(deps, ring, alg);
+  if (!signer) {
+    await ensureSigningKeys(deps);
+    ring = await currentRing(deps);
+    signer = privateKeyOf(deps, ring, alg);
+    if (!signer) throw new Error(`no ${alg} signing key`);
+  }
+  const { kid, key } = await signer;
+  return new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(key);
+}
+
+/** RFC 7517 JWK Set of every published key (issue #22 §3): active ones, and retired ones until their tokens have expired. */
+export async function jwks(deps: Deps): Promise<{ keys: (JWK & { kid: string; alg: string; use: string; kty: string })[] }> {
+  // Read afresh: JWKS requests are rare (clients cache them), and a rotation by another instance
+  // or the CLI must be published at once, before any instance signs with the new key.
+  let ring = await loadRing(deps, rings.get(deps.db));
+  // Published from the first request even before anything was signed (main.ts creates them at start).
+  if (SIGNING_ALGS.some((alg) => !activeKey(ring, alg))) {
+    await ensureSigningKeys(deps);
+    ring = await currentRing(deps);
+  }
+  return { keys: ring.keys.map((k) => ({ ...k.publicJwk, kid: k.stored.kid, alg: k.stored.alg, use: 'sig', kty: k.publicJwk.kty ?? '' })) };
+}
+
+/**
+ * The payload of a JWS this server signed, or undefined when it is not one (unknown kid after a
+ * fresh read, bad signature, malformed). Expiry is not checked: id_token_hint may be expired
+ * (OpenID Connect Core §3.1.2.1; RP-Initiated Logout §2).
+ */
+export async function verifyOwnJwt(deps: Deps, token: string): Promise<JWTPayload | undefined> {
+  let header;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    return undefined;
+  }
+  if (typeof header.kid !== 'string' || typeof header.alg !== 'string' || !isSigningAlg(header.alg)) return undefined;
+  let ring = await currentRing(deps);
+  let found = ring.keys.find((k) => k.stored.kid === header.kid);
+  // A kid minted by another instance since our last read (issue #22 §3).
+  if (!found) {
+    ring = await loadRing(deps, ring);
+    found = ring.keys.find((k) => k.stored.kid === header.kid);
+  }
+  if (!found || found.stored.alg !== header.alg) return undefined;
+  try {
+    const key = await importJWK(found.publicJwk, header.alg);
+    const { payload } = await compactVerify(token, key);
+    const claims: unknown = JSON.parse(new TextDecoder().decode(payload));
+    return claims !== null && typeof claims === 'object' ? (claims as JWTPayload) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,226 @@
+import type { Transaction } from 'kysely';
+import { ApiErrors, ApiError } from '../../core/errors.js';
+import type { Deps } from '../../services.js';
+import type { Database } from '../../storage/database.js';
+import { getPerson } from '../accounts/accounts.service.js';
+import type { Application } from '../applications/applications.js';
+import { matchRedirectUri, validateRedirectUri } from '../applications/redirect-uris.js';
+import type { BearerToken } from '../oauth/identity.service.js';
+import { INSTALL_SCOPES } from '../oauth/scopes.js';
+import { idTokenClaims, profileClaims, type ClaimsPerson, type IdTokenClaims } from './id-token.js';
+import { DEFAULT_SIGNING_ALG, ID_TOKEN_LIFETIME_MS, isSigningAlg, SIGNING_ALGS, signJwt, verifyOwnJwt, type SigningAlg } from './oidc-keys.service.js';
+import { findOidcClient, findOidcGrant, insertOidcGrant, saveOidcClient, type OidcClientSettings } from './oidc.repository.js';
+import { DISCOVERY_PATH } from './discovery.js';
+import { needsFreshSignIn, readOidcRequest, withSignedInAfter, type OidcErrorCode } from './oidc-request.js';
+
+/** Whether a request or grant is an OpenID Connect one (Core §3.1.2.1: scope contains openid). */
+export function isOpenIdScope(scopes: readonly string[]): boolean {
+  return scopes.includes('openid');
+}
+
+/** The signed-in session an authorization request arrives with. */
+export interface AuthorizeSession {
+  userId: string;
+  /** When the person signed in (Core §2 auth_time). */
+  signedInAt: number;
+}
+
+/** What the grant of an `openid` authorization records for its ID tokens. */
+export interface OpenIdGrantFacts {
+  nonce: string | null;
+  authTime: number;
+}
+
+export type OpenIdGate =
+  /** Not an openid request, or every OpenID rule is met: carry on with the OAuth flow. */
+  | { kind: 'continue'; facts: OpenIdGrantFacts | undefined; formFields: [string, string][] }
+  | { kind: 'error'; error: OidcErrorCode | 'login_required' | 'interaction_required'; description: string }
+  /** Sign in (again) first, then come back to `next`; `loginHint` prefills the username. */
+  | { kind: 'sign-in'; next: string; loginHint: string | undefined };
+
+/**
+ * The OpenID Connect rules of an authorization request (issue #22 §2; Core §3.1.2.1–3.1.2.6),
+ * applied only when the validated scopes include `openid`. `requestUrl` is the GET URL to come
+ * back to after a sign-in; a consent form POST passes none and is not re-checked for freshness
+ * (its GET was).
+ */
+export async function openIdGate(
+  deps: Deps,
+  input: { source: unknown; scopes: readonly string[]; clientId: string; session: AuthorizeSession | undefined; requestUrl: string | undefined },
+): Promise<OpenIdGate> {
+  if (!isOpenIdScope(input.scopes)) return { kind: 'continue', facts: undefined, formFields: [] };
+  const read = readOidcRequest(input.source);
+  if (!read.ok) return { kind: 'error', error: read.error, description: read.description };
+  const request = read.request;
+  const now = deps.clock.now();
+  const formFields: [string, string][] = request.nonce === undefined ? [] : [['nonce', request.nonce]];
+
+  if (request.prompts.has('none')) {
+    // Core §3.1.2.6: with prompt=none nothing may be shown.
+    if (input.session === undefined) return { kind: 'error', error: 'login_required', description: 'the person is not signed in' };
+    if (input.scopes.some((s) => INSTALL_SCOPES.includes(s))) return { kind: 'error', error: 'interaction_required', description: 'an install always needs the person to choose on the consent screen' };
+    if (request.idTokenHint !== undefined) {
+      const hint = await verifyOwnJwt(deps, request.idTokenHint);
+      if (!hint || !audienceIncludes(hint.aud, input.clientId)) return { kind: 'error', error: 'invalid_request', description: 'id_token_hint is not an ID token this server issued to this application' };
+      // Core §3.1.2.1: the hint names who the app expects; someone else is signed in.
+      if (hint.sub !== input.session.userId) return { kind: 'error', error: 'login_required', description: 'the signed-in person is not the one id_token_hint names' };
+    }
+    if (request.maxAge !== undefined && now - input.session.signedInAt > request.maxAge * 1000) {
+      return { kind: 'error', error: 'login_required', description: 'the sign-in is older than max_age allows' };
+    }
+    return { kind: 'continue', facts: { nonce: request.nonce ?? null, authTime: input.session.signedInAt }, formFields };
+  }
+
+  if (input.requestUrl !== undefined && (input.session === undefined || needsFreshSignIn(request, input.session.signedInAt, now))) {
+    return { kind: 'sign-in', next: withSignedInAfter(input.requestUrl, now), loginHint: request.loginHint };
+  }
+  if (input.session === undefined) return { kind: 'sign-in', next: input.requestUrl ?? '/', loginHint: request.loginHint };
+  return { kind: 'continue', facts: { nonce: request.nonce ?? null, authTime: input.session.signedInAt }, formFields };
+}
+
+function audienceIncludes(aud: unknown, clientId: string): boolean {
+  return aud === clientId || (Array.isArray(aud) && aud.includes(clientId));
+}
+
+/** Records an openid grant's facts, in the transaction that creates the grant and its code. */
+export async function recordOpenIdGrant(trx: Transaction<Database>, grantId: string, facts: OpenIdGrantFacts): Promise<void> {
+  await insertOidcGrant(trx, { grantId, authTime: facts.authTime, nonce: facts.nonce });
+}
+
+function claimsPerson(person: { id: string; username: string; name: string; avatarUrl: string | null; email: string | null; emailVerified: boolean }): ClaimsPerson {
+  return { id: person.id, username: person.username, name: person.name, avatarUrl: person.avatarUrl, email: person.email, emailVerified: person.emailVerified };
+}
+
+/** An app's OpenID settings, with the defaults for an app that never saved any. */
+export async function openIdClientSettings(deps: Deps, applicationId: string): Promise<OidcClientSettings & { idTokenAlg: SigningAlg }> {
+  const stored = await findOidcClient(deps.db, applicationId);
+  const alg = stored && isSigningAlg(stored.idTokenAlg) ? stored.idTokenAlg : DEFAULT_SIGNING_ALG;
+  return { idTokenAlg: alg, postLogoutRedirectUris: stored?.postLogoutRedirectUris ?? [] };
+}
+
+/**
+ * The ID token of a token response (issue #22 §1): for the code exchange (`withNonce`) and for
+ * a refresh of an openid grant (same sub and auth_time; Core §12.2). Undefined when the scopes
+ * lack openid or the grant predates its facts.
+ */
+export async function idTokenFor(
+  deps: Deps,
+  input: { clientId: string; grantId: string; userId: string; scopes: readonly string[]; accessToken: string; withNonce: boolean; now: number },
+): Promise<string | undefined> {
+  if (!isOpenIdScope(input.scopes)) return undefined;
+  const [facts, person, settings] = await Promise.all([findOidcGrant(deps.db, input.grantId), getPerson(deps, input.userId), openIdClientSettings(deps, input.clientId)]);
+  if (!facts || !person) return undefined;
+  const claims = idTokenClaims({
+    issuer: deps.config.baseUrl,
+    clientId: input.clientId,
+    person: claimsPerson(person),
+    scopes: input.scopes,
+    issuedAt: input.now,
+    lifetimeMs: ID_TOKEN_LIFETIME_MS,
+    authTime: facts.authTime,
+    nonce: input.withNonce ? facts.nonce : null,
+    accessToken: input.accessToken,
+  });
+  return signJwt(deps, settings.idTokenAlg, claims);
+}
+
+/**
+ * UserInfo (Core §5.3; issue #22 §5): `sub` and the claims the token's scopes allow. The caller
+ * (requireBearer with scope openid) has answered 401/403 with RFC 6750 challenges already.
+ */
+export async function userInfo(deps: Deps, bearer: BearerToken): Promise<IdTokenClaims & { sub: string }> {
+  const person = await getPerson(deps, bearer.userId);
+  if (!person) throw ApiErrors.unauthorized();
+  return { sub: person.id, ...profileClaims(claimsPerson(person), bearer.scopes) };
+}
+
+/** RP-Initiated Logout 1.0 §2–§3: what the end-session endpoint does next. */
+export type EndSessionOutcome =
+  /** Sign out now (a valid id_token_hint for the signed-in person), then go to `location` or the signed-out page. */
+  | { kind: 'sign-out'; location: string | undefined }
+  /** Ask first (§2: no or mismatching hint); the form re-sends `fields`. */
+  | { kind: 'confirm'; fields: [string, string][]; applicationName: string | undefined }
+  /** Nobody is signed in: go on at once. */
+  | { kind: 'done'; location: string | undefined };
+
+export interface EndSessionInput {
+  idTokenHint: string | undefined;
+  clientId: string | undefined;
+  postLogoutRedirectUri: string | undefined;
+  state: string | undefined;
+  userId: string | undefined;
+  /** The person already confirmed on our own page. */
+  confirmed: boolean;
+}
+
+/**
+ * GET /app/oauth2/logout (issue #22 §6). post_logout_redirect_uri must be registered by the app
+ * the hint (or client_id) names, compared byte for byte; `state` is appended. A bad value is a
+ * page, never a redirect (§3: the OP must not redirect to an unregistered URI).
+ */
+export async function endSession(deps: Deps, input: EndSessionInput, findApp: (id: string) => Promise<Application | undefined>): Promise<EndSessionOutcome> {
+  let clientId = input.clientId;
+  let hintSub: string | undefined;
+  if (input.idTokenHint !== undefined) {
+    const hint = await verifyOwnJwt(deps, input.idTokenHint);
+    if (!hint || typeof hint.iss !== 'string' || hint.iss !== deps.config.baseUrl) throw new ApiError(400, 0, 'id_token_hint is not an ID token this server issued');
+    const aud = Array.isArray(hint.aud) ? hint.aud[0] : hint.aud;
+    if (clientId !== undefined && !audienceIncludes(hint.aud, clientId)) throw new ApiError(400, 0, 'client_id does not match the audience of id_token_hint');
+    clientId = aud;
+    hintSub = typeof hint.sub === 'string' ? hint.sub : undefined;
+  }
+  let location: string | undefined;
+  let app: Application | undefined;
+  if (clientId !== undefined) app = await findApp(clientId);
+  if (input.postLogoutRedirectUri !== undefined) {
+    // §3: without the app there is no list to check the URI against.
+    if (!app) throw new ApiError(400, 0, 'post_logout_redirect_uri needs id_token_hint or client_id naming the application that registered it');
+    const settings = await openIdClientSettings(deps, app.id);
+    if (matchRedirectUri(settings.postLogoutRedirectUris, input.postLogoutRedirectUri) === undefined) {
+      throw new ApiError(400, 0, 'post_logout_redirect_uri is not registered for this application');
+    }
+    const url = new URL(input.postLogoutRedirectUri);
+    if (input.state !== undefined) url.searchParams.set('state', input.state);
+    location = url.toString();
+  }
+  if (input.userId === undefined) return { kind: 'done', location };
+  if (input.confirmed || (hintSub !== undefined && hintSub === input.userId)) return { kind: 'sign-out', location };
+  const fields: [string, string][] = [];
+  if (clientId !== undefined) fields.push(['client_id', clientId]);
+  if (input.postLogoutRedirectUri !== undefined) fields.push(['post_logout_redirect_uri', input.postLogoutRedirectUri]);
+  if (input.state !== undefined) fields.push(['state', input.state]);
+  return { kind: 'confirm', fields, applicationName: app?.name };
+}
+
+/** The developer portal's and the CLI's save (issue #22 §3, §6): algorithm and post-logout URIs, validated like redirect URIs. */
+export async function updateOpenIdClientSettings(deps: Deps, app: Application, input: { idTokenAlg?: string | undefined; postLogoutRedirectUris?: string[] | undefined }): Promise<OidcClientSettings> {
+  const current = await openIdClientSettings(deps, app.id);
+  const alg = input.idTokenAlg ?? current.idTokenAlg;
+  if (!isSigningAlg(alg)) throw invalidForm('idTokenAlg', `The ID token algorithm must be one of ${SIGNING_ALGS.join(', ')}.`);
+  const uris = input.postLogoutRedirectUris ?? current.postLogoutRedirectUris;
+  const unique = [...new Set(uris.map((u) => u.trim()).filter(Boolean))];
+  if (unique.length > 10) throw invalidForm('postLogoutRedirectUris', 'At most 10 post-logout redirect URIs.');
+  for (const uri of unique) {
+    const problem = validateRedirectUri(uri, app.confidential);
+    if (problem) throw invalidForm('postLogoutRedirectUris', `${uri}: ${problem}`);
+  }
+  const settings = { idTokenAlg: alg, postLogoutRedirectUris: unique };
+  await saveOidcClient(deps.db, app.id, settings, deps.clock.now());
+  return settings;
+}
+
+function invalidForm(field: string, message: string): ApiError {
+  return new ApiError(400, 50035, 'Invalid Form Body', { [field]: { _errors: [{ code: 'INVALID', message }] } });
+}
+
+/** What the developer portal shows about an app's OpenID Connect use (issue #22 §7). */
+export async function openIdPortalView(deps: Deps, applicationId: string): Promise<{ appId: string; issuer: string; discoveryUrl: string; idTokenAlg: string; postLogoutRedirectUris: string[] }> {
+  const settings = await openIdClientSettings(deps, applicationId);
+  return {
+    appId: applicationId,
+    issuer: deps.config.baseUrl,
+    discoveryUrl: `${deps.config.baseUrl}${DISCOVERY_PATH}`,
+    idTokenAlg: settings.idTokenAlg,
+    postLogoutRedirectUris: settings.postLogoutRedirectUris,
+  };
+}

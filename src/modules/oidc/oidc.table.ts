@@ -1,0 +1,27 @@
+import type { DbId, DbInt, DbIntNullable } from '../../storage/types.js';
+
+/** ID-token signing keys (issue #22): one active generation per algorithm, older ones published until their tokens expire. */
+export interface OidcSigningKeysTable {
+  kid: string;
+  alg: string;
+  generation: DbInt;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: DbInt;
+  retired_at: DbIntNullable;
+}
+
+/** What an `openid` grant's ID tokens repeat: the sign-in time, and the request's nonce. */
+export interface OidcGrantsTable {
+  grant_id: DbId;
+  auth_time: DbInt;
+  nonce: string | null;
+}
+
+/** Per-app OpenID Connect settings; an app without a row uses the defaults (ES256, no logout URIs). */
+export interface OidcClientsTable {
+  application_id: DbId;
+  id_token_alg: string;
+  post_logout_redirect_uris: string;
+  updated_at: DbInt;
+}
