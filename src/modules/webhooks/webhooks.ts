@@ -97,7 +97,6 @@ export function checkWebhookName(raw: string, serviceName: string): Checked<stri
   if (CONTROL.test(value)) return { ok: false, code: 'BASE_TYPE_INVALID', message: 'Must be one line without control characters.' };
   // Issue #21 §4: invisible and text-direction characters too (core/names.ts).
   const problem = actorNameProblem(value, serviceName);
-  if (problem?.kind === 'invisible') return { ok: false, code: 'USERNAME_INVALID', message: problem.message };
-  if (problem !== undefined) return { ok: false, code: 'USERNAME_INVALID', message: `${problem.message}.` };
+  if (problem !== undefined) return { ok: false, code: 'USERNAME_INVALID', message: problem.kind === 'invisible' ? problem.message : `${problem.message}.` };
   return { ok: true, value };
 }
