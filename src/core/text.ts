@@ -14,24 +14,40 @@ export function hasForbiddenControl(text: string): boolean {
   return FORBIDDEN_CONTROL.test(text);
 }
 
+/** A node of the walk: its parent link is followed only to name a field that breaks the rule. */
+interface Visit {
+  value: unknown;
+  key: string | number | undefined;
+  parent: Visit | undefined;
+}
+
+function pathOf(visit: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let node: Visit | undefined = visit; node?.key !== undefined; node = node.parent) path.push(node.key);
+  return path.reverse();
+}
+
 /**
  * The path of every string in `value` (a parsed JSON or form body, a query) that holds a
  * forbidden control character, object keys included (a key is reported as its own path).
- * Iterative, so a deeply nested body cannot exhaust the stack; each string is scanned once.
+ * Iterative, so a deeply nested body cannot exhaust the stack, and linear in the size of the
+ * value (DESIGN §5): paths are built from parent links only for the fields that are reported.
  */
 export function findForbiddenText(value: unknown): (string | number)[][] {
   const found: (string | number)[][] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  const stack: Visit[] = [{ value, key: undefined, parent: undefined }];
   while (stack.length > 0) {
-    const { value: current, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    const visit = stack.pop() as Visit;
+    const current = visit.value;
     if (typeof current === 'string') {
-      if (hasForbiddenControl(current)) found.push(path);
+      if (hasForbiddenControl(current)) found.push(pathOf(visit));
     } else if (Array.isArray(current)) {
-      current.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
+      for (let index = 0; index < current.length; index += 1) stack.push({ value: current[index], key: index, parent: visit });
     } else if (current !== null && typeof current === 'object') {
-      for (const [key, item] of Object.entries(current)) {
-        if (hasForbiddenControl(key)) found.push([...path, key]);
-        else stack.push({ value: item, path: [...path, key] });
+      for (const key of Object.keys(current)) {
+        const child: Visit = { value: (current as Record<string, unknown>)[key], key, parent: visit };
+        if (hasForbiddenControl(key)) found.push(pathOf(child));
+        else stack.push(child);
       }
     }
   }

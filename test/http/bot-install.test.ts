@@ -336,7 +336,7 @@ describe('bot install', () => {
     });
 
     it('"Require full OAuth2 authorization": a link without redirect_uri and response_type=code is an error page; with them the install completes through the code flow', async () => {
-      const { app: strict } = await createApp(t, maker, { name: 'Strict Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
+      const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Strict Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
       await enableBot(t.services, strict.id);
       const sherwood = await freshServer();
 
@@ -351,7 +351,38 @@ describe('bot install', () => {
       expect(to.origin + to.pathname).toBe(REDIRECT);
       expect(to.searchParams.get('code')).toMatch(/^ghac_/);
       expect(to.searchParams.get('server_id')).toBe(sherwood);
+      // Issue #21 §5: the bot joins at the code exchange, not at consent.
+      const strictBot = (await t.services.db.selectFrom('applications').select('bot_user_id').where('id', '=', strict.id).executeTakeFirstOrThrow()).bot_user_id;
+      expect(await managedRoles(sherwood, strict.id)).toHaveLength(0);
+      expect(await isMember(sherwood, String(strictBot))).toBe(false);
+      const exchanged = await postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code: to.searchParams.get('code') as string, redirect_uri: REDIRECT, client_id: strict.id, client_secret: clientSecret as string });
+      expect(exchanged.statusCode).toBe(200);
       expect(await managedRoles(sherwood, strict.id)).toHaveLength(1);
+      expect(await isMember(sherwood, String(strictBot))).toBe(true);
+      expect(await installRow(sherwood, strict.id)).toMatchObject({ installer_id: expect.anything() });
+    });
+
+    it('issue #21 §5: for an app that requires the code grant, a code never exchanged adds nothing, and a replay ends the tokens but not the install the first exchange made', async () => {
+      const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Exchange Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
+      const { botUserId: strictBot } = await enableBot(t.services, strict.id);
+      const sherwood = await freshServer();
+      const path = installPath({ server_id: sherwood, response_type: 'code', redirect_uri: REDIRECT, permissions: String(P.MANAGE_WEBHOOKS) }, strict);
+      const unused = location(await install(marian.agent, path)).searchParams.get('code') as string;
+      t.clock.advance(11 * MINUTE);
+      const expired = await postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code: unused, redirect_uri: REDIRECT, client_id: strict.id, client_secret: clientSecret as string });
+      expect(expired.json()).toMatchObject({ error: 'invalid_grant' });
+      await nothingInstalled(sherwood, strict.id, strictBot);
+
+      const code = location(await install(marian.agent, path)).searchParams.get('code') as string;
+      const fields = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: strict.id, client_secret: clientSecret as string };
+      const first = await postForm(t, '/api/oauth2/token', fields);
+      expect(first.statusCode).toBe(200);
+      expect(await isMember(sherwood, strictBot)).toBe(true);
+      expect((await postForm(t, '/api/oauth2/token', fields)).json()).toMatchObject({ error: 'invalid_grant' });
+      const me = await t.app.inject({ method: 'GET', url: '/api/v1/oauth2/@me', headers: { authorization: `Bearer ${(first.json() as { access_token: string }).access_token}` } });
+      expect(me.statusCode).toBe(401);
+      // docs/bot-installs.md: revoking the authorization ends its tokens; the bot leaves only when removed from the server.
+      expect(await isMember(sherwood, strictBot)).toBe(true);
     });
 
     it('turning the setting on later refuses links that worked before', async () => {

@@ -409,8 +409,10 @@ async function issueCode(
   const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s) && s !== WEBHOOK_INCOMING_SCOPE);
   const consented = rememberable.length === 0 || (remembered !== undefined && coversScopes(remembered, rememberable));
   await runInstall(deps, async (trx) => {
-    if (plan) await writeServerInstall(deps, trx, plan);
-    else if (request.install?.commands) await writeUserInstall(deps, trx, app.id, userId);
+    // Issue #21 §5: for an app that requires the code grant, the bot joins at the code exchange
+    // (token.service.ts), so a code never exchanged adds nothing; the grant records the plan.
+    if (plan && !app.botRequireCodeGrant) await writeServerInstall(deps, trx, plan);
+    else if (!plan && request.install?.commands) await writeUserInstall(deps, trx, app.id, userId);
     await insertGrant(trx, {
       id: grantId,
       applicationId: app.id,
