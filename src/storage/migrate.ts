@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, PostgresAdapter, sql, type Kysely, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import { migrations } from './migrations/index.js';
@@ -20,7 +21,15 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
     provider: { getMigrations: async () => migrations },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  let result: MigrationResultSet = await migrator.migrateToLatest();
+  // Kysely's migration lock is per process on SQLite (one connection), so two processes starting
+  // together on a fresh file both run the first migration and one fails ("table … already
+  // exists"). The loser waits and asks again: the winner's migrations are then recorded as applied.
+  // PostgreSQL's lock is a real table lock and needs none of this.
+  for (let attempt = 1; result.error && !schema && attempt <= 5; attempt++) {
+    await sleep(200 * attempt);
+    result = await migrator.migrateToLatest();
+  }
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
     throw new MigrationError(failed, result.error);

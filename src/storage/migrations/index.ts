@@ -22,7 +22,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-06-webhooks': webhooks,
   '2026-11-22-07-messages-write-lean': messagesWriteLean,
   '2026-11-25-08-integrations': integrations,
-  '2026-11-25-08-oidc': oidc,
   '2026-11-25-08-oauth-codes-sec-throttles': oauthCodesIndexes,
+  '2026-11-25-08-oidc': oidc,
   '2026-11-25-10-membership-consent-sec-membership': membershipConsent,
 };
