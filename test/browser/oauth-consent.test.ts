@@ -118,9 +118,11 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it('the same request again skips the screen (consent remembered); prompt=consent shows it, fitting a phone', async () => {
+  it('the same request again shows the screen again: a public client on a loopback redirect is never re-authorized silently (RFC 8252 §8.6, issue #21 §5); prompt=consent shows it, fitting a phone', async () => {
     const { page } = browser;
     await page.goto(authorizeUrl());
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Acme Reader wants to access your Gatehouse account');
+    await page.getByRole('button', { name: 'Authorize' }).click();
     await page.waitForURL((url) => url.pathname === '/oauth-callback');
     expect(new URL(page.url()).searchParams.get('code')).toMatch(/^ghac_/);
 
