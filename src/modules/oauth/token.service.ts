@@ -9,6 +9,7 @@ import { verifyClientSecret, type Application } from '../applications/applicatio
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, CLIENT_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
+import { presentGuild, type GuildResource } from '../resources/resources.js';
 import { findGrant, revokeGrant } from './grants.repository.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
@@ -41,7 +42,9 @@ export interface TokenResponse {
   refresh_token: string;
   scope: string;
   /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
-  server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
+  server?: GuildResource;
+  /** The same server under Discord's name (DESIGN §1). */
+  guild?: GuildResource;
 }
 
 /** What the token endpoint received: form parameters (empty values already absent) and context. */
@@ -202,7 +205,7 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   // Issue #4: the code of a bot install also carries the server the bot was added to.
   const grant = await findGrant(deps.db, stored.grantId);
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
-  if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
+  if (server) response.server = response.guild = presentGuild(server);
   return response;
 }
 
