@@ -90,7 +90,8 @@ export const ExecuteBody = Type.Object(
     content: Type.Optional(Type.String({ maxLength: 2000, description: 'Up to 2000 Unicode code points; mentions stay literal text' })),
     embeds: Type.Optional(Type.Array(EmbedBody, { maxItems: 10 })),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Display name for this message only; may not pass for the service' })),
-    avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only (alias avatar_url)' })),
+    avatar_url: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only' })),
+    avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'SPEC §2.9 name of avatar_url' })),
   },
   { additionalProperties: true, description: 'At least one of content or embeds. Unknown keys (tts, nonce, allowed_mentions…) are ignored.' },
 );
@@ -109,7 +110,8 @@ export const WebhookMessageBody = MessageResourceBody;
 export const PatchWebhookByTokenBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'May not pass for the service' })),
-    avatarUrl: Type.Optional(NullableString('https URL, or null to remove (alias avatar_url)')),
+    avatar_url: Type.Optional(NullableString('https URL, or null to remove')),
+    avatarUrl: Type.Optional(NullableString('Alias of avatar_url')),
   },
   { additionalProperties: true },
 );
