@@ -167,12 +167,12 @@ async function main() {
     const channelIds = await seedChannels(env, directory.server.id, 20);
     const plain = await startServer(env);
     const jar = await signIn(plain.base);
-    await installBot(plain.base, jar, directory.botApp.clientId, directory.server.id);
-    const webhooks = await seedWebhooks(plain.base, directory.botApp.botToken, channelIds, 10);
+    await installBot(plain.base, jar, directory.botApp.client_id, directory.server.id);
+    const webhooks = await seedWebhooks(plain.base, directory.botApp.bot_token, channelIds, 10);
     let tokens = [];
     if (opts.only.has(3)) {
-      await consentOnce(plain.base, jar, directory.oauthApp.clientId);
-      const pairs = await exchangeCodes(plain.base, directory.oauthApp.clientId, await mintCodes(plain.base, jar, directory.oauthApp.clientId, 300));
+      await consentOnce(plain.base, jar, directory.oauthApp.client_id);
+      const pairs = await exchangeCodes(plain.base, directory.oauthApp.client_id, await mintCodes(plain.base, jar, directory.oauthApp.client_id, 300));
       tokens = pairs.map((p) => p.access);
     }
     await plain.stop();

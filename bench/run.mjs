@@ -238,12 +238,12 @@ async function main() {
 
       let webhooks = [];
       if (needWebhooks) {
-        await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
+        await installBot(server.base, jar, directory.botApp.client_id, directory.server.id);
         const t = Date.now();
-        webhooks = await seedWebhooks(server.base, directory.botApp.botToken, channelIds, WEBHOOKS_PER_CHANNEL, (d, n) => log(`  webhooks ${d}/${n}`));
+        webhooks = await seedWebhooks(server.base, directory.botApp.bot_token, channelIds, WEBHOOKS_PER_CHANNEL, (d, n) => log(`  webhooks ${d}/${n}`));
         log(`bot installed; ${webhooks.length} webhooks created through the API in ${((Date.now() - t) / 1000).toFixed(1)} s`);
       }
-      const clientId = directory.oauthApp.clientId;
+      const clientId = directory.oauthApp.client_id;
       let exchangeRate = 0;
       let accessTokens = [];
       if (needOauth) {

@@ -289,7 +289,7 @@ async function main() {
 
   const server = await startServer(databaseUrl, options.redisUrl);
   const stats = new Stats();
-  const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+  const basic = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
 
   const owner = new Agent(server.baseUrl, stats);
   const signedIn = await owner.submit('sign-in', '/login', '/login', { username: run, password: PASSWORD, next: '/' });
@@ -310,7 +310,7 @@ async function main() {
   const accessTokens = [];
   async function oauthFlow(agent) {
     const { verifier, challenge } = pkce();
-    const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, scope: 'identify email', state: randomBytes(6).toString('hex'), code_challenge: challenge, code_challenge_method: 'S256' });
+    const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT, scope: 'identify email', state: randomBytes(6).toString('hex'), code_challenge: challenge, code_challenge_method: 'S256' });
     const page = await agent.get('oauth-authorize', `/app/oauth2/authorize?${query}`);
     let location = page.location;
     if (page.status === 200) {

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from './http/app-type.js';
 import { frameworkErrorRenderer, installErrorHandling } from './http/error-handler.js';
+import { installExactJsonContentType, rewriteEncodedAtMe } from './http/discord-wire.js';
 import { installStrictJsonParser } from './http/json-body.js';
 import { PAGE_BODY_LIMIT, parseForm } from './http/body-limits.js';
 import { lazySchemaController } from './http/lazy-schemas.js';
@@ -28,6 +29,7 @@ import { registerOpenIdApi, registerOpenIdPages } from './modules/oidc/oidc.rout
 import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
+import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
 import type { Services } from './services.js';
 import { APP_CSS, APP_CSS_PATH, APP_JS, APP_JS_PATH, APP_LIVE_JS, APP_LIVE_JS_PATH } from './web/assets.js';
 import { installPageContext } from './web/pages.js';
@@ -52,6 +54,8 @@ export async function buildApp(services: Services): Promise<App> {
     // Request ids: honour a proxy's X-Request-Id, else generate one; echoed in the response.
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // DESIGN §1: `/users/%40me` is `/users/@me` (src/http/discord-wire.ts).
+    rewriteUrl: rewriteEncodedAtMe,
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // Route schemas compile on first use: a crashed server serves again sooner (src/http/lazy-schemas.ts).
     schemaController: lazySchemaController(),
@@ -67,6 +71,7 @@ export async function buildApp(services: Services): Promise<App> {
 
   installErrorHandling(app, config.serviceName);
   installStrictJsonParser(app);
+  installExactJsonContentType(app);
   installRequestMetrics(app, services.metrics);
   // Linear, with a bounded field count (src/http/body-limits.ts).
   await app.register(formbody, { parser: parseForm });
@@ -133,6 +138,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerWebhookManagementApi(app, services);
   registerDmApi(app, services);
   registerBotMessageApi(app, services);
+  registerCdnRoutes(app, services);
 
   await app.register(async (pages) => {
     // Only pages read or set cookies (sessions, CSRF); the API authenticates with headers, so its

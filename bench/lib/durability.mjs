@@ -93,8 +93,8 @@ export async function runDurability({ env, database, log, processes, smoke }) {
   const server = await startServer(env);
   processes.push(server);
   const jar = await signIn(server.base);
-  await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
-  const webhooks = await seedWebhooks(server.base, directory.botApp.botToken, channelIds, 10);
+  await installBot(server.base, jar, directory.botApp.client_id, directory.server.id);
+  const webhooks = await seedWebhooks(server.base, directory.botApp.bot_token, channelIds, 10);
   await server.stop();
 
   const strictAvailable = readFileSync(join(DIST, 'src/config/config.js'), 'utf8').includes('GATEHOUSE_DURABILITY');

@@ -4,7 +4,8 @@
 // worker id 1023, so they never collide with ids the server issues afterwards.
 import Database from 'better-sqlite3';
 
-const GATEHOUSE_EPOCH = Date.UTC(2026, 0, 1);
+// DESIGN §1: Discord's epoch, as src/core/snowflake.ts.
+const DISCORD_EPOCH = 1420070400000;
 
 export function fillMessages(file, webhooks, count) {
   const db = new Database(file);
@@ -22,7 +23,7 @@ export function fillMessages(file, webhooks, count) {
   const run = db.transaction(() => {
     for (let i = 0; i < count; i += 1) {
       const at = Math.floor(start + i * step);
-      const ms = at - GATEHOUSE_EPOCH;
+      const ms = at - DISCORD_EPOCH;
       seq = ms === lastMs ? seq + 1n : 0n;
       lastMs = ms;
       const id = (BigInt(ms) << 22n) | (1023n << 12n) | seq;

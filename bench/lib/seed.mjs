@@ -37,7 +37,7 @@ export async function seedDirectory(env) {
     `apps create --owner ${OWNER.username} --name "Bench Bot" --redirect-uri ${REDIRECT_URI} --bot`,
     `apps create --owner ${OWNER.username} --name "Bench App" --public --redirect-uri ${REDIRECT_URI}`,
   ]);
-  if (!botApp.botToken) throw new Error('apps create --bot printed no botToken: is the bot support (issue #4/#5) built?');
+  if (!botApp.bot_token) throw new Error('apps create --bot printed no bot_token: is the bot support (issue #4/#5) built?');
   return { person, server, botApp, oauthApp };
 }
 

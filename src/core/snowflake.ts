@@ -2,12 +2,19 @@ import type { Clock } from './clock.js';
 
 /**
  * 64-bit time-ordered ids (DESIGN §1), laid out like Discord's snowflakes:
- *   42 bits milliseconds since GATEHOUSE_EPOCH | 10 bits worker id | 12 bits sequence.
+ *   42 bits milliseconds since DISCORD_EPOCH | 10 bits worker id | 12 bits sequence.
  * Ids travel as decimal strings because they exceed 2^53.
+ * DESIGN §1: on Discord's epoch, so every Discord library derives a message's creation time
+ * (`created_at`, `createdTimestamp`) from its id. Ids issued before the move to this epoch counted
+ * from LEGACY_GATEHOUSE_EPOCH (2026-01-01); they keep their value, and every id issued now is
+ * larger than any of them, because (now − 2015) ms always exceeds (then − 2026) ms.
  * Uniqueness across instances comes from the worker id, which each process leases from the
  * database at start-up (storage/worker-lease), so no two live processes share one.
  */
-export const GATEHOUSE_EPOCH = Date.UTC(2026, 0, 1);
+/** Discord's epoch, 2015-01-01T00:00:00Z = 1420070400000 ms. */
+export const DISCORD_EPOCH = 1420070400000;
+/** The epoch of ids issued before DESIGN §1 moved to Discord's (their times read 11 years early). */
+export const LEGACY_GATEHOUSE_EPOCH = Date.UTC(2026, 0, 1);
 export const MAX_WORKER_ID = 1023;
 const SEQUENCE_MASK = 0xfffn;
 
@@ -27,7 +34,7 @@ export class SnowflakeGenerator {
   next(): string {
     // A clock that steps backwards (NTP, a test's ManualClock) must not produce a repeat:
     // keep counting from the last millisecond used.
-    let ms = Math.max(this.clock.now() - GATEHOUSE_EPOCH, this.lastMs, 0);
+    let ms = Math.max(this.clock.now() - DISCORD_EPOCH, this.lastMs, 0);
     if (ms === this.lastMs) {
       this.sequence = (this.sequence + 1n) & SEQUENCE_MASK;
       // 4096 ids in one millisecond: borrow the next millisecond instead of busy-waiting.
@@ -40,9 +47,9 @@ export class SnowflakeGenerator {
   }
 }
 
-/** The creation time encoded in an id, in ms since the Unix epoch. */
+/** The creation time encoded in an id (as every Discord library reads it), in ms since the Unix epoch. */
 export function snowflakeTime(id: string): number {
-  return Number(BigInt(id) >> 22n) + GATEHOUSE_EPOCH;
+  return Number(BigInt(id) >> 22n) + DISCORD_EPOCH;
 }
 
 /** A syntactically valid snowflake: 1–20 decimal digits that fit in 63 bits. */

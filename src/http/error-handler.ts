@@ -11,6 +11,9 @@ import { isDatabaseUnavailable } from '../storage/unavailable.js';
  */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** The Via header of a 429 (RFC 9110 §7.6.3: the protocol and the name of the answering server). */
+export const RATE_LIMIT_VIA = '1.1 gatehouse';
+
 /**
  * The one error handler (DESIGN §2): every thrown error becomes a JSON API error, an RFC 6749
  * error body, or an HTML page, and nothing else. Unknown errors are logged and answered with a
@@ -97,6 +100,9 @@ function retryAfterSeconds(error: RateLimitedError): number {
  */
 export function sendRateLimited(reply: FastifyReply, error: RateLimitedError): FastifyReply {
   reply.header('retry-after', String(retryAfterSeconds(error))); // lower case: see security-headers.ts
+  // DESIGN §1: Discord's 429s come through a proxy that adds Via, and discord.py waits a 429 out
+  // only when Via is present (one without is taken for a proxy's ban and raised at once).
+  reply.header('via', RATE_LIMIT_VIA);
   return reply.code(429).send({ message: error.message, retry_after: error.retryAfterMs / 1000, global: false, code: 0 });
 }
 

@@ -38,6 +38,7 @@ const SECRET_KEYS = [
   'access_token',
   'refresh_token',
   'botToken',
+  'bot_token',
   'code_verifier',
   '_csrf',
 ];

@@ -52,7 +52,7 @@ describe(`gatehouse batch on ${testDialect}`, () => {
     expect(first.status, first.stderr).toBe(0);
     const [person, server, summary] = lines(first.stdout);
     expect(person).toMatchObject({ username: 'batchy' });
-    expect(server).toMatchObject({ name: 'Batch server', ownerId: person?.['id'] });
+    expect(server).toMatchObject({ name: 'Batch server', owner_id: person?.['id'] });
     expect(summary).toEqual({ batch: { lines: 2, failed: 0 } });
 
     const channels = batch(['one', 'two', 'three'].map((n) => `channels create --server ${String(server?.['id'])} --name ${n}`).join('\n'));

@@ -16,7 +16,7 @@ import { createPerson } from '../support/oauth-factory.js';
 interface Message {
   id: string;
   content: string;
-  editedAt: string | null;
+  edited_timestamp: string | null;
   author: { id: string; username: string; bot: boolean };
 }
 
@@ -50,11 +50,11 @@ describe('@discordjs/rest against the webhook URL routes', () => {
       query: new URLSearchParams({ wait: 'true' }),
       body: { content: 'Hello from discord.js', embeds: [{ title: 'Build', color: 0x5865f2 }], allowed_mentions: { parse: [] }, tts: false },
     })) as Message;
-    expect(created).toMatchObject({ content: 'Hello from discord.js', editedAt: null, author: { id, username: 'Interop', bot: true } });
+    expect(created).toMatchObject({ content: 'Hello from discord.js', edited_timestamp: null, author: { id, username: 'Interop', bot: true } });
 
     const edited = (await rest.patch(`/webhooks/${id}/${token}/messages/${created.id}`, { auth: false, body: { content: 'Edited' } })) as Message;
     expect(edited.content).toBe('Edited');
-    expect(edited.editedAt).not.toBeNull();
+    expect(edited.edited_timestamp).not.toBeNull();
     expect(((await rest.get(`/webhooks/${id}/${token}/messages/${created.id}`, { auth: false })) as Message).content).toBe('Edited');
 
     await rest.delete(`/webhooks/${id}/${token}/messages/${created.id}`, { auth: false });

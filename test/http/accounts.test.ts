@@ -508,7 +508,7 @@ describe('gatehouse people create', () => {
   it('creates a person who can then sign in, and returns the record', async () => {
     const { flags } = parseFlags(['--username', 'operator', '--password', PASSWORD, '--email', 'ops@example.com', '--name', 'Ops'], command?.flags ?? {});
     const record = await command?.run(t.services, flags);
-    expect(record).toEqual({ id: expect.stringMatching(/^\d+$/), username: 'operator', name: 'Ops', email: 'ops@example.com', createdAt: new Date(t.clock.now()).toISOString() });
+    expect(record).toEqual({ id: expect.stringMatching(/^\d+$/), username: 'operator', global_name: 'Ops', email: 'ops@example.com', created_at: new Date(t.clock.now()).toISOString() });
     expect((await login(new PageAgent(t.app), 'operator', PASSWORD)).statusCode).toBe(303);
   });
 

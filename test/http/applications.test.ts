@@ -573,18 +573,18 @@ describe('CLI: gatehouse apps create', () => {
 
   it('prints the client id and secret of a confidential app; the secret verifies', async () => {
     const out = await run(['--owner', 'carol', '--name', 'CLI App', '--redirect-uri', 'https://cli.example/cb', '--redirect-uri', 'http://127.0.0.1/cb', '--description', 'Made from the shell']);
-    expect(Object.keys(out).sort()).toEqual(['botPublic', 'botRequireCodeGrant', 'clientId', 'clientSecret', 'confidential', 'id', 'name', 'redirectUris'].sort());
-    expect(out).toMatchObject({ name: 'CLI App', redirectUris: ['https://cli.example/cb', 'http://127.0.0.1/cb'], confidential: true, botPublic: true, botRequireCodeGrant: false });
-    expect(out['clientId']).toBe(out['id']);
-    expect(out['clientSecret']).toMatch(/^ghcs_[A-Za-z0-9_-]{43}$/);
+    expect(Object.keys(out).sort()).toEqual(['bot_public', 'bot_require_code_grant', 'client_id', 'client_secret', 'confidential', 'id', 'name', 'redirect_uris'].sort());
+    expect(out).toMatchObject({ name: 'CLI App', redirect_uris: ['https://cli.example/cb', 'http://127.0.0.1/cb'], confidential: true, bot_public: true, bot_require_code_grant: false });
+    expect(out['client_id']).toBe(out['id']);
+    expect(out['client_secret']).toMatch(/^ghcs_[A-Za-z0-9_-]{43}$/);
     const app = await reload(t, out['id'] as string);
     expect(app.description).toBe('Made from the shell');
-    expect(verifyClientSecret(app, out['clientSecret'] as string)).toBe(true);
+    expect(verifyClientSecret(app, out['client_secret'] as string)).toBe(true);
   });
 
   it('--public --private-bot --require-code-grant: no secret, and the bot settings as asked', async () => {
     const out = await run(['--owner', 'carol', '--name', 'CLI Public', '--redirect-uri', 'com.example.cli:/cb', '--public', '--private-bot', '--require-code-grant']);
-    expect(out).toMatchObject({ clientSecret: null, confidential: false, botPublic: false, botRequireCodeGrant: true, redirectUris: ['com.example.cli:/cb'] });
+    expect(out).toMatchObject({ client_secret: null, confidential: false, bot_public: false, bot_require_code_grant: true, redirect_uris: ['com.example.cli:/cb'] });
     expect((await appRow(t, out['id'] as string))?.client_secret_hash).toBeNull();
   });
 

@@ -423,7 +423,9 @@ describe('bot install', () => {
 
       const token = await exchange(to.searchParams.get('code') as string);
       expect(token.statusCode).toBe(200);
-      expect(token.json()).toMatchObject({ scope: 'bot', token_type: 'Bearer', server: { id: sherwood, name: 'Sherwood', iconUrl: null, ownerId: sam.person.id } });
+      expect(token.json()).toMatchObject({ scope: 'bot', token_type: 'Bearer', server: { id: sherwood, name: 'Sherwood', icon: null, icon_url: null, owner_id: sam.person.id } });
+      // Discord's name for the same server.
+      expect(token.json().guild).toEqual(token.json().server);
       const grant = await t.services.db.selectFrom('oauth_grants').selectAll().where('user_id', '=', marian.person.id).where('server_id', '=', sherwood).executeTakeFirst();
       expect(grant?.permissions).toBe(String(P.MANAGE_WEBHOOKS));
     });

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import { createPerson, obtainTokens } from '../support/oauth-factory.js';
 import { botPost, createBot, type TestBot } from './dms.fixtures.js';
+import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -51,16 +52,17 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
     expect(res.statusCode).toBe(200);
     const record = res.json() as Record<string, unknown>;
     expect(record).toEqual({
+      ...MESSAGE_NEUTRAL,
       id: expect.stringMatching(/^\d+$/),
-      channelId,
+      channel_id: channelId,
       content: 'Build #42 passed. @everyone @here <@123>',
       embeds: [],
-      author: { id: bot.botUserId, username: expect.any(String), avatarUrl: null, bot: true },
-      applicationId: bot.client.app.id,
+      author: userJson({ id: bot.botUserId, username: expect.any(String), global_name: expect.any(String), avatar_url: null, bot: true }),
+      application_id: bot.client.app.id,
       mentions: [],
-      mentionEveryone: false,
-      createdAt: new Date(t.clock.now()).toISOString(),
-      editedAt: null,
+      mention_everyone: false,
+      timestamp: new Date(t.clock.now()).toISOString(),
+      edited_timestamp: null,
     });
     expect(await messagesIn(channelId)).toEqual([{ author_id: bot.botUserId, application_id: bot.client.app.id, content: 'Build #42 passed. @everyone @here <@123>' }]);
     expect(events).toEqual([{ type: 'message_create', channelId, messageId: record['id'] }]);
@@ -119,7 +121,7 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
     const allowed = await serverWithBot({ everyone: 0n, role: VIEW_SEND | Permission.EMBED_LINKS });
     const res = await botPost(t, allowed.bot, allowed.channelId, { embeds: [{ title: 'Report', color: 0x00ff00, fields: [{ name: 'a', value: 'b', inline: true }] }] });
     expect(res.statusCode).toBe(200);
-    expect((res.json() as { embeds: unknown[]; content: string }).embeds).toEqual([{ title: 'Report', color: 0x00ff00, fields: [{ name: 'a', value: 'b', inline: true }] }]);
+    expect((res.json() as { embeds: unknown[]; content: string }).embeds).toEqual([{ type: 'rich', title: 'Report', color: 0x00ff00, fields: [{ name: 'a', value: 'b', inline: true }] }]);
   });
 
   it('a channel of a server the bot is not in, an unknown channel and a malformed id are all 404, code 10003', async () => {
@@ -158,10 +160,11 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
     const { bot, channelId } = await serverWithBot({ everyone: 0n, role: VIEW_SEND });
     const res = await botPost(t, bot, channelId, { content: 'hi', username: 'Someone Else', avatarUrl: 'https://example.com/a.png' });
     expect(res.statusCode).toBe(200);
-    const record = res.json() as { author: { id: string; username: string; avatarUrl: string | null } };
+    const record = res.json() as { author: { id: string; username: string; avatar: string | null; avatar_url: string | null } };
     expect(record.author.id).toBe(bot.botUserId);
     expect(record.author.username).not.toBe('Someone Else');
-    expect(record.author.avatarUrl).toBeNull();
+    expect(record.author.avatar_url).toBeNull();
+    expect(record.author.avatar).toBeNull();
   });
 
   it('bot credentials only: no header, a Bearer token, a wrong or a reset token → 401, code 0', async () => {

@@ -320,13 +320,13 @@ describe('the OAuth2 URL generator with bots', () => {
 });
 
 describe('gatehouse apps create --bot', () => {
-  it('adds the bot and prints botUserId and, once, a working botToken', async () => {
+  it('adds the bot and prints bot_user_id and, once, a working bot_token', async () => {
     const owner = await createPerson(t);
     const out = await runCommand(t, 'apps create', ['--owner', owner.username, '--name', 'Cli Bot', '--redirect-uri', 'https://cli.example/cb', '--bot', '--private-bot']);
-    expect(out).toMatchObject({ botUserId: expect.stringMatching(/^\d+$/), botToken: expect.stringMatching(/^ghbt_/), botPublic: false });
-    const bot = await findPersonById(t.services.db, out['botUserId'] as string);
+    expect(out).toMatchObject({ bot_user_id: expect.stringMatching(/^\d+$/), bot_token: expect.stringMatching(/^ghbt_/), bot_public: false });
+    const bot = await findPersonById(t.services.db, out['bot_user_id'] as string);
     expect(bot).toMatchObject({ bot: true, applicationId: out['id'], name: 'Cli Bot' });
-    expect((await commandsWith(out['id'] as string, `Bot ${out['botToken'] as string}`)).statusCode).toBe(200);
+    expect((await commandsWith(out['id'] as string, `Bot ${out['bot_token'] as string}`)).statusCode).toBe(200);
   });
 
   it('without --bot there is no bot and no token', async () => {

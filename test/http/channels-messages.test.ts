@@ -88,7 +88,7 @@ describe('channels', () => {
   it('the CLI creates a channel and refuses a bad name', async () => {
     const { server } = await ownedServer();
     const record = await runCommand(t, 'channels create', ['--server', server.id, '--name', 'Dev Ops', '--topic', 'pipelines']);
-    expect(record).toMatchObject({ serverId: server.id, name: 'dev-ops', topic: 'pipelines', type: 0 });
+    expect(record).toMatchObject({ guild_id: server.id, name: 'dev-ops', topic: 'pipelines', type: 0 });
     await expect(runCommand(t, 'channels create', ['--server', server.id, '--name', '#'])).rejects.toThrow('Invalid Form Body');
   });
 });

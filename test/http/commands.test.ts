@@ -43,9 +43,20 @@ describe('PUT and GET /api/v1/applications/{id}/commands (issue #4 "Commands")',
     const option = { name: 'who', description: 'Who to greet', type: 6, required: true };
     const res = await put([{ ...cmd('ping'), options: [option] }, cmd('deploy')]);
     expect(res.statusCode).toBe(200);
-    const stored = res.json<{ id: string; applicationId: string; name: string; description: string; options: unknown[]; type: number }[]>();
+    const stored = res.json<{ id: string; application_id: string; name: string; description: string; options: unknown[]; type: number }[]>();
     expect(stored.map((c) => c.name)).toEqual(['deploy', 'ping']);
-    expect(stored[1]).toEqual({ id: expect.stringMatching(/^\d+$/), applicationId: client.app.id, name: 'ping', description: 'Does ping', options: [option], type: 1 });
+    expect(stored[1]).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      application_id: client.app.id,
+      name: 'ping',
+      description: 'Does ping',
+      options: [option],
+      type: 1,
+      version: stored[1]?.id,
+      default_member_permissions: null,
+      dm_permission: true,
+      nsfw: false,
+    });
     expect((await get()).json()).toEqual(stored);
   });
 

@@ -7,6 +7,7 @@ import { createPerson } from '../support/oauth-factory.js';
 import { PageAgent } from '../support/page-agent.js';
 import { answerConsent } from './authorize.fixtures.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
+import { userJson } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,11 +29,12 @@ describe('opening a direct message (POST /api/v1/users/@me/channels)', () => {
     expect(opened.statusCode).toBe(200);
     const channel = opened.json() as { id: string; type: number; recipients: Array<Record<string, unknown>> };
     expect(channel.type).toBe(1);
-    expect(channel.recipients).toEqual([{ id: person.id, username: person.username, name: 'Dana Doe', avatarUrl: null, bot: false }]);
+    expect(channel).toMatchObject({ type: 1, last_message_id: null });
+    expect(channel.recipients).toEqual([userJson({ id: person.id, username: person.username, global_name: 'Dana Doe', avatar_url: null, bot: false })]);
 
     const posted = await botPost(t, bot, channel.id, { content: 'Rain expected at **noon**. @everyone' });
     expect(posted.statusCode).toBe(200);
-    expect(posted.json()).toMatchObject({ channelId: channel.id, author: { id: bot.botUserId, bot: true }, mentions: [], mentionEveryone: false });
+    expect(posted.json()).toMatchObject({ channel_id: channel.id, author: { id: bot.botUserId, bot: true }, mentions: [], mention_everyone: false });
 
     const list = await agent.get('/messages');
     expect(list.statusCode).toBe(200);

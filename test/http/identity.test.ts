@@ -5,6 +5,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient } from '../support/oauth-factory.js';
+import { applicationJson, userJson } from '../support/discord-resources.js';
 
 describe('identity endpoints (bearer tokens)', () => {
   let t: TestApp;
@@ -18,17 +19,17 @@ describe('identity endpoints (bearer tokens)', () => {
   });
   afterAll(async () => t.close());
 
-  it('SPEC §2.5: GET /users/@me with identify gives id, username, name and avatarUrl, and no e-mail', async () => {
+  it('SPEC §2.5: GET /users/@me with identify gives Discord\'s user: id, username, global_name and avatar (avatar_url), and no e-mail', async () => {
     const tokens = await obtainTokens(t, client, person, ['identify']);
     const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png' });
+    expect(res.json()).toEqual(userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }));
   });
 
   it('SPEC §2.5: scope email adds email and verified', async () => {
     const tokens = await obtainTokens(t, client, person, ['identify', 'email']);
     const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
-    expect(res.json()).toEqual({ id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png', email: 'alice@example.com', verified: false });
+    expect(res.json()).toEqual({ ...userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }), email: 'alice@example.com', verified: false });
   });
 
   it('E5: a token without identify answers 403 (50026) with error="insufficient_scope"', async () => {
@@ -47,11 +48,13 @@ describe('identity endpoints (bearer tokens)', () => {
   });
 
   it('E5: an unknown token, another scheme, or a malformed header answer 401 invalid_token', async () => {
-    for (const authorization of ['Bearer ghat_unknownunknownunknownunknownunknown0000', 'Bot abc', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b']) {
+    for (const authorization of ['Bearer ghat_unknownunknownunknownunknownunknown0000', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b']) {
       const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization } });
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
     }
+    // DESIGN §1: the Bot scheme is a bot's credential on /users/@me; an unknown bot token is 401 too.
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization: 'Bot abc' } })).statusCode).toBe(401);
   });
 
   it('E5: the Bearer scheme name is case-insensitive', async () => {
@@ -92,10 +95,10 @@ describe('identity endpoints (bearer tokens)', () => {
     const res = await getWithBearer(t, '/api/v1/oauth2/@me', tokens.access_token);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      application: { id: client.clientId, name: 'Photo Frame', iconUrl: null, description: 'An app for tests', botPublic: true, botRequireCodeGrant: false },
+      application: applicationJson({ id: client.clientId, name: 'Photo Frame', icon_url: null, description: 'An app for tests', bot_public: true, bot_require_code_grant: false }),
       scopes: ['identify', 'servers'],
       expires: new Date(t.clock.now() + HOUR).toISOString(),
-      user: { id: person.id, username: 'alice', name: 'Alice A.', avatarUrl: 'https://cdn.example.com/a.png' },
+      user: userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }),
     });
   });
 
@@ -119,10 +122,10 @@ describe('identity endpoints (bearer tokens)', () => {
     const tokens = await obtainTokens(t, client, person, ['servers']);
     const res = await getWithBearer(t, '/api/v1/users/@me/servers', tokens.access_token);
     expect(res.statusCode).toBe(200);
-    const list = res.json() as Array<{ id: string; name: string; iconUrl: string | null; owner: boolean; permissions: string }>;
+    const list = res.json() as Array<{ id: string; name: string; icon: string | null; icon_url: string | null; owner: boolean; permissions: string; features: string[] }>;
     expect(list.map((s) => s.name).sort()).toEqual(['Alice Home', 'Bob Place']);
     const mine = list.find((s) => s.id === own.id);
-    expect(mine).toMatchObject({ owner: true, iconUrl: null });
+    expect(mine).toMatchObject({ owner: true, icon: null, icon_url: null, features: [] });
     expect(mine?.permissions).toMatch(/^[0-9]+$/);
     expect(list.find((s) => s.id === theirs.id)).toMatchObject({ owner: false });
     const guilds = await getWithBearer(t, '/api/v1/users/@me/guilds', tokens.access_token);

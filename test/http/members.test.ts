@@ -128,7 +128,7 @@ describe('adding members by username', () => {
     const f = await fixture(0n);
     const hana = await createPerson(t, { username: 'hana_m' });
     const record = await runCommand(t, 'members add', ['--server', f.server.id, '--username', 'hana_m', '--role', f.helpers.id]);
-    expect(record).toMatchObject({ serverId: f.server.id, userId: hana.id, username: 'hana_m', roles: [f.helpers.id] });
+    expect(record).toMatchObject({ guild_id: f.server.id, user_id: hana.id, username: 'hana_m', roles: [f.helpers.id] });
     await expect(runCommand(t, 'members add', ['--server', f.server.id, '--username', 'hana_m'])).rejects.toThrow('Invalid Form Body');
   });
 });

@@ -17,9 +17,11 @@ const UNDOCUMENTED = new Set(['/api/openapi.json', '/api/docs']);
 /**
  * DESIGN §1's alias routes answer like a documented twin and are left out so that each operation
  * is documented once: /api/v1/oauth2/token[/revoke] ↔ /api/oauth2/token[/revoke], and
- * /api/v1/users/@me/guilds ↔ /api/v1/users/@me/servers.
+ * /api/v1/users/@me/guilds ↔ /api/v1/users/@me/servers, /api/v1/oauth2/applications/@me ↔
+ * /api/v1/applications/@me.
  */
 function documentedTwin(url: string): string {
+  if (url === '/api/v1/oauth2/applications/@me') return '/api/v1/applications/@me';
   return url.replace(/^\/api\/v1\/oauth2\//, '/api/oauth2/').replace(/\/guilds(?=\/|$)/, '/servers');
 }
 

@@ -109,7 +109,7 @@ describe('creating roles', () => {
     const { server } = await serverWithMember(0n);
     const bits = Permission.USE_EXTERNAL_APPS | Permission.MANAGE_WEBHOOKS;
     const record = await runCommand(t, 'roles create', ['--server', server.id, '--name', 'Hooks', '--permissions', bits.toString()]);
-    expect(record).toMatchObject({ serverId: server.id, name: 'Hooks', permissions: bits.toString() });
+    expect(record).toMatchObject({ guild_id: server.id, name: 'Hooks', permissions: bits.toString() });
     await expect(runCommand(t, 'roles create', ['--server', server.id, '--name', 'Bad', '--permissions', '1e3'])).rejects.toBeInstanceOf(CliUsageError);
     await expect(runCommand(t, 'roles create', ['--server', '1', '--name', 'Nowhere', '--permissions', '0'])).rejects.toThrow('Unknown Server');
   });

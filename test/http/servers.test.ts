@@ -88,7 +88,7 @@ describe('creating a server', () => {
   it('the CLI prints the server with its owner, @everyone role and channels', async () => {
     const owner = await createPerson(t, { username: 'cliowner' });
     const record = await runCommand(t, 'servers create', ['--owner', 'CLIOwner', '--name', 'Ops']);
-    expect(record).toMatchObject({ name: 'Ops', ownerId: owner.id, everyoneRoleId: record['id'] });
+    expect(record).toMatchObject({ name: 'Ops', owner_id: owner.id, everyone_role_id: record['id'] });
     expect(record['channels']).toEqual([expect.objectContaining({ name: 'general', type: 0 })]);
     await expect(runCommand(t, 'servers create', ['--owner', 'nobody-here', '--name', 'Ops'])).rejects.toThrow(/nobody/);
     await expect(runCommand(t, 'servers create', ['--owner', 'cliowner', '--name', 'x'])).rejects.toThrow(/Invalid Form Body/);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { regenerateWebhookToken } from '../../src/modules/webhooks/webhooks.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { call, createTestWebhook } from './webhook-url.fixtures.js';
+import { hashOf } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,12 +23,13 @@ describe('GET /api/v1/webhooks/{id}/{token}', () => {
     expect(res.json()).toEqual({
       id: w.webhook.id,
       type: 1,
-      serverId: w.webhook.serverId,
-      channelId: w.channel.id,
+      guild_id: w.webhook.serverId,
+      channel_id: w.channel.id,
       name: 'CI',
-      avatarUrl: 'https://img.example/ci.png',
-      applicationId: null,
-      createdAt: new Date(w.webhook.createdAt).toISOString(),
+      avatar: hashOf('https://img.example/ci.png'),
+      avatar_url: 'https://img.example/ci.png',
+      application_id: null,
+      created_at: new Date(w.webhook.createdAt).toISOString(),
     });
     expect(res.body).not.toContain(w.token);
     expect(res.body).not.toContain(w.webhook.creatorId);
@@ -73,19 +75,19 @@ describe('PATCH /api/v1/webhooks/{id}/{token}', () => {
     const w = await createTestWebhook(t, { name: 'Old name' });
     const res = await call(t, 'PATCH', w.path, { name: '  New name ', avatarUrl: 'https://img.example/new.png' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: w.webhook.id, name: 'New name', avatarUrl: 'https://img.example/new.png' });
+    expect(res.json()).toMatchObject({ id: w.webhook.id, name: 'New name', avatar_url: 'https://img.example/new.png' });
     expect(res.json()).not.toHaveProperty('token');
-    expect((await call(t, 'GET', w.path)).json()).toMatchObject({ name: 'New name', avatarUrl: 'https://img.example/new.png' });
+    expect((await call(t, 'GET', w.path)).json()).toMatchObject({ name: 'New name', avatar_url: 'https://img.example/new.png' });
     const posted = await call(t, 'POST', `${w.path}?wait=true`, { content: 'x' });
-    expect(posted.json().author).toMatchObject({ username: 'New name', avatarUrl: 'https://img.example/new.png' });
+    expect(posted.json().author).toMatchObject({ username: 'New name', avatar_url: 'https://img.example/new.png', avatar: hashOf('https://img.example/new.png') });
   });
 
   it('takes avatar_url as an alias, and null (or Discord\'s avatar: null) removes the avatar', async () => {
     const w = await createTestWebhook(t, { avatarUrl: 'https://img.example/a.png' });
-    expect((await call(t, 'PATCH', w.path, { avatar_url: 'https://img.example/b.png' })).json().avatarUrl).toBe('https://img.example/b.png');
-    expect((await call(t, 'PATCH', w.path, { avatarUrl: null })).json().avatarUrl).toBeNull();
+    expect((await call(t, 'PATCH', w.path, { avatar_url: 'https://img.example/b.png' })).json().avatar_url).toBe('https://img.example/b.png');
+    expect((await call(t, 'PATCH', w.path, { avatarUrl: null })).json().avatar_url).toBeNull();
     await call(t, 'PATCH', w.path, { avatarUrl: 'https://img.example/c.png' });
-    expect((await call(t, 'PATCH', w.path, { avatar: null })).json().avatarUrl).toBeNull();
+    expect((await call(t, 'PATCH', w.path, { avatar: null })).json().avatar_url).toBeNull();
     const upload = await call(t, 'PATCH', w.path, { avatar: 'data:image/png;base64,iVBORw0KGgo=' });
     expect(upload.statusCode).toBe(400);
     expect(upload.json().errors.avatar._errors[0].message).toContain('avatarUrl');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { call, createTestWebhook, recordEvents } from './webhook-url.fixtures.js';
+import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,16 +35,18 @@ describe('POST /api/v1/webhooks/{id}/{token} (execute)', () => {
     const message = res.json();
     expect(message).toEqual({
       id: expect.stringMatching(/^\d+$/),
-      channelId: w.channel.id,
+      ...MESSAGE_NEUTRAL,
+      channel_id: w.channel.id,
       content: 'Shipped',
-      embeds: [{ title: 'v1.2', color: 0x2ecc71 }],
-      author: { id: w.webhook.id, username: 'Deploys', avatarUrl: null, bot: true },
-      webhookId: w.webhook.id,
-      applicationId: null,
+      embeds: [{ type: 'rich', title: 'v1.2', color: 0x2ecc71 }],
+      // A webhook author has no display name: Discord's global_name null.
+      author: userJson({ id: w.webhook.id, username: 'Deploys', global_name: null, avatar_url: null, bot: true }),
+      webhook_id: w.webhook.id,
+      // application_id: absent for a webhook a person created (Discord omits it).
       mentions: [],
-      mentionEveryone: false,
-      createdAt: new Date(t.clock.now()).toISOString(),
-      editedAt: null,
+      mention_everyone: false,
+      timestamp: new Date(t.clock.now()).toISOString(),
+      edited_timestamp: null,
     });
     const rows = await storedMessages(w.channel.id);
     expect(rows.map((r) => String(r.id))).toEqual([message.id]);
@@ -74,15 +77,15 @@ describe('POST /api/v1/webhooks/{id}/{token} (execute)', () => {
     const w = await createTestWebhook(t);
     const content = '@everyone @here <@123456789012345678> <@&42> <#7>';
     const res = await call(t, 'POST', `${w.path}?wait=true`, { content });
-    expect(res.json()).toMatchObject({ content, mentions: [], mentionEveryone: false });
+    expect(res.json()).toMatchObject({ content, mentions: [], mention_everyone: false, mention_roles: [] });
   });
 
   it('lets username and avatarUrl (or avatar_url) override the author for that message only', async () => {
     const w = await createTestWebhook(t, { name: 'CI', avatarUrl: 'https://img.example/ci.png' });
     const custom = await call(t, 'POST', `${w.path}?wait=true`, { content: 'a', username: ' Release train ', avatar_url: 'https://img.example/train.png' });
-    expect(custom.json().author).toEqual({ id: w.webhook.id, username: 'Release train', avatarUrl: 'https://img.example/train.png', bot: true });
+    expect(custom.json().author).toEqual(userJson({ id: w.webhook.id, username: 'Release train', global_name: null, avatar_url: 'https://img.example/train.png', bot: true }));
     const next = await call(t, 'POST', `${w.path}?wait=true`, { content: 'b' });
-    expect(next.json().author).toEqual({ id: w.webhook.id, username: 'CI', avatarUrl: 'https://img.example/ci.png', bot: true });
+    expect(next.json().author).toEqual(userJson({ id: w.webhook.id, username: 'CI', global_name: null, avatar_url: 'https://img.example/ci.png', bot: true }));
   });
 
   it('refuses a username that passes for the service (SPEC §7) with 400 50035 at username, posting nothing', async () => {
@@ -225,7 +228,8 @@ describe('SPEC §8 limits through the API', () => {
         },
       ],
     });
-    const expected = {
+    // Stored with message-payload.ts's names; answered with Discord's (type, icon_url, proxy_*).
+    const stored = {
       title: 'Deploy',
       description: 'All green',
       url: 'https://ci.example/1',
@@ -240,9 +244,25 @@ describe('SPEC §8 limits through the API', () => {
         { name: 'Time', value: '3m', inline: false },
       ],
     };
+    const expected = {
+      type: 'rich',
+      title: 'Deploy',
+      description: 'All green',
+      url: 'https://ci.example/1',
+      timestamp: '2026-11-21T11:00:00.000Z',
+      color: 3066993,
+      footer: { text: 'CI', icon_url: 'https://img.example/f.png', proxy_icon_url: 'https://img.example/f.png' },
+      image: { url: 'https://img.example/i.png', proxy_url: 'https://img.example/i.png' },
+      thumbnail: { url: 'https://img.example/t.png', proxy_url: 'https://img.example/t.png' },
+      author: { name: 'Bot', url: 'https://ci.example', icon_url: 'https://img.example/a.png', proxy_icon_url: 'https://img.example/a.png' },
+      fields: [
+        { name: 'Env', value: 'prod', inline: true },
+        { name: 'Time', value: '3m', inline: false },
+      ],
+    };
     expect(res.json().embeds).toEqual([expected]);
     const [row] = await storedMessages(w.channel.id);
-    expect(JSON.parse(String(row?.embeds))).toEqual([expected]);
+    expect(JSON.parse(String(row?.embeds))).toEqual([stored]);
   });
 });
 

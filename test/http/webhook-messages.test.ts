@@ -3,6 +3,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { call, createTestWebhook, recordEvents, type TestWebhook } from './webhook-url.fixtures.js';
+import { userJson } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -47,7 +48,7 @@ describe('GET /api/v1/webhooks/{id}/{token}/messages/{messageId}', () => {
 });
 
 describe('PATCH /api/v1/webhooks/{id}/{token}/messages/{messageId}', () => {
-  it('edits content and embeds under the rules of execute, keeps the author, sets editedAt, and tells live views', async () => {
+  it('edits content and embeds under the rules of execute, keeps the author, sets edited_timestamp, and tells live views', async () => {
     const w = await createTestWebhook(t, { name: 'CI' });
     const posted = await post(w, { content: 'Build running', username: 'Build 12', avatarUrl: 'https://img.example/12.png' });
     const events = recordEvents(t, w.channel.id);
@@ -57,9 +58,9 @@ describe('PATCH /api/v1/webhooks/{id}/{token}/messages/{messageId}', () => {
     expect(res.json()).toEqual({
       ...posted,
       content: 'Build passed',
-      embeds: [{ title: 'Passed', color: 0x00ff00 }],
-      author: { id: w.webhook.id, username: 'Build 12', avatarUrl: 'https://img.example/12.png', bot: true },
-      editedAt: new Date(t.clock.now()).toISOString(),
+      embeds: [{ type: 'rich', title: 'Passed', color: 0x00ff00 }],
+      author: userJson({ id: w.webhook.id, username: 'Build 12', global_name: null, avatar_url: 'https://img.example/12.png', bot: true }),
+      edited_timestamp: new Date(t.clock.now()).toISOString(),
     });
     expect(events).toEqual([{ type: 'message_update', channelId: w.channel.id, messageId: posted.id }]);
     expect((await call(t, 'GET', messageUrl(w, posted.id))).json().content).toBe('Build passed');
@@ -88,7 +89,7 @@ describe('PATCH /api/v1/webhooks/{id}/{token}/messages/{messageId}', () => {
     const withEmbed = await post(w, { embeds: [{ title: 'only an embed' }] });
     expect((await call(t, 'PATCH', messageUrl(w, withEmbed.id), { embeds: [] })).json().code).toBe(50006);
     expect((await call(t, 'PATCH', messageUrl(w, withEmbed.id), { content: 'now text', embeds: [] })).json()).toMatchObject({ content: 'now text', embeds: [] });
-    expect((await call(t, 'GET', messageUrl(w, posted.id))).json()).toMatchObject({ content: 'only content', editedAt: null });
+    expect((await call(t, 'GET', messageUrl(w, posted.id))).json()).toMatchObject({ content: 'only content', edited_timestamp: null });
   });
 
   it('applies the limits (2001 code points → 50035 at content)', async () => {

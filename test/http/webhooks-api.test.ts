@@ -10,6 +10,7 @@ import { findWebhook } from '../../src/modules/webhooks/webhooks.repository.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
+import { hashOf } from '../support/discord-resources.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -59,12 +60,13 @@ describe('creating a webhook with bot credentials (POST /api/v1/channels/{channe
     expect(body).toEqual({
       id: expect.stringMatching(/^\d+$/),
       type: 1,
-      serverId,
-      channelId,
+      guild_id: serverId,
+      channel_id: channelId,
       name: 'Release notes',
-      avatarUrl: 'https://cdn.example.com/r.png',
-      applicationId: bot.client.app.id,
-      createdAt: new Date(t.clock.now()).toISOString(),
+      avatar: hashOf('https://cdn.example.com/r.png'),
+      avatar_url: 'https://cdn.example.com/r.png',
+      application_id: bot.client.app.id,
+      created_at: new Date(t.clock.now()).toISOString(),
       token: expect.stringMatching(/^ghwt_[A-Za-z0-9_-]{40,}$/),
       url: `http://localhost:8080/api/v1/webhooks/${body['id']}/${body['token']}`,
     });
@@ -84,7 +86,7 @@ describe('creating a webhook with bot credentials (POST /api/v1/channels/{channe
     const { bot, channelId } = await serverWithBot(MANAGE);
     const res = await create(bot, channelId, { name: 'Alias', avatar_url: 'https://cdn.example.com/a.png' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ avatarUrl: 'https://cdn.example.com/a.png' });
+    expect(res.json()).toMatchObject({ avatar_url: 'https://cdn.example.com/a.png' });
   });
 
   it('a bot without Manage webhooks gets 403 (50013) and nothing is created', async () => {
@@ -219,7 +221,7 @@ describe('managing webhooks with bot credentials', () => {
     expect(list.body).not.toContain(a.token);
     const one = await call(bot, 'GET', `/api/v1/webhooks/${a.id}`);
     expect(one.statusCode).toBe(200);
-    expect(one.json()).toMatchObject({ id: a.id, name: 'A', type: 1, channelId });
+    expect(one.json()).toMatchObject({ id: a.id, name: 'A', type: 1, channel_id: channelId });
     expect(one.json()).not.toHaveProperty('token');
   });
 
@@ -228,10 +230,10 @@ describe('managing webhooks with bot credentials', () => {
     const created = (await create(bot, channelId, { name: 'Old', avatarUrl: 'https://cdn.example.com/1.png' })).json() as { id: string; token: string };
     const renamed = await call(bot, 'PATCH', `/api/v1/webhooks/${created.id}`, { name: 'New' });
     expect(renamed.statusCode).toBe(200);
-    expect(renamed.json()).toMatchObject({ name: 'New', avatarUrl: 'https://cdn.example.com/1.png' });
+    expect(renamed.json()).toMatchObject({ name: 'New', avatar_url: 'https://cdn.example.com/1.png' });
     expect(renamed.json()).not.toHaveProperty('token');
     const cleared = await call(bot, 'PATCH', `/api/v1/webhooks/${created.id}`, { avatarUrl: null });
-    expect(cleared.json()).toMatchObject({ name: 'New', avatarUrl: null });
+    expect(cleared.json()).toMatchObject({ name: 'New', avatar: null, avatar_url: null });
     const stored = await findWebhook(t.services.db, created.id);
     expect(stored).toMatchObject({ name: 'New', avatarUrl: null, tokenHash: hashSecret(created.token) });
   });
@@ -287,7 +289,7 @@ describe('managing webhooks with bot credentials', () => {
     const channel = { id: channelId, serverId, type: 0, name: 'general', topic: null, position: 0, createdAt: 0 };
     const made = await createWebhook(t.services, channel, { userId: String(owner.owner_id), applicationId: null }, { name: 'By hand' });
     const res = await call(bot, 'GET', `/api/v1/webhooks/${made.webhook.id}`);
-    expect(res.json()).toMatchObject({ name: 'By hand', applicationId: null });
+    expect(res.json()).toMatchObject({ name: 'By hand', application_id: null });
   });
 });
 

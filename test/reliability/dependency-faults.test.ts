@@ -114,18 +114,18 @@ describe.skipIf(Boolean(skipReason))('faults in dependencies: PostgreSQL and Red
       `people create --username ${person.username} --password ${cliQuote(person.password)}`,
       `servers create --owner ${person.username} --name ${cliQuote('Fault Lab')}`,
       `apps create --owner ${person.username} --name ${cliQuote('Fault Bot')} --bot --redirect-uri ${redirectUri}`,
-    ]).slice(1) as [{ id: string; channels: { id: string; name: string }[] }, { clientId: string; clientSecret: string; botToken: string }];
+    ]).slice(1) as [{ id: string; channels: { id: string; name: string }[] }, { client_id: string; client_secret: string; bot_token: string }];
     channelId = (server.channels.find((c) => c.name === 'general') ?? server.channels[0])!.id;
-    basicAuth = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
-    botAuth = `Bot ${app.botToken}`;
+    basicAuth = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
+    botAuth = `Bot ${app.bot_token}`;
 
     // The person: a session, the bot installed in their server, an OAuth access and refresh token.
     const agent = new HttpAgent(a.baseUrl);
     await agent.signIn(person.username, person.password);
     cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const permissions = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.MANAGE_WEBHOOKS;
-    await agent.consent(`/app/oauth2/authorize?${new URLSearchParams({ client_id: app.clientId, scope: 'bot', permissions: permissions.toString(), server_id: server.id }).toString()}`);
-    const location = await agent.consent(`/app/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: 'identify', state: 'faults' }).toString()}`);
+    await agent.consent(`/app/oauth2/authorize?${new URLSearchParams({ client_id: app.client_id, scope: 'bot', permissions: permissions.toString(), server_id: server.id }).toString()}`);
+    const location = await agent.consent(`/app/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: redirectUri, scope: 'identify', state: 'faults' }).toString()}`);
     const code = new URL(location).searchParams.get('code') ?? '';
     const exchanged = await send(`${a.baseUrl}/api/oauth2/token`, {
       method: 'POST',

@@ -396,13 +396,13 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
   it('OAuth: consent form, code exchange with PKCE, two refreshes, /users/@me, revocation → 401', async () => {
     await timed('oauth', async () => {
       const redirectUri = 'http://127.0.0.1:9/callback';
-      const [app] = seedViaCli(database.url, [`apps create --owner ${person.username} --name ${cliQuote('Scale Out App')} --redirect-uri ${redirectUri}`]) as [{ clientId: string; clientSecret: string }];
-      const auth = basic(app.clientId, app.clientSecret);
+      const [app] = seedViaCli(database.url, [`apps create --owner ${person.username} --name ${cliQuote('Scale Out App')} --redirect-uri ${redirectUri}`]) as [{ client_id: string; client_secret: string }];
+      const auth = basic(app.client_id, app.client_secret);
 
       for (let round = 0; round < OAUTH_ROUNDS; round += 1) {
         const verifier = `scale-out-verifier-${round}-${'x'.repeat(50)}`;
         const state = `state-${round}`;
-        const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope: 'identify', state, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
+        const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: redirectUri, scope: 'identify', state, code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
         const authorizeUrl = `/app/oauth2/authorize?${query.toString()}`;
         const consent = await client.send('GET', authorizeUrl);
         let location: string;
@@ -457,11 +457,11 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
     await timed('bot install', async () => {
       const [server, app] = seedViaCli(database.url, [`servers create --owner ${person.username} --name ${cliQuote('Scale Out')}`, `apps create --owner ${person.username} --name ${cliQuote('Relay Bot')} --bot`]) as [
         { id: string; channels: { id: string; name: string }[] },
-        { clientId: string; botToken: string },
+        { client_id: string; bot_token: string },
       ];
       serverId = server.id;
       channelId = (server.channels.find((c) => c.name === 'general') ?? server.channels[0])!.id;
-      bot = { appId: app.clientId, botToken: app.botToken };
+      bot = { appId: app.client_id, botToken: app.bot_token };
 
       const permissions = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.MANAGE_WEBHOOKS;
       const query = new URLSearchParams({ client_id: bot.appId, scope: 'bot', permissions: permissions.toString(), server_id: serverId });
@@ -497,7 +497,7 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
       const botAuth = { authorization: `Bot ${bot.botToken}` };
       const created = await client.send('POST', `/api/v1/channels/${channelId}/webhooks`, { cookies: false, headers: botAuth, json: { name: 'Deploys' } });
       expect(created.status).toBe(201);
-      const webhook = json<{ id: string; token: string; url: string; channelId: string }>(created);
+      const webhook = json<{ id: string; token: string; url: string; channel_id: string }>(created);
       // Every instance builds webhook URLs from the same GATEHOUSE_BASE_URL: the proxy's.
       expect(webhook.url).toBe(`${proxy.url}/api/v1/webhooks/${webhook.id}/${webhook.token}`);
       webhookUrl = webhook.url;
@@ -510,7 +510,7 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
 
       const edited = await client.send('PATCH', `${path}/messages/${message.id}`, { cookies: false, json: { content: 'Deploy finished' } });
       expect(edited.status).toBe(200);
-      expect(json<{ content: string; editedAt: string | null }>(edited)).toMatchObject({ content: 'Deploy finished', editedAt: expect.any(String) });
+      expect(json<{ content: string; edited_timestamp: string | null }>(edited)).toMatchObject({ content: 'Deploy finished', edited_timestamp: expect.any(String) });
       const fetched = await client.send('GET', `${path}/messages/${message.id}`, { cookies: false });
       expect(json<{ content: string }>(fetched).content).toBe('Deploy finished');
       const deleted = await client.send('DELETE', `${path}/messages/${message.id}`, { cookies: false });

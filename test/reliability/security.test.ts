@@ -60,9 +60,9 @@ async function driveEverything(databaseUrl: string): Promise<Driven> {
     `people create --username secowner --password ${cliQuote(PASSWORD)}`,
     `apps create --owner secowner --name "Sec App" --redirect-uri ${REDIRECT} --bot`,
     `servers create --owner secowner --name "Sec Server"`,
-  ]) as [{ id: string }, { clientId: string; clientSecret: string; botToken: string }, { id: string; channels: { id: string }[] }];
-  secrets.set('client secret', app.clientSecret);
-  secrets.set('bot token', app.botToken);
+  ]) as [{ id: string }, { client_id: string; client_secret: string; bot_token: string }, { id: string; channels: { id: string }[] }];
+  secrets.set('client secret', app.client_secret);
+  secrets.set('bot token', app.bot_token);
 
   const server = await startServer({ databaseUrl, env: { LOG_LEVEL: 'debug' } });
   const base = server.baseUrl;
@@ -83,22 +83,22 @@ async function driveEverything(databaseUrl: string): Promise<Driven> {
 
   const verifier = `${'v'.repeat(20)}${Math.random().toString(36).slice(2)}${'w'.repeat(30)}`;
   secrets.set('PKCE verifier', verifier);
-  const query = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: REDIRECT, scope: 'identify email', state: 'st-1', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
+  const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: REDIRECT, scope: 'identify email', state: 'st-1', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' });
   const landed = new URL(await owner.consent(`/app/oauth2/authorize?${query.toString()}`));
   const code = landed.searchParams.get('code') ?? '';
   expect(code).toMatch(/^ghac_/);
   secrets.set('authorization code', code);
 
-  const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+  const basic = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
   const tokenCall = (body: Record<string, string>, authorization = basic) =>
     fetch(`${base}/api/oauth2/token`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
   const exchanged = (await (await tokenCall({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier })).json()) as { access_token: string; refresh_token: string };
   secrets.set('access token', exchanged.access_token);
   secrets.set('refresh token', exchanged.refresh_token);
   // A wrong client secret (refused, logged as a failure).
-  const wrongSecret = `${app.clientSecret.slice(0, -4)}AAAA`;
+  const wrongSecret = `${app.client_secret.slice(0, -4)}AAAA`;
   secrets.set('wrong client secret', wrongSecret);
-  expect((await tokenCall({ grant_type: 'refresh_token', refresh_token: exchanged.refresh_token }, `Basic ${Buffer.from(`${app.clientId}:${wrongSecret}`).toString('base64')}`)).status).toBe(401);
+  expect((await tokenCall({ grant_type: 'refresh_token', refresh_token: exchanged.refresh_token }, `Basic ${Buffer.from(`${app.client_id}:${wrongSecret}`).toString('base64')}`)).status).toBe(401);
   const refreshed = (await (await tokenCall({ grant_type: 'refresh_token', refresh_token: exchanged.refresh_token })).json()) as { access_token: string; refresh_token: string };
   secrets.set('refreshed access token', refreshed.access_token);
   secrets.set('rotated refresh token', refreshed.refresh_token);
@@ -112,9 +112,9 @@ async function driveEverything(databaseUrl: string): Promise<Driven> {
   // The bot authenticates (the DM is then refused: the owner shares no server with it), a wrong bot token does not.
   const openDm = (token: string) =>
     fetch(`${base}/api/v1/users/@me/channels`, { method: 'POST', headers: { authorization: `Bot ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ recipientId: person.id }) });
-  const dm = await openDm(app.botToken);
+  const dm = await openDm(app.bot_token);
   expect(((await dm.json()) as { code: number }).code).toBe(50007);
-  const wrongBot = `${app.botToken.slice(0, -4)}CCCC`;
+  const wrongBot = `${app.bot_token.slice(0, -4)}CCCC`;
   secrets.set('wrong bot token', wrongBot);
   expect((await openDm(wrongBot)).status).toBe(401);
 
@@ -245,8 +245,8 @@ describe('redirect attacks and throttling against a real server', () => {
       `people create --username redirowner --password ${cliQuote(PASSWORD)}`,
       `apps create --owner redirowner --name "Redirect App" --redirect-uri https://good.example.com/cb --redirect-uri https://good.example.com/dir/ --redirect-uri https://good.example.com/q?tenant=1 --redirect-uri https://good.example.com/a/b`,
       `servers create --owner redirowner --name "Throttle Server"`,
-    ]) as [unknown, { clientId: string; clientSecret: string }, { id: string; channels: { id: string }[] }];
-    ({ clientId, clientSecret } = app);
+    ]) as [unknown, { client_id: string; client_secret: string }, { id: string; channels: { id: string }[] }];
+    ({ client_id: clientId, client_secret: clientSecret } = app);
     server = await startServer({ databaseUrl: sqlite.path });
     owner = new HttpAgent(server.baseUrl);
     await owner.signIn('redirowner', PASSWORD);

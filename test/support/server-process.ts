@@ -358,10 +358,10 @@ export function seedWorkspace(databaseUrl: string, options: { channels?: number;
     password,
     serverId,
     channelIds: [general, ...extra.map((c) => String(c['id']))],
-    clientId: String(app['clientId']),
-    clientSecret: String(app['clientSecret']),
-    botToken: String(app['botToken']),
-    botUserId: String(app['botUserId']),
+    clientId: String(app['client_id']),
+    clientSecret: String(app['client_secret']),
+    botToken: String(app['bot_token']),
+    botUserId: String(app['bot_user_id']),
     redirectUri,
   };
 }

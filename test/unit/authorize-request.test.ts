@@ -79,7 +79,8 @@ describe('validating the rest of the request', () => {
 
   it('missing, empty or unknown scope is invalid_scope', () => {
     expect(validate({ ...GOOD, scope: '' })).toMatchObject({ ok: false, error: 'invalid_scope' });
-    expect(validate({ ...GOOD, scope: 'identify guilds' })).toMatchObject({ ok: false, error: 'invalid_scope' });
+    // `guilds` is Discord's alias of `servers` (DESIGN §1): an unknown name is still refused.
+    expect(validate({ ...GOOD, scope: 'identify channels' })).toMatchObject({ ok: false, error: 'invalid_scope' });
   });
 
   it('B2: a public client without code_challenge is invalid_request; a confidential one may omit it', () => {

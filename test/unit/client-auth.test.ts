@@ -75,3 +75,15 @@ describe('readClientCredentials (RFC 6749 §2.3)', () => {
     expect(readClientCredentials({ authorization: undefined, clientId: undefined, clientSecret: 's' })).toMatchObject({ ok: false, error: 'invalid_request' });
   });
 });
+
+describe('HTTP Basic with an empty password (DESIGN §1)', () => {
+  it('counts as client_id alone, like an empty client_secret in the body', () => {
+    expect(readClientCredentials({ authorization: `Basic ${b64('123:')}`, clientId: undefined, clientSecret: undefined })).toEqual({ ok: true, credentials: { method: 'none', clientId: '123' } });
+  });
+  it('a non-empty password stays client_secret_basic', () => {
+    expect(readClientCredentials({ authorization: `Basic ${b64('123:s')}`, clientId: undefined, clientSecret: undefined })).toEqual({
+      ok: true,
+      credentials: { method: 'client_secret_basic', clientId: '123', clientSecret: 's' },
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { GATEHOUSE_EPOCH, isSnowflake, SnowflakeGenerator, snowflakeTime } from '../../src/core/snowflake.js';
+import { DISCORD_EPOCH, isSnowflake, LEGACY_GATEHOUSE_EPOCH, SnowflakeGenerator, snowflakeTime } from '../../src/core/snowflake.js';
 
 describe('snowflake ids (DESIGN §1: 64-bit, time-ordered, decimal strings)', () => {
   it('encodes the creation time, readable back from the id', () => {
@@ -67,7 +67,24 @@ describe('snowflake ids (DESIGN §1: 64-bit, time-ordered, decimal strings)', ()
     expect(isSnowflake(' 1')).toBe(false);
   });
 
-  it('the epoch is 2026-01-01T00:00:00Z', () => {
-    expect(new Date(GATEHOUSE_EPOCH).toISOString()).toBe('2026-01-01T00:00:00.000Z');
+  it("the epoch is Discord's, 2015-01-01T00:00:00Z (1420070400000 ms)", () => {
+    expect(DISCORD_EPOCH).toBe(1420070400000);
+    expect(new Date(DISCORD_EPOCH).toISOString()).toBe('2015-01-01T00:00:00.000Z');
+  });
+
+  it('a Discord library reads the creation time from an id (discord.py snowflake_time)', () => {
+    const at = Date.UTC(2026, 10, 25, 12, 30, 15, 123);
+    const id = new SnowflakeGenerator(new ManualClock(at), 3).next();
+    // discord.utils.snowflake_time: ((id >> 22) + 1420070400000) / 1000
+    expect(Number(BigInt(id) >> 22n) + 1420070400000).toBe(at);
+  });
+
+  it('ids issued now are larger than every id issued on the earlier 2026 epoch', () => {
+    // The largest id the 2026 epoch could have issued by a given moment: all worker and sequence bits set.
+    for (const at of [Date.UTC(2026, 10, 25), Date.UTC(2030, 0, 1), Date.UTC(2060, 0, 1)]) {
+      const legacyMax = (BigInt(at - LEGACY_GATEHOUSE_EPOCH) << 22n) | 0x3fffffn;
+      const now = new SnowflakeGenerator(new ManualClock(at), 0).next();
+      expect(BigInt(now) > legacyMax).toBe(true);
+    }
   });
 });

@@ -15,7 +15,7 @@ export const appsCommands: CliCommand[] = [
       description: { description: 'up to 400 characters' },
       'private-bot': { description: 'only the owner may install the bot', boolean: true },
       'require-code-grant': { description: 'bot installs need the full authorization code flow', boolean: true },
-      bot: { description: 'also add the bot account; prints botUserId and (once) botToken', boolean: true },
+      bot: { description: 'also add the bot account; prints bot_user_id and (once) bot_token', boolean: true },
     },
     async run(services, flags) {
       const owner = await findOwnerByUsername(services, flags.string('owner') ?? '');
@@ -30,16 +30,17 @@ export const appsCommands: CliCommand[] = [
       });
       // The bot token exists in plaintext only in this output: only its hash is stored.
       const bot = flags.bool('bot') ? await enableBot(services, application.id) : undefined;
+      // DESIGN §8: the API's field names (snake_case, as docs/api-resources.md).
       return {
         id: application.id,
-        clientId: application.id,
-        clientSecret,
+        client_id: application.id,
+        client_secret: clientSecret,
         name: application.name,
-        redirectUris: application.redirectUris,
+        redirect_uris: application.redirectUris,
         confidential: application.confidential,
-        botPublic: application.botPublic,
-        botRequireCodeGrant: application.botRequireCodeGrant,
-        ...(bot ? { botUserId: bot.botUserId, botToken: bot.token } : {}),
+        bot_public: application.botPublic,
+        bot_require_code_grant: application.botRequireCodeGrant,
+        ...(bot ? { bot_user_id: bot.botUserId, bot_token: bot.token } : {}),
       };
     },
   },

@@ -42,11 +42,11 @@ export const directoryCommands: CliCommand[] = [
       return {
         id: server.id,
         name: server.name,
-        iconUrl: server.iconUrl,
-        ownerId: server.ownerId,
-        everyoneRoleId: server.everyoneRoleId,
+        icon_url: server.iconUrl,
+        owner_id: server.ownerId,
+        everyone_role_id: server.everyoneRoleId,
         channels: server.channels.map((c) => ({ id: c.id, name: c.name, type: c.type, position: c.position })),
-        createdAt: new Date(server.createdAt).toISOString(),
+        created_at: new Date(server.createdAt).toISOString(),
       };
     },
   },
@@ -60,7 +60,7 @@ export const directoryCommands: CliCommand[] = [
     },
     async run(services, flags) {
       const channel = await createChannel(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), topic: flags.string('topic') ?? null });
-      return { id: channel.id, serverId: channel.serverId, name: channel.name, topic: channel.topic, type: channel.type, position: channel.position };
+      return { id: channel.id, guild_id: channel.serverId, name: channel.name, topic: channel.topic, type: channel.type, position: channel.position };
     },
   },
   {
@@ -78,7 +78,7 @@ export const directoryCommands: CliCommand[] = [
       const color = parseColor(flags.string('color') ?? '');
       if (color === undefined) throw new CliUsageError('--color must look like #5865f2');
       const role = await createRole(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), permissions, color });
-      return { id: role.id, serverId: role.serverId, name: role.name, permissions: role.permissions.toString(), color: role.color, position: role.position };
+      return { id: role.id, guild_id: role.serverId, name: role.name, permissions: role.permissions.toString(), color: role.color, position: role.position };
     },
   },
   {
@@ -92,7 +92,7 @@ export const directoryCommands: CliCommand[] = [
     async run(services, flags) {
       const person = await personNamed(services, 'username', required(flags.string('username'), 'username'));
       const member = await addMember(services, required(flags.string('server'), 'server'), person.id, flags.list('role'));
-      return { serverId: member.serverId, userId: member.userId, username: person.username, roles: member.roleIds, joinedAt: new Date(member.joinedAt).toISOString() };
+      return { guild_id: member.serverId, user_id: member.userId, username: person.username, roles: member.roleIds, joined_at: new Date(member.joinedAt).toISOString() };
     },
   },
 ];

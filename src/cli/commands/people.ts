@@ -20,7 +20,7 @@ export const peopleCommands: CliCommand[] = [
         email: flags.string('email') ?? null,
         name: flags.string('name') ?? '',
       });
-      return { id: person.id, username: person.username, name: person.name, email: person.email, createdAt: new Date(person.createdAt).toISOString() };
+      return { id: person.id, username: person.username, global_name: person.name, email: person.email, created_at: new Date(person.createdAt).toISOString() };
     },
   },
 ];

@@ -93,8 +93,8 @@ export const seedCommands: CliCommand[] = [
       return {
         created: true,
         message: 'Demo created. Sign in at the URL below as any of these people; the passwords are shown only now.',
-        signInUrl: `${services.config.baseUrl.replace(/\/+$/, '')}/login`,
-        server: { id: server.id, name: server.name, ownerId: server.ownerId },
+        sign_in_url: `${services.config.baseUrl.replace(/\/+$/, '')}/login`,
+        server: { id: server.id, name: server.name, owner_id: server.ownerId },
         roles: roles.map((r) => ({ id: r.id, name: r.name, permissions: r.permissions.toString() })),
         channels: channels.map((c) => ({ id: c.id, name: c.name, url: channelUrl(services, c.id) })),
         people: people.map((p) => ({ id: p.person.id, username: p.person.username, password: p.password, role: p.role })),

@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import { presentCommand } from '../resources/resources.js';
 import { botOf, requireBot } from './bot-auth.routes.js';
 import { ApiErrorBody, CommandListBody, CommandParams, CommandsPutBody, FormErrorBody } from './commands.schemas.js';
 import { getCommands, overwriteCommands } from './commands.service.js';
@@ -30,7 +31,7 @@ export function registerCommandsApi(app: App, services: Services): void {
         response: { 200: CommandListBody, ...errors },
       },
     },
-    async (request) => getCommands(services, botOf(request), request.params.applicationId),
+    async (request) => (await getCommands(services, botOf(request), request.params.applicationId)).map(presentCommand),
   );
 
   app.put(
@@ -49,6 +50,6 @@ export function registerCommandsApi(app: App, services: Services): void {
         response: { 200: CommandListBody, 400: FormErrorBody, ...errors },
       },
     },
-    async (request) => overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown),
+    async (request) => (await overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown)).map(presentCommand),
   );
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CommandResourceBody, CommandResourceListBody } from '../resources/resources.schemas.js';
 
 /** TypeBox schemas of the commands API (issue #4). They document; the service checks the body. */
 
@@ -25,16 +26,10 @@ export const CommandInputBody = Type.Object(
 
 export const CommandsPutBody = Type.Array(CommandInputBody, { maxItems: 100, description: 'The complete list of commands: any command not in it is deleted' });
 
-export const CommandBody = Type.Object({
-  id: Type.String({ description: 'Snowflake id; kept when a command of the same name is overwritten' }),
-  applicationId: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  options: Type.Array(Type.Object({}, { additionalProperties: true })),
-  type: Type.Integer(),
-});
+/** An application command: Discord's names (resources.ts presentCommand). */
+export const CommandBody = CommandResourceBody;
 
-export const CommandListBody = Type.Array(CommandBody);
+export const CommandListBody = CommandResourceListBody;
 
 export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() });
 

@@ -4,26 +4,16 @@ import type { Deps } from '../../services.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import { findPersonById } from '../directory/people.repository.js';
 import { requireBotMayPostInDm } from './dms.service.js';
-import { parseMessagePayload, type Embed } from './message-payload.js';
+import { parseMessagePayload } from './message-payload.js';
 import { insertMessage } from './messages.repository.js';
+import { presentMessage, type MessageResource } from '../resources/resources.js';
 
 /**
- * A bot's message as the API returns it: the webhook message record's shape (issue #5) without
- * webhookId. Bots mention nobody: `mentions` is always empty and `mentionEveryone` false, and
- * "@everyone" stays literal text (docs/user-installs.md).
+ * A bot's message as the API returns it: Discord's message object (resources.ts). Bots mention
+ * nobody: `mentions` is always empty and `mention_everyone` false, and "@everyone" stays literal
+ * text (docs/user-installs.md).
  */
-export interface BotMessageRecord {
-  id: string;
-  channelId: string;
-  content: string;
-  embeds: Embed[];
-  author: { id: string; username: string; avatarUrl: string | null; bot: true };
-  applicationId: string;
-  mentions: [];
-  mentionEveryone: false;
-  createdAt: string;
-  editedAt: null;
-}
+export type BotMessageRecord = MessageResource;
 
 /**
  * POST /api/v1/channels/{channelId}/messages with bot credentials (issue #4 "Bot credentials").
@@ -60,16 +50,15 @@ export async function postBotMessage(deps: Deps, bot: BotPrincipal, channelId: s
     createdAt,
   });
   deps.events.publish({ type: 'message_create', channelId: access.channel.id, messageId: id });
-  return {
+  return presentMessage({
     id,
     channelId: access.channel.id,
     content,
     embeds,
-    author: { id: account.id, username: account.username, avatarUrl: account.avatarUrl, bot: true },
+    author: account,
+    webhookId: null,
     applicationId: bot.application.id,
-    mentions: [],
-    mentionEveryone: false,
-    createdAt: new Date(createdAt).toISOString(),
+    createdAt,
     editedAt: null,
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DmChannelResourceBody, MessageResourceBody } from '../resources/resources.schemas.js';
 
 /**
  * TypeBox schemas of the bot message and direct-message routes (validation and OpenAPI). Message
@@ -26,18 +27,8 @@ export const BotMessageBody = Type.Object(
   { additionalProperties: true, description: 'At least one of content and embeds (else 50006). Unknown keys (tts, nonce, allowed_mentions…) are ignored.' },
 );
 
-export const BotMessageRecordBody = Type.Object({
-  id: Type.String(),
-  channelId: Type.String(),
-  content: Type.String(),
-  embeds: Type.Array(Type.Unknown()),
-  author: Type.Object({ id: Type.String({ description: 'The bot account' }), username: Type.String(), avatarUrl: Type.Union([Type.String(), Type.Null()]), bot: Type.Literal(true) }),
-  applicationId: Type.String(),
-  mentions: Type.Array(Type.Unknown(), { maxItems: 0, description: 'Always empty: bots mention nobody' }),
-  mentionEveryone: Type.Boolean({ description: 'Always false' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  editedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+/** Discord's message object (resources.ts presentMessage). */
+export const BotMessageRecordBody = MessageResourceBody;
 
 /** The recipient is checked by dms.service.ts, so a bad id gets 50035 at the key that was sent. */
 export const OpenDmBody = Type.Object(
@@ -48,19 +39,7 @@ export const OpenDmBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const DmChannelBody = Type.Object({
-  id: Type.String({ description: 'The DM channel id, for POST /api/v1/channels/{channelId}/messages' }),
-  type: Type.Literal(1, { description: 'Direct message' }),
-  recipients: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      username: Type.String(),
-      name: Type.String({ description: 'Display name' }),
-      avatarUrl: Type.Union([Type.String(), Type.Null()]),
-      bot: Type.Boolean(),
-    }),
-    { description: 'The other party' },
-  ),
-});
+/** Discord's DM channel object (resources.ts presentDmChannel). */
+export const DmChannelBody = DmChannelResourceBody;
 
 export const ConversationParams = Type.Object({ channelId: Type.String() });

@@ -5,29 +5,13 @@ import { isUniqueViolation } from '../../storage/types.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
 import { JOINED_BY_OWN_ACT } from '../directory/members.js';
-import { CHANNEL_TYPE_DM, type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
+import { type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
 import { findDmChannelIdForPair, findDmPair, findMessageContents, findParty, insertDmChannel, listDmConversations, shareAServer } from './dms.repository.js';
 import { latestMessages } from './messages.service.js';
+import { presentDmChannel, type DmChannelResource } from '../resources/resources.js';
 
-/** A recipient as the DM channel record shows them. */
-export interface DmRecipient {
-  id: string;
-  username: string;
-  name: string;
-  avatarUrl: string | null;
-  bot: boolean;
-}
-
-/** POST /api/v1/users/@me/channels answers this (Discord's DM channel object, camelCase). */
-export interface DmChannelRecord {
-  id: string;
-  type: typeof CHANNEL_TYPE_DM;
-  recipients: DmRecipient[];
-}
-
-function recipient(p: DmParty): DmRecipient {
-  return { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, bot: p.bot };
-}
+/** POST /api/v1/users/@me/channels answers Discord's DM channel object (resources.ts). */
+export type DmChannelRecord = DmChannelResource;
 
 /**
  * Who an app's bot may message directly (SPEC §5.2): a person (never itself, never another bot)
@@ -70,7 +54,7 @@ export async function openDm(deps: Deps, bot: BotPrincipal, body: unknown): Prom
   if (!other) throw invalidField([key], 'USER_UNKNOWN', 'Unknown user.');
   if (!(await botMayMessage(deps, { applicationId: bot.application.id, botUserId: bot.botUserId }, other))) throw ApiErrors.cannotMessageUser();
 
-  const record = (channelId: string): DmChannelRecord => ({ id: channelId, type: CHANNEL_TYPE_DM, recipients: [recipient(other)] });
+  const record = (channelId: string): DmChannelRecord => presentDmChannel(channelId, [other]);
   const existing = await findDmChannelIdForPair(deps.db, bot.botUserId, other.id);
   if (existing) return record(existing);
   const channelId = deps.ids.next();

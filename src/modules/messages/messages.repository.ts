@@ -204,3 +204,14 @@ export async function listMessagesAfter(db: Db, channelId: string, afterId: stri
   const rows = await storedMessages(db).where('messages.channel_id', '=', channelId).where('messages.id', '>', afterId).orderBy('messages.id', 'asc').limit(limit).execute();
   return rows.map(toStoredMessage);
 }
+
+/**
+ * The avatar overrides of a webhook's latest messages in its channel (the CDN route's lookup of
+ * a per-message avatar hash; DESIGN §1). Bounded to the channel's last `limit` messages through
+ * messages_channel_idx: messages have no index by webhook (write cost, docs/performance.md).
+ */
+export async function listRecentWebhookAvatarUrls(db: Db, channelId: string, webhookId: string, limit: number): Promise<string[]> {
+  const recent = db.selectFrom('messages').select(['author_avatar_url', 'webhook_id']).where('channel_id', '=', channelId).orderBy('id', 'desc').limit(limit).as('recent');
+  const rows = await db.selectFrom(recent).select('author_avatar_url').distinct().where('webhook_id', '=', webhookId).where('author_avatar_url', 'is not', null).execute();
+  return rows.map((r) => r.author_avatar_url as string);
+}

@@ -1,23 +1,12 @@
+import { presentMessage, type MessageResource } from '../resources/resources.js';
 import type { Embed } from './message-payload.js';
 
 /**
- * A webhook's message as the webhook URL routes return it (issue #5 "Message records"). Pure.
- * Webhook messages never mention anyone (SPEC §2.10): "@everyone", "@here" and <@id> stay literal
- * text, so `mentions` is always empty and `mentionEveryone` always false.
+ * A webhook's message as the webhook URL routes return it: Discord's message object
+ * (resources.ts). Webhook messages never mention anyone (SPEC §2.10): "@everyone", "@here" and
+ * <@id> stay literal text, so `mentions` is always empty and `mention_everyone` always false.
  */
-export interface WebhookMessageRecord {
-  id: string;
-  channelId: string;
-  content: string;
-  embeds: Embed[];
-  author: { id: string; username: string; avatarUrl: string | null; bot: true };
-  webhookId: string;
-  applicationId: string | null;
-  mentions: never[];
-  mentionEveryone: false;
-  createdAt: string;
-  editedAt: string | null;
-}
+export type WebhookMessageRecord = MessageResource;
 
 /** A stored webhook message (messages.repository.ts), embeds still as stored JSON or parsed. */
 export interface WebhookMessage {
@@ -46,18 +35,17 @@ export function embedsOf(embeds: Embed[] | string): Embed[] {
 }
 
 export function presentWebhookMessage(m: WebhookMessage): WebhookMessageRecord {
-  return {
+  return presentMessage({
     id: m.id,
     channelId: m.channelId,
     content: m.content,
     embeds: embedsOf(m.embeds),
-    // The author id is the webhook id (Discord's convention; issue #5).
-    author: { id: m.webhookId, username: m.authorName, avatarUrl: m.authorAvatarUrl, bot: true },
+    // The author id is the webhook id (Discord's convention; issue #5); the name and avatar are
+    // the ones shown for this message. A webhook author has no display name (Discord's null).
+    author: { id: m.webhookId, username: m.authorName, name: null, avatarUrl: m.authorAvatarUrl, bot: true },
     webhookId: m.webhookId,
     applicationId: m.applicationId,
-    mentions: [],
-    mentionEveryone: false,
-    createdAt: new Date(m.createdAt).toISOString(),
-    editedAt: m.editedAt === null ? null : new Date(m.editedAt).toISOString(),
-  };
+    createdAt: m.createdAt,
+    editedAt: m.editedAt,
+  });
 }

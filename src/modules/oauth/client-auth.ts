@@ -85,6 +85,7 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
  *    and a body client_id that contradicts the header is malformed too;
  *  - client_id + client_secret in the body is client_secret_post;
  *  - client_id alone is a public client (`none`); whether that app may do so is decided later;
+ *    so is HTTP Basic with an empty password (DESIGN §1);
  *  - no client_id at all is invalid_client (§3.2.1: a public client must identify itself).
  */
 export function readClientCredentials(presented: PresentedClientAuth): ReadClientAuth {
@@ -100,7 +101,9 @@ export function readClientCredentials(presented: PresentedClientAuth): ReadClien
       return { ok: false, error: 'invalid_request', description: 'client_id in the body differs from the one in the Authorization header', viaHeader: true };
     }
     if (basic.clientId === '') return { ok: false, error: 'invalid_client', description: 'the Authorization header carries no client_id', viaHeader: true };
-    // DESIGN §1: an empty Basic password is client_id alone, like an empty client_secret in the body.
+    // DESIGN §1: Basic with an empty password is client_id alone, as an empty client_secret in the
+    // body is (@discordjs/core's revokeToken sends `id:` for a public app). A confidential app
+    // presenting it is then refused for lack of its secret.
     if (basic.clientSecret === '') return { ok: true, credentials: { method: 'none', clientId: basic.clientId } };
     return { ok: true, credentials: { method: 'client_secret_basic', clientId: basic.clientId, clientSecret: basic.clientSecret } };
   }

@@ -1,13 +1,30 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
+import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';
-import { currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
+import { botApplication, botUser, currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
 import { ApiErrorBody, AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
 
 const bearerErrors = { 401: ApiErrorBody, 403: ApiErrorBody };
 
-/** GET /api/v1/oauth2/@me, /api/v1/users/@me, /api/v1/users/@me/servers (and /guilds). */
+/** `Authorization: Bot …` (scheme case-insensitive), as bot-auth.routes.ts reads it. */
+const BOT_SCHEME = /^\s*bot\s/i;
+
+function presentsBot(request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  return header !== undefined && BOT_SCHEME.test(header);
+}
+
+/** GET /api/v1/oauth2/@me, /api/v1/users/@me, /api/v1/users/@me/servers (and /guilds), /api/v1/applications/@me. */
 export function registerIdentityApi(app: App, services: Services): void {
+  const identifyBearer = requireBearer(services, 'identify');
+  const bot = requireBot(services);
+  // DESIGN §1: with `Authorization: Bot`, /users/@me is the bot's own user (Discord's answer, and
+  // the call REST-only libraries make at start-up); any other credential is an access token.
+  const bearerOrBot = async (request: FastifyRequest, reply: FastifyReply) => (presentsBot(request) ? bot.call(app, request, reply) : identifyBearer.call(app, request, reply));
+
   app.get(
     '/api/v1/oauth2/@me',
     {
@@ -26,16 +43,17 @@ export function registerIdentityApi(app: App, services: Services): void {
   app.get(
     '/api/v1/users/@me',
     {
-      preHandler: requireBearer(services, 'identify'),
+      preHandler: bearerOrBot,
       schema: {
         tags: ['Users'],
-        summary: 'The person who authorized the token',
-        description: 'SPEC §2.5: scope identify gives id, username, name and avatarUrl; scope email adds email and verified.',
-        security: [{ bearer: [] }],
+        summary: 'The person who authorized the token, or the bot',
+        description:
+          "SPEC §2.5: Discord's user object. Scope identify gives id, username, global_name and avatar (avatar_url: the image's URL); scope email adds email and verified. With `Authorization: Bot <token>`: the bot's own user.",
+        security: [{ bearer: [] }, { bot: [] }],
         response: { 200: UserRecordBody, ...bearerErrors },
       },
     },
-    async (request) => currentUser(services, bearerOf(request)),
+    async (request) => (request.bot ? botUser(services, botOf(request)) : currentUser(services, bearerOf(request))),
   );
 
   for (const url of ['/api/v1/users/@me/servers', '/api/v1/users/@me/guilds']) {
@@ -48,7 +66,7 @@ export function registerIdentityApi(app: App, services: Services): void {
             ? {
                 tags: ['Users'],
                 summary: "The person's servers",
-                description: 'SPEC §2.6, scope servers: each server with whether the person owns it and their permissions there. Alias: /api/v1/users/@me/guilds.',
+                description: "SPEC §2.6, scope servers (alias guilds): Discord's partial guilds, with whether the person owns each and their permissions there. Alias: /api/v1/users/@me/guilds.",
               }
             : { hide: true }),
           security: [{ bearer: [] }],
@@ -56,6 +74,27 @@ export function registerIdentityApi(app: App, services: Services): void {
         },
       },
       async (request) => serversOfBearer(services, bearerOf(request)),
+    );
+  }
+
+  for (const url of ['/api/v1/applications/@me', '/api/v1/oauth2/applications/@me']) {
+    app.get(
+      url,
+      {
+        onRequest: bot,
+        schema: {
+          ...(url === '/api/v1/applications/@me'
+            ? {
+                tags: ['Applications'],
+                summary: "The bot's application",
+                description: "DESIGN §1: with `Authorization: Bot <token>`, Discord's application object with its owner and bot user. Alias: /api/v1/oauth2/applications/@me.",
+              }
+            : { hide: true }),
+          security: [{ bot: [] }],
+          response: { 200: ApplicationResourceBody, 401: ApiErrorBody },
+        },
+      },
+      async (request) => botApplication(services, botOf(request)),
     );
   }
 }

@@ -3,8 +3,19 @@ import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../services.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
+import type { BotPrincipal } from '../applications/bots.service.js';
 import { listServersForPerson } from '../directory/servers.service.js';
 import { findAccessToken } from './tokens.repository.js';
+import {
+  presentApplication,
+  presentCurrentUser,
+  presentPartialGuild,
+  presentUser,
+  type ApplicationResource,
+  type AuthorizationResource,
+  type PartialGuildResource,
+  type UserResource,
+} from '../resources/resources.js';
 
 /** A valid access token presented as `Authorization: Bearer …` (SPEC §5.1). */
 export interface BearerToken {
@@ -27,45 +38,21 @@ export async function authenticateBearer(deps: Deps, token: string): Promise<Bea
   return stored;
 }
 
-/** The user record of GET /users/@me (SPEC §2.5): identify, plus e-mail with the email scope. */
-export interface UserRecord {
-  id: string;
-  username: string;
-  name: string;
-  avatarUrl: string | null;
-  email?: string | null;
-  verified?: boolean;
-}
+/** The user record of GET /users/@me (SPEC §2.5): Discord's user object (resources.ts). */
+export type UserRecord = UserResource;
 
 /** GET /api/v1/oauth2/@me (SPEC §2.7). */
-export interface AuthorizationInfo {
-  application: { id: string; name: string; iconUrl: string | null; description: string; botPublic: boolean; botRequireCodeGrant: boolean };
-  scopes: string[];
-  /** ISO 8601 expiry of the presented access token. */
-  expires: string;
-  user?: UserRecord;
-}
+export type AuthorizationInfo = AuthorizationResource;
 
-/** A server of GET /users/@me/servers (SPEC §2.6), in Discord's partial-guild shape. */
-export interface ServerEntry {
-  id: string;
-  name: string;
-  iconUrl: string | null;
-  owner: boolean;
-  /** The person's permissions there, as a decimal string (64-bit). */
-  permissions: string;
-}
+/** A server of GET /users/@me/servers (SPEC §2.6): Discord's partial guild. */
+export type ServerEntry = PartialGuildResource;
 
 async function userRecord(deps: Deps, bearer: BearerToken): Promise<UserRecord> {
   const person = await getPerson(deps, bearer.userId);
   // The person was deleted between the token lookup and now (their grants go with them).
   if (!person) throw ApiErrors.unauthorized();
-  const record: UserRecord = { id: person.id, username: person.username, name: person.name, avatarUrl: person.avatarUrl };
-  if (bearer.scopes.includes('email')) {
-    record.email = person.email;
-    record.verified = person.emailVerified;
-  }
-  return record;
+  // SPEC §2.5: identify gives the name, username and avatar; email adds the e-mail.
+  return presentCurrentUser(person, bearer.scopes.includes('email'));
 }
 
 /** GET /api/v1/users/@me; the caller has checked the identify scope. */
@@ -78,14 +65,7 @@ export async function describeAuthorization(deps: Deps, bearer: BearerToken): Pr
   const app = await findApplicationByClientId(deps, bearer.applicationId);
   if (!app) throw ApiErrors.unauthorized();
   const info: AuthorizationInfo = {
-    application: {
-      id: app.id,
-      name: app.name,
-      iconUrl: app.iconUrl,
-      description: app.description,
-      botPublic: app.botPublic,
-      botRequireCodeGrant: app.botRequireCodeGrant,
-    },
+    application: presentApplication(app),
     scopes: bearer.scopes,
     expires: new Date(bearer.expiresAt).toISOString(),
   };
@@ -96,5 +76,24 @@ export async function describeAuthorization(deps: Deps, bearer: BearerToken): Pr
 /** GET /api/v1/users/@me/servers; the caller has checked the servers scope. */
 export async function serversOfBearer(deps: Deps, bearer: BearerToken): Promise<ServerEntry[]> {
   const servers = await listServersForPerson(deps, bearer.userId);
-  return servers.map((s) => ({ id: s.id, name: s.name, iconUrl: s.iconUrl, owner: s.ownerId === bearer.userId, permissions: s.permissions.toString() }));
+  return servers.map((s) => presentPartialGuild(s, s.ownerId === bearer.userId, s.permissions));
+}
+
+/** GET /api/v1/users/@me with `Authorization: Bot` (DESIGN §1): the bot's own user, as on Discord. */
+export async function botUser(deps: Deps, bot: BotPrincipal): Promise<UserRecord> {
+  const account = await getPerson(deps, bot.botUserId);
+  if (!account) throw ApiErrors.unauthorized();
+  return presentUser(account);
+}
+
+/**
+ * GET /api/v1/applications/@me and /api/v1/oauth2/applications/@me with `Authorization: Bot`
+ * (DESIGN §1): the bot's application with its owner and bot user, as Discord answers them.
+ */
+export async function botApplication(deps: Deps, bot: BotPrincipal): Promise<ApplicationResource> {
+  const [owner, account] = await Promise.all([getPerson(deps, bot.application.ownerId), getPerson(deps, bot.botUserId)]);
+  const application = presentApplication(bot.application);
+  if (owner) application.owner = presentUser(owner);
+  if (account) application.bot = presentUser(account);
+  return application;
 }

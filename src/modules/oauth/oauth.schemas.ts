@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { WebhookRecordBody } from '../webhooks/webhooks.schemas.js';
+import { AuthorizationResourceBody, GuildBody, PartialGuildBody, PartialGuildListBody, UserResourceBody } from '../resources/resources.schemas.js';
 
 /**
  * TypeBox schemas of the token, revocation, metadata and identity endpoints. They validate and
- * document (OpenAPI); protocol messages keep RFC snake_case, our resources camelCase (DESIGN §1).
+ * document (OpenAPI); protocol messages keep RFC names, resources are Discord's (resources.schemas.ts,
+ * DESIGN §1).
  */
 
 const param = (description: string) => Type.Optional(Type.String({ description }));
@@ -30,17 +32,9 @@ export const TokenResponseBody = Type.Object({
   refresh_token: Type.String({ description: 'Valid 30 days; replaced on every refresh' }),
   scope: Type.String({ description: 'Space-separated scopes of the access token' }),
   id_token: Type.Optional(Type.String({ description: 'With scope openid: the OpenID Connect ID token (a JWS; docs/oidc.md)' })),
-  server: Type.Optional(
-    Type.Object(
-      {
-        id: Type.String(),
-        name: Type.String(),
-        iconUrl: Type.Union([Type.String(), Type.Null()]),
-        ownerId: Type.String(),
-      },
-      { description: "Bot installs through the code flow: the server the bot was added to (Discord's guild)" },
-    ),
-  ),
+  // Bot installs through the code flow: the server the bot was added to, under SPEC's name and Discord's.
+  server: Type.Optional(GuildBody),
+  guild: Type.Optional(GuildBody),
   // Issue #23: webhook.incoming's webhook, in the webhook presenter's shape (token and url shown once).
   webhook: Type.Optional(WebhookRecordBody),
 });
@@ -84,38 +78,13 @@ export const AuthorizationServerMetadataBody = Type.Object({
 /** DESIGN §1 API error. */
 export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() });
 
-/** SPEC §2.5 user record. */
-export const UserRecordBody = Type.Object({
-  id: Type.String({ description: 'Snowflake id' }),
-  username: Type.String(),
-  name: Type.String({ description: 'Display name' }),
-  avatarUrl: Type.Union([Type.String(), Type.Null()]),
-  email: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'With the email scope' })),
-  verified: Type.Optional(Type.Boolean({ description: 'With the email scope: whether the e-mail address is verified' })),
-});
+/** SPEC §2.5 user record: Discord's user object. */
+export const UserRecordBody = UserResourceBody;
 
 /** SPEC §2.7 authorization info. */
-export const AuthorizationInfoBody = Type.Object({
-  application: Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    iconUrl: Type.Union([Type.String(), Type.Null()]),
-    description: Type.String(),
-    botPublic: Type.Boolean(),
-    botRequireCodeGrant: Type.Boolean(),
-  }),
-  scopes: Type.Array(Type.String()),
-  expires: Type.String({ format: 'date-time', description: 'When the presented access token expires' }),
-  user: Type.Optional(UserRecordBody),
-});
+export const AuthorizationInfoBody = AuthorizationResourceBody;
 
-/** SPEC §2.6 server entry. */
-export const ServerEntryBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  iconUrl: Type.Union([Type.String(), Type.Null()]),
-  owner: Type.Boolean({ description: 'Whether the person owns the server' }),
-  permissions: Type.String({ description: "The person's permissions there, a 64-bit bit set as a decimal string" }),
-});
+/** SPEC §2.6 server entry: Discord's partial guild. */
+export const ServerEntryBody = PartialGuildBody;
 
-export const ServerListBody = Type.Array(ServerEntryBody);
+export const ServerListBody = PartialGuildListBody;

@@ -31,6 +31,12 @@ export const INSTALL_SCOPES: readonly string[] = ['bot', 'applications.commands'
 
 const BY_NAME = new Map(SCOPES.map((s, index) => [s.name, { ...s, index }]));
 
+/**
+ * DESIGN §1: Discord's scope names accepted for ours (passport-discord asks for `identify guilds`).
+ * An alias is stored, granted and shown as the scope it names, so consent shows one permission.
+ */
+export const SCOPE_ALIASES: Readonly<Record<string, string>> = { guilds: 'servers' };
+
 /** Names of the scopes a request may ask for today (RFC 8414 scopes_supported). */
 export function supportedScopes(): string[] {
   return SCOPES.filter((s) => s.accepted).map((s) => s.name);
@@ -45,7 +51,8 @@ export type ParsedScope = { ok: true; scopes: string[] } | { ok: false; reason: 
 
 /**
  * Parses an RFC 6749 §3.3 scope parameter (already URL-decoded): space-delimited names.
- * Empty → not ok; unknown or not-yet-served → not ok; duplicates collapse; result in canonical
+ * Empty → not ok; unknown or not-yet-served → not ok; aliases (`guilds`) become the scope they
+ * name; duplicates collapse; result in canonical
  * order so that stored and compared scope lists are stable.
  */
 export function parseScope(raw: string): ParsedScope {
@@ -56,9 +63,10 @@ export function parseScope(raw: string): ParsedScope {
   if (names.length === 0) return { ok: false, reason: 'scope must name at least one scope' };
   const seen = new Set<string>();
   for (const name of names) {
-    const info = BY_NAME.get(name);
+    const canonical = Object.hasOwn(SCOPE_ALIASES, name) ? (SCOPE_ALIASES[name] as string) : name;
+    const info = BY_NAME.get(canonical);
     if (!info || !info.accepted) return { ok: false, reason: `unknown scope: ${printable(name)}` };
-    seen.add(name);
+    seen.add(canonical);
   }
   return { ok: true, scopes: canonicalOrder([...seen]) };
 }

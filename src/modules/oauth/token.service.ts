@@ -14,6 +14,7 @@ import { Permission, has } from '../../core/permissions.js';
 import { findGrant, revokeGrant, type Grant } from './grants.repository.js';
 import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhook.service.js';
 import type { WebhookRecord } from '../webhooks/webhooks.js';
+import { presentGuild, type GuildResource } from '../resources/resources.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from './scopes.js';
 import { idTokenFor, isOpenIdScope } from '../oidc/oidc.service.js';
@@ -48,7 +49,9 @@ export interface TokenResponse {
   /** OpenID Connect Core §3.1.3.3: with scope openid (issue #22; oidc/oidc.service.ts). */
   id_token?: string;
   /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
-  server?: { id: string; name: string; iconUrl: string | null; ownerId: string };
+  server?: GuildResource;
+  /** The same server under Discord's name (DESIGN §1). */
+  guild?: GuildResource;
   /** webhook.incoming (issue #23): the webhook this exchange created, with its token and URL (shown once). */
   webhook?: WebhookRecord;
 }
@@ -214,7 +217,7 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   if (webhook) response.webhook = webhook;
   // Issue #4: the code of a bot install also carries the server the bot was added to.
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
-  if (server) response.server = { id: server.id, name: server.name, iconUrl: server.iconUrl, ownerId: server.ownerId };
+  if (server) response.server = response.guild = presentGuild(server);
   if (isOpenIdScope(stored.scopes)) {
     const idToken = await idTokenFor(deps, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, accessToken: access.plain, withNonce: true, now });
     if (idToken !== undefined) response.id_token = idToken;

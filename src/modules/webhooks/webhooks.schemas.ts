@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MessageResourceBody, WebhookResourceBody, WebhookResourceListBody } from '../resources/resources.schemas.js';
 
 /**
  * TypeBox schemas of the webhook routes (shared by the URL routes, execute.routes.ts, and the
@@ -6,7 +7,6 @@ import { Type, type Static } from '@sinclair/typebox';
  * (DESIGN §9.2). Add to this file additively.
  */
 
-const Snowflake = (description = 'Snowflake id') => Type.String({ description, pattern: '^[0-9]{1,20}$' });
 const NullableString = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
 
 /** DESIGN §1 API error; `errors` is the 50035 tree mirroring the body. */
@@ -30,22 +30,8 @@ export const RateLimitedBody = Type.Object(
   { description: 'Rate limited: wait retry_after seconds (also in Retry-After and X-RateLimit-Reset-After)' },
 );
 
-/** The webhook record (webhooks.ts presentWebhook). */
-export const WebhookRecordBody = Type.Object(
-  {
-    id: Snowflake(),
-    type: Type.Literal(1, { description: 'Incoming webhook' }),
-    serverId: Snowflake('The server of its channel'),
-    channelId: Snowflake('The channel it posts to'),
-    name: Type.String(),
-    avatarUrl: NullableString('https URL of its default avatar'),
-    applicationId: NullableString("The creating bot's application, or null when a person created it"),
-    createdAt: Type.String({ format: 'date-time' }),
-    token: Type.Optional(Type.String({ description: 'Only at creation and regeneration: shown once' })),
-    url: Type.Optional(Type.String({ description: 'Only at creation and regeneration: {base_url}/api/v1/webhooks/{id}/{token}' })),
-  },
-  { description: 'A webhook' },
-);
+/** The webhook record: Discord's webhook object (resources.ts presentWebhook). */
+export const WebhookRecordBody = WebhookResourceBody;
 
 export const WebhookUrlParams = Type.Object({
   id: Type.String({ description: 'Webhook id' }),
@@ -104,7 +90,8 @@ export const ExecuteBody = Type.Object(
     content: Type.Optional(Type.String({ maxLength: 2000, description: 'Up to 2000 Unicode code points; mentions stay literal text' })),
     embeds: Type.Optional(Type.Array(EmbedBody, { maxItems: 10 })),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Display name for this message only; may not pass for the service' })),
-    avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only (alias avatar_url)' })),
+    avatar_url: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only' })),
+    avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'SPEC §2.9 name of avatar_url' })),
   },
   { additionalProperties: true, description: 'At least one of content or embeds. Unknown keys (tts, nonce, allowed_mentions…) are ignored.' },
 );
@@ -117,32 +104,14 @@ export const EditMessageBody = Type.Object(
   { additionalProperties: true, description: 'Absent fields stay as they are; the message may not end up empty. username and avatarUrl cannot change.' },
 );
 
-export const WebhookMessageBody = Type.Object(
-  {
-    id: Snowflake(),
-    channelId: Snowflake(),
-    content: Type.String(),
-    embeds: Type.Array(EmbedBody),
-    author: Type.Object({
-      id: Snowflake('The webhook id'),
-      username: Type.String({ description: 'The name shown for this message' }),
-      avatarUrl: NullableString(),
-      bot: Type.Literal(true),
-    }),
-    webhookId: Snowflake(),
-    applicationId: NullableString(),
-    mentions: Type.Array(Type.Object({}), { maxItems: 0, description: 'Always empty: webhook messages never mention anyone' }),
-    mentionEveryone: Type.Literal(false),
-    createdAt: Type.String({ format: 'date-time' }),
-    editedAt: NullableString('ISO 8601 of the last edit'),
-  },
-  { description: 'A message posted by a webhook' },
-);
+/** A message posted by a webhook: Discord's message object (resources.ts presentMessage). */
+export const WebhookMessageBody = MessageResourceBody;
 
 export const PatchWebhookByTokenBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'May not pass for the service' })),
-    avatarUrl: Type.Optional(NullableString('https URL, or null to remove (alias avatar_url)')),
+    avatar_url: Type.Optional(NullableString('https URL, or null to remove')),
+    avatarUrl: Type.Optional(NullableString('Alias of avatar_url')),
   },
   { additionalProperties: true },
 );
@@ -161,7 +130,7 @@ export const WebhookManageBody = Type.Object(
 export type WebhookManageBody = Static<typeof WebhookManageBody>;
 
 /** A channel's webhooks, without tokens. */
-export const WebhookListBody = Type.Array(WebhookRecordBody);
+export const WebhookListBody = WebhookResourceListBody;
 
 export const ChannelIdParams = Type.Object({ channelId: Type.String({ description: 'Channel snowflake id' }) });
 export type ChannelIdParams = Static<typeof ChannelIdParams>;

@@ -37,48 +37,9 @@ export const WEBHOOK_AVATAR_URL_MAX = 2048;
 /** Discord's webhook type 1, "Incoming". */
 export const WEBHOOK_TYPE_INCOMING = 1;
 
-/** The JSON record of a webhook (camelCase, DESIGN §1). */
-export interface WebhookRecord {
-  id: string;
-  type: 1;
-  serverId: string;
-  channelId: string;
-  name: string;
-  avatarUrl: string | null;
-  applicationId: string | null;
-  createdAt: string;
-  /** Only in the answer to a creation or a regeneration. */
-  token?: string;
-  url?: string;
-}
-
-/** The URL a webhook is executed at: {base_url}/api/v1/webhooks/{id}/{token} (SPEC §2.8). */
-export function webhookUrl(baseUrl: string, id: string, token: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/api/v1/webhooks/${id}/${token}`;
-}
-
-/**
- * The public record of a webhook. `withToken` is given only right after creation or regeneration,
- * the one time the token is shown; the creator is never part of the record.
- */
-export function presentWebhook(w: Webhook, options: { withToken?: string; baseUrl: string }): WebhookRecord {
-  const record: WebhookRecord = {
-    id: w.id,
-    type: WEBHOOK_TYPE_INCOMING,
-    serverId: w.serverId,
-    channelId: w.channelId,
-    name: w.name,
-    avatarUrl: w.avatarUrl,
-    applicationId: w.applicationId,
-    createdAt: new Date(w.createdAt).toISOString(),
-  };
-  if (options.withToken !== undefined) {
-    record.token = options.withToken;
-    record.url = webhookUrl(options.baseUrl, w.id, options.withToken);
-  }
-  return record;
-}
-
+// The JSON record of a webhook is Discord's webhook object (DESIGN §1), presented by the one
+// presenter of resources.ts.
+export { presentWebhook, webhookUrl, type WebhookResource as WebhookRecord } from '../resources/resources.js';
 
 // Controls and line breaks: a name is one line of text next to an APP badge.
 const CONTROL = /\p{Cc}/u;

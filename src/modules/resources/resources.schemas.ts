@@ -1,0 +1,180 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/**
+ * The response schemas of /api/v1's resources, one per presenter of resources.ts (DESIGN §1:
+ * Discord's snake_case wire format). Every route returning a resource uses these, so the OpenAPI
+ * document shows Discord's names and no field leaks (DESIGN §9.2). docs/api-resources.md lists
+ * the same fields with examples.
+ */
+
+const Snowflake = (description = 'Snowflake id (decimal string, Discord epoch)') => Type.String({ description, pattern: '^[0-9]{1,20}$' });
+const Nullable = <T extends TSchema>(schema: T, description?: string) => Type.Union([schema, Type.Null()], description ? { description } : {});
+const ImageHash = (description: string) => Nullable(Type.String({ pattern: '^[0-9a-f]{32}$' }), description);
+
+export const UserResourceBody = Type.Object(
+  {
+    id: Snowflake(),
+    username: Type.String(),
+    global_name: Nullable(Type.String(), 'Display name'),
+    avatar: ImageHash('Avatar hash: {base_url}/avatars/{id}/{avatar}.png redirects to avatar_url'),
+    discriminator: Type.Literal('0'),
+    public_flags: Type.Literal(0),
+    flags: Type.Literal(0),
+    bot: Type.Boolean(),
+    banner: Type.Null(),
+    accent_color: Type.Null(),
+    avatar_decoration_data: Type.Null(),
+    avatar_url: Nullable(Type.String(), 'Gatehouse: the https URL of the avatar'),
+    email: Type.Optional(Nullable(Type.String(), 'With the email scope')),
+    verified: Type.Optional(Type.Boolean({ description: 'With the email scope: whether the e-mail address is verified' })),
+  },
+  { description: "A user (Discord's user object)" },
+);
+
+export const PartialGuildBody = Type.Object(
+  {
+    id: Snowflake(),
+    name: Type.String(),
+    icon: ImageHash('Icon hash: {base_url}/icons/{id}/{icon}.png redirects to icon_url'),
+    banner: Type.Null(),
+    owner: Type.Boolean({ description: 'Whether the person owns the server' }),
+    permissions: Type.String({ description: "The person's permissions there, a 64-bit bit set as a decimal string" }),
+    features: Type.Array(Type.String(), { maxItems: 0 }),
+    icon_url: Nullable(Type.String(), 'Gatehouse: the https URL of the icon'),
+  },
+  { description: "A server of the person (Discord's partial guild)" },
+);
+
+export const PartialGuildListBody = Type.Array(PartialGuildBody);
+
+export const GuildBody = Type.Object(
+  {
+    id: Snowflake(),
+    name: Type.String(),
+    icon: ImageHash('Icon hash'),
+    owner_id: Snowflake(),
+    features: Type.Array(Type.String(), { maxItems: 0 }),
+    icon_url: Nullable(Type.String(), 'Gatehouse: the https URL of the icon'),
+  },
+  { description: 'A server (Discord guild)' },
+);
+
+export const ApplicationResourceBody = Type.Object(
+  {
+    id: Snowflake('The application (client) id'),
+    name: Type.String(),
+    icon: ImageHash('Icon hash: {base_url}/app-icons/{id}/{icon}.png redirects to icon_url'),
+    description: Type.String(),
+    summary: Type.Literal(''),
+    type: Type.Null(),
+    bot_public: Type.Boolean(),
+    bot_require_code_grant: Type.Boolean(),
+    verify_key: Type.Literal('', { description: 'No interactions are sent, so there is no key' }),
+    flags: Type.Literal(0),
+    hook: Type.Literal(true),
+    icon_url: Nullable(Type.String(), 'Gatehouse: the https URL of the icon'),
+    owner: Type.Optional(UserResourceBody),
+    bot: Type.Optional(UserResourceBody),
+  },
+  { description: "An application (Discord's application object)" },
+);
+
+export const AuthorizationResourceBody = Type.Object({
+  application: ApplicationResourceBody,
+  scopes: Type.Array(Type.String()),
+  expires: Type.String({ format: 'date-time', description: 'When the presented access token expires' }),
+  user: Type.Optional(UserResourceBody),
+});
+
+const Url = (description: string) => Type.String({ format: 'uri', maxLength: 2048, description });
+const Icon = { icon_url: Type.Optional(Url('http(s)')), proxy_icon_url: Type.Optional(Url('The same URL: there is no media proxy')) };
+const Media = Type.Object({ url: Url('http(s)'), proxy_url: Url('The same URL: there is no media proxy') });
+
+export const EmbedResourceBody = Type.Object(
+  {
+    type: Type.Literal('rich'),
+    title: Type.Optional(Type.String({ maxLength: 256 })),
+    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    url: Type.Optional(Url('http(s)')),
+    timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, in UTC' })),
+    color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
+    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), ...Icon })),
+    image: Type.Optional(Media),
+    thumbnail: Type.Optional(Media),
+    author: Type.Optional(Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Url('http(s)')), ...Icon })),
+    fields: Type.Optional(Type.Array(Type.Object({ name: Type.String({ maxLength: 256 }), value: Type.String({ maxLength: 1024 }), inline: Type.Boolean() }), { maxItems: 25 })),
+  },
+  { description: "An embed (Discord's names)" },
+);
+
+export const MessageResourceBody = Type.Object(
+  {
+    id: Snowflake(),
+    type: Type.Literal(0),
+    content: Type.String(),
+    channel_id: Snowflake(),
+    author: UserResourceBody,
+    attachments: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    embeds: Type.Array(EmbedResourceBody),
+    mentions: Type.Array(Type.Unknown(), { maxItems: 0, description: 'Always empty: messages never mention anyone (SPEC §2.10)' }),
+    mention_roles: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    mention_everyone: Type.Literal(false),
+    pinned: Type.Literal(false),
+    tts: Type.Literal(false),
+    timestamp: Type.String({ format: 'date-time', description: 'When it was posted' }),
+    edited_timestamp: Nullable(Type.String({ format: 'date-time' }), 'When it was last edited'),
+    flags: Type.Literal(0),
+    components: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    webhook_id: Type.Optional(Snowflake('The webhook that posted it')),
+    application_id: Type.Optional(Snowflake('The application of the bot or webhook that posted it')),
+  },
+  { description: "A message (Discord's message object)" },
+);
+
+export const DmChannelResourceBody = Type.Object(
+  {
+    id: Snowflake('The DM channel id, for POST /api/v1/channels/{channelId}/messages'),
+    type: Type.Literal(1, { description: 'Direct message' }),
+    last_message_id: Type.Null(),
+    flags: Type.Literal(0),
+    recipients: Type.Array(UserResourceBody, { description: 'The other party' }),
+  },
+  { description: "A direct-message channel (Discord's channel object)" },
+);
+
+export const WebhookResourceBody = Type.Object(
+  {
+    id: Snowflake(),
+    type: Type.Literal(1, { description: 'Incoming webhook' }),
+    guild_id: Snowflake('The server of its channel'),
+    channel_id: Snowflake('The channel it posts to'),
+    name: Type.String(),
+    avatar: ImageHash('Avatar hash: {base_url}/avatars/{id}/{avatar}.png redirects to avatar_url'),
+    application_id: Nullable(Snowflake(), "The creating bot's application, or null when a person created it"),
+    avatar_url: Nullable(Type.String(), 'Gatehouse: the https URL of its default avatar'),
+    created_at: Type.String({ format: 'date-time', description: 'Gatehouse: when it was created' }),
+    token: Type.Optional(Type.String({ description: 'Only at creation and regeneration: shown once' })),
+    url: Type.Optional(Type.String({ description: 'Only at creation and regeneration: {base_url}/api/v1/webhooks/{id}/{token}' })),
+  },
+  { description: "A webhook (Discord's webhook object)" },
+);
+
+export const WebhookResourceListBody = Type.Array(WebhookResourceBody);
+
+export const CommandResourceBody = Type.Object(
+  {
+    id: Snowflake('Kept when a command of the same name is overwritten'),
+    type: Type.Integer(),
+    application_id: Snowflake(),
+    name: Type.String(),
+    description: Type.String(),
+    options: Type.Array(Type.Object({}, { additionalProperties: true })),
+    version: Snowflake(),
+    default_member_permissions: Type.Null(),
+    dm_permission: Type.Literal(true),
+    nsfw: Type.Literal(false),
+  },
+  { description: "An application command (Discord's names)" },
+);
+
+export const CommandResourceListBody = Type.Array(CommandResourceBody);

@@ -1,0 +1,229 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/modules/directory/channels.js';
+import { createServer } from '../../src/modules/directory/servers.service.js';
+import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
+import { serveTestApp, type ServedApp } from '../support/browser.js';
+import { createPerson } from '../support/oauth-factory.js';
+
+/**
+ * DESIGN §1 and §6: unmodified discord.py (Debian's python3-discord on /usr/bin/python3) drives
+ * the webhook URL routes of a listening server, sync (SyncWebhook.partial) and async
+ * (Webhook.partial): send, send wait=True with an embed, fetch, edit_message, fetch_message,
+ * delete_message, edit name, delete, HTTP errors with their codes, and a real 429 waited out.
+ * test/clients/discordpy_webhooks.py drives the library and reports what it observed; the
+ * assertions are here, on the attributes discord.py's types promise.
+ */
+
+const PYTHON = '/usr/bin/python3';
+const SCRIPT = fileURLToPath(new URL('../clients/discordpy_webhooks.py', import.meta.url));
+const AVATAR = 'https://img.example/hook.png';
+
+function discordPyMissing(): string | undefined {
+  const probe = spawnSync(PYTHON, ['-c', 'import discord, requests, aiohttp'], { encoding: 'utf8' });
+  if (probe.error) return `${PYTHON} is not available (${probe.error.message})`;
+  if (probe.status !== 0) return `${PYTHON} lacks discord.py or its transports (apt-get install python3-discord python3-requests): ${probe.stderr.trim().split('\n').at(-1) ?? ''}`;
+  return undefined;
+}
+
+const missing = discordPyMissing();
+if (missing) console.warn(`skipping the discord.py end-to-end tests: ${missing}`);
+
+interface ErrorFacts {
+  class: string;
+  status: number;
+  code: number;
+}
+interface MessageFacts {
+  type: string;
+  id: number;
+  content: string;
+  channel_id: number;
+  webhook_id: number;
+  author_id: number;
+  author_name: string;
+  author_bot: boolean;
+  author_discriminator: string;
+  author_avatar_url: string;
+  created_at: number;
+  sent_between: [number, number];
+  edited_at: number | null;
+  pinned: boolean;
+  tts: boolean;
+  mention_everyone: boolean;
+  mentions: number;
+  attachments: number;
+  message_type: number;
+  embed: Record<string, unknown> | null;
+}
+interface WebhookFacts {
+  id: number;
+  name: string;
+  type: number;
+  channel_id: number;
+  guild_id: number;
+  avatar_url: string;
+  has_token: boolean;
+}
+interface RunFacts {
+  send: null;
+  message: MessageFacts;
+  fetch: WebhookFacts;
+  edit_message: { content: string; edited_at: number | null; id: number };
+  fetch_message: { content: string; id: number; embeds: number };
+  fetch_deleted: ErrorFacts | null;
+  edit: WebhookFacts;
+  wrong_token: ErrorFacts | null;
+  after_delete: ErrorFacts | null;
+  empty?: ErrorFacts | null;
+  avatar_redirect?: { status: number; location: string | null };
+  webhook_avatar_redirect?: { status: number; location: string | null };
+}
+interface Report {
+  version: string;
+  sync: RunFacts;
+  async: RunFacts;
+  rate_limit: { filler_statuses: number[]; waits: number; content: string };
+}
+
+let served: ServedApp;
+let channel: Channel;
+let serverId: string;
+let ownerId: string;
+const hooks: Record<'sync' | 'async' | 'busy', { id: string; token: string }> = { sync: { id: '', token: '' }, async: { id: '', token: '' }, busy: { id: '', token: '' } };
+let report: Report;
+
+function runPython(input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // A hang-catcher only (DESIGN §6), far above what the steps take.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+beforeAll(async () => {
+  if (missing) return;
+  served = await serveTestApp();
+  const owner = await createPerson(served.t);
+  ownerId = owner.id;
+  const server = await createServer(served.t.services, owner.id, { name: 'Python' });
+  serverId = server.id;
+  channel = server.channels[0] as Channel;
+  for (const name of ['sync', 'async', 'busy'] as const) {
+    const { webhook, token } = await createWebhook(served.t.services, channel, { userId: ownerId, applicationId: null }, { name: `Hook ${name}`, avatarUrl: AVATAR });
+    hooks[name] = { id: webhook.id, token };
+  }
+  // Asynchronously: the server answers from this process's event loop.
+  const run = await runPython(JSON.stringify({ base: served.baseUrl, ...hooks }));
+  if (run.status !== 0) throw new Error(`discordpy_webhooks.py failed (${String(run.status)}):\n${run.stderr}`);
+  report = JSON.parse(run.stdout) as Report;
+}, 150_000);
+afterAll(async () => served?.close());
+
+describe.skipIf(missing !== undefined)('discord.py (unmodified) against the webhook URL routes', () => {
+  for (const mode of ['sync', 'async'] as const) {
+    describe(`${mode === 'sync' ? 'SyncWebhook' : 'Webhook'}.partial`, () => {
+      it('send without wait answers nothing, as discord.py expects', () => {
+        expect(report[mode].send).toBeNull();
+      });
+
+      it('send wait=True with an embed builds a WebhookMessage with the fields discord.py reads', () => {
+        const m = report[mode].message;
+        expect(m.type).toBe(mode === 'sync' ? 'SyncWebhookMessage' : 'WebhookMessage');
+        expect(m).toMatchObject({
+          content: 'With an embed',
+          channel_id: Number(channel.id),
+          webhook_id: Number(hooks[mode].id),
+          author_id: Number(hooks[mode].id),
+          author_name: `Hook ${mode}`,
+          author_bot: true,
+          author_discriminator: '0',
+          edited_at: null,
+          pinned: false,
+          tts: false,
+          mention_everyone: false,
+          mentions: 0,
+          attachments: 0,
+          message_type: 0,
+        });
+        expect(m.embed).toEqual({
+          title: 'Build 42',
+          description: 'All green',
+          color: 0x5865f2,
+          footer_text: 'CI',
+          footer_icon_url: 'https://img.example/footer.png',
+          author_name: 'Pipeline',
+          author_icon_url: 'https://img.example/author.png',
+          fields: [['Env', 'prod', true]],
+        });
+      });
+
+      it("created_at, computed by discord.py from the id on Discord's epoch, is the real creation time within a second", () => {
+        const { created_at: createdAt, sent_between: [before, after] } = report[mode].message;
+        expect(createdAt).toBeGreaterThanOrEqual(before - 1);
+        expect(createdAt).toBeLessThanOrEqual(after + 1);
+      });
+
+      it('fetch gives the webhook: id, name, type incoming, channel and server, no token shown', () => {
+        expect(report[mode].fetch).toMatchObject({
+          id: Number(hooks[mode].id),
+          name: `Hook ${mode}`,
+          type: 1,
+          channel_id: Number(channel.id),
+          guild_id: Number(serverId),
+        });
+        // SPEC §2.8 (URL shown once) wins over Discord, which echoes the token here: the fetched
+        // object has none, so sends go through the partial webhook (docs/api-resources.md).
+        expect(report[mode].fetch.has_token).toBe(false);
+      });
+
+      it('edit_message, fetch_message and delete_message work on the message; a deleted one is NotFound 10008', () => {
+        const { message, edit_message: edited, fetch_message: got, fetch_deleted: gone } = report[mode];
+        expect(edited).toMatchObject({ id: message.id, content: `Edited (${mode})` });
+        expect(edited.edited_at).not.toBeNull();
+        expect(got).toEqual({ id: message.id, content: `Edited (${mode})`, embeds: 1 });
+        expect(gone).toMatchObject({ class: 'NotFound', status: 404, code: 10008 });
+      });
+
+      it('edit renames the webhook', () => {
+        expect(report[mode].edit).toMatchObject({ id: Number(hooks[mode].id), name: `Renamed (${mode})` });
+      });
+
+      it('HTTP errors reach discord.py with their codes: a wrong token is 401 50027', () => {
+        expect(report[mode].wrong_token).toMatchObject({ class: 'HTTPException', status: 401, code: 50027 });
+      });
+
+      it('delete removes the webhook: fetching it afterwards is NotFound 10015', () => {
+        expect(report[mode].after_delete).toMatchObject({ class: 'NotFound', status: 404, code: 10015 });
+      });
+    });
+  }
+
+  it('an empty message is refused with 400 50006', () => {
+    expect(report.sync.empty).toMatchObject({ class: 'HTTPException', status: 400, code: 50006 });
+  });
+
+  it('avatar URLs discord.py builds from the hash on its CDN base redirect to the stored image', () => {
+    expect(report.sync.message.author_avatar_url).toMatch(new RegExp(`^${served.baseUrl}/avatars/${hooks.sync.id}/[0-9a-f]{32}\\.png`));
+    expect(report.sync.avatar_redirect).toEqual({ status: 302, location: AVATAR });
+    expect(report.sync.webhook_avatar_redirect).toEqual({ status: 302, location: AVATAR });
+  });
+
+  it('waits out a real 429 (SPEC §8: 10 per 2 s) and then sends', () => {
+    const { filler_statuses: statuses, waits, content } = report.rate_limit;
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(waits).toBeGreaterThanOrEqual(1);
+    expect(content).toBe('After the wait');
+  });
+});
