@@ -2,12 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson } from '../support/oauth-factory.js';
-import { browse } from '../support/oidc-browser.js';
+import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -39,7 +37,7 @@ describe.skipIf(missing !== undefined)('a Python relying party on Authlib signs 
 
   it('discovery, PKCE and nonce; Authlib validates the ID token against the JWKS and refuses tampered, wrong-audience and expired ones', async () => {
     const app = await createClient(t, { owner: person, redirectUris: ['https://py.example.com/callback'] });
-    const cookie = `${cookieNames(false).session}=${(await startSession(t.services, person.id, 'authlib')).token}`;
+    const cookie = await sessionCookieOf(t, person.id, 'authlib');
     const child = spawn(PYTHON, [SCRIPT, baseUrl, app.clientId, app.clientSecret as string, app.redirectUri], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -1,12 +1,11 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/core/clock.js';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
-import { browse, expectedAtHash, tamper } from '../support/oidc-browser.js';
+import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
+import { expectedAtHash, tamper } from '../support/oidc-browser.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -35,7 +34,7 @@ describe('oauth4webapi validates Gatehouse ID tokens (OpenID Connect)', () => {
   afterAll(async () => t.close());
 
   async function cookie(): Promise<string> {
-    return `${cookieNames(false).session}=${(await startSession(t.services, person.id, 'oauth4webapi oidc')).token}`;
+    return await sessionCookieOf(t, person.id, 'oauth4webapi oidc');
   }
 
   /** The code exchange's raw Response, and what the client expects of it. */

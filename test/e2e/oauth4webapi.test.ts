@@ -1,11 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
-import { csrfTokenIn } from '../support/page-agent.js';
+import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -13,31 +11,6 @@ import { freePort } from '../support/ports.js';
  * discovery, the real consent form, PKCE, the three client authentication methods, two refreshes,
  * revocation, and the identity endpoint refusing the revoked token.
  */
-
-/** The person's browser: GET the authorize URL with a session cookie, then POST the consent form. */
-async function consent(baseUrl: string, sessionCookie: string, authorizationUrl: URL): Promise<URL> {
-  const page = await fetch(authorizationUrl, { headers: { cookie: sessionCookie }, redirect: 'manual' });
-  const markup = await page.text();
-  if (page.status !== 200) throw new Error(`consent page answered ${page.status}: ${markup.slice(0, 200)}`);
-  // The consent form only (the page has a sign-out form too), as a browser would submit it.
-  const start = markup.indexOf('<form method="post" action="/app/oauth2/authorize">');
-  const consentForm = start < 0 ? '' : markup.slice(start, markup.indexOf('</form>', start));
-  if (!csrfTokenIn(consentForm)) throw new Error('no CSRF token in the consent form');
-  const form = new URLSearchParams();
-  for (const [, name, value] of consentForm.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    form.append(name as string, (value as string).replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
-  }
-  form.append('decision', 'authorize');
-  const answer = await fetch(new URL('/app/oauth2/authorize', baseUrl), {
-    method: 'POST',
-    headers: { cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded', origin: new URL(baseUrl).origin },
-    body: form,
-    redirect: 'manual',
-  });
-  const location = answer.headers.get('location');
-  if (answer.status !== 303 || !location) throw new Error(`consent form answered ${answer.status}`);
-  return new URL(location);
-}
 
 describe('oauth4webapi completes the flow against a listening server', () => {
   let t: TestApp;
@@ -53,8 +26,7 @@ describe('oauth4webapi completes the flow against a listening server', () => {
     t = await createTestApp({ env: { GATEHOUSE_BASE_URL: baseUrl } });
     await t.app.listen({ port, host: '127.0.0.1' });
     person = await createPerson(t, { username: 'erin', name: 'Erin' });
-    const session = await startSession(t.services, person.id, 'oauth4webapi test');
-    sessionCookie = `${cookieNames(false).session}=${session.token}`;
+    sessionCookie = await sessionCookieOf(t, person.id, 'oauth4webapi test');
 
     const issuer = new URL(baseUrl);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
@@ -87,7 +59,7 @@ describe('oauth4webapi completes the flow against a listening server', () => {
     const location = first.headers.get('location');
     if (first.status === 302 && location) return new URL(location);
     await first.body?.cancel();
-    return consent(baseUrl, sessionCookie, url);
+    return browse(baseUrl, sessionCookie, url);
   }
 
   async function me(accessToken: string): Promise<Response> {

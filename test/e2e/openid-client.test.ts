@@ -2,14 +2,13 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/core/clock.js';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { rotateSigningKeys, RETIRED_KEY_PUBLISHED_MS } from '../../src/modules/oidc/oidc-keys.service.js';
 import { updateOpenIdClientSettings } from '../../src/modules/oidc/oidc.service.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
-import { browse, expectedAtHash, jwsHeader, tamper } from '../support/oidc-browser.js';
+import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
+import { expectedAtHash, jwsHeader, tamper } from '../support/oidc-browser.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -34,8 +33,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
   afterAll(async () => t.close());
 
   async function sessionCookie(): Promise<string> {
-    const session = await startSession(t.services, person.id, 'openid-client test');
-    return `${cookieNames(false).session}=${session.token}`;
+    return sessionCookieOf(t, person.id, 'openid-client test');
   }
 
   async function configFor(app: TestClient, extra: Partial<client.ClientMetadata> = {}, fetchImpl?: client.CustomFetch): Promise<client.Configuration> {

@@ -1,12 +1,10 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
-import { csrfTokenIn } from '../support/page-agent.js';
+import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -36,8 +34,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { GATEHOUSE_BASE_URL: baseUrl } });
   await t.app.listen({ port, host: '127.0.0.1' });
   const person = await createPerson(t, { username: 'wendy', name: 'Wendy' });
-  const session = await startSession(t.services, person.id, 'webhook.incoming e2e');
-  sessionCookie = `${cookieNames(false).session}=${session.token}`;
+  sessionCookie = await sessionCookieOf(t, person.id, 'webhook.incoming e2e');
   const server = await createServer(t.services, person.id, { name: 'Deploys' });
   channel = server.channels[0] as Channel;
   const issuer = new URL(baseUrl);
@@ -46,30 +43,12 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** The person's browser: opens the consent screen, picks `channelId` in the picker, presses Authorize. */
-async function consentWithChannel(authorizationUrl: URL, channelId: string): Promise<URL> {
-  const page = await fetch(authorizationUrl, { headers: { cookie: sessionCookie }, redirect: 'manual' });
-  const markup = await page.text();
-  expect(page.status).toBe(200);
-  const start = markup.indexOf('<form method="post" action="/app/oauth2/authorize">');
-  const form = markup.slice(start, markup.indexOf('</form>', start));
-  expect(csrfTokenIn(form)).toBeDefined();
-  // The picker offers this channel.
-  expect(form).toContain(`<option value="${channelId}">`);
-  const fields = new URLSearchParams();
-  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields.append(name as string, (value as string).replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
-  }
-  fields.append('channel_id', channelId);
-  fields.append('decision', 'authorize');
-  const answer = await fetch(new URL('/app/oauth2/authorize', baseUrl), {
-    method: 'POST',
-    headers: { cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded', origin: baseUrl },
-    body: fields,
-    redirect: 'manual',
+function consentWithChannel(authorizationUrl: URL, channelId: string): Promise<URL> {
+  return browse(baseUrl, sessionCookie, authorizationUrl, {
+    // The picker offers this channel.
+    inspect: (form) => expect(form).toContain(`<option value="${channelId}">`),
+    choose: { channel_id: channelId },
   });
-  const location = answer.headers.get('location');
-  expect(answer.status).toBe(303);
-  return new URL(location as string);
 }
 
 async function authorize(app: TestClient, clientAuth: oauth.ClientAuth) {
