@@ -74,26 +74,13 @@ function checkedAvatar(raw: string | null): string | null {
 export async function createWebhook(deps: Deps, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
   // Direct-message channels have no server, hence no Manage webhooks to hold.
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
-  const name = checkedName(deps, input.name);
-  const avatarUrl = checkedAvatar(input.avatarUrl ?? null);
-  const token = issueSecret(deps.random, 'webhookToken');
-  const webhook: Webhook = {
-    id: deps.ids.next(),
-    tokenHash: token.hash,
-    serverId: channel.serverId,
-    channelId: channel.id,
-    name,
-    avatarUrl,
-    applicationId: creator.applicationId,
-    creatorId: creator.userId,
-    createdAt: deps.clock.now(),
-  };
+  const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, { name: checkedName(deps, input.name), avatarUrl: checkedAvatar(input.avatarUrl ?? null) });
   if (!(await insertWebhookCounted(deps.db, webhook))) {
     // The channel may have been deleted meanwhile; otherwise it is full.
     if (!(await findChannel(deps.db, channel.id))) throw ApiErrors.unknownChannel();
     throw ApiErrors.tooManyWebhooks();
   }
-  return { webhook, token: token.plain };
+  return { webhook, token };
 }
 
 /**
@@ -109,20 +96,9 @@ export async function createWebhookInTransaction(
   creator: WebhookCreator,
   checked: { name: string; avatarUrl: string | null },
 ): Promise<IssuedWebhook | undefined> {
-  const token = issueSecret(deps.random, 'webhookToken');
-  const webhook: Webhook = {
-    id: deps.ids.next(),
-    tokenHash: token.hash,
-    serverId: channel.serverId,
-    channelId: channel.id,
-    name: checked.name,
-    avatarUrl: checked.avatarUrl,
-    applicationId: creator.applicationId,
-    creatorId: creator.userId,
-    createdAt: deps.clock.now(),
-  };
+  const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, checked);
   if (!(await insertWebhookCounted(trx, webhook))) return undefined;
-  return { webhook, token: token.plain };
+  return { webhook, token };
 }
 
 /** Whether a channel has room for one more webhook (SPEC §8), for a check before anything is written. */
@@ -234,4 +210,21 @@ export async function channelOfServer(deps: Deps, serverId: string, channelId: s
   const channel = channelId && isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
   if (!channel || channel.serverId !== serverId) throw invalidField(['channelId'], 'BASE_TYPE_CHOICE_NOT_VALID', 'Choose a channel of this server.');
   return channel;
+}
+
+/** A webhook row with a fresh token (stored as its hash; the plain token is returned once). */
+function newWebhook(deps: Deps, channelId: string, serverId: string, creator: WebhookCreator, checked: { name: string; avatarUrl: string | null }): IssuedWebhook {
+  const token = issueSecret(deps.random, 'webhookToken');
+  const webhook: Webhook = {
+    id: deps.ids.next(),
+    tokenHash: token.hash,
+    serverId,
+    channelId,
+    name: checked.name,
+    avatarUrl: checked.avatarUrl,
+    applicationId: creator.applicationId,
+    creatorId: creator.userId,
+    createdAt: deps.clock.now(),
+  };
+  return { webhook, token: token.plain };
 }
