@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
-import { BENCH_DIR, DIST, freePort, ROOT, startOptions, startServer } from './lib/processes.mjs';
+import { BENCH_DIR, DIST, freePort, LOAD_GENERATOR_ENV, ROOT, startOptions, startServer } from './lib/processes.mjs';
 import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
 
 const CONNECTIONS = 50;
@@ -61,7 +61,7 @@ const log = (m) => process.stdout.write(`[instructions ${((Date.now() - started)
 /** Starts `args` under callgrind with instrumentation off until a batch turns it on. */
 async function startUnderCallgrind(args, env, outDir) {
   const port = await freePort();
-  const childEnv = { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` };
+  const childEnv = { ...process.env, LOG_LEVEL: 'warn', ...LOAD_GENERATOR_ENV, ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` };
   const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${join(outDir, 'cg.%p')}`, process.execPath, ...V8_UNDER_VALGRIND, ...args], {
     cwd: ROOT,
     env: childEnv,

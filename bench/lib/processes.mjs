@@ -141,6 +141,14 @@ export function startOptions() {
 }
 
 /**
+ * The one setting the load generators change from the defaults: seeding mints thousands of
+ * authorization codes for one person and app, which the per-person issuance limit
+ * (GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN, default 30) would refuse. No measured request reads it:
+ * the token endpoint redeems codes without consulting that bucket.
+ */
+export const LOAD_GENERATOR_ENV = { GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN: '0' };
+
+/**
  * Starts the built server (dist/src/main.js) with `env` on a free port and waits for /healthz.
  * LOG_LEVEL=warn: at info every request would be logged, and pino would dominate the profile.
  * `cpuProfDir` adds node --cpu-prof (the profile is written when the server exits on SIGTERM).
@@ -150,7 +158,7 @@ export async function startServer(env, { cpuProfDir } = {}) {
   const args = [...startOptions(), ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])];
   const child = spawn(process.execPath, [...args, join(DIST, 'src/main.js')], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...LOAD_GENERATOR_ENV, ...env, PORT: String(port), HOST: '127.0.0.1', GATEHOUSE_BASE_URL: `http://127.0.0.1:${port}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = track(child);

@@ -8,7 +8,9 @@ import { CookieJar, formFields, pool, request } from './http.mjs';
 import { DIST, ROOT } from './processes.mjs';
 
 export const OWNER = { username: 'benchowner', password: 'bench-password-0123' };
-export const REDIRECT_URI = 'http://127.0.0.1/cb';
+// A web app's https callback: a public client on loopback sees the consent screen every time
+// (RFC 8252 §8.6, docs/oauth.md), which would add a form post to every minted code.
+export const REDIRECT_URI = 'https://bench.example/cb';
 /** View channel | Manage webhooks (Discord bit positions, docs/permissions.md). */
 const BOT_PERMISSIONS = (1n << 10n) | (1n << 29n);
 

@@ -34,6 +34,8 @@ export interface Config {
   durability: Durability;
   /** Accounts that may be created per hour from one address (IPv6 by /64); 0: no limit. */
   signUpsPerHour: number;
+  /** Authorization codes one person may have issued to one app per 10 minutes; 0: no limit. */
+  codesPerTenMinutes: number;
   /**
    * GATEHOUSE_SECRET: server secrets, never stored in the database; the first is used, the others
    * are still accepted (rotation). Empty: read or create `secretFile` (config/server-secret.ts).
@@ -71,6 +73,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_HEADERS_TIMEOUT_MS: '10000',
   GATEHOUSE_DURABILITY: 'normal',
   GATEHOUSE_SIGN_UPS_PER_HOUR: '10',
+  GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN: '30',
   GATEHOUSE_SECRET: '',
   GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
   GATEHOUSE_OIDC_KEY_SECRET: '',
@@ -135,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (durability !== 'normal' && durability !== 'strict') problems.push(`GATEHOUSE_DURABILITY must be normal or strict (got "${durability}")`);
 
   const signUpsPerHour = integer('GATEHOUSE_SIGN_UPS_PER_HOUR', 0, 1_000_000);
+  const codesPerTenMinutes = integer('GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN', 0, 1_000_000);
 
   const secrets = read('GATEHOUSE_SECRET')
     .split(',')
@@ -166,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     headersTimeoutMs,
     durability,
     signUpsPerHour,
+    codesPerTenMinutes,
     secrets,
     secretFile,
     oidcKeySecret,

@@ -343,10 +343,13 @@ async function completePlainInstall(deps: Deps, app: Application, commands: bool
 
 /**
  * Codes one person may have issued to one app (issue #21 §2: one account once drew 746 codes a
- * second): 30 per 10 minutes is far above any person's sign-ins, and bounds what a script
- * holding a session can write.
+ * second): by default 30 per 10 minutes (GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN), far above any
+ * person's sign-ins, and a bound on what a script holding a session can write. 0 turns it off
+ * (load generators that mint thousands of codes for one person).
  */
-export const CODE_ISSUANCE_RULE: BucketRule = { limit: 30, windowMs: 10 * MINUTE };
+function codeIssuanceRule(deps: Deps): BucketRule | undefined {
+  return deps.config.codesPerTenMinutes > 0 ? { limit: deps.config.codesPerTenMinutes, windowMs: 10 * MINUTE } : undefined;
+}
 /** Expired codes are kept this long for replay detection, then purged. */
 export const CODE_RETENTION_MS = DAY;
 const PURGE_EVERY_MS = 10 * MINUTE;
@@ -395,8 +398,9 @@ async function issueCode(
     return { kind: 'redirect', location: authorizationErrorUri(request.redirectUri, 'invalid_request', description, request.state, deps.config.baseUrl) };
   }
   const now = deps.clock.now();
-  const issuance = await deps.buckets.take(`oauth-codes:${userId}:${app.id}`, CODE_ISSUANCE_RULE, now);
-  if (!issuance.allowed) {
+  const rule = codeIssuanceRule(deps);
+  const issuance = rule ? await deps.buckets.take(`oauth-codes:${userId}:${app.id}`, rule, now) : undefined;
+  if (issuance && !issuance.allowed) {
     // RFC 6749 §4.1.2.1: temporarily_unavailable is the authorization endpoint's "try later".
     const description = `too many authorization codes for this application; retry in ${Math.max(1, Math.ceil(issuance.resetAfterMs / 1000))} seconds`;
     return { kind: 'redirect', location: authorizationErrorUri(request.redirectUri, 'temporarily_unavailable', description, request.state, deps.config.baseUrl) };
