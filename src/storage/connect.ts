@@ -20,6 +20,16 @@ export interface DatabaseHandle {
   observeQueries(observer: QueryObserver): () => void;
   /** SQLite with background checkpoints only (ConnectOptions.backgroundCheckpoints). */
   checkpointer?: Checkpointer;
+  /**
+   * SQLite only: lookups the row cache answered from memory and lookups that went to the database
+   * (storage/row-cache.ts), for tests and diagnostics. PostgreSQL has no row cache.
+   */
+  rowCache?: RowCacheCounters;
+}
+
+export interface RowCacheCounters {
+  readonly hits: number;
+  readonly misses: number;
 }
 
 /** One executed statement, as metrics need it: never the SQL text or its parameters. */
@@ -154,6 +164,7 @@ function connectSqlite(path: string, durability: Durability, backgroundCheckpoin
       await checkpointer?.stop();
       await db.destroy();
     },
+    rowCache: dialect.core.rows,
     ...(checkpointer ? { checkpointer } : {}),
   };
 }

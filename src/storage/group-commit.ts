@@ -1,3 +1,11 @@
+/**
+ * What: the SQLite Kysely driver: statements prepared once, the writes of one event-loop turn
+ * sharing one COMMIT, db.transaction() as savepoints, and bound hot-path statements with the row cache.
+ * Invariant: nothing is acknowledged before its group's COMMIT returned, and every path that may
+ * change a row the row cache holds (a write, a failed COMMIT, ROLLBACK TO, another connection's
+ * commit) ends its generation; bind() refuses a cacheable statement the cache could answer wrongly.
+ * Tested: test/storage/group-commit.test.ts, test/storage/row-cache.test.ts.
+ */
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -13,7 +21,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import { lookupKey, RowCache, writeInvalidatesRows } from './row-cache.js';
+import { assertCacheable, lookupKey, RowCache, writeInvalidatesRows } from './row-cache.js';
 
 /**
  * SQLite with prepared statements reused and commits shared (DESIGN §5, docs/performance.md
@@ -80,7 +88,7 @@ interface Waiter {
  * their objects are built here: better-sqlite3 builds each row object in C++, internalizing every
  * column name and setting every property through the V8 API, which for the one-row lookups of the
  * hot paths cost more than running the statement (~10 % of the server's CPU on a bearer request;
- * docs/performance.md §Sixth round). The objects are the same: one property per column, in column
+ * docs/performance.md). The objects are the same: one property per column, in column
  * order, a later duplicate name overwriting an earlier one.
  */
 export class CachedStatement {
@@ -204,13 +212,15 @@ export class GroupCommitCore {
    *
    * Binding skips per call what `execute` does for any SQL it is given: a statement-cache lookup
    * and refresh, the test for control statements, and the CompiledQuery object around the values
-   * (docs/performance.md §Tenth round).
+   * (docs/performance.md, prepared statements).
    */
   bind(sql: string, options: BoundStatementOptions): BoundStatement {
     // Prepared queries are single SELECT/INSERT/UPDATE/DELETE statements: a control statement
     // (PRAGMA, SAVEPOINT…) has no place in a group, and only `execute` knows how to run one.
     if (UNGROUPED.test(sql)) throw new Error(`a bound statement must be a plain SELECT, INSERT, UPDATE or DELETE: ${sql}`);
     const { operation, cacheable } = options;
+    // Once per statement, never per call: the row cache answers only what it can keep correct.
+    if (cacheable) assertCacheable(sql);
     let statement: CachedStatement | undefined;
     const bound: BoundStatement = (parameters) => {
       if (this.#owner !== undefined) return this.#waitForTransaction().then(() => bound(parameters));

@@ -1,6 +1,28 @@
+/**
+ * What: hot-path queries compiled once and bound per connection (prepareQuery), and the one
+ * declaration of a cached point lookup (hotLookup: table, key, converter).
+ * Invariant: per call, only the values change; a cacheable statement is checked once, where it is
+ * declared, to read no table whose writes leave the row cache in place and to call no clock
+ * (storage/row-cache.ts assertCacheable), so its answer is a pure function of its parameters.
+ * Tested: test/storage/prepared.test.ts, test/storage/row-cache.test.ts (the refusals),
+ * test/http/webhook-hot-path.test.ts (one row-cache miss for 100 executes).
+ */
 import { hash } from 'node:crypto';
-import type { Compilable, CompiledQuery, Kysely, QueryResult, RootOperationNode, Transaction } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+  type CompiledQuery,
+  type QueryResult,
+  type RootOperationNode,
+  type Selectable,
+  type Transaction,
+} from 'kysely';
 import type { Database } from './database.js';
+import { assertCacheable, convertOnce } from './row-cache.js';
 
 /**
  * Hot-path queries built once (DESIGN §5: "the hot paths run without an ORM, with prepared
@@ -11,6 +33,10 @@ import type { Database } from './database.js';
  * puts its values into the compiled parameter list. Building and compiling a query tree per call
  * (`freeze`, `visitNode`, `cloneWithWhere`, `parseRowValues`) was 6–10 % of the server's CPU on
  * webhook execute, bearer checks and the token endpoint (docs/performance.md).
+ *
+ * A cached lookup is declared with hotLookup, never by hand: the declaration names the table and
+ * the key, converts each row once, and is refused at start-up if the row cache could answer it
+ * wrongly.
  *
  * Outside a transaction the statement is bound once to the connection (`DirectRunner`, registered
  * by storage/connect.ts: the group-commit SQLite core keeps the better-sqlite3 statement and runs
@@ -83,6 +109,8 @@ export interface PrepareOptions {
    * A lookup of one row by a key (webhook, access token, person, application), read on a hot
    * path and rarely written: outside transactions it may be answered from memory until a write
    * could have changed it (storage/row-cache.ts). The caller must not modify the rows it gets.
+   * Checked when the query is declared: one that names a table of NON_INVALIDATING_TABLES or calls
+   * the clock throws (storage/row-cache.ts assertCacheable). Repositories use hotLookup.
    */
   cacheable?: boolean;
 }
@@ -98,6 +126,8 @@ export type PreparedQuery<V, R> = (db: Db, values: V) => Promise<QueryResult<R>>
 export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V) => Compilable<R>, options?: PrepareOptions) => PreparedQuery<V, R> {
   return <R>(build: (db: Db, values: V) => Compilable<R>, options: PrepareOptions = {}): PreparedQuery<V, R> => {
     const cacheable = options.cacheable === true;
+    // Refused at start-up (module load), not at the first request: compiled once for SQLite here.
+    if (cacheable) assertCacheable(compileTemplate(declarationDb(), build).sql);
     // One template per SQL dialect, keyed by the dialect's adapter class (a Kysely instance and
     // its transactions share one adapter).
     const templates = new Map<unknown, Template>();
@@ -139,6 +169,21 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
   };
 }
 
+let declarationKysely: Kysely<Database> | undefined;
+
+/** A Kysely that compiles SQLite's SQL and runs nothing: to check a declaration before any database is open. */
+function declarationDb(): Kysely<Database> {
+  declarationKysely ??= new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  return declarationKysely;
+}
+
 function compileTemplate<V extends object>(db: Db, build: (db: Db, values: V) => Compilable<unknown>): Template {
   const used = new Set<string>();
   const placeholders = new Proxy({} as V, {
@@ -171,4 +216,45 @@ export async function firstRow<R>(result: Promise<QueryResult<R>>): Promise<R | 
 /** Rows an INSERT, UPDATE or DELETE changed. */
 export async function affectedRows(result: Promise<QueryResult<unknown>>): Promise<bigint> {
   return (await result).numAffectedRows ?? 0n;
+}
+
+type Table = keyof Database & string;
+type Column<TB extends Table> = keyof Selectable<Database[TB]> & string;
+
+/** One cached point lookup: the table it reads, the column it is looked up by, and what a row becomes. */
+export interface HotLookupDeclaration<TB extends Table, C extends Column<TB>, T extends object> {
+  table: TB;
+  /** A column whose value identifies at most one row (a primary key or a unique hash). */
+  key: Column<TB>;
+  /** The columns read; every column when absent. */
+  columns?: readonly C[];
+  /** Applied once per row read (storage/row-cache.ts convertOnce); the value is shared and frozen. */
+  convert: (row: Pick<Selectable<Database[TB]>, NoInfer<C>>) => T;
+}
+
+/** Reads the declared row by its key, converted; undefined when there is none. */
+export type HotLookup<T> = (db: Db, key: string) => Promise<T | undefined>;
+
+/**
+ * `hotLookup({ table: 'webhooks', key: 'id', convert: toWebhook })`: a prepared, cacheable
+ * `select … from table where key = ?` whose rows are converted once each. Declared at module level,
+ * so a table the row cache cannot keep correct (storage/row-cache.ts NON_INVALIDATING_TABLES)
+ * stops the process at start-up with the reason.
+ */
+export function hotLookup<TB extends Table, T extends object, C extends Column<TB> = Column<TB>>(declaration: HotLookupDeclaration<TB, C, T>): HotLookup<T> {
+  const { table, key, columns, convert } = declaration;
+  const lookup = prepareQuery<{ key: string }>()(
+    (db, v) => {
+      // The table and columns are checked against the schema by the declaration's type.
+      const from = (db as unknown as Kysely<Record<string, Record<string, unknown>>>).selectFrom(table as string);
+      const by: string = key;
+      return columns === undefined ? from.selectAll().where(by, '=', v.key) : from.select(columns as readonly string[]).where(by, '=', v.key);
+    },
+    { cacheable: true },
+  );
+  const converted = convertOnce(convert as (row: object) => T);
+  return async (db, value) => {
+    const row = (await lookup(db, { key: value })).rows[0];
+    return row === undefined ? undefined : converted(row as object);
+  };
 }

@@ -1,42 +1,73 @@
+/**
+ * What: point lookups (webhook, access token, person, application) answered from memory while no
+ * write could have changed them; SQLite only, since with PostgreSQL several instances share the data.
+ * Invariant: a cached answer is what a fresh read would return. A generation ends at any write to a
+ * table outside NON_INVALIDATING_TABLES and at any commit by another connection, and a cacheable
+ * statement must be a pure function of its parameters that reads no exempt table: assertCacheable
+ * refuses any other when it is declared (storage/prepared.ts) and when it is bound (group-commit.ts).
+ * Tested: test/storage/row-cache.test.ts (invalidation, the refusals), test/http/webhook-hot-path.test.ts
+ * (GET → DELETE → GET of a webhook message; 100 executes on one webhook cost at most one miss).
+ */
+
 import type { QueryResult } from 'kysely';
 
 /**
- * Point lookups answered from memory while nothing could have changed them (DESIGN §5: the hot
- * paths read "as few times as the semantics allow"; docs/performance.md §Sixth round).
- *
- * Every bearer request looks up its access token and its person, and every webhook URL request its
- * webhook: rows that change rarely (a revocation, a rename, a regenerated token) and are read
- * thousands of times in between. Turning such a row into JavaScript values costs more than SQLite
- * finding it, and the two lookups were about a sixth of the server's CPU on GET /users/@me.
- *
- * The rule is generational and errs on the side of reading again: an entry is valid only in the
- * generation it was read in, and a generation (with every entry) ends at *any* write to a table
- * other than the few that no cached lookup reads and no write of theirs can reach
- * (NON_INVALIDATING_TABLES), and at any commit by another connection (another process on the
- * same file, seen through `PRAGMA data_version`). So a revoked token, a deleted person or a
- * regenerated webhook token is never answered from memory after the write that changed it; what a
- * cached answer promises is what a read in the same event-loop turn promised before
- * (storage/group-commit.ts: reads share a read transaction per turn).
- *
- * SQLite only: with PostgreSQL several instances may share the database, and a write by one would
- * not end the others' generations.
+ * Why cache at all (DESIGN §5: the hot paths read "as few times as the semantics allow"): every
+ * bearer request looks up its access token and its person, and every webhook URL request its
+ * webhook, rows that change rarely and are read thousands of times in between. Turning such a row
+ * into JavaScript values costs more than SQLite finding it, and the two lookups were about a sixth
+ * of the server's CPU on GET /users/@me (docs/performance.md). What a cached answer promises is what
+ * a read in the same event-loop turn promised before (storage/group-commit.ts: reads share a read
+ * transaction per turn).
  */
 
 /**
  * How many lookups of one statement are kept; each holds one small row (a webhook, a token, a
  * person) and its converted value, ~0.5 KB on the heap for a webhook (measured), so ~10 MB per
- * statement at most. 10,000 was fewer than the benchmark's 14,000 webhook URLs on a fast host
- * (docs/performance.md §Tenth round).
+ * statement at most; it holds more than the benchmark's 14,000 webhook URLs (docs/performance.md).
  */
 export const ROW_CACHE_ENTRIES = 20_000;
 
 /**
  * Tables whose writes end no generation. A table belongs here only when no cached lookup reads
- * it and neither its foreign keys (ON DELETE/UPDATE actions run on the child, not on the parent)
- * nor a trigger (the schema has none) make its writes reach another table. Messages are the one
- * write on the hot path (webhook execute, bot messages); everything else is rare.
+ * it (assertCacheable refuses one that does) and neither its foreign keys (ON DELETE/UPDATE actions
+ * run on the child, not on the parent) nor a trigger (the schema has none) make its writes reach
+ * another table. Messages are the one write on the hot path (webhook execute, bot messages);
+ * everything else is rare.
  */
 export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages']);
+
+/**
+ * SQL whose answer depends on when or how often it runs, not only on its parameters: SQLite's and
+ * PostgreSQL's clock functions and keywords, and random values. A cached answer would freeze it.
+ */
+const IMPURE_SQL =
+  /\b(?:(?:unixepoch|now|datetime|date|time|julianday|strftime|timediff|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|randomblob|gen_random_uuid)\s*\(|current_timestamp\b|current_date\b|current_time\b|localtimestamp\b|localtime\b)/i;
+
+/** Whether `sql` names `table` as an identifier (quoted or bare), not as part of a longer name. */
+function namesTable(sql: string, table: string): boolean {
+  return new RegExp(`(?:^|[^A-Za-z0-9_$])${table}(?:$|[^A-Za-z0-9_$])`, 'i').test(sql);
+}
+
+/**
+ * Refuses a statement the row cache could answer wrongly: one that names a table whose writes end
+ * no generation (a deleted message would still be served), or that calls the clock or random (the
+ * cached answer would not be a pure function of its parameters). Called once per statement, where
+ * it is declared and where it is bound, never per lookup.
+ */
+export function assertCacheable(sql: string): void {
+  for (const table of NON_INVALIDATING_TABLES) {
+    if (namesTable(sql, table)) {
+      throw new Error(
+        `a cacheable statement may not read "${table}": writes to it do not invalidate the row cache (storage/row-cache.ts NON_INVALIDATING_TABLES), so a changed or deleted row would still be served: ${sql}`,
+      );
+    }
+  }
+  const impure = IMPURE_SQL.exec(sql);
+  if (impure !== null) {
+    throw new Error(`a cacheable statement must be a pure function of its parameters, but calls "${impure[0].replace(/\s*\($/, '')}" (pass the time as a parameter, or do not cache it): ${sql}`);
+  }
+}
 
 const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?[\s(]/i;
 
@@ -78,7 +109,7 @@ interface Entries {
  * object on every call, so its hash is computed once, where a key made of the SQL and the values
  * would be a new long string to hash on every lookup.
  *
- * Why at random, not the oldest first (docs/performance.md §Tenth round): requests that cycle over
+ * Why at random, not the oldest first (docs/performance.md, row cache): requests that cycle over
  * more webhooks than the bound (the benchmark's 14,000 URLs in turn; any round-robin sender) find
  * none of them in a cache that drops the oldest, since each is dropped just before it comes round
  * again; dropped at random, about half are found. And dropping a Map's oldest entry means asking
@@ -153,11 +184,11 @@ export class RowCache {
 /**
  * `convert` applied once per row object. A row the row cache answers again and again is the same
  * object each time, so the domain value made from it (ids turned from bigint into decimal strings,
- * scopes split, redirect URIs parsed) is kept beside it instead of built anew on every request
- * (docs/performance.md §Tenth round); a row read afresh is a new object and is converted afresh.
+ * scopes split, redirect URIs parsed) is kept beside it instead of built anew on every request;
+ * a row read afresh is a new object and is converted afresh.
  * Every later caller shares the value, so it is frozen, and so are the arrays it holds: a caller
  * that tried to change it would fail loudly (a TypeError in strict mode) instead of changing
- * another request's answer.
+ * another request's answer. Repositories get it through hotLookup (storage/prepared.ts).
  */
 export function convertOnce<R extends object, T extends object>(convert: (row: R) => T): (row: R) => T {
   const converted = new WeakMap<R, T>();

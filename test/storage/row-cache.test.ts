@@ -5,7 +5,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql, type QueryResult } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommitSqliteDialect } from '../../src/storage/group-commit.js';
-import { convertOnce, lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
+import { hotLookup, prepareQuery } from '../../src/storage/prepared.js';
+import { assertCacheable, convertOnce, lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
 
 /**
  * The row cache of SQLite's hot point lookups (src/storage/row-cache.ts): a lookup is answered
@@ -225,5 +226,41 @@ describe('rows as objects (raw mode)', () => {
     expect(rows).toEqual(direct);
     expect(Object.keys(rows[0] ?? {})).toEqual(['a', 'b', 'c', 'd']);
     expect(rows[0]).toEqual({ a: 'x', b: null, c: 9007199254740993n, d: Buffer.from([1, 2]) });
+  });
+});
+
+describe('the row cache contract is checked where a lookup is declared (issue #25 item 1)', () => {
+  it('declaring a cacheable lookup of messages (the experiment of ARCHITECTURE-REVIEW §2.2) throws, naming the table and the rule', () => {
+    const declare = () =>
+      prepareQuery<{ id: string; webhookId: string }>()((db, v) => db.selectFrom('messages').select(['id', 'content']).where('id', '=', v.id).where('webhook_id', '=', v.webhookId), { cacheable: true });
+    expect(declare).toThrow(/may not read "messages": writes to it do not invalidate the row cache/);
+    expect(() => hotLookup({ table: 'messages', key: 'id', convert: (row) => ({ id: String(row.id) }) })).toThrow(/may not read "messages"/);
+  });
+
+  it('a cacheable lookup that only joins messages is refused too', () => {
+    expect(() =>
+      prepareQuery<{ id: string }>()((db, v) => db.selectFrom('webhooks').innerJoin('messages', 'messages.webhook_id', 'webhooks.id').select('webhooks.id').where('webhooks.id', '=', v.id), { cacheable: true }),
+    ).toThrow(/may not read "messages"/);
+  });
+
+  it('a cacheable lookup that calls the clock is refused: its answer must be a pure function of its parameters', () => {
+    expect(() =>
+      prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_access_tokens').select('user_id').where('token_hash', '=', v.hash).where('expires_at', '>', sql<number>`unixepoch()`), { cacheable: true }),
+    ).toThrow(/pure function of its parameters, but calls "unixepoch"/);
+    for (const clock of ['now()', 'CURRENT_TIMESTAMP', "datetime('now')", "strftime('%s', 'now')", 'random()']) {
+      expect(() => assertCacheable(`select "id" from "webhooks" where "id" = ? and "created_at" < ${clock}`), clock).toThrow(/pure function/);
+    }
+  });
+
+  it('the same statements without the cache, and cached lookups of other tables, are accepted', () => {
+    expect(() => prepareQuery<{ id: string }>()((db, v) => db.selectFrom('messages').selectAll().where('id', '=', v.id))).not.toThrow();
+    expect(() => prepareQuery<{ now: number }>()((db, v) => db.selectFrom('webhooks').select('id').where('created_at', '<', v.now), { cacheable: true })).not.toThrow();
+    expect(() => assertCacheable('select "id", "messages_sent" from "webhooks" where "id" = ?')).not.toThrow();
+  });
+
+  it('the SQLite core refuses to bind such a statement as cacheable, whoever binds it', () => {
+    const query = db.selectFrom('messages').select('content').where('id', '=', 0).compile();
+    expect(() => dialect.core.bind(query.sql, { operation: 'select', cacheable: true })).toThrow(/may not read "messages"/);
+    expect(() => dialect.core.bind(query.sql, { operation: 'select', cacheable: false })).not.toThrow();
   });
 });

@@ -3,8 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { ApplicationsTable } from './applications.table.js';
 import type { Application } from './applications.js';
-import { prepareQuery } from '../../storage/prepared.js';
-import { convertOnce } from '../../storage/row-cache.js';
+import { hotLookup } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -49,16 +48,11 @@ export async function insertApplication(db: Db, app: Application): Promise<void>
 }
 
 /** Looks up by client_id; callers must first check `isSnowflake` so bad input never reaches SQL as a non-number. */
-// DESIGN §5: every token request and bearer check of /oauth2/@me looks the client up; compiled once (storage/prepared.ts).
-const applicationById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('applications').selectAll().where('id', '=', v.id), { cacheable: true });
+// DESIGN §5: every token request and bearer check of /oauth2/@me looks the client up (storage/prepared.ts hotLookup).
+const applicationById = hotLookup({ table: 'applications', key: 'id', convert: toApplication });
 
-// Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
-const cachedApplication = convertOnce(toApplication);
-
-export async function findApplication(db: Db, id: string): Promise<Application | undefined> {
-  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
-  const row = (await applicationById(db, { id })).rows[0];
-  return row ? cachedApplication(row) : undefined;
+export function findApplication(db: Db, id: string): Promise<Application | undefined> {
+  return applicationById(db, id);
 }
 
 export async function listApplicationsOwnedBy(db: Db, ownerId: string): Promise<Application[]> {

@@ -3,8 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { UsersTable } from './directory.table.js';
 import { usernameKey, type Person } from './people.js';
-import { prepareQuery } from '../../storage/prepared.js';
-import { convertOnce } from '../../storage/row-cache.js';
+import { hotLookup } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -55,14 +54,10 @@ export async function insertPerson(db: Db, person: NewPerson): Promise<void> {
 }
 
 // DESIGN §5: GET /users/@me and every bot request look the person up; compiled once (storage/prepared.ts).
-const personById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('users').selectAll().where('id', '=', v.id), { cacheable: true });
-// Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
-const cachedPerson = convertOnce(toPerson);
+const personById = hotLookup({ table: 'users', key: 'id', convert: toPerson });
 
-export async function findPersonById(db: Db, id: string): Promise<Person | undefined> {
-  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
-  const row = (await personById(db, { id })).rows[0];
-  return row ? cachedPerson(row) : undefined;
+export function findPersonById(db: Db, id: string): Promise<Person | undefined> {
+  return personById(db, id);
 }
 
 export async function findPersonByUsername(db: Db, username: string): Promise<Person | undefined> {

@@ -1,8 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { affectedRows, firstRow, prepareQuery } from '../../storage/prepared.js';
+import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
-import { convertOnce } from '../../storage/row-cache.js';
 import type { OAuthAccessTokensTable } from './oauth.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -37,9 +36,6 @@ function tokenColumns(v: TokenValues) {
 const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) => db.insertInto('oauth_access_tokens').values(tokenColumns(v)));
 const insertRefreshTokenRow = prepareQuery<TokenValues & { rotationKey: string }>()((db, v) =>
   db.insertInto('oauth_refresh_tokens').values({ ...tokenColumns(v), used_at: null, successor_hash: null, rotation_key: v.rotationKey }),
-);
-const accessTokenByHash = prepareQuery<{ hash: string }>()((db, v) =>
-  db.selectFrom('oauth_access_tokens').select(['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at']).where('token_hash', '=', v.hash), { cacheable: true },
 );
 const refreshTokenByHash = prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', v.hash));
 const rotateRefreshTokenRow = prepareQuery<{ hash: string; successorHash: string; now: number }>()((db, v) =>
@@ -133,22 +129,22 @@ export interface StoredAccessToken {
 }
 
 /** The bearer hot path (DESIGN §5): one lookup on the primary key. */
-export async function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccessToken | undefined> {
-  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
-  const row = (await accessTokenByHash(db, { hash: tokenHash })).rows[0];
-  return row ? cachedAccessToken(row) : undefined;
+export function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccessToken | undefined> {
+  return accessTokenByHash(db, tokenHash);
 }
 
-// Converted once per row (storage/row-cache.ts convertOnce): the answer is shared, frozen.
-const cachedAccessToken = convertOnce(
-  (row: Pick<Selectable<OAuthAccessTokensTable>, 'grant_id' | 'application_id' | 'user_id' | 'scopes' | 'expires_at'>): StoredAccessToken => ({
+const accessTokenByHash = hotLookup({
+  table: 'oauth_access_tokens',
+  key: 'token_hash',
+  columns: ['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at'],
+  convert: (row: Pick<Selectable<OAuthAccessTokensTable>, 'grant_id' | 'application_id' | 'user_id' | 'scopes' | 'expires_at'>): StoredAccessToken => ({
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
     userId: toId(row.user_id),
     scopes: splitScopes(row.scopes),
     expiresAt: toNum(row.expires_at),
   }),
-);
+});
 
 export interface StoredRefreshToken {
   grantId: string;

@@ -3,8 +3,7 @@ import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 import { WEBHOOKS_PER_CHANNEL, type Webhook, type WebhookWithCreator } from './webhooks.js';
 import type { WebhooksTable } from './webhooks.table.js';
-import { prepareQuery } from '../../storage/prepared.js';
-import { convertOnce } from '../../storage/row-cache.js';
+import { hotLookup } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -61,16 +60,13 @@ export async function insertWebhookCounted(db: Db, webhook: Webhook): Promise<bo
   });
 }
 
-// DESIGN §5: the lookup of every webhook URL request, compiled once (storage/prepared.ts).
-// Its rows are converted once each (storage/row-cache.ts convertOnce): the answer is shared, frozen.
-const cachedWebhook = convertOnce(toWebhook);
-const webhookById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('webhooks').selectAll().where('id', '=', v.id), { cacheable: true });
+// DESIGN §5: the lookup of every webhook URL request (storage/prepared.ts hotLookup).
+const webhookById = hotLookup({ table: 'webhooks', key: 'id', convert: toWebhook });
 
-export async function findWebhook(db: Db, id: string): Promise<Webhook | undefined> {
-  if (!/^\d{1,20}$/.test(id)) return undefined;
-  // Hot path: the result awaited here, not through firstRow's async wrapper (one promise less).
-  const row = (await webhookById(db, { id })).rows[0];
-  return row ? cachedWebhook(row) : undefined;
+/** The webhook, shared and frozen; undefined when there is none or `id` is not a snowflake. */
+export function findWebhook(db: Db, id: string): Promise<Webhook | undefined> {
+  if (!/^\d{1,20}$/.test(id)) return Promise.resolve(undefined);
+  return webhookById(db, id);
 }
 
 /** Changes a webhook's name, avatar or token hash; false when it no longer exists. */
