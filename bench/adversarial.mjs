@@ -144,7 +144,7 @@ function legacyTrimBareUrl(url) {
 async function growthFamilies() {
   const { parseForm, jsonNestsDeeperThan, JSON_DEPTH_MAX } = await lib('src/http/body-limits.js');
   const { renderMarkdown, trimBareUrl, safeHttpUrl } = await lib('src/modules/messages/markdown.js');
-  const { nameSkeleton, impersonationProblem } = await lib('src/modules/messages/impersonation.js');
+  const { nameSkeleton, impersonationProblem } = await lib('src/core/impersonation.js');
   const { validateRedirectUri, matchRedirectUri } = await lib('src/modules/applications/redirect-uris.js');
   const { parseMessagePayload } = await lib('src/modules/messages/message-payload.js');
 
@@ -350,10 +350,10 @@ async function attacks(env) {
   const server = await startServer(env);
   try {
     const jar = await signIn(server.base);
-    await installBot(server.base, jar, directory.botApp.clientId, directory.server.id);
+    await installBot(server.base, jar, directory.botApp.client_id, directory.server.id);
     // SPEC §8: 10 requests / 2 s per webhook; ten of them let the attack reach the body parser.
-    const attackHooks = await seedWebhooks(server.base, directory.botApp.botToken, [attackChannelId], 10);
-    const [postHook] = await seedWebhooks(server.base, directory.botApp.botToken, [channelId], 1);
+    const attackHooks = await seedWebhooks(server.base, directory.botApp.bot_token, [attackChannelId], 10);
+    const [postHook] = await seedWebhooks(server.base, directory.botApp.bot_token, [channelId], 1);
     let nextHook = 0;
     const attackHook = () => attackHooks[nextHook++ % attackHooks.length].path;
     // Messages the issue found slow to render: shown on every view of the channel page.

@@ -80,7 +80,7 @@ async function consent(base, jar, page) {
 export async function installBot(base, jar, botClientId, serverId) {
   const query = new URLSearchParams({ client_id: botClientId, scope: 'bot', permissions: BOT_PERMISSIONS.toString(), server_id: serverId, disable_server_select: 'true' });
   const page = await request(base, { path: `/app/oauth2/authorize?${query}`, headers: { cookie: jar.header() } });
-  if (page.status !== 200) throw new Error(`bot install page answered ${page.status}: ${page.headers.location ?? page.text.slice(0, 300)}`);
+  if (page.status !== 200) throw new Error(`bot install page answered ${page.status}: ${page.headers.location ?? page.text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(0, 1500)}`);
   const res = await consent(base, jar, page);
   if (res.status >= 400) throw new Error(`bot install answered ${res.status}: ${res.text.slice(0, 300)}`);
 }
