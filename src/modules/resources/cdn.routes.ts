@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import { resolveImage, type ImageKind } from './cdn.service.js';
@@ -19,7 +20,8 @@ export function registerCdnRoutes(app: App, services: Services): void {
     app.get(`/${kind}/:id/:file`, { schema: { hide: true, params: Params } }, async (request, reply) => {
       const match = FILE.exec(request.params.file);
       const url = match ? await resolveImage(services, kind, request.params.id, match[1] as string) : undefined;
-      if (url === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+      // Outside /api, so the error handler answers with its 404 page (docs/errors.md).
+      if (url === undefined) throw new PageError(404, 'Image not found', 'No image has this address. It may have been replaced by a newer one.');
       return reply.header('cache-control', 'public, max-age=86400').redirect(url, 302);
     });
   }
