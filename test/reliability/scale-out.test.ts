@@ -505,8 +505,8 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
 
       const posted = await client.send('POST', `${path}?wait=true`, { cookies: false, json: { content: 'Deploy started' } });
       expect(posted.status).toBe(200);
-      const message = json<{ id: string; content: string; channelId: string }>(posted);
-      expect(message).toMatchObject({ content: 'Deploy started', channelId });
+      const message = json<{ id: string; content: string; channel_id: string }>(posted);
+      expect(message).toMatchObject({ content: 'Deploy started', channel_id: channelId });
 
       const edited = await client.send('PATCH', `${path}/messages/${message.id}`, { cookies: false, json: { content: 'Deploy finished' } });
       expect(edited.status).toBe(200);
