@@ -16,8 +16,12 @@ const OAUTH_ROUTES = new Set(['/api/oauth2/token', '/api/oauth2/token/revoke', '
 export function installTextRule(app: App): void {
   // A callback hook, not an async one: it runs on every request, the webhook hot path included (DESIGN §5).
   app.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const paths = [...findForbiddenText(request.params), ...findForbiddenText(request.query), ...(typeof request.body === 'object' ? findForbiddenText(request.body) : [])];
-    if (paths.length === 0) return done();
+    const inParams = findForbiddenText(request.params);
+    const inQuery = findForbiddenText(request.query);
+    const inBody = typeof request.body === 'object' ? findForbiddenText(request.body) : [];
+    // The common case allocates no combined list.
+    if (inParams.length === 0 && inQuery.length === 0 && inBody.length === 0) return done();
+    const paths = [...inParams, ...inQuery, ...inBody];
     if (request.method === 'POST' && OAUTH_ROUTES.has(request.routeOptions.url ?? '')) {
       return done(new OAuthError('invalid_request', `${String(paths[0]?.[0] ?? 'a parameter')} must not contain control characters`));
     }
