@@ -129,7 +129,7 @@ export async function buildApp(services: Services): Promise<App> {
   // Browsers ask for /favicon.ico on every site; answer "no icon" instead of a logged 404.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   registerOperationsRoutes(app, services);
-  registerOpenApiRoutes(app, services);
+  registerOpenApiRoutes(app, { serviceName: services.config.serviceName });
   registerDirectoryApi(app, services);
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);

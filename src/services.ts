@@ -1,54 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { readOrCreateSecretFile } from './config/server-secret.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
+import type { Services } from './deps.js';
 import { loggerOptions } from './http/logging.js';
-import { createMetrics, instrumentBucketStore, type Metrics } from './http/metrics.js';
+import { createMetrics, instrumentBucketStore } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { connectRedis, RedisBucketStore, redisAnswers, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
-import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
-import type { Database } from './storage/database.js';
+import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
 
-/**
- * What domain services receive: explicit dependencies, no request, no globals (DESIGN §2).
- * Every service function takes `deps` first.
- */
-export interface Deps {
-  config: Config;
-  db: Kysely<Database>;
-  dialect: Dialect;
-  clock: Clock;
-  random: Random;
-  ids: SnowflakeGenerator;
-  logger: Logger;
-  /** Rate-limit buckets: memory by default, Redis when REDIS_URL is set. */
-  buckets: BucketStore;
-  /** Live channel updates (message created, edited, deleted) for open channel views. */
-  events: ChannelEvents;
-  /** Server secrets, never in the database (config/server-secret.ts): the first is current, the rest are still accepted. */
-  secrets: readonly [string, ...string[]];
-}
-
-export interface Services extends Deps {
-  database: DatabaseHandle;
-  workerId: number;
-  /** This instance's Prometheus registry (GET /metrics). */
-  metrics: Metrics;
-  /** With REDIS_URL: whether Redis answers right now (GET /readyz reports it). */
-  redisReachable?: () => Promise<boolean>;
-  /** Stops timers, releases the worker lease, closes stores and the database. */
-  close(): Promise<void>;
-}
+export type { Deps, Services } from './deps.js';
 
 export interface ServiceOverrides {
   clock?: Clock;

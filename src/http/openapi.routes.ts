@@ -1,7 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import type { App } from './app-type.js';
 import { renderApiReference, type OpenApiDocument } from './openapi.page.js';
-import type { Services } from '../services.js';
 import { sendHtml } from '../web/pages.js';
 
 /** Where the generated document and its reference page are served (README, docs/operations.md). */
@@ -25,7 +24,7 @@ export function documentedRoutesOnly({ schema, url }: { schema: FastifySchema | 
  * drift from what the routes validate. GET /api/docs: the same document as a readable page,
  * rendered on the server (no swagger-ui: the CSP forbids the inline script it needs).
  */
-export function registerOpenApiRoutes(app: App, services: Services): void {
+export function registerOpenApiRoutes(app: App, { serviceName }: { serviceName: string }): void {
   app.get(OPENAPI_JSON_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.header('Cache-Control', 'no-cache').header('Access-Control-Allow-Origin', '*').send(app.swagger()),
   );
@@ -34,7 +33,7 @@ export function registerOpenApiRoutes(app: App, services: Services): void {
   let page: string | undefined;
   app.get(API_DOCS_PATH, { schema: { hide: true } }, async (_request, reply) => {
     page ??= renderApiReference(app.swagger() as unknown as OpenApiDocument, {
-      serviceName: services.config.serviceName,
+      serviceName,
       documentUrl: OPENAPI_JSON_PATH,
     });
     return sendHtml(reply, page);

@@ -1,14 +1,23 @@
 import type { App } from './app-type.js';
-import type { Services } from '../services.js';
+import type { Metrics } from './metrics.js';
+import type { DatabaseHandle } from '../storage/connect.js';
 
 /** What /readyz says this instance does while Redis is unreachable. */
 const REDIS_FALLBACK = 'rate limits on this instance’s memory; live updates reach this instance’s viewers only';
+
+/** What these routes read: the rest of the services object is none of their business (http/ sits below services.ts). */
+export interface OperationsDeps {
+  database: Pick<DatabaseHandle, 'ping'>;
+  metrics: Pick<Metrics, 'render' | 'contentType'>;
+  /** With REDIS_URL: whether Redis answers right now. */
+  redisReachable?: () => Promise<boolean>;
+}
 
 /**
  * /healthz answers while the process runs; /readyz only while the database answers too; /metrics
  * is the Prometheus text exposition (docs/operations.md). None is in the OpenAPI document.
  */
-export function registerOperationsRoutes(app: App, services: Services): void {
+export function registerOperationsRoutes(app: App, services: OperationsDeps): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coversScopes, describeScope, formatScopes, parseScope, SCOPES, supportedScopes } from '../../src/modules/oauth/scopes.js';
+import { coversScopes, describeScope, formatScopes, parseScope, SCOPES, supportedScopes } from '../../src/core/scopes.js';
 
 describe('scopes', () => {
   it('identify, email and servers are accepted, in canonical order whatever the request order', () => {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ApiErrors, RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions, pageContext, requireViewer, safeNext, sendHtml } from '../../web/pages.js';
 import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } from './accounts.page.js';
 import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';

@@ -3,7 +3,7 @@ import { addFieldError, ApiErrors, RateLimitedError, type ErrorTree } from '../.
 import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';

@@ -1,7 +1,7 @@
 import { HOUR } from '../../core/clock.js';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Person } from '../directory/people.js';
 import { deleteSession, deleteSessionsOfUser, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
 

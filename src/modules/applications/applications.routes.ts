@@ -1,8 +1,8 @@
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
-import { SCOPES } from '../oauth/scopes.js';
+import { SCOPES } from '../../core/scopes.js';
 import { Permission, type PermissionName } from '../../core/permissions.js';
 import { redirectUrisFromText, type Application } from './applications.js';
 import { generateInstallAwareLink, INSTALL_SCOPES } from './bots.js';
@@ -197,7 +197,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const query = request.query;
     // Scopes the authorize endpoint accepts today; bot and applications.commands join when the
-    // bot issue marks them accepted in oauth/scopes.ts.
+    // bot issue marks them accepted in core/scopes.ts.
     const offered = SCOPES.filter((s) => s.accepted);
     const offersInstall = offered.some((s) => INSTALL_SCOPES.includes(s.name));
     const offersBot = offered.some((s) => s.name === 'bot');

@@ -1,7 +1,7 @@
 import { addFieldError, ApiErrors, PageError, type ErrorTree } from '../../core/errors.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Person } from '../directory/people.js';
 import { findPersonByUsername, updateProfile } from '../directory/people.repository.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { authenticateBot, type BotPrincipal } from './bots.service.js';
 
 declare module 'fastify' {

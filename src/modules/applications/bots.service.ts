@@ -2,7 +2,7 @@ import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Channel } from '../directory/channels.js';
 import { findChannel } from '../directory/channels.repository.js';

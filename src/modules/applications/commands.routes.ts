@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { presentCommand } from '../resources/resources.js';
 import { botOf, requireBot } from './bot-auth.routes.js';
 import { ApiErrorBody, CommandListBody, CommandParams, CommandsPutBody, FormErrorBody } from './commands.schemas.js';

@@ -1,6 +1,6 @@
 import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { findApplication } from './applications.repository.js';
 import type { BotPrincipal } from './bots.service.js';
 import { byName, checkCommands, presentCommand, type ApplicationCommand, type CommandView } from './bots.js';

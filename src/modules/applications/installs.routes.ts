@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Permission } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { requireViewer } from '../../web/pages.js';
 import { requireServerPermission } from '../directory/permissions.service.js';
 import { integrationsPath } from './installs.page.js';

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { PageError } from '../../core/errors.js';
 import { permissionNames } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
 import { requireMemberInReach } from '../directory/permissions.service.js';

@@ -1,5 +1,5 @@
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { deleteUserInstall, hasUserInstall, insertUserInstall, listUserInstalls, type UserInstall } from './user-installs.repository.js';
 
 export type { UserInstall } from './user-installs.repository.js';

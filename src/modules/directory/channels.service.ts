@@ -1,7 +1,7 @@
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { CHANNEL_NAME_MAX_LENGTH, CHANNEL_TOPIC_MAX_LENGTH, CHANNEL_TYPE_TEXT, normalizeChannelName, type Channel } from './channels.js';
 import { deleteChannel as deleteChannelRow, findChannel, insertChannel, listChannels, maxChannelPosition } from './channels.repository.js';
 import { codePointLength } from './servers.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, PageError, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { formErrorMessage } from '../../web/form-errors.js';
 import type { Viewer } from '../../web/layout.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';

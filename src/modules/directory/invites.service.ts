@@ -1,7 +1,7 @@
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
 import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';

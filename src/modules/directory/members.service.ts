@@ -1,6 +1,6 @@
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Member, MemberInvitation, MemberWithPerson } from './members.js';

@@ -1,6 +1,6 @@
 import { ApiError, PageError } from '../../core/errors.js';
 import { PERMISSION_LABELS, Permission, permissionNames } from '../../core/permissions.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { memberPermissions } from './servers.service.js';
 import { ungrantableBits } from './roles.js';
 

@@ -2,7 +2,7 @@ import { announceAccessChange } from '../../realtime/channel-events.js';
 import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { MAX_ROLE_COLOR, ROLE_NAME_MAX_LENGTH, isEveryoneRole, type Role } from './roles.js';
 import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
 import { codePointLength } from './servers.js';

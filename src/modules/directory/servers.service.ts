@@ -1,5 +1,5 @@
 import { DEFAULT_EVERYONE_PERMISSIONS, computePermissions } from '../../core/permissions.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { CHANNEL_TYPE_TEXT } from './channels.js';
 import { insertChannel, listChannels, listChannelsOfServers } from './channels.repository.js';
 import { findMember, insertMember, listMembers } from './members.repository.js';

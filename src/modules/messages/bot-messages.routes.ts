@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { postBotMessage } from './bot-messages.service.js';
 import { ApiErrorResponses, BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';

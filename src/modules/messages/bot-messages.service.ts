@@ -1,6 +1,6 @@
 import { ApiErrors } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import { findPersonById } from '../directory/people.repository.js';
 import { requireBotMayPostInDm } from './dms.service.js';

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';

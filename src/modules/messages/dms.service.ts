@@ -1,6 +1,6 @@
 import { ApiErrors, PageError, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { ChannelEvent } from '../../realtime/channel-events.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
 import { messageItem } from './messages.page.js';

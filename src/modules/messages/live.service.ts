@@ -2,7 +2,7 @@ import { PageError } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { ChannelEvent } from '../../realtime/channel-events.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { sessionStillSignsIn } from '../accounts/sessions.service.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';

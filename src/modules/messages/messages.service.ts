@@ -1,6 +1,6 @@
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
 import type { Server } from '../directory/servers.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import type { Viewer } from '../../web/layout.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { authorizedAppsPage, consentPage, declinedPage, installedPage } from './authorize.page.js';

@@ -5,7 +5,7 @@ import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import { issueSecret } from '../../core/secrets.js';
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { getPerson } from '../accounts/accounts.service.js';
@@ -45,7 +45,7 @@ import { findConsentScopes, listAuthorizedApps, saveConsent } from './consents.r
 import { insertGrant, revokeAllGrantsOf } from './grants.repository.js';
 import { incomingWebhookScopeProblem, WEBHOOK_INCOMING_SCOPE, wantsIncomingWebhook } from './incoming-webhook.js';
 import { chosenWebhookChannel, webhookConsent } from './incoming-webhook.service.js';
-import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from './scopes.js';
+import { coversScopes, describeScope, formatScopes, INSTALL_SCOPES } from '../../core/scopes.js';
 import { openIdGate, recordOpenIdGrant, type OpenIdGrantFacts } from '../oidc/oidc.service.js';
 import { loginHintOf, withSignedInAfter } from '../oidc/oidc-request.js';
 

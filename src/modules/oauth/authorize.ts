@@ -5,7 +5,7 @@ import type { RequestedPermission } from '../applications/installs.js';
 import { matchRedirectUri } from '../applications/redirect-uris.js';
 import type { WebhookConsent } from './incoming-webhook.js';
 import { isValidPkceValue } from './pkce.js';
-import { INSTALL_SCOPES, parseScope } from './scopes.js';
+import { INSTALL_SCOPES, parseScope } from '../../core/scopes.js';
 
 /**
  * The authorization request (SPEC §2.1) as pure checks, in the order RFC 6749 §4.1.2.1 demands:

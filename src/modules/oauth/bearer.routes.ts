@@ -1,6 +1,6 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { authenticateBearer, type BearerToken } from './identity.service.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';

@@ -1,6 +1,6 @@
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { BotPrincipal } from '../applications/bots.service.js';

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { OAuthError, PageError } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import type { Application } from '../applications/applications.js';
 import { checkAvatarUrl } from '../directory/people.js';

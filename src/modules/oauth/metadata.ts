@@ -1,4 +1,4 @@
-import { supportedScopes } from './scopes.js';
+import { supportedScopes } from '../../core/scopes.js';
 
 /** Where the endpoints live, relative to {base_url} (SPEC §4, §9). */
 export const AUTHORIZE_PATH = '/app/oauth2/authorize';

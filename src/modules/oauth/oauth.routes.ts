@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { registerAuthorizePages } from './authorize.routes.js';
 import { registerIdentityApi } from './identity.routes.js';
 import { registerTokenApi } from './token.routes.js';

@@ -1,6 +1,6 @@
 import { OAuthError } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { revokeGrant } from './grants.repository.js';
 import { authenticateClient } from './token.service.js';
 import { findAccessToken, findRefreshToken, forgetConsent } from './tokens.repository.js';

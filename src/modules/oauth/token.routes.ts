@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { ApiError, OAuthError, RateLimitedError } from '../../core/errors.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../http/error-handler.js';
 import { isDatabaseUnavailable } from '../../storage/unavailable.js';
 import { BodyRefused, FORM_FIELDS_MAX, parseForm, TOKEN_BODY_LIMIT } from '../../http/body-limits.js';

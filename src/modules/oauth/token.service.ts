@@ -3,7 +3,7 @@ import { DAY, HOUR, SECOND } from '../../core/clock.js';
 import { OAuthError } from '../../core/errors.js';
 import { SecretPrefix, hashSecret, hasPrefix, issueSecret, safeEqual } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
@@ -16,7 +16,7 @@ import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhoo
 import type { WebhookRecord } from '../webhooks/webhooks.js';
 import { presentGuild, type GuildResource } from '../resources/resources.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
-import { coversScopes, formatScopes, parseScope } from './scopes.js';
+import { coversScopes, formatScopes, parseScope } from '../../core/scopes.js';
 import { idTokenFor, isOpenIdScope } from '../oidc/oidc.service.js';
 import {
   consumeCode,

@@ -1,6 +1,6 @@
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { HOUR, SECOND } from '../../core/clock.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { openPrivateKey, sealPrivateKey } from './key-sealing.js';
 import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions, pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
 import { findApplicationByClientId, getOwnedApplication } from '../applications/applications.service.js';

@@ -1,12 +1,12 @@
 import type { Transaction } from 'kysely';
 import { ApiErrors, ApiError } from '../../core/errors.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
 import { matchRedirectUri, validateRedirectUri } from '../applications/redirect-uris.js';
 import type { BearerToken } from '../oauth/identity.service.js';
-import { INSTALL_SCOPES } from '../oauth/scopes.js';
+import { INSTALL_SCOPES } from '../../core/scopes.js';
 import { idTokenClaims, profileClaims, type ClaimsPerson, type IdTokenClaims } from './id-token.js';
 import { DEFAULT_SIGNING_ALG, ID_TOKEN_LIFETIME_MS, isSigningAlg, SIGNING_ALGS, signJwt, verifyOwnJwt, type SigningAlg } from './oidc-keys.service.js';
 import { findOidcClient, findOidcGrant, insertOidcGrant, saveOidcClient, type OidcClientSettings } from './oidc.repository.js';

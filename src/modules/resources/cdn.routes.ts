@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { resolveImage, type ImageKind } from './cdn.service.js';
 
 const Params = Type.Object({ id: Type.String(), file: Type.String() });

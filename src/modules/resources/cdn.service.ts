@@ -1,5 +1,5 @@
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { getServer } from '../directory/servers.service.js';

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, ApiErrors } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { executeGithubWebhook, executeSlackWebhook } from './compat-execute.service.js';
 import { NOT_POSTED_HEADER } from './compat.js';
 import { GithubBody, GithubHeaders, GithubQuery, SlackBody, SlackOk, SlackQuery } from './compat.schemas.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastif
 import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import { sendRateLimited } from '../../http/error-handler.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
 import { registerCompatibleExecuteApi } from './compat.routes.js';
 import { executeWebhook, openWebhook, parseWait } from './execute.service.js';

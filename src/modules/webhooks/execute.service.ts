@@ -2,7 +2,7 @@ import { ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js'
 import { matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';

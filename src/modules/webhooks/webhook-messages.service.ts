@@ -1,5 +1,5 @@
 import { ApiErrors, invalidField } from '../../core/errors.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import { messageIsEmpty, parseMessagePayload, type Embed } from '../messages/message-payload.js';
 import { deleteWebhookMessage, findWebhookMessage, updateWebhookMessage } from '../messages/messages.repository.js';
 import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, PageError } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { formErrorMessage } from '../../web/form-errors.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
 import { INSTALLED_APPS_NOTICES } from '../applications/installs.page.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import {
   ChannelIdParams,

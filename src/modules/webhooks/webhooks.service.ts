@@ -3,7 +3,7 @@ import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { Deps } from '../../services.js';
+import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import type { Channel } from '../directory/channels.js';

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config/config.js';
+import type { Clock } from './core/clock.js';
+import type { Random } from './core/random.js';
+import type { SnowflakeGenerator } from './core/snowflake.js';
+import type { Metrics } from './http/metrics.js';
+import type { BucketStore } from './rate-limit/bucket.js';
+import type { ChannelEvents } from './realtime/channel-events.js';
+import type { DatabaseHandle, Dialect } from './storage/connect.js';
+import type { Database } from './storage/database.js';
+
+// Types only (lint holds this file to `import type`): feature modules name what they receive
+// without importing services.ts, which builds it and so imports the infrastructure below every
+// module (docs/architecture.md, "Layers and import rules").
+
+/**
+ * What domain services receive: explicit dependencies, no request, no globals (DESIGN §2).
+ * Every service function takes `deps` first.
+ */
+export interface Deps {
+  config: Config;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  random: Random;
+  ids: SnowflakeGenerator;
+  logger: Logger;
+  /** Rate-limit buckets: memory by default, Redis when REDIS_URL is set. */
+  buckets: BucketStore;
+  /** Live channel updates (message created, edited, deleted) for open channel views. */
+  events: ChannelEvents;
+  /** Server secrets, never in the database (config/server-secret.ts): the first is current, the rest are still accepted. */
+  secrets: readonly [string, ...string[]];
+}
+
+export interface Services extends Deps {
+  database: DatabaseHandle;
+  workerId: number;
+  /** This instance's Prometheus registry (GET /metrics). */
+  metrics: Metrics;
+  /** With REDIS_URL: whether Redis answers right now (GET /readyz reports it). */
+  redisReachable?: () => Promise<boolean>;
+  /** Stops timers, releases the worker lease, closes stores and the database. */
+  close(): Promise<void>;
+}
+
