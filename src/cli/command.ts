@@ -33,6 +33,23 @@ export class CliUsageError extends Error {
   }
 }
 
+/**
+ * The command that a command line's words name, `noun verb` or a one-word command (`seed-demo`,
+ * whose flags follow its name), and the arguments after it. The one lookup for argv and for each
+ * `batch` line.
+ */
+export function resolveCommand(commands: readonly CliCommand[], words: readonly string[]): { command: CliCommand; args: string[] } {
+  const [first, second, ...rest] = words;
+  const single = second === undefined || second.startsWith('--') ? commands.find((c) => c.name === first) : undefined;
+  if (single) return { command: single, args: second === undefined ? rest : [second, ...rest] };
+  const command = commands.find((c) => c.name === `${first ?? ''} ${second ?? ''}`.trim());
+  if (!command) {
+    const named = [first, second].filter((w): w is string => w !== undefined && !w.startsWith('--'));
+    throw new CliUsageError(`unknown command "${named.join(' ')}"`);
+  }
+  return { command, args: rest };
+}
+
 /** Parses `--name value`, `--name=value` and boolean `--flag` against a command's flag specs. */
 export function parseFlags(args: string[], specs: Record<string, FlagSpec>): { flags: ParsedFlags; json: boolean } {
   const values = new Map<string, string[]>();

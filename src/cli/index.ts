@@ -5,7 +5,7 @@ import { serve } from '../main.js';
 import { createServices } from '../services.js';
 import { connectDatabase } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { CliUsageError, parseFlags, type CliCommand } from './command.js';
+import { CliUsageError, parseFlags, resolveCommand, type CliCommand } from './command.js';
 import { commands } from './commands/index.js';
 
 /**
@@ -38,7 +38,7 @@ function printRecord(record: Record<string, unknown>, json: boolean): void {
 }
 
 export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  const [first, second, ...rest] = argv;
+  const [first] = argv;
   if (!first || first === '--help' || first === 'help') {
     process.stdout.write(`${usage()}\n`);
     return first ? 0 : 2;
@@ -59,20 +59,20 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       }
       return 0;
     }
-    // One-word commands (seed-demo) take their flags straight after the name.
-    const single = second === undefined || second.startsWith('--') ? commands.find((c) => c.name === first) : undefined;
-    if (single && second !== undefined) rest.unshift(second);
-    const command = single ?? commands.find((c) => c.name === `${first} ${second ?? ''}`.trim());
-    if (!command) {
-      const words = [first, second].filter((w): w is string => w !== undefined && !w.startsWith('--'));
-      process.stderr.write(`gatehouse: unknown command "${words.join(' ')}"\n\n${usage()}\n`);
+    let resolved: { command: CliCommand; args: string[] };
+    try {
+      resolved = resolveCommand(commands, argv);
+    } catch (error) {
+      if (!(error instanceof CliUsageError)) throw error;
+      process.stderr.write(`gatehouse: ${error.message}\n\n${usage()}\n`);
       return 2;
     }
-    if (rest.includes('--help')) {
+    const { command, args } = resolved;
+    if (args.includes('--help')) {
       process.stdout.write(`${commandHelp(command)}\n`);
       return 0;
     }
-    const { flags, json } = parseFlags(rest, command.flags);
+    const { flags, json } = parseFlags(args, command.flags);
     // A command is over before a WAL checkpoint thread would matter (storage/wal-checkpoint.ts).
     const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false });
     try {

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { ApiError } from '../../core/errors.js';
 import type { Services } from '../../services.js';
-import { CliUsageError, parseFlags, type CliCommand } from '../command.js';
+import { CliUsageError, parseFlags, resolveCommand, type CliCommand } from '../command.js';
 
 /**
  * `gatehouse batch`: many commands in one process (DESIGN §8). Creating hundreds of channels with
@@ -44,28 +44,16 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
-/** The command a line names (`noun verb` or a one-word command) and the flags after it. */
-function resolveLine(commands: readonly CliCommand[], words: string[]): { command: CliCommand; args: string[] } {
-  const [first, second, ...rest] = words;
-  const single = second === undefined || second.startsWith('--') ? commands.find((c) => c.name === first) : undefined;
-  if (single) return { command: single, args: second === undefined ? rest : [second, ...rest] };
-  const command = commands.find((c) => c.name === `${first ?? ''} ${second ?? ''}`.trim());
-  if (!command) throw new CliUsageError(`unknown command "${[first, second].filter(Boolean).join(' ')}"`);
-  return { command, args: rest };
-}
-
 /** What one failed line prints: its number and the same message the single command would give. */
 function failure(lineNumber: number, error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return { line: lineNumber, error: error.message, ...(error.errors ? { errors: error.errors } : {}) };
   return { line: lineNumber, error: error instanceof Error ? error.message : String(error) };
 }
 
-async function runBatch(services: Services, stopOnError: boolean, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<{ lines: number; failed: number }> {
+async function runBatch(commands: readonly CliCommand[], services: Services, stopOnError: boolean, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<{ lines: number; failed: number }> {
   let lines = 0;
   let failed = 0;
   let lineNumber = 0;
-  // index.ts lists this command, so the list is loaded when a batch runs, not when this module is.
-  const { commands } = await import('./index.js');
   const reader = createInterface({ input, crlfDelay: Infinity });
   for await (const raw of reader) {
     lineNumber += 1;
@@ -75,8 +63,9 @@ async function runBatch(services: Services, stopOnError: boolean, input: NodeJS.
     lines += 1;
     let record: Record<string, unknown>;
     try {
-      const { command, args } = resolveLine(commands, splitCommandLine(line));
-      if (command.name === 'batch') throw new CliUsageError('batch cannot run inside batch');
+      const words = splitCommandLine(line);
+      if (words[0] === 'batch') throw new CliUsageError('batch cannot run inside batch');
+      const { command, args } = resolveCommand(commands, words);
       const { flags } = parseFlags(args, command.flags);
       record = await command.run(services, flags);
     } catch (error) {
@@ -90,18 +79,19 @@ async function runBatch(services: Services, stopOnError: boolean, input: NodeJS.
   return { lines, failed };
 }
 
-export const batchCommands: CliCommand[] = [
-  {
+/** `batch` over `commands`, the list it may run (commands/index.ts passes every other command). */
+export function batchCommand(commands: readonly CliCommand[]): CliCommand {
+  return {
     name: 'batch',
     summary: 'run many commands from stdin, one per line; prints one JSON object per line',
     flags: {
       'stop-on-error': { description: 'stop at the first line that fails (default: go on)', boolean: true },
     },
     async run(services, flags) {
-      const { lines, failed } = await runBatch(services, flags.bool('stop-on-error'), process.stdin, process.stdout);
+      const { lines, failed } = await runBatch(commands, services, flags.bool('stop-on-error'), process.stdin, process.stdout);
       // A non-zero exit status tells a script that some line failed; each failed line says why.
       if (failed > 0) throw new Error(`${failed} of ${lines} commands failed (see the "error" lines on stdout)`);
       return { batch: { lines, failed } };
     },
-  },
-];
+  };
+}

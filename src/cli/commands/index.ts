@@ -1,10 +1,13 @@
 import type { CliCommand } from '../command.js';
 import { appsCommands } from './apps.js';
-import { batchCommands } from './batch.js';
+import { batchCommand } from './batch.js';
 import { directoryCommands } from './directory.js';
 import { seedCommands } from './seed.js';
 import { peopleCommands } from './people.js';
 import { oidcCommands } from './oidc.js';
 
-/** Every CLI command; each noun's file adds its list here. */
-export const commands: CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...batchCommands, ...oidcCommands];
+/** The commands a single command line or one `batch` line can name; each noun's file adds its list here. */
+const lineCommands: readonly CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...oidcCommands];
+
+/** Every CLI command: the line commands and `batch`, which runs them from stdin. */
+export const commands: readonly CliCommand[] = [...lineCommands, batchCommand(lineCommands)];
