@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';
-import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile as updateProfileRow } from '../directory/people.repository.js';
+import { createPerson, getCredentials, getPasswordHash, getPersonById, getPersonByUsername, savePasswordHash, saveProfile } from '../directory/people.service.js';
 import { endSession, startSession, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
@@ -70,7 +70,7 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim(), deps.config.serviceName));
   const email = errors.take('email', checkEmail(input.email));
   const password = errors.take('password', checkPassword(input.password));
-  if (username !== undefined && (await findPersonByUsername(deps.db, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
+  if (username !== undefined && (await getPersonByUsername(deps, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
   errors.throwIfAny();
   const rule = signUpRule(deps);
   if (input.address !== undefined && rule) {
@@ -91,7 +91,7 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   };
   const passwordHash = await hashPassword(password as string, deps.config.passwordCost);
   try {
-    await insertPerson(deps.db, { ...person, passwordHash });
+    await createPerson(deps.db, { ...person, passwordHash });
   } catch (error) {
     // Two registrations of one name at once: the unique index lets one through.
     if (isUniqueViolation(error)) throw ApiErrors.invalidFormBody(addFieldError({}, ['username'], USERNAME_TAKEN));
@@ -159,7 +159,7 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: 
   const username = input.username.trim();
   // Overlong input is refused without hashing it: its length already says it cannot match.
   const plausible = username.length > 0 && username.length <= 64 && plausiblePassword(input.password);
-  const found = plausible ? await findCredentials(deps.db, username) : undefined;
+  const found = plausible ? await getCredentials(deps, username) : undefined;
   let ok = false;
   if (found) ok = await verifyPassword(input.password, found.passwordHash);
   else if (plausible) await verifyPassword(input.password, await decoyHash(deps.config.passwordCost));
@@ -180,7 +180,7 @@ export async function signOut(deps: Deps, sessionToken: string | undefined): Pro
 
 /** A person by id, for pages that show their own profile. */
 export async function getPerson(deps: Deps, personId: string): Promise<Person | undefined> {
-  return findPersonById(deps.db, personId);
+  return getPersonById(deps, personId);
 }
 
 export interface ProfileChanges {
@@ -198,7 +198,7 @@ export interface ProfileChanges {
  * A changed e-mail address is no longer verified.
  */
 export async function updateProfile(deps: Deps, personId: string, input: ProfileChanges): Promise<Person> {
-  const person = await findPersonById(deps.db, personId);
+  const person = await getPersonById(deps, personId);
   if (!person || person.bot) throw ApiErrors.unknownUser();
   const errors = new FieldErrors();
   const name = input.name === undefined ? undefined : errors.take('name', checkDisplayName(input.name, person.username, deps.config.serviceName));
@@ -210,7 +210,7 @@ export async function updateProfile(deps: Deps, personId: string, input: Profile
   if (name !== undefined && name !== person.name) changes.name = name;
   if (email !== undefined && email !== person.email) changes.email = email;
   if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl) changes.avatarUrl = avatarUrl;
-  await updateProfileRow(deps.db, personId, changes);
+  await saveProfile(deps.db, personId, changes);
   return {
     ...person,
     ...changes,
@@ -236,8 +236,8 @@ export interface PasswordChange {
  * password-guessing oracle.
  */
 export async function changePassword(deps: Deps, personId: string, input: PasswordChange): Promise<{ endedSessions: number }> {
-  const person = await findPersonById(deps.db, personId);
-  const stored = person && !person.bot ? await findPasswordHash(deps.db, personId) : undefined;
+  const person = await getPersonById(deps, personId);
+  const stored = person && !person.bot ? await getPasswordHash(deps, personId) : undefined;
   if (!person || stored === undefined) throw ApiErrors.unknownUser();
 
   const errors = new FieldErrors();
@@ -263,7 +263,7 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
   const passwordHash = await hashPassword(newPassword as string, deps.config.passwordCost);
   const keep = input.currentSessionToken ? hashSecret(input.currentSessionToken) : undefined;
   const endedSessions = await deps.db.transaction().execute(async (trx) => {
-    await updatePasswordHash(trx, personId, passwordHash);
+    await savePasswordHash(trx, personId, passwordHash);
     return deleteSessionsOfUser(trx, personId, keep);
   });
   return { endedSessions };

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { toNum } from '../../storage/types.js';
-import { toPerson } from '../directory/people.repository.js';
+import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -3,7 +3,7 @@ import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { Person } from '../directory/people.js';
-import { findPersonByUsername, updateProfile } from '../directory/people.repository.js';
+import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
 import {
@@ -127,7 +127,7 @@ export async function updateApplication(deps: Deps, appId: string, changes: Appl
     if (!(await updateApplicationRow(trx, appId, checked, now))) throw ApiErrors.unknownApplication();
     // Issue #4: the bot account carries the app's name and icon, so it follows their changes.
     if (app.botUserId !== null && (checked.name !== undefined || checked.iconUrl !== undefined)) {
-      await updateProfile(trx, app.botUserId, { ...(checked.name !== undefined ? { name: checked.name } : {}), ...(checked.iconUrl !== undefined ? { avatarUrl: checked.iconUrl } : {}) });
+      await saveProfile(trx, app.botUserId, { ...(checked.name !== undefined ? { name: checked.name } : {}), ...(checked.iconUrl !== undefined ? { avatarUrl: checked.iconUrl } : {}) });
     }
   });
   return {
@@ -189,7 +189,7 @@ export async function findApplicationByClientId(deps: Deps, clientId: string): P
 
 /** The person named `username` (the CLI's --owner); 404 Unknown User otherwise. */
 export async function findOwnerByUsername(deps: Deps, username: string): Promise<Person> {
-  const person = await findPersonByUsername(deps.db, username.trim().replace(/^@/, ''));
+  const person = await getPersonByUsername(deps, username.trim().replace(/^@/, ''));
   if (!person) throw ApiErrors.unknownUser();
   return person;
 }

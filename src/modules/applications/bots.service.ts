@@ -5,9 +5,9 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Channel } from '../directory/channels.js';
-import { findChannel } from '../directory/channels.repository.js';
+import { getChannel } from '../directory/channels.service.js';
 import type { Person } from '../directory/people.js';
-import { findPersonById, findPersonByUsername, insertPerson } from '../directory/people.repository.js';
+import { createPerson, getPersonById, getPersonByUsername } from '../directory/people.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
 import { findApplication } from './applications.repository.js';
@@ -50,11 +50,11 @@ export async function enableBot(deps: Deps, appId: string): Promise<{ botUserId:
   for (let attempt = 1; attempt <= USERNAME_ATTEMPTS; attempt += 1) {
     const suffix = attempt <= SEQUENTIAL_ATTEMPTS ? attempt : 1000 + (deps.random.bytes(2).readUInt16BE(0) % 9000);
     const username = botUsername(app.name, suffix);
-    if (await findPersonByUsername(deps.db, username)) continue;
+    if (await getPersonByUsername(deps, username)) continue;
     try {
       await deps.db.transaction().execute(async (trx) => {
         const now = deps.clock.now();
-        await insertPerson(trx, { id: botUserId, username, name: app.name, email: null, passwordHash: null, bot: true, applicationId: app.id, avatarUrl: app.iconUrl, createdAt: now });
+        await createPerson(trx, { id: botUserId, username, name: app.name, email: null, passwordHash: null, bot: true, applicationId: app.id, avatarUrl: app.iconUrl, createdAt: now });
         // Rolls the account back when another request gave the app a bot meanwhile.
         if (!(await attachBot(trx, app.id, botUserId, token.hash, now))) throw alreadyHasBot();
       });
@@ -83,7 +83,7 @@ export async function resetBotToken(deps: Deps, appId: string): Promise<string> 
 
 /** The app's bot account, when it has one (for the portal's Bot section). */
 export async function findBotAccount(deps: Deps, app: Pick<Application, 'botUserId'>): Promise<Person | undefined> {
-  return app.botUserId === null ? undefined : findPersonById(deps.db, app.botUserId);
+  return app.botUserId === null ? undefined : getPersonById(deps, app.botUserId);
 }
 
 /**
@@ -107,7 +107,7 @@ export async function authenticateBot(deps: Deps, authorization: string | undefi
  * DM_PERMISSIONS.
  */
 export async function requireBotChannelPermission(deps: Deps, bot: BotPrincipal, channelId: string, bits: bigint): Promise<{ channel: Channel; serverId: string | null; permissions: bigint }> {
-  const channel = isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel) throw ApiErrors.unknownChannel();
   let permissions: bigint;
   if (channel.serverId === null) {

@@ -4,9 +4,9 @@ import { permissionNames } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
-import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
+import { joinServerAsBot, removeMemberInTransaction } from '../directory/members.service.js';
 import { requireMemberInReach } from '../directory/permissions.service.js';
-import { insertRole, maxRolePosition, updateRole } from '../directory/roles.repository.js';
+import { appendRoleInTransaction, updateRoleInTransaction } from '../directory/roles.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findApplication } from './applications.repository.js';
 import {
@@ -61,19 +61,18 @@ export async function writeServerInstall(deps: Deps, trx: Transaction<Database>,
   const now = deps.clock.now();
   const { serverId, application } = plan;
   const botId = application.botUserId;
-  if (!(await findMember(trx, serverId, botId))) await insertMember(trx, { serverId, userId: botId, joinedAt: now, joinedVia: 'bot_install' });
+  await joinServerAsBot(trx, serverId, botId, now);
 
   const roleId = await findManagedRoleId(trx, serverId, application.id);
   if (plan.granted === 0n) {
     // Issue #4: no role when nothing is granted, so a reinstall with less removes it.
     await deleteManagedRoles(trx, serverId, application.id);
   } else if (roleId !== undefined) {
-    await updateRole(trx, serverId, roleId, { name: application.name, permissions: plan.granted });
+    await updateRoleInTransaction(trx, serverId, roleId, { name: application.name, permissions: plan.granted });
     await assignRoleIfMissing(trx, serverId, botId, roleId);
   } else {
     const id = deps.ids.next();
-    const position = (await maxRolePosition(trx, serverId)) + 1;
-    await insertRole(trx, { id, serverId, name: application.name, permissions: plan.granted, color: 0, position, managedApplicationId: application.id, createdAt: now });
+    await appendRoleInTransaction(trx, { id, serverId, name: application.name, permissions: plan.granted, color: 0, managedApplicationId: application.id, createdAt: now });
     await assignRoleIfMissing(trx, serverId, botId, id);
   }
   await upsertServerInstall(trx, { applicationId: application.id, serverId, installerId: plan.installerId, permissions: plan.granted, commands: plan.commands }, now);
@@ -101,7 +100,7 @@ export async function removeBot(deps: Deps, serverId: string, applicationId: str
     const app = await findApplication(trx, applicationId);
     if (!(await deleteServerInstall(trx, serverId, applicationId))) return false;
     await deleteManagedRoles(trx, serverId, applicationId);
-    if (app?.botUserId) await deleteMember(trx, serverId, app.botUserId);
+    if (app?.botUserId) await removeMemberInTransaction(trx, serverId, app.botUserId);
     return true;
   });
   if (!removed) throw notInstalled();

@@ -1,7 +1,9 @@
+import type { Transaction } from 'kysely';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
+import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Member, MemberInvitation, MemberWithPerson } from './members.js';
 import {
@@ -208,4 +210,17 @@ export async function getMember(deps: Deps, serverId: string, userId: string): P
 export async function getMembers(deps: Deps, serverId: string): Promise<MemberWithPerson[]> {
   if (!isSnowflake(serverId)) return [];
   return listMembers(deps.db, serverId);
+}
+
+// Bot installs (applications/installs.service.ts) add and remove the bot's membership in the
+// transaction that also writes its managed role and install row (all or nothing, issue #4):
+// these two take that transaction.
+
+/** The bot joins the server unless it is a member already. */
+export async function joinServerAsBot(trx: Transaction<Database>, serverId: string, botUserId: string, joinedAt: number): Promise<void> {
+  if (!(await findMember(trx, serverId, botUserId))) await insertMember(trx, { serverId, userId: botUserId, joinedAt, joinedVia: 'bot_install' });
+}
+
+export function removeMemberInTransaction(trx: Transaction<Database>, serverId: string, userId: string): Promise<boolean> {
+  return deleteMember(trx, serverId, userId);
 }

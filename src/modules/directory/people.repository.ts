@@ -1,25 +1,11 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
-import type { UsersTable } from './directory.table.js';
+import { fromBool } from '../../storage/types.js';
 import { usernameKey, type Person } from './people.js';
+import { toPerson } from './people.rows.js';
 import { hotLookup } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-export function toPerson(row: Selectable<UsersTable>): Person {
-  return {
-    id: toId(row.id),
-    username: row.username,
-    name: row.name,
-    email: row.email,
-    emailVerified: toBool(row.email_verified),
-    avatarUrl: row.avatar_url,
-    bot: toBool(row.bot),
-    applicationId: toIdOrNull(row.application_id),
-    createdAt: toNum(row.created_at),
-  };
-}
 
 export interface NewPerson {
   id: string;

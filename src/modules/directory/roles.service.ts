@@ -1,8 +1,10 @@
+import type { Transaction } from 'kysely';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import type { Database } from '../../storage/database.js';
 import { MAX_ROLE_COLOR, ROLE_NAME_MAX_LENGTH, isEveryoneRole, type Role } from './roles.js';
 import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
 import { codePointLength } from './servers.js';
@@ -93,4 +95,17 @@ export async function deleteRole(deps: Deps, serverId: string, roleId: string): 
   if (role.managedApplicationId !== null) throw managedRoleError();
   await deleteRoleRow(deps.db, serverId, roleId);
   announceAccessChange(deps.events, serverId);
+}
+
+// A bot install (applications/installs.service.ts) writes its app's managed role in the
+// transaction that also writes the bot's membership and install row (issue #4): these take it.
+
+/** Adds a role below every existing one. */
+export async function appendRoleInTransaction(trx: Transaction<Database>, role: Omit<Role, 'position'>): Promise<void> {
+  const position = (await maxRolePosition(trx, role.serverId)) + 1;
+  await insertRole(trx, { ...role, position });
+}
+
+export function updateRoleInTransaction(trx: Transaction<Database>, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }): Promise<void> {
+  return updateRoleRow(trx, serverId, roleId, changes);
 }

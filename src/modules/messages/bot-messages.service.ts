@@ -2,7 +2,7 @@ import { ApiErrors } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import type { Deps } from '../../deps.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
-import { findPersonById } from '../directory/people.repository.js';
+import { getPersonById } from '../directory/people.service.js';
 import { requireBotMayPostInDm } from './dms.service.js';
 import { parseMessagePayload } from './message-payload.js';
 import { insertMessage } from './messages.repository.js';
@@ -33,7 +33,7 @@ export async function postBotMessage(deps: Deps, bot: BotPrincipal, channelId: s
   if (embeds.length > 0 && (access.permissions & Permission.EMBED_LINKS) === 0n) throw ApiErrors.missingPermissions();
   if (access.serverId === null) await requireBotMayPostInDm(deps, bot, access.channel.id);
 
-  const account = await findPersonById(deps.db, bot.botUserId);
+  const account = await getPersonById(deps, bot.botUserId);
   if (!account) throw ApiErrors.unauthorized();
   const id = deps.ids.next();
   const createdAt = deps.clock.now();

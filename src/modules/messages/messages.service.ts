@@ -5,9 +5,18 @@ import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
 import type { Server } from '../directory/servers.js';
 import { getServer } from '../directory/servers.service.js';
-import { findPersonById } from '../directory/people.repository.js';
+import { getPersonById } from '../directory/people.service.js';
 import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
-import { insertMessage, listLatestMessages } from './messages.repository.js';
+import {
+  deleteWebhookMessage,
+  findWebhookMessage,
+  insertMessage,
+  listLatestMessages,
+  listRecentWebhookAvatarUrls,
+  updateWebhookMessage,
+  type NewMessage,
+} from './messages.repository.js';
+import type { WebhookMessage } from './webhook-message.js';
 
 /**
  * Posts a plain-text message as a person (or bot account). The caller checks View channel and
@@ -22,7 +31,7 @@ export async function postMessage(deps: Deps, channelId: string, authorId: strin
   }
   const channel = await getChannel(deps, channelId);
   if (!channel) throw ApiErrors.unknownChannel();
-  const author = await findPersonById(deps.db, authorId);
+  const author = await getPersonById(deps, authorId);
   if (!author) throw ApiErrors.unknownUser();
   const id = deps.ids.next();
   const createdAt = deps.clock.now();
@@ -76,4 +85,33 @@ export async function loadChannelPage(deps: Deps, channel: Channel): Promise<Cha
   if (!server) return undefined;
   const [channels, messages] = await Promise.all([getChannels(deps, server.id), latestMessages(deps, channel.id)]);
   return { server, channels, messages };
+}
+
+// The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)
+// and the CDN (resources/cdn.service.ts). `storeMessage` is on the execute path (DESIGN §5): it
+// returns the insert's promise and adds no await of its own.
+
+/** Stores a message built in full by the caller (webhooks/execute.service.ts). */
+export function storeMessage(deps: Deps, message: NewMessage): Promise<unknown> {
+  return insertMessage(deps.db, message);
+}
+
+/** A message this webhook posted, or undefined (any other message, or a malformed id). */
+export function messageOfWebhook(deps: Deps, webhookId: string, messageId: string): Promise<WebhookMessage | undefined> {
+  return findWebhookMessage(deps.db, webhookId, messageId);
+}
+
+/** Edits a message this webhook posted; undefined when there is no such message. */
+export function changeMessageOfWebhook(deps: Deps, webhookId: string, messageId: string, changes: { content?: string; embeds?: unknown[]; editedAt: number }): Promise<WebhookMessage | undefined> {
+  return updateWebhookMessage(deps.db, webhookId, messageId, changes);
+}
+
+/** Deletes a message this webhook posted, returning its channel; undefined when there is none. */
+export function removeMessageOfWebhook(deps: Deps, webhookId: string, messageId: string): Promise<{ channelId: string } | undefined> {
+  return deleteWebhookMessage(deps.db, webhookId, messageId);
+}
+
+/** The avatar URLs this webhook's messages were posted with, among the channel's latest `limit`. */
+export function recentWebhookAvatarUrls(deps: Deps, channelId: string, webhookId: string, limit: number): Promise<string[]> {
+  return listRecentWebhookAvatarUrls(deps.db, channelId, webhookId, limit);
 }

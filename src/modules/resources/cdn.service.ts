@@ -3,8 +3,8 @@ import type { Deps } from '../../deps.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { getServer } from '../directory/servers.service.js';
-import { listRecentWebhookAvatarUrls } from '../messages/messages.repository.js';
-import { findWebhook } from '../webhooks/webhooks.repository.js';
+import { recentWebhookAvatarUrls } from '../messages/messages.service.js';
+import { getWebhook } from '../webhooks/webhooks.service.js';
 import { imageHash } from './resources.js';
 
 /** How many of a channel's latest messages are searched for a webhook message's avatar override. */
@@ -31,9 +31,9 @@ export async function resolveImage(deps: Deps, kind: ImageKind, id: string, hash
   }
   const person = await getPerson(deps, id);
   if (person) return matches(person.avatarUrl) ? person.avatarUrl : undefined;
-  const webhook = await findWebhook(deps.db, id);
+  const webhook = await getWebhook(deps, id);
   if (!webhook) return undefined;
   if (matches(webhook.avatarUrl)) return webhook.avatarUrl;
-  const overrides = await listRecentWebhookAvatarUrls(deps.db, webhook.channelId, webhook.id, OVERRIDE_AVATAR_SEARCH);
+  const overrides = await recentWebhookAvatarUrls(deps, webhook.channelId, webhook.id, OVERRIDE_AVATAR_SEARCH);
   return overrides.find((url) => matches(url));
 }

@@ -4,7 +4,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
-import { insertMessage } from '../messages/messages.repository.js';
+import { storeMessage } from '../messages/messages.service.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
 import { findWebhook } from './webhooks.repository.js';
@@ -86,7 +86,7 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     // Already the stored message's shape, so `wait` presents it without copying it (DESIGN §5).
     editedAt: null,
   };
-  await insertMessage(deps.db, message);
+  await storeMessage(deps, message);
   deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
   return wait ? presentWebhookMessage(message) : undefined;
 }

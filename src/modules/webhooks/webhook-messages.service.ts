@@ -1,7 +1,7 @@
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { messageIsEmpty, parseMessagePayload, type Embed } from '../messages/message-payload.js';
-import { deleteWebhookMessage, findWebhookMessage, updateWebhookMessage } from '../messages/messages.repository.js';
+import { changeMessageOfWebhook, messageOfWebhook, removeMessageOfWebhook } from '../messages/messages.service.js';
 import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
 import { removeWebhook, updateWebhookSettings, type WebhookInput } from './webhooks.service.js';
 import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js';
@@ -14,7 +14,7 @@ import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js'
 
 /** GET …/messages/{messageId}: only messages this webhook posted; anything else is 10008. */
 export async function getWebhookMessage(deps: Deps, webhook: Webhook, messageId: string): Promise<WebhookMessageRecord> {
-  const message = await findWebhookMessage(deps.db, webhook.id, messageId);
+  const message = await messageOfWebhook(deps, webhook.id, messageId);
   if (!message) throw ApiErrors.unknownMessage();
   return presentWebhookMessage(message);
 }
@@ -30,14 +30,14 @@ export async function editWebhookMessage(deps: Deps, webhook: Webhook, messageId
   const { content, embeds } = parsed.value;
   // With one side absent, whether the edit empties the message depends on the stored other side.
   if (content === undefined || embeds === undefined) {
-    const current = await findWebhookMessage(deps.db, webhook.id, messageId);
+    const current = await messageOfWebhook(deps, webhook.id, messageId);
     if (!current) throw ApiErrors.unknownMessage();
     if (messageIsEmpty(content ?? current.content, embeds ?? embedsOf(current.embeds))) throw ApiErrors.emptyMessage();
   }
   const changes: { content?: string; embeds?: Embed[]; editedAt: number } = { editedAt: deps.clock.now() };
   if (content !== undefined) changes.content = content;
   if (embeds !== undefined) changes.embeds = embeds;
-  const edited = await updateWebhookMessage(deps.db, webhook.id, messageId, changes);
+  const edited = await changeMessageOfWebhook(deps, webhook.id, messageId, changes);
   if (!edited) throw ApiErrors.unknownMessage();
   deps.events.publish({ type: 'message_update', channelId: edited.channelId, messageId: edited.id });
   return presentWebhookMessage(edited);
@@ -45,7 +45,7 @@ export async function editWebhookMessage(deps: Deps, webhook: Webhook, messageId
 
 /** DELETE …/messages/{messageId}: only messages this webhook posted (10008 otherwise). */
 export async function deleteMessageOfWebhook(deps: Deps, webhook: Webhook, messageId: string): Promise<void> {
-  const deleted = await deleteWebhookMessage(deps.db, webhook.id, messageId);
+  const deleted = await removeMessageOfWebhook(deps, webhook.id, messageId);
   if (!deleted) throw ApiErrors.unknownMessage();
   deps.events.publish({ type: 'message_delete', channelId: deleted.channelId, messageId });
 }

@@ -7,11 +7,10 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import type { Channel } from '../directory/channels.js';
-import { findChannel, listChannels } from '../directory/channels.repository.js';
+import { getChannel } from '../directory/channels.service.js';
 import { checkAvatarUrl } from '../directory/people.js';
 import type { Server } from '../directory/servers.js';
-import { findServer } from '../directory/servers.repository.js';
-import { memberPermissions } from '../directory/servers.service.js';
+import { getServer, getServerChannels, memberPermissions } from '../directory/servers.service.js';
 import {
   deleteWebhook,
   findWebhook,
@@ -77,7 +76,7 @@ export async function createWebhook(deps: Deps, channel: Channel, creator: Webho
   const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, { name: checkedName(deps, input.name), avatarUrl: checkedAvatar(input.avatarUrl ?? null) });
   if (!(await insertWebhookCounted(deps.db, webhook))) {
     // The channel may have been deleted meanwhile; otherwise it is full.
-    if (!(await findChannel(deps.db, channel.id))) throw ApiErrors.unknownChannel();
+    if (!(await getChannel(deps, channel.id))) throw ApiErrors.unknownChannel();
     throw ApiErrors.tooManyWebhooks();
   }
   return { webhook, token };
@@ -196,10 +195,10 @@ export interface IntegrationsData {
 }
 
 export async function loadIntegrations(deps: Deps, serverId: string, channelId?: string): Promise<IntegrationsData | undefined> {
-  const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
+  const server = isSnowflake(serverId) ? await getServer(deps, serverId) : undefined;
   if (!server) return undefined;
   const [channels, webhooks] = await Promise.all([
-    listChannels(deps.db, serverId),
+    getServerChannels(deps, serverId),
     listWebhooksWithCreators(deps.db, channelId === undefined ? { serverId } : { serverId, channelId }),
   ]);
   return { server, channels, webhooks };
@@ -207,7 +206,7 @@ export async function loadIntegrations(deps: Deps, serverId: string, channelId?:
 
 /** A channel of this server for the create form, or a 50035 at `channelId`. */
 export async function channelOfServer(deps: Deps, serverId: string, channelId: string | undefined): Promise<Channel> {
-  const channel = channelId && isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  const channel = channelId && isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel || channel.serverId !== serverId) throw invalidField(['channelId'], 'BASE_TYPE_CHOICE_NOT_VALID', 'Choose a channel of this server.');
   return channel;
 }
@@ -227,4 +226,9 @@ function newWebhook(deps: Deps, channelId: string, serverId: string, creator: We
     createdAt: deps.clock.now(),
   };
   return { webhook, token: token.plain };
+}
+
+/** A webhook by id, token unchecked: for the CDN route of its avatar (resources/cdn.service.ts). */
+export function getWebhook(deps: Deps, id: string): Promise<Webhook | undefined> {
+  return findWebhook(deps.db, id);
 }
