@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { DbBool, DbId, DbIdNullable, DbInt, DbIntNullable } from '../../storage/types.js';
 
 /** People, bot accounts included (a bot is a user row with bot = 1 and its application's id). */
@@ -18,6 +18,9 @@ export interface UsersTable {
   application_id: DbIdNullable;
   created_at: DbInt;
 }
+
+/** A `users` row as a query returns it. */
+export type UserRow = Selectable<UsersTable>;
 
 export interface ServersTable {
   id: DbId;

@@ -1,6 +1,5 @@
-import type { Selectable } from 'kysely';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
-import type { UsersTable } from './directory.table.js';
+import type { UserRow } from './directory.table.js';
 import type { Person } from './people.js';
 
 /**
@@ -8,7 +7,7 @@ import type { Person } from './people.js';
  * directory's people.repository.ts, and accounts' sessions.repository.ts, which joins the person
  * into the session lookup of every signed-in request (one query, not two).
  */
-export function toPerson(row: Selectable<UsersTable>): Person {
+export function toPerson(row: UserRow): Person {
   return {
     id: toId(row.id),
     username: row.username,

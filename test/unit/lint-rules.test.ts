@@ -1,0 +1,80 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The import rules of docs/architecture.md ("Layers and import rules") are lint rules
+ * (eslint.config.js). Each is shown firing on a one-line import put in a real file's place (the
+ * rest of src/ is read from disk, so a cycle closes through the real files), and each has a
+ * nearby import that it lets through, so a rule that stopped working, or one that fired on
+ * everything, fails here.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+let eslint: ESLint;
+beforeAll(() => {
+  eslint = new ESLint({ cwd: ROOT });
+});
+
+/** The messages of `rule` when `code` stands in for the file at `path` (relative to the repository). */
+async function problems(path: string, code: string, rule: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${path}` });
+  return (result?.messages ?? []).filter((m) => m.ruleId === rule).map((m) => m.message);
+}
+
+const zones = 'import-x/no-restricted-paths';
+
+describe('lint: layers point one way (docs/architecture.md)', () => {
+  it('a module that imports another module’s repository fails lint; its own repository and the other module’s service pass', async () => {
+    const path = 'src/modules/webhooks/execute.service.ts';
+    expect(await problems(path, "export { insertMessage } from '../messages/messages.repository.js';\n", zones)).toEqual([
+      expect.stringContaining('through its service'),
+    ]);
+    expect(await problems(path, "export { findWebhook } from './webhooks.repository.js';\n", zones)).toEqual([]);
+    expect(await problems(path, "export { storeMessage } from '../messages/messages.service.js';\n", zones)).toEqual([]);
+  });
+
+  it('an import cycle fails lint; the same file importing outside the cycle passes', async () => {
+    // people.service.ts → people.repository.ts → people.ts: people.ts importing the service closes a loop.
+    const path = 'src/modules/directory/people.ts';
+    expect(await problems(path, "export { getPersonById } from './people.service.js';\n", 'import-x/no-cycle')).toEqual([expect.stringContaining('cycle')]);
+    expect(await problems(path, "export { codePointLength } from './servers.js';\n", 'import-x/no-cycle')).toEqual([]);
+  });
+
+  it('web/ importing a feature module fails lint; web/ importing core/ passes', async () => {
+    const path = 'src/web/layout.ts';
+    expect(await problems(path, "export { getChannel } from '../modules/directory/channels.service.js';\n", zones)).toEqual([expect.stringContaining('web/')]);
+    expect(await problems(path, "export type { Services } from '../services.js';\n", zones)).toEqual([expect.stringContaining('web/')]);
+    expect(await problems(path, "export { hasForbiddenControl } from '../core/text.js';\n", zones)).toEqual([]);
+  });
+
+  it('http/ importing the services object or a module fails lint (its routes take what they read)', async () => {
+    const path = 'src/http/operations.routes.ts';
+    expect(await problems(path, "export type { Services } from '../services.js';\n", zones)).toEqual([expect.stringContaining('http/')]);
+    expect(await problems(path, "export type { Services } from '../deps.js';\n", zones)).toEqual([expect.stringContaining('http/')]);
+    expect(await problems(path, "export { getChannel } from '../modules/directory/channels.service.js';\n", zones)).toEqual([expect.stringContaining('http/')]);
+    expect(await problems(path, "export type { Metrics } from './metrics.js';\n", zones)).toEqual([]);
+  });
+
+  it('a module importing services.ts fails lint; importing the deps.ts types passes', async () => {
+    const path = 'src/modules/directory/channels.service.ts';
+    expect(await problems(path, "export type { Deps } from '../../services.js';\n", zones)).toEqual([expect.stringContaining('deps.ts')]);
+    expect(await problems(path, "export type { Deps } from '../../deps.js';\n", zones)).toEqual([]);
+  });
+
+  it('storage/ importing a module fails lint, except the *.table.ts types that storage/database.ts names', async () => {
+    const path = 'src/storage/database.ts';
+    expect(await problems(path, "export { getChannel } from '../modules/directory/channels.service.js';\n", zones)).toEqual([expect.stringContaining('storage/')]);
+    expect(await problems(path, "export type { UsersTable } from '../modules/directory/directory.table.js';\n", zones)).toEqual([]);
+  });
+
+  it('core/ importing the rest of src/ fails lint', async () => {
+    expect(await problems('src/core/clock.ts', "export type { Deps } from '../deps.js';\n", zones)).toEqual([expect.stringContaining('core/')]);
+  });
+
+  it('deps.ts holds types only', async () => {
+    const rule = 'no-restricted-syntax';
+    expect(await problems('src/deps.ts', "import { systemClock } from './core/clock.js';\nexport const clock = systemClock;\n", rule)).toHaveLength(2);
+    expect(await problems('src/deps.ts', "import type { Clock } from './core/clock.js';\nexport interface Only { clock: Clock }\n", rule)).toEqual([]);
+  });
+});
