@@ -13,9 +13,10 @@ import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
-import { connectRedis, RedisBucketStore, redisAnswers, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
+import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrate.js';
+import { connectRedis, redisAnswers, waitUntilReady } from './storage/redis.js';
 import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
 
 export type { Deps, Services } from './deps.js';

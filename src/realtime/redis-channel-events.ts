@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis } from '../rate-limit/redis-store.js';
+import { connectRedis } from '../storage/redis.js';
 import { MemoryChannelEvents, type ChannelEvent, type ChannelEvents, type ChannelListener } from './channel-events.js';
 
 const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete', 'access_change']);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BucketStore } from '../../src/rate-limit/bucket.js';
 import { MemoryBucketStore } from '../../src/rate-limit/memory-store.js';
-import { connectRedis, RedisBucketStore, ResilientBucketStore, waitUntilReady } from '../../src/rate-limit/redis-store.js';
+import { RedisBucketStore, ResilientBucketStore } from '../../src/rate-limit/redis-store.js';
+import { connectRedis, waitUntilReady } from '../../src/storage/redis.js';
 import { TEST_REDIS_URL } from '../support/database.js';
 
 const rule = { limit: 10, windowMs: 2000 };
