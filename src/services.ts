@@ -19,7 +19,8 @@ import { migrateToLatest } from './storage/migrate.js';
 import { connectRedis, redisAnswers, waitUntilReady } from './storage/redis.js';
 import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
 
-export type { Deps, Services } from './deps.js';
+/** The services object `createServices` returns (declared in deps.ts with `Deps`, which the modules import). */
+export type { Services } from './deps.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
