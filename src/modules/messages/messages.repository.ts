@@ -2,8 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
-import type { StoredMessage } from './messages.js';
-import type { WebhookMessage } from './webhook-message.js';
+import type { StoredMessage, WebhookMessage } from './messages.js';
 import { prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

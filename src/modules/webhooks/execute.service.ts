@@ -5,7 +5,7 @@ import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../services.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { insertMessage } from '../messages/messages.repository.js';
-import { presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
+import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
 import { findWebhook } from './webhooks.repository.js';
 import type { Webhook } from './webhooks.js';

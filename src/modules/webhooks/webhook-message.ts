@@ -1,27 +1,15 @@
 import { presentMessage, type MessageResource } from '../resources/resources.js';
-import type { Embed } from './message-payload.js';
+import type { Embed } from '../messages/embed.js';
+import type { WebhookMessage } from '../messages/messages.js';
 
 /**
  * A webhook's message as the webhook URL routes return it: Discord's message object
- * (resources.ts). Webhook messages never mention anyone (SPEC §2.10): "@everyone", "@here" and
- * <@id> stay literal text, so `mentions` is always empty and `mention_everyone` always false.
+ * (resources.ts presentMessage), authored by the webhook. Webhook messages never mention anyone
+ * (SPEC §2.10): "@everyone", "@here" and <@id> stay literal text, so `mentions` is always empty
+ * and `mention_everyone` always false. Tested by test/http/webhook-messages.test.ts and
+ * test/http/discord-wire.test.ts.
  */
 export type WebhookMessageRecord = MessageResource;
-
-/** A stored webhook message (messages.repository.ts), embeds still as stored JSON or parsed. */
-export interface WebhookMessage {
-  id: string;
-  channelId: string;
-  webhookId: string;
-  applicationId: string | null;
-  /** The name and avatar shown for this message (the webhook's at the time, or the override). */
-  authorName: string;
-  authorAvatarUrl: string | null;
-  content: string;
-  embeds: Embed[] | string;
-  createdAt: number;
-  editedAt: number | null;
-}
 
 /** Embeds as stored (JSON text) or already parsed; unreadable JSON reads as none. */
 export function embedsOf(embeds: Embed[] | string): Embed[] {
