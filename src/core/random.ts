@@ -10,7 +10,7 @@ const POOL_SIZE = 4096;
 
 /**
  * The CSPRNG, drawn in blocks: crypto.randomBytes costs about 3 µs per call whatever the size, and
- * the token endpoint draws three values per request (docs/performance.md). One randomFillSync
+ * the token endpoint draws three values per request (docs/performance.md §Ids, secrets and randomness). One randomFillSync
  * fills 4 KiB; each call copies its bytes out and zeroes them in the pool, so no value handed out
  * stays behind (as Node's own randomUUID keeps a cache of random bytes).
  */

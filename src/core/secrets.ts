@@ -53,7 +53,7 @@ export function safeEqual(a: string, b: string): boolean {
  * Whether a presented secret matches a stored hash (DESIGN §3: hashes compared in constant time).
  * Both sides are SHA-256 digests of the same fixed length, so they are compared directly: hashing
  * them once more, as safeEqual does for values of any length, would only cost two more digests on
- * every webhook request (docs/performance.md). A stored value of another length never matches.
+ * every webhook request (docs/performance.md §Ids, secrets and randomness). A stored value of another length never matches.
  */
 export function matchesHash(plain: string, storedHash: string): boolean {
   const presented = Buffer.from(hashSecret(plain), 'latin1');
