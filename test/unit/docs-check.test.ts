@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain .mjs script without type declarations
 import { missingPaths, pathsIn, sourceFindings } from '../../scripts/docs-check.mjs';
 
 let dir: string | undefined;
@@ -22,7 +21,7 @@ afterEach(() => {
 describe('npm run docs:check (issue #25 item 7: docs name only what exists)', () => {
   it('finds src/, test/ and bench/ paths in prose, code spans and ../ links, and skips patterns', () => {
     const text = 'See `src/http/metrics.ts`, [report](../bench/REPORT.md) and test/unit/x.test.ts.\nNot src/modules/*/ nor bench/results/<timestamp>.json; not mysrc/a.ts.';
-    expect(pathsIn(text).map((p: { path: string }) => p.path)).toEqual(['src/http/metrics.ts', 'bench/REPORT.md', 'test/unit/x.test.ts']);
+    expect(pathsIn(text).map((p) => p.path)).toEqual(['src/http/metrics.ts', 'bench/REPORT.md', 'test/unit/x.test.ts']);
   });
 
   it('reports a path named in README.md or docs/ that does not exist, and not the history page', () => {
@@ -42,7 +41,7 @@ describe('npm run docs:check (issue #25 item 7: docs name only what exists)', ()
       'src/ok.ts': '// Kept until a write (docs/performance.md\n// §Row cache).\n',
       'src/bad.ts': '/**\n * Faster since the Tenth round (docs/performance.md §Rounds).\n */\n',
     });
-    expect(sourceFindings(root).map((f: { message: string }) => f.message)).toEqual([
+    expect(sourceFindings(root).map((f) => f.message)).toEqual([
       'src/bad.ts:2: names a benchmark round: * Faster since the Tenth round (docs/performance.md §Rounds).',
       'src/bad.ts: docs/performance.md has no section "rounds"',
     ]);
