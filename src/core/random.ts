@@ -1,3 +1,9 @@
+/**
+ * The injected randomness (DESIGN §2): the operating system's CSPRNG, drawn in 4 KiB blocks
+ * (docs/performance.md §Ids, secrets and randomness).
+ * Invariant: every byte handed out is fresh from the CSPRNG and zeroed in the pool once copied, so
+ * no value is handed out twice. Tested by test/unit/random.test.ts.
+ */
 import { randomFillSync } from 'node:crypto';
 
 /** Randomness is injected (DESIGN §2) so tests can pin it where determinism matters. */

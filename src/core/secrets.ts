@@ -1,3 +1,10 @@
+/**
+ * Issued secrets (DESIGN §3): prefixed, drawn from the injected CSPRNG, stored only as SHA-256
+ * digests and compared in constant time; every webhook and bearer request checks one
+ * (docs/performance.md §Ids, secrets and randomness).
+ * Invariant: no secret is stored or compared in plain text, and matchesHash takes the same time
+ * whatever the presented value. Tested by test/unit/secrets.test.ts.
+ */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Random } from './random.js';
 
