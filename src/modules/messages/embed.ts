@@ -30,7 +30,7 @@ export interface Embed {
   fields?: EmbedField[];
 }
 
-export interface EmbedResult {
+interface EmbedResult {
   embed: Embed;
   /** Characters counted towards the 6000 over all embeds. */
   size: number;
@@ -148,7 +148,7 @@ function parseField(f: unknown, fieldPath: Path, errors: Errors): EmbedField | u
 }
 
 /** Whether an embed shows anything: one with only a color, url or timestamp does not. */
-export function embedIsVisible(e: Embed): boolean {
+function embedIsVisible(e: Embed): boolean {
   return (
     (e.title?.trim().length ?? 0) > 0 ||
     (e.description?.trim().length ?? 0) > 0 ||

@@ -9,7 +9,7 @@ import { MessageLimits } from './message-limits.js';
  * Unicode code points, as Discord does. Tested through test/unit/message-payload.test.ts.
  */
 
-export type Key = string | number;
+type Key = string | number;
 export type Path = Key[];
 export type Obj = Record<string, unknown>;
 
@@ -71,7 +71,7 @@ export function str(value: unknown, path: Path, key: Key | undefined, errors: Er
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
 
 /** An absolute http(s) URL of at most MessageLimits.url characters; `httpsOnly` for avatars. */
-export interface UrlOptions {
+interface UrlOptions {
   required?: boolean;
   httpsOnly?: boolean;
 }
