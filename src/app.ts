@@ -142,7 +142,7 @@ export async function buildApp(services: Services): Promise<App> {
 
   await app.register(async (pages) => {
     // Only pages read or set cookies (sessions, CSRF); the API authenticates with headers, so its
-    // requests skip the cookie plugin's two hooks (docs/performance.md).
+    // requests skip the cookie plugin's two hooks (docs/performance.md §Request hooks).
     await pages.register(cookie);
     // Issue #21 §1: pages take only small form bodies. Anything else is refused from its headers
     // (415, 413) before a byte of it is parsed, since the session and CSRF checks come later.

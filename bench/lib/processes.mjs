@@ -87,7 +87,7 @@ export function cpuMicros(pid) {
  * The whole machine's CPU time so far, in clock ticks, from /proc/stat's first line: `steal` is
  * time the hypervisor gave to other guests while this one wanted to run. On a shared virtual
  * machine it can take a fifth of the CPU for minutes at a time and makes any figure measured
- * meanwhile meaningless (docs/performance.md §Sixth round). Undefined where there is no /proc.
+ * meanwhile meaningless (docs/performance-log.md, sixth round). Undefined where there is no /proc.
  */
 export function machineTicks() {
   try {

@@ -87,7 +87,7 @@ export function summaryTable(results) {
 export function reportMarkdown(record, file) {
   const L = [];
   L.push('# Benchmark report', '');
-  L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in [${file}](${file}). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
+  L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in bench/${file} (git-ignored: bench/README.md). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
   L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn and GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN=0 (seeding mints thousands of codes for one person; no measured request reads it).`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
   if (record.rounds > 1) L.push(`- ${record.rounds} rounds: every scenario was measured ${record.rounds} times, each round on a fresh database and server seeded alike; each row below is the scenario's median round, judged alone (notes: every round). The raw file keeps every round (\`allRounds\`).`);

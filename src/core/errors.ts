@@ -38,7 +38,7 @@ export function addFieldError(tree: ErrorTree, path: readonly (string | number)[
  * The base of every error that is an expected answer (a 4xx, a 429, an OAuth error, an error
  * page): rendered by the one handler, never logged with a stack, and thrown thousands of times a
  * second under abuse, so none captures one — capturing it cost a tenth of the CPU of a 401 or a
- * 429 (docs/performance.md). Errors nobody expected (bugs) are plain Errors and keep their stacks.
+ * 429 (docs/performance.md §Request hooks). Errors nobody expected (bugs) are plain Errors and keep their stacks.
  */
 export class ExpectedError extends Error {
   constructor(message: string) {

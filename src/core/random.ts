@@ -1,3 +1,9 @@
+/**
+ * The injected randomness (DESIGN §2): the operating system's CSPRNG, drawn in 4 KiB blocks
+ * (docs/performance.md §Ids, secrets and randomness).
+ * Invariant: every byte handed out is fresh from the CSPRNG and zeroed in the pool once copied, so
+ * no value is handed out twice. Tested by test/unit/random.test.ts.
+ */
 import { randomFillSync } from 'node:crypto';
 
 /** Randomness is injected (DESIGN §2) so tests can pin it where determinism matters. */
@@ -10,7 +16,7 @@ const POOL_SIZE = 4096;
 
 /**
  * The CSPRNG, drawn in blocks: crypto.randomBytes costs about 3 µs per call whatever the size, and
- * the token endpoint draws three values per request (docs/performance.md). One randomFillSync
+ * the token endpoint draws three values per request (docs/performance.md §Ids, secrets and randomness). One randomFillSync
  * fills 4 KiB; each call copies its bytes out and zeroes them in the pool, so no value handed out
  * stays behind (as Node's own randomUUID keeps a cache of random bytes).
  */

@@ -1,3 +1,10 @@
+/**
+ * Issued secrets (DESIGN §3): prefixed, drawn from the injected CSPRNG, stored only as SHA-256
+ * digests and compared in constant time; every webhook and bearer request checks one
+ * (docs/performance.md §Ids, secrets and randomness).
+ * Invariant: no secret is stored or compared in plain text, and matchesHash takes the same time
+ * whatever the presented value. Tested by test/unit/secrets.test.ts.
+ */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Random } from './random.js';
 
@@ -53,7 +60,7 @@ export function safeEqual(a: string, b: string): boolean {
  * Whether a presented secret matches a stored hash (DESIGN §3: hashes compared in constant time).
  * Both sides are SHA-256 digests of the same fixed length, so they are compared directly: hashing
  * them once more, as safeEqual does for values of any length, would only cost two more digests on
- * every webhook request (docs/performance.md). A stored value of another length never matches.
+ * every webhook request (docs/performance.md §Ids, secrets and randomness). A stored value of another length never matches.
  */
 export function matchesHash(plain: string, storedHash: string): boolean {
   const presented = Buffer.from(hashSecret(plain), 'latin1');

@@ -1,3 +1,9 @@
+/**
+ * Snowflake ids (DESIGN §1): Discord-style 64-bit ids, their creation time, and the check of an
+ * id presented in a URL or a body.
+ * Invariant: ids of one process never repeat, no two live processes share a worker id, and
+ * isSnowflake accepts exactly 1–20 digits below 2^63. Tested by test/unit/snowflake.test.ts.
+ */
 import type { Clock } from './clock.js';
 
 /**
@@ -56,7 +62,7 @@ export function snowflakeTime(id: string): number {
 export function isSnowflake(value: string): boolean {
   if (!/^[0-9]{1,20}$/.test(value)) return false;
   // Up to 18 digits always fits (10^18 < 2^63): only longer ids need the BigInt parse. Every
-  // webhook URL request asks this (docs/performance.md §Tenth round).
+  // webhook URL request asks this (docs/performance.md §Ids, secrets and randomness).
   return value.length <= 18 || BigInt(value) < MAX_SNOWFLAKE_EXCLUSIVE;
 }
 

@@ -1,3 +1,9 @@
+/**
+ * Discord's HTTP wire details that client libraries depend on (DESIGN §1): exactly
+ * `application/json` on JSON answers, and `%40me` read as `@me`; both synchronous, on every answer.
+ * Invariant: the body and status are untouched; only the header and the path segment change.
+ * Tested by test/http/discord-wire.test.ts.
+ */
 import type { IncomingMessage } from 'node:http';
 import type { App } from './app-type.js';
 

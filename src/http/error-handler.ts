@@ -1,3 +1,10 @@
+/**
+ * The one error handler (DESIGN §2): every thrown error becomes a JSON API error, an RFC 6749
+ * error body or an HTML page; `sendRateLimited` also answers the webhook gate's 429s directly.
+ * Invariant: one renderer per kind of answer, so an error looks the same whichever path sent it;
+ * an unknown error is logged and answered with a generic 500 carrying no stack and no inner message.
+ * Tested by test/http/errors.test.ts and test/reliability/fuzz.test.ts (every route, no 5xx).
+ */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './app-type.js';
 import { addFieldError, ApiError, ApiErrors, OAuthError, PageError, RateLimitedError, type ErrorTree } from '../core/errors.js';
@@ -96,7 +103,7 @@ function retryAfterSeconds(error: RateLimitedError): number {
  * The JSON 429 of the API (DESIGN §1, Discord's shape): Retry-After and
  * {message, retry_after, global: false, code: 0}. Also called directly by the webhook gate, the
  * service's most frequent refusal, which answers without throwing through Fastify's error path
- * (docs/performance.md §Ninth round); the rendering stays here, in one place.
+ * (docs/performance.md §Rate limits and the 429 path); the rendering stays here, in one place.
  */
 export function sendRateLimited(reply: FastifyReply, error: RateLimitedError): FastifyReply {
   reply.header('retry-after', String(retryAfterSeconds(error))); // lower case: see security-headers.ts

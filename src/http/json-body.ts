@@ -1,3 +1,10 @@
+/**
+ * The JSON body parser of every route (issue #7 §5, issue #21 §1): UTF-8 only, depth checked by a
+ * linear scan before parsing, then Fastify's own parser with its prototype-poisoning protection.
+ * Invariant: a body that is not valid UTF-8 JSON, or nests deeper than JSON_DEPTH_MAX, is a 400
+ * before any handler reads it. Tested by test/http/errors.test.ts and
+ * test/http/adversarial-inputs.test.ts.
+ */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyError } from 'fastify';
 import type { App } from './app-type.js';

@@ -1,3 +1,10 @@
+/**
+ * Route schemas compiled on each route's first use instead of at start-up, so that a restarted
+ * server serves sooner (issue #7 §1; docs/performance.md §Lazy schemas).
+ * Invariant: Fastify's own compilers with the same options, so the same errors, coercion and
+ * serialization as eager compilation; a schema that cannot compile fails its route's first request.
+ * Tested by test/http/lazy-schemas.test.ts; test/reliability/fuzz.test.ts walks every route.
+ */
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
@@ -7,8 +14,7 @@ import type { FastifyServerOptions } from 'fastify';
  *
  * Fastify compiles every route's validators (Ajv) and response serializers (fast-json-stringify)
  * before it listens: on a two-core machine ~0.4 s of a ~1.8 s start, i.e. of the time a crashed
- * server takes to serve again (issue #7 §1: within 2 s of the spawn; docs/performance.md §Seventh
- * round). These are Fastify's own compilers with the same options; only *when* each schema is
+ * server takes to serve again (issue #7 §1: within 2 s of the spawn). These are Fastify's own compilers with the same options; only *when* each schema is
  * compiled changes: the first request of each route (and status code) pays a few milliseconds.
  *
  * A validator is called as Fastify calls Ajv's: with the parent object when `schemaEnv` is set,

@@ -1,3 +1,9 @@
+/**
+ * Logger options and the per-request logger (DESIGN §4, §8): secrets redacted, and a request's
+ * child logger made only when something is logged (docs/performance.md §Logging).
+ * Invariant: no secret reaches a log line, and every line goes through the real child with the
+ * same bindings (reqId) and the same redaction. Tested by test/http/logging.test.ts.
+ */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger, LoggerOptions } from 'pino';
 import { SecretPrefix } from '../core/secrets.js';
@@ -115,7 +121,7 @@ type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 /**
  * A request's logger, made only when something is logged at an enabled level. Fastify makes a
  * child logger per request, and with the redaction above pino runs its redaction over the child's
- * bindings each time: 2–3 % of the CPU on the hot paths (docs/performance.md), although at
+ * bindings each time: 2–3 % of the CPU on the hot paths (docs/performance.md §Logging), although at
  * LOG_LEVEL=warn a successful request logs nothing. Each line still goes through the real child,
  * with the same bindings (reqId) and the same redaction.
  */

@@ -1,13 +1,11 @@
 /**
- * Counters and histograms for the per-request metrics, with their label sets bound once.
- *
- * prom-client validates and hashes the label set on every `inc()` and `observe()`, even through a
- * child from `.labels()`; with one request, one or two statements and a bucket operation observed
- * per request, that was 6–8 % of the server's CPU on the hot paths (docs/performance.md). Here a
- * label set is looked up once (a Map by the joined values; routes, statuses and operations are a
- * small fixed set) and each observation is a loop over the bucket bounds and two additions.
- * prom-client still renders them: both classes answer `get()` in its metric-object shape and are
- * registered in the app's registry beside prom-client's own metrics.
+ * Counters and histograms for the per-request metrics, with their label sets bound once:
+ * prom-client validates and hashes the label set on every `inc()` and `observe()`, 6–8 % of the
+ * CPU on the hot paths (docs/performance.md §Metrics). Here a label set is looked up once (a Map by
+ * the joined values) and each observation is a loop over the bucket bounds and two additions.
+ * Invariant: prom-client renders them as its own (`get()` in its metric-object shape, registered in
+ * the app's registry), with the same names, labels and buckets.
+ * Tested by test/unit/metric-series.test.ts and test/http/operations.test.ts.
  */
 
 type Labels = Record<string, string>;

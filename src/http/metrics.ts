@@ -1,3 +1,10 @@
+/**
+ * Prometheus metrics (issue #2 §10): answers by route pattern, statement, commit and bucket
+ * timings, and the process's own metrics, in one registry per app (docs/performance.md §Metrics).
+ * Invariant: one observation per answer, under the pattern its route was registered with and
+ * never its URL (URLs carry webhook tokens); the names, labels and buckets prom-client would use.
+ * Tested by test/http/operations.test.ts and test/unit/metric-series.test.ts.
+ */
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundCounter, BoundHistogram, type CounterSeries, type HistogramSeries } from './metric-series.js';
 import type { onResponseHookHandler } from 'fastify';
@@ -23,7 +30,7 @@ export interface Metrics {
    * Counts and times the answers of one route pattern, keeping the series of the last method and
    * status it saw: a busy route answers the same pair again and again (POST 204 on webhook
    * execute), and finding a series by its labels joins and hashes them (docs/performance.md
-   * §Tenth round).
+   * §Metrics).
    */
   requestObserver(route: string): (method: string, statusCode: number, durationMs: number) => void;
   observeQuery(timing: QueryTiming): void;
@@ -49,7 +56,7 @@ function processMetrics(): Registry {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const processRegistry = processMetrics();
-  // The per-request metrics bind their label sets once (http/metric-series.ts, docs/performance.md).
+  // The per-request metrics bind their label sets once (http/metric-series.ts, docs/performance.md §Metrics).
   const requests = new BoundCounter('http_requests_total', 'HTTP requests answered, by method, route pattern and status code.', ['method', 'route', 'status_code']);
   const requestDuration = new BoundHistogram(
     'http_request_duration_seconds',
@@ -132,7 +139,7 @@ export function installRequestMetrics(app: App, metrics: Metrics): void {
   // Each route observes its own answers under the pattern it was registered with, known once
   // here: reading `request.routeOptions.url` per answer made Fastify build a 13-field options
   // object (and ask the router about version constraints) on every request (docs/performance.md
-  // §Ninth round). A new array, never a push: Fastify copies a GET route's options for its HEAD
+  // §Metrics). A new array, never a push: Fastify copies a GET route's options for its HEAD
   // route before this hook runs, and the HEAD route gets its own observer from its own onRoute.
   app.addHook('onRoute', (route) => {
     const observeAnswer = metrics.requestObserver(route.url);
@@ -153,7 +160,7 @@ export function installRequestMetrics(app: App, metrics: Metrics): void {
 
 /** The same store, timed: every operation is observed whether it succeeds or throws. */
 export function instrumentBucketStore(store: BucketStore, metrics: Metrics): BucketStore {
-  // One then() per operation instead of an async wrapper's extra promise and turn (docs/performance.md).
+  // One then() per operation instead of an async wrapper's extra promise and turn (docs/performance.md §Metrics).
   const timed = <T>(operation: 'take' | 'peek' | 'reset', run: () => Promise<T>, counts: boolean): Promise<T> => {
     const started = performance.now();
     return run().then(
@@ -168,7 +175,7 @@ export function instrumentBucketStore(store: BucketStore, metrics: Metrics): Buc
     );
   };
   // A store that answers in this process (memory) is timed around its synchronous call: no then,
-  // no promise but the answer's (docs/performance.md §Tenth round).
+  // no promise but the answer's (docs/performance.md §Metrics).
   const takeInLine = (takeSync: NonNullable<BucketStore['takeSync']>) => (key: string, rule: BucketRule, now: number, cost?: number): Promise<BucketDecision> => {
     const started = performance.now();
     let decision: BucketDecision;

@@ -1,3 +1,10 @@
+/**
+ * Security headers on every answer (DESIGN §4), computed once at start-up from helmet and copied
+ * onto each reply by one synchronous hook, with X-Request-Id (docs/performance.md §Security headers).
+ * Invariant: every answer carries exactly the set helmet would send for its kind: all of it on
+ * documents, the API subset on JSON under /api (OWASP REST cheat sheet).
+ * Tested by test/http/operations.test.ts and test/reliability/security.test.ts.
+ */
 import Fastify from 'fastify';
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { App } from './app-type.js';
@@ -27,7 +34,7 @@ function isApiReference(url: string): boolean {
  * on API answers only the ones that apply to a JSON body.
  *
  * @fastify/helmet builds helmet's middleware again for every request (parsing the CSP directives
- * each time, in two async hooks): 1–2.5 % of the CPU on the API hot paths (docs/performance.md).
+ * each time, in two async hooks): 1–2.5 % of the CPU on the API hot paths.
  * The headers depend only on the options, so one request to a throwaway instance with the same
  * options yields exactly the set helmet would send, and one synchronous hook copies it onto each
  * reply, with the request's X-Request-Id. A route that needs another policy (the consent page)
@@ -39,8 +46,7 @@ function isApiReference(url: string): boolean {
  * as a document, so it gets what OWASP's REST cheat sheet asks of an API: a CSP that loads and
  * frames nothing, nosniff, X-Frame-Options DENY, Referrer-Policy, and HSTS over https. Node
  * validates and copies each header of each answer: in a bare node:http server the whole set costs
- * ~9 µs per answer more than this one; in Gatehouse, 5–9 % of scenario 1's CPU per answer
- * (docs/performance.md §Fifth round).
+ * ~9 µs per answer more than this one; in Gatehouse, 5–9 % of scenario 1's CPU per answer.
  */
 export async function installSecurityHeaders(app: App, options: FastifyHelmetOptions): Promise<void> {
   const probe = Fastify({ logger: false });
@@ -60,7 +66,7 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
   const forDocuments = Object.freeze(documentHeaders);
   const forApi = Object.freeze(apiHeaders);
   // The same synchronous hook echoes the request id (DESIGN §8): one hook instead of an async
-  // onSend hook, which cost a promise and a microtask turn per request (docs/performance.md).
+  // onSend hook, which cost a promise and a microtask turn per request (docs/performance.md §Request hooks).
   // The set follows the predicate the error handler uses to answer JSON rather than an HTML page;
   // the API reference is the one HTML document under /api. Compared on the URL, not on
   // request.routeOptions, which Fastify builds as a new object at every access (a hot path).
@@ -68,7 +74,7 @@ export async function installSecurityHeaders(app: App, options: FastifyHelmetOpt
     reply.headers(isApiRequest(request) && !isApiReference(request.url) ? forApi : forDocuments);
     // Lower-case names on hot paths: Fastify lower-cases every name it is given, and an
     // already lower-case literal comes back as the same interned string instead of a new one to
-    // allocate and hash for every answer (docs/performance.md §Ninth round). The wire is the same.
+    // allocate and hash for every answer (docs/performance.md §Request hooks). The wire is the same.
     reply.header('x-request-id', request.id);
     done();
   });

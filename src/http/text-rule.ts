@@ -1,3 +1,9 @@
+/**
+ * The control-character rule on every request (issue #21 §5), as one synchronous preValidation
+ * hook. Invariant: no field of any route's body, query or path parameters reaches a handler with
+ * a NUL or another control character. Tested by test/http/lockout-and-holes.test.ts,
+ * test/unit/text.test.ts and test/reliability/fuzz.test.ts.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addFieldError, ApiErrors, OAuthError, type ErrorTree } from '../core/errors.js';
 import { CONTROL_CHARACTER_ERROR, findForbiddenText } from '../core/text.js';

@@ -1,3 +1,10 @@
+/**
+ * The in-process bucket store (the default for one instance): a Map of buckets, swept as it goes,
+ * answering synchronously so the hot path times it without a promise (docs/performance.md §Rate
+ * limits and the 429 path). Invariant: it decides exactly as bucket.ts's pure rule, and memory
+ * stays proportional to the keys in use. Tested by test/unit/bucket.test.ts and
+ * test/storage/bucket-stores.test.ts (beside the Redis store).
+ */
 import { peekBucket, takeFromBucket, type BucketDecision, type BucketRule, type BucketState, type BucketStore } from './bucket.js';
 
 /**

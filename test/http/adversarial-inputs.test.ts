@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORM_FIELDS_MAX, JSON_DEPTH_MAX, PAGE_BODY_LIMIT, TOKEN_BODY_LIMIT } from '../../src/http/body-limits.js';
 import { MESSAGE_BODY_LIMIT } from '../../src/modules/messages/message-body-limit.js';
-import { MessageLimits } from '../../src/modules/messages/message-payload.js';
+import { MessageLimits } from '../../src/modules/messages/message-limits.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestWebhook } from './webhook-url.fixtures.js';
 

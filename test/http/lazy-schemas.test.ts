@@ -4,7 +4,7 @@ import { lazySchemaController } from '../../src/http/lazy-schemas.js';
 
 /**
  * src/http/lazy-schemas.ts: route schemas compile on a route's first use, so a restarted server
- * listens sooner (issue #7 §1, docs/performance.md §Seventh round), and behave exactly as
+ * listens sooner (issue #7 §1, docs/performance.md §Lazy schemas), and behave exactly as
  * Fastify's own compilers (same Ajv options as src/app.ts). Every route of the real app is
  * walked by test/reliability/fuzz.test.ts, where a schema that failed to compile would be a 500.
  */

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
 
 /**
- * Issue #6 (docs/performance.md §Seventh round): every stored message adds an entry to each index
+ * Issue #6 (docs/performance.md §Indexes on messages): every stored message adds an entry to each index
  * of `messages`, and on SQLite each commit writes every page it touched to the WAL again. The
  * table keeps the indexes its reads need (the primary key, and (channel_id, id) for a channel's
  * newest messages) and no other. Runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.

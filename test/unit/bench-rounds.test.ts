@@ -76,7 +76,7 @@ describe('bench --rounds: each scenario judged by its median round (issue #6, do
   });
 });
 
-describe('bench report: the CPU the host took beside each measurement (docs/performance.md §Sixth round)', () => {
+describe('bench report: the CPU the host took beside each measurement (docs/performance.md, Running the benchmark)', () => {
   it('shows, for each side of a ratio, the share of the machine\'s CPU its hypervisor gave to other guests', () => {
     const measured = row(3, 1, { ratio: 0.45 });
     measured.server.stealShare = 0.183;

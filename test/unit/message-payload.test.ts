@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/core/errors.js';
-import { checkAvatarUrl, checkDisplayName, countCodePoints, messageIsEmpty, parseMessagePayload, type MessagePayload } from '../../src/modules/messages/message-payload.js';
+import { messageIsEmpty } from '../../src/modules/messages/embed.js';
+import { checkAvatarUrl, checkDisplayName, countCodePoints, parseMessagePayload, type MessagePayload } from '../../src/modules/messages/message-payload.js';
 
 const execute = { identityOverride: true, serviceName: 'Gatehouse' };
 

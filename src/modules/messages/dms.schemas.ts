@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DmChannelResourceBody, MessageResourceBody } from '../resources/resources.schemas.js';
+import { MessageLimits } from './message-limits.js';
 
 /**
  * TypeBox schemas of the bot message and direct-message routes (validation and OpenAPI). Message
@@ -21,8 +22,10 @@ export const ChannelIdParams = Type.Object({ channelId: Type.String({ descriptio
 /** Documents the payload; message-payload.ts applies every rule (code points, sums over embeds, aliases). */
 export const BotMessageBody = Type.Object(
   {
-    content: Type.Optional(Type.Unknown({ description: 'Text, up to 2000 Unicode code points. Mentions and @everyone stay literal and notify nobody.' })),
-    embeds: Type.Optional(Type.Unknown({ description: 'Up to 10 embed objects, as for webhook execute (needs Embed links in a server)' })),
+    content: Type.Optional(
+      Type.Unknown({ description: `Text, up to ${MessageLimits.content} Unicode code points. Mentions and @everyone stay literal and notify nobody.` }),
+    ),
+    embeds: Type.Optional(Type.Unknown({ description: `Up to ${MessageLimits.embeds} embed objects, as for webhook execute (needs Embed links in a server)` })),
   },
   { additionalProperties: true, description: 'At least one of content and embeds (else 50006). Unknown keys (tts, nonce, allowed_mentions…) are ignored.' },
 );

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { renderMarkdown, safeHttpUrl } from './markdown.js';
-import type { Embed, EmbedField } from './message-payload.js';
+import type { Embed, EmbedField } from './embed.js';
 
 /**
  * Embeds as the channel view shows them, in Discord's arrangement: a colour bar on the left; the

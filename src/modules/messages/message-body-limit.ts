@@ -1,4 +1,4 @@
-import { MessageLimits } from './message-payload.js';
+import { MessageLimits } from './message-limits.js';
 
 /**
  * The largest JSON body a message payload needs (webhook execute and edit), derived from the

@@ -2,8 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
-import type { StoredMessage } from './messages.js';
-import type { WebhookMessage } from './webhook-message.js';
+import type { StoredMessage, WebhookMessage } from './messages.js';
 import { prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -208,7 +207,7 @@ export async function listMessagesAfter(db: Db, channelId: string, afterId: stri
 /**
  * The avatar overrides of a webhook's latest messages in its channel (the CDN route's lookup of
  * a per-message avatar hash; DESIGN §1). Bounded to the channel's last `limit` messages through
- * messages_channel_idx: messages have no index by webhook (write cost, docs/performance.md).
+ * messages_channel_idx: messages have no index by webhook (write cost, docs/performance.md §Indexes on messages).
  */
 export async function listRecentWebhookAvatarUrls(db: Db, channelId: string, webhookId: string, limit: number): Promise<string[]> {
   const recent = db.selectFrom('messages').select(['author_avatar_url', 'webhook_id']).where('channel_id', '=', channelId).orderBy('id', 'desc').limit(limit).as('recent');

@@ -16,7 +16,7 @@ import {
   updateWebhookMessage,
   type NewMessage,
 } from './messages.repository.js';
-import type { WebhookMessage } from './webhook-message.js';
+import type { WebhookMessage } from './messages.js';
 
 /**
  * Posts a plain-text message as a person (or bot account). The caller checks View channel and

@@ -1,3 +1,5 @@
+import type { Embed } from './embed.js';
+
 /**
  * A message as pages (and later the API) show it. One shape for people's, bots' and webhooks'
  * messages: `author.app` is what the APP badge shows (a webhook or a bot account).
@@ -75,4 +77,19 @@ export function checkContent(raw: string): { ok: true; content: string } | { ok:
     if (count > MESSAGE_MAX_LENGTH) return { ok: false, code: 'too-long' };
   }
   return { ok: true, content };
+}
+
+/** A stored webhook message (messages.repository.ts), embeds still as stored JSON or parsed. */
+export interface WebhookMessage {
+  id: string;
+  channelId: string;
+  webhookId: string;
+  applicationId: string | null;
+  /** The name and avatar shown for this message (the webhook's at the time, or the override). */
+  authorName: string;
+  authorAvatarUrl: string | null;
+  content: string;
+  embeds: Embed[] | string;
+  createdAt: number;
+  editedAt: number | null;
 }

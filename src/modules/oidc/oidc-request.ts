@@ -31,6 +31,8 @@ export type OidcRequestResult = { ok: true; request: OidcRequest } | { ok: false
 
 /** Core §3.1.2.1 nonce: any string; bounded so a link cannot make every ID token huge. */
 export const NONCE_MAX_LENGTH = 512;
+/** login_hint and ui_locales are kept to this many characters (also the end-session schema's cap). */
+export const HINT_MAX_LENGTH = 256;
 
 /** Reads and checks the OpenID parameters from a parsed query or form (a repeated name arrives as an array). */
 export function readOidcRequest(source: unknown): OidcRequestResult {
@@ -69,7 +71,7 @@ export function readOidcRequest(source: unknown): OidcRequestResult {
       nonce: values.nonce,
       prompts,
       maxAge,
-      loginHint: values.login_hint?.slice(0, 256),
+      loginHint: values.login_hint?.slice(0, HINT_MAX_LENGTH),
       idTokenHint: values.id_token_hint,
       signedInAfter: after !== undefined && /^[0-9]{1,15}$/.test(after) ? Number(after) : undefined,
     },
@@ -97,5 +99,5 @@ export function withSignedInAfter(requestUrl: string, at: number): string {
 /** login_hint as sent once (Core §3.1.2.1), for prefilling the sign-in form before anything else is validated. */
 export function loginHintOf(source: unknown): string | undefined {
   const value = source !== null && typeof source === 'object' ? (source as Record<string, unknown>)['login_hint'] : undefined;
-  return typeof value === 'string' && value !== '' ? value.slice(0, 256) : undefined;
+  return typeof value === 'string' && value !== '' ? value.slice(0, HINT_MAX_LENGTH) : undefined;
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { HINT_MAX_LENGTH } from './oidc-request.js';
 
 /** TypeBox schemas of the OpenID Connect endpoints (issue #22). Protocol messages keep their spec names. */
 
@@ -57,8 +58,8 @@ export const EndSessionQuery = Type.Object(
     client_id: Type.Optional(Type.String({ maxLength: 32 })),
     post_logout_redirect_uri: Type.Optional(Type.String({ maxLength: 2048 })),
     state: Type.Optional(Type.String({ maxLength: 2048 })),
-    logout_hint: Type.Optional(Type.String({ maxLength: 256 })),
-    ui_locales: Type.Optional(Type.String({ maxLength: 256 })),
+    logout_hint: Type.Optional(Type.String({ maxLength: HINT_MAX_LENGTH })),
+    ui_locales: Type.Optional(Type.String({ maxLength: HINT_MAX_LENGTH })),
   },
   { additionalProperties: true },
 );

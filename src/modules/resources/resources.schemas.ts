@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { MessageLimits as L } from '../messages/message-limits.js';
 
 /**
  * The response schemas of /api/v1's resources, one per presenter of resources.ts (DESIGN §1:
@@ -86,23 +87,26 @@ export const AuthorizationResourceBody = Type.Object({
   user: Type.Optional(UserResourceBody),
 });
 
-const Url = (description: string) => Type.String({ format: 'uri', maxLength: 2048, description });
+// Embed limits are read from MessageLimits, the table the parser enforces (test/unit/message-limits.test.ts).
+const Url = (description: string) => Type.String({ format: 'uri', maxLength: L.url, description });
 const Icon = { icon_url: Type.Optional(Url('http(s)')), proxy_icon_url: Type.Optional(Url('The same URL: there is no media proxy')) };
 const Media = Type.Object({ url: Url('http(s)'), proxy_url: Url('The same URL: there is no media proxy') });
 
 export const EmbedResourceBody = Type.Object(
   {
     type: Type.Literal('rich'),
-    title: Type.Optional(Type.String({ maxLength: 256 })),
-    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    title: Type.Optional(Type.String({ maxLength: L.title })),
+    description: Type.Optional(Type.String({ maxLength: L.description })),
     url: Type.Optional(Url('http(s)')),
     timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601, in UTC' })),
-    color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
-    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), ...Icon })),
+    color: Type.Optional(Type.Integer({ minimum: 0, maximum: L.color })),
+    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: L.footerText }), ...Icon })),
     image: Type.Optional(Media),
     thumbnail: Type.Optional(Media),
-    author: Type.Optional(Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Url('http(s)')), ...Icon })),
-    fields: Type.Optional(Type.Array(Type.Object({ name: Type.String({ maxLength: 256 }), value: Type.String({ maxLength: 1024 }), inline: Type.Boolean() }), { maxItems: 25 })),
+    author: Type.Optional(Type.Object({ name: Type.String({ maxLength: L.authorName }), url: Type.Optional(Url('http(s)')), ...Icon })),
+    fields: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ maxLength: L.fieldName }), value: Type.String({ maxLength: L.fieldValue }), inline: Type.Boolean() }), { maxItems: L.fields }),
+    ),
   },
   { description: "An embed (Discord's names)" },
 );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Embed } from '../messages/message-payload.js';
+import type { Embed } from '../messages/embed.js';
 
 /**
  * The resources of /api/v1 in Discord's wire format (DESIGN §1): one presenter per resource,

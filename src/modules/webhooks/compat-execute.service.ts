@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import type { WebhookMessageRecord } from '../messages/webhook-message.js';
+import type { WebhookMessageRecord } from './webhook-message.js';
 import { GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { GITHUB_SECRET_MAX } from './compat.js';
 
 /**
  * Schemas of the Slack- and GitHub-compatible execute routes (issue #23), for the OpenAPI
@@ -43,5 +44,9 @@ export const GithubQuery = Type.Object({
   ),
 });
 
-/** The GitHub secret form of a webhook's settings (Integrations pages). */
-export const GithubSecretFormBody = Type.Object({ githubSecret: Type.Optional(Type.String({ maxLength: 4096 })), _csrf: Type.Optional(Type.String()) });
+/**
+ * The GitHub secret form of a webhook's settings (Integrations pages). The schema's cap is well
+ * above GITHUB_SECRET_MAX so that a too-long secret reaches the service and its message is shown
+ * beside the form; the cap only bounds what is read.
+ */
+export const GithubSecretFormBody = Type.Object({ githubSecret: Type.Optional(Type.String({ maxLength: GITHUB_SECRET_MAX * 16 })), _csrf: Type.Optional(Type.String()) });

@@ -1,3 +1,11 @@
+/**
+ * The webhook URL routes (SPEC §4, §5.7): execute, its message routes and the webhook by token,
+ * behind one gate that checks the id, the token and the bucket before the body is read.
+ * Invariant: every answer carries the rate-limit headers; a 429 is rendered by the error handler's
+ * sendRateLimited; message bodies are parsed by message-payload.ts (the schemas only document).
+ * Tested by test/http/webhook-execute.test.ts, webhook-rate-limit.test.ts,
+ * webhook-messages.test.ts and webhook-hot-path.test.ts.
+ */
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
@@ -70,7 +78,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
         reply.headers(rateLimitedHeaders(opened.limit.scope));
         // SPEC §8's 429 is this route's most frequent answer under abuse: sent here with the error
         // handler's own renderer instead of thrown through Fastify's error path (docs/performance.md
-        // §Ninth round). Returning the reply ends the hooks; the headers and body are the same.
+        // §Rate limits and the 429 path). Returning the reply ends the hooks; the headers and body
+        // are the same.
         return sendRateLimited(reply, opened.error);
       }
       throw opened.error;

@@ -5,7 +5,7 @@ import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { storeMessage } from '../messages/messages.service.js';
-import { presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
+import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
 import { findWebhook } from './webhooks.repository.js';
 import type { Webhook } from './webhooks.js';

@@ -1,4 +1,4 @@
-import { MessageLimits } from '../messages/message-payload.js';
+import { MessageLimits } from '../messages/message-limits.js';
 import { cut, httpUrl, type MappedEmbed, type MappedPayload } from './slack-payload.js';
 
 /**

@@ -1,4 +1,4 @@
-import { MessageLimits } from '../messages/message-payload.js';
+import { MessageLimits } from '../messages/message-limits.js';
 
 /**
  * Slack's incoming-webhook payload (https://api.slack.com/messaging/webhooks) mapped to the

@@ -1,8 +1,9 @@
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { messageIsEmpty, parseMessagePayload, type Embed } from '../messages/message-payload.js';
+import { messageIsEmpty, type Embed } from '../messages/embed.js';
+import { parseMessagePayload } from '../messages/message-payload.js';
 import { changeMessageOfWebhook, messageOfWebhook, removeMessageOfWebhook } from '../messages/messages.service.js';
-import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from '../messages/webhook-message.js';
+import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
 import { removeWebhook, updateWebhookSettings, type WebhookInput } from './webhooks.service.js';
 import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js';
 

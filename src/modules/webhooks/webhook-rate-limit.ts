@@ -1,10 +1,12 @@
-import { hash } from 'node:crypto';
-import type { BucketDecision, BucketRule } from '../../rate-limit/bucket.js';
-
 /**
  * Rate limits of the webhook URL routes (SPEC §8, DESIGN §1), pure: the rules, the bucket keys
  * and the headers every answer carries. docs/webhooks.md states them for users.
+ * Invariant: every route of one webhook URL spends one bucket, and a request that proves no
+ * webhook spends its address's bucket, never the webhook's.
+ * Tested by test/http/webhook-rate-limit.test.ts.
  */
+import { hash } from 'node:crypto';
+import type { BucketDecision, BucketRule } from '../../rate-limit/bucket.js';
 
 /** SPEC §8: a bucket of 10 requests every 2 seconds, per webhook, over every route of its URL. */
 export const WEBHOOK_RULE: BucketRule = { limit: 10, windowMs: 2000 };
@@ -33,7 +35,7 @@ export function invalidRequestBucketKey(clientAddress: string): string {
 export function bucketHash(kind: 'webhook' | 'address', key: string): string {
   // Digested on every request (~0.3 µs): a bounded Map of names, evicting its oldest entry, cost
   // ~6 µs per request once the benchmark's 14,000 webhooks outnumbered its bound (V8 walks past
-  // every deleted entry to find a Map's first key; docs/performance.md §Tenth round).
+  // every deleted entry to find a Map's first key; docs/performance.md §Rate limits and the 429 path).
   return hash('sha256', `${kind}:${key}`, 'hex').slice(0, 32);
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MessageLimits } from '../messages/message-limits.js';
 import { MessageResourceBody, WebhookResourceBody, WebhookResourceListBody } from '../resources/resources.schemas.js';
 
 /**
@@ -56,40 +57,45 @@ export const ExecuteQuery = Type.Object({
 });
 export type ExecuteQuery = Static<typeof ExecuteQuery>;
 
-const Url = (description: string) => Type.String({ format: 'uri', maxLength: 2048, description });
+// Every limit below is read from MessageLimits, the table the parser enforces
+// (test/unit/message-limits.test.ts holds the two together).
+const L = MessageLimits;
+const Url = (description: string) => Type.String({ format: 'uri', maxLength: L.url, description });
 
-/** An embed (message-payload.ts): stored and returned in this shape. */
+/** An embed (embed.ts): stored and returned in this shape. */
 export const EmbedBody = Type.Object(
   {
-    title: Type.Optional(Type.String({ maxLength: 256 })),
-    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    title: Type.Optional(Type.String({ maxLength: L.title })),
+    description: Type.Optional(Type.String({ maxLength: L.description })),
     url: Type.Optional(Url('http(s)')),
     timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; returned in UTC' })),
-    color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
-    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: 2048 }), iconUrl: Type.Optional(Url('http(s); alias icon_url')) })),
+    color: Type.Optional(Type.Integer({ minimum: 0, maximum: L.color })),
+    footer: Type.Optional(Type.Object({ text: Type.String({ maxLength: L.footerText }), iconUrl: Type.Optional(Url('http(s); alias icon_url')) })),
     image: Type.Optional(Type.Object({ url: Url('http(s)') })),
     thumbnail: Type.Optional(Type.Object({ url: Url('http(s)') })),
     author: Type.Optional(
-      Type.Object({ name: Type.String({ maxLength: 256 }), url: Type.Optional(Url('http(s)')), iconUrl: Type.Optional(Url('http(s); alias icon_url')) }),
+      Type.Object({ name: Type.String({ maxLength: L.authorName }), url: Type.Optional(Url('http(s)')), iconUrl: Type.Optional(Url('http(s); alias icon_url')) }),
     ),
     fields: Type.Optional(
-      Type.Array(Type.Object({ name: Type.String({ maxLength: 256 }), value: Type.String({ maxLength: 1024 }), inline: Type.Optional(Type.Boolean()) }), {
-        maxItems: 25,
+      Type.Array(Type.Object({ name: Type.String({ maxLength: L.fieldName }), value: Type.String({ maxLength: L.fieldValue }), inline: Type.Optional(Type.Boolean()) }), {
+        maxItems: L.fields,
       }),
     ),
   },
-  { description: 'Lengths in Unicode code points; at most 6000 over all embeds of a message (title, description, field names and values, footer text, author name)' },
+  {
+    description: `Lengths in Unicode code points; at most ${L.embedTotal} over all embeds of a message (title, description, field names and values, footer text, author name)`,
+  },
 );
 
 /**
- * SPEC §2.9, for the document only: message-payload.ts validates (code-point lengths, the 6000
- * sum, aliases and unknown keys are beyond what a JSON schema says well).
+ * SPEC §2.9, for the document only: message-payload.ts validates (code-point lengths, the
+ * embedTotal sum, aliases and unknown keys are beyond what a JSON schema says well).
  */
 export const ExecuteBody = Type.Object(
   {
-    content: Type.Optional(Type.String({ maxLength: 2000, description: 'Up to 2000 Unicode code points; mentions stay literal text' })),
-    embeds: Type.Optional(Type.Array(EmbedBody, { maxItems: 10 })),
-    username: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'Display name for this message only; may not pass for the service' })),
+    content: Type.Optional(Type.String({ maxLength: L.content, description: `Up to ${L.content} Unicode code points; mentions stay literal text` })),
+    embeds: Type.Optional(Type.Array(EmbedBody, { maxItems: L.embeds })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: L.username, description: 'Display name for this message only; may not pass for the service' })),
     avatar_url: Type.Optional(Type.String({ format: 'uri', description: 'https avatar for this message only' })),
     avatarUrl: Type.Optional(Type.String({ format: 'uri', description: 'SPEC §2.9 name of avatar_url' })),
   },
@@ -99,7 +105,7 @@ export const ExecuteBody = Type.Object(
 export const EditMessageBody = Type.Object(
   {
     content: Type.Optional(NullableString('New content (null or "" clears it)')),
-    embeds: Type.Optional(Type.Union([Type.Array(EmbedBody, { maxItems: 10 }), Type.Null()], { description: 'New embeds (null or [] clears them)' })),
+    embeds: Type.Optional(Type.Union([Type.Array(EmbedBody, { maxItems: L.embeds }), Type.Null()], { description: 'New embeds (null or [] clears them)' })),
   },
   { additionalProperties: true, description: 'Absent fields stay as they are; the message may not end up empty. username and avatarUrl cannot change.' },
 );
@@ -109,7 +115,7 @@ export const WebhookMessageBody = MessageResourceBody;
 
 export const PatchWebhookByTokenBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'May not pass for the service' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: L.username, description: 'May not pass for the service' })),
     avatar_url: Type.Optional(NullableString('https URL, or null to remove')),
     avatarUrl: Type.Optional(NullableString('Alias of avatar_url')),
   },
@@ -121,7 +127,7 @@ export const PatchWebhookByTokenBody = Type.Object(
 /** The body of POST /channels/{id}/webhooks and PATCH /webhooks/{id}; rules are checked by the service (50035). */
 export const WebhookManageBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ description: '1–80 characters after trimming; must not pass for the service (SPEC §7)' })),
+    name: Type.Optional(Type.String({ description: `1–${L.username} characters after trimming; must not pass for the service (SPEC §7)` })),
     avatarUrl: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'An https:// image URL; null or "" removes it' })),
     avatar_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Alias of avatarUrl' })),
   },
