@@ -50,16 +50,16 @@ const layers = [
 /** web/ renders; features build on it, never the reverse. */
 const webZone = { target: 'src/web', from: ['src/modules', 'src/http', 'src/deps.ts', ...top], message: 'web/ holds page building blocks: it imports no feature module, no Fastify glue and no services.' };
 /**
- * Files of web/ that break the web rule today. src/web/pages.ts holds the session hook (it imports
- * accounts/sessions.service.ts, the services object and http/app-type.ts); it is being split, with
- * the hook moving to modules/accounts/. Remove each entry when its file obeys.
+ * Files of web/ that break the web rule. src/web/pages.ts holds the pages context: the session hook
+ * (accounts/sessions.service.ts), the services object and http/app-type.ts; the hook belongs in
+ * modules/accounts/ (issue #25). Remove each entry when its file obeys.
  */
 const webExceptions = ['src/web/pages.ts'];
 
 /**
- * Files whose import cycle is known and being removed: the consent page dispatches to the
- * incoming-webhook page, which borrows the consent page's parts (branch pages-apps splits them).
- * Remove each entry when its cycle is gone.
+ * Files in a known import cycle: the consent page dispatches to the incoming-webhook page, which
+ * borrows the consent page's parts; splitting the consent pages (issue #25) ends it. Remove each
+ * entry when its cycle is gone.
  */
 const cycleExceptions = ['src/modules/oauth/authorize.page.ts', 'src/modules/oauth/incoming-webhook.page.ts'];
 
