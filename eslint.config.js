@@ -31,9 +31,10 @@ const top = ['src/services.ts', 'src/app.ts', 'src/main.ts', 'src/cli'];
 const layers = [
   { target: 'src/core', from: ['src/config', 'src/storage', 'src/rate-limit', 'src/realtime', 'src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'core/ is pure and imports nothing from src/.' },
   { target: ['src/config', 'src/rate-limit', 'src/realtime'], from: ['src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'config/, rate-limit/ and realtime/ sit below web/, http/ and the modules.' },
-  // Both use Redis through storage/redis.ts; neither builds on the other.
-  { target: 'src/rate-limit', from: ['src/realtime', 'src/config'], message: 'rate-limit/ and realtime/ are side by side: share code through storage/ or core/; configuration comes in as arguments.' },
-  { target: 'src/realtime', from: ['src/rate-limit', 'src/config'], message: 'rate-limit/ and realtime/ are side by side: share code through storage/ or core/; configuration comes in as arguments.' },
+  // Live updates may ride on the rate limiter's Redis round trips, never the reverse; the
+  // connection itself is storage/redis.ts. Configuration comes in as arguments.
+  { target: 'src/rate-limit', from: 'src/config', message: 'rate-limit/ receives its settings as arguments.' },
+  { target: 'src/realtime', from: ['src/rate-limit', 'src/config'], message: 'realtime/ takes its Redis connection from storage/redis.ts and its settings as arguments.' },
   // storage/database.ts names every table: it imports each module's *.table.ts types, and nothing else above it.
   { target: 'src/storage/**', from: ['src/{config,rate-limit,realtime,web,http,cli}/**', 'src/modules/**', 'src/{deps,services,app,main}.ts'], except: ['**/src/modules/*/*.table.ts'], message: 'storage/ sits below every module; only the *.table.ts types go up.' },
   { target: 'src/http', from: ['src/modules', 'src/deps.ts', ...top], message: 'http/ is the Fastify glue under the modules: routes here take what they read, not the services object.' },
