@@ -14,7 +14,6 @@ import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 /** Shared by the authorize, consent and authorized-apps tests. */
 
 export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-export const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 /** A new PKCE pair: every authorization request needs its own (OAUTH-CHECKLIST B10). */
 export function freshPkce(): { verifier: string; challenge: string } {

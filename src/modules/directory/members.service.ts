@@ -3,7 +3,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import type { Member, MemberInvitation, MemberWithPerson } from './members.js';
+import type { Member, MemberInvitation } from './members.js';
 import {
   countPendingInvitations,
   deleteMember,
@@ -11,7 +11,6 @@ import {
   insertInvitation,
   insertMember,
   listInvitationsForUser,
-  listMembers,
   replaceMemberRoles,
   takeInvitation,
 } from './members.repository.js';
@@ -203,9 +202,4 @@ export async function setMemberRoles(deps: Deps, serverId: string, userId: strin
 export async function getMember(deps: Deps, serverId: string, userId: string): Promise<Member | undefined> {
   if (!isSnowflake(serverId) || !isSnowflake(userId)) return undefined;
   return findMember(deps.db, serverId, userId);
-}
-
-export async function getMembers(deps: Deps, serverId: string): Promise<MemberWithPerson[]> {
-  if (!isSnowflake(serverId)) return [];
-  return listMembers(deps.db, serverId);
 }
