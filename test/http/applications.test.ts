@@ -3,50 +3,27 @@ import { parseFlags } from '../../src/cli/command.js';
 import { appsCommands } from '../../src/cli/commands/apps.js';
 import { ApiError } from '../../src/core/errors.js';
 import { hashSecret } from '../../src/core/secrets.js';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { verifyClientSecret, type Application } from '../../src/modules/applications/applications.js';
-import { findApplication } from '../../src/modules/applications/applications.repository.js';
-import { createApplication, deleteApplication, resetClientSecret, updateApplication } from '../../src/modules/applications/applications.service.js';
-import { insertPerson } from '../../src/modules/directory/people.repository.js';
+import { createApplication, deleteApplication, findApplicationByClientId, resetClientSecret, updateApplication } from '../../src/modules/applications/applications.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { given } from '../support/given.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 
 const BASE_URL = 'http://localhost:8080';
 let counter = 0;
 
-async function createPerson(t: TestApp, username = `dev${++counter}`): Promise<Person> {
-  const person: Person = {
-    id: t.services.ids.next(),
-    username,
-    name: username,
-    email: null,
-    emailVerified: false,
-    avatarUrl: null,
-    bot: false,
-    applicationId: null,
-    createdAt: t.clock.now(),
-  };
-  await insertPerson(t.services.db, { ...person, passwordHash: null });
-  return person;
-}
+const createPerson = (t: TestApp, username = `dev${++counter}`): Promise<Person> => given.person(t, { username, email: null });
 
 /** A browser signed in as a new person. */
-async function signedIn(t: TestApp, username?: string): Promise<{ agent: PageAgent; person: Person }> {
-  const person = await createPerson(t, username);
-  const session = await startSession(t.services, person.id, 'vitest');
-  const agent = new PageAgent(t.app);
-  agent.cookies.set(cookieNames(false).session, session.token);
-  return { agent, person };
-}
+const signedIn = (t: TestApp, username = `dev${++counter}`): Promise<{ agent: PageAgent; person: Person }> => given.signedIn(t, { username, email: null });
 
 async function appRow(t: TestApp, id: string) {
   return t.services.db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 async function reload(t: TestApp, id: string): Promise<Application> {
-  const app = await findApplication(t.services.db, id);
+  const app = await findApplicationByClientId(t.services, id);
   if (!app) throw new Error(`application ${id} is gone`);
   return app;
 }
