@@ -51,12 +51,12 @@ async function createThroughPortal(agent: PageAgent, name: string, clientType: '
   if (clientType === 'public') {
     expect(res.statusCode, res.body).toBe(303);
     const id = /^\/developers\/applications\/(\d+)\?created=1$/.exec(String(res.headers.location))?.[1];
-    expect(id).toBeDefined();
+    expect(id).toMatch(/^\d+$/);
     return { id: id as string, secret: undefined, res };
   }
   expect(res.statusCode, res.body).toBe(201);
   const id = /action="\/developers\/applications\/(\d+)"/.exec(res.body)?.[1];
-  expect(id).toBeDefined();
+  expect(id).toMatch(/^\d+$/);
   return { id: id as string, secret: fieldValue(res.body, 'client-secret'), res };
 }
 
@@ -92,8 +92,7 @@ describe('developer portal: creating applications', () => {
     expect(secret).toMatch(/^ghcs_[A-Za-z0-9_-]{43}$/);
 
     const row = await appRow(t, id);
-    expect(row).toBeDefined();
-    expect(row?.client_secret_hash).toBe(hashSecret(secret as string));
+    expect(row).toMatchObject({ client_secret_hash: hashSecret(secret as string) });
     expect(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).not.toContain(secret as string);
     expect(String(row?.owner_id)).toBe(person.id);
     expect(verifyClientSecret(await reload(t, id), secret as string)).toBe(true);
@@ -152,7 +151,7 @@ describe('developer portal: creating applications', () => {
     const { id } = await createThroughPortal(agent, 'Copy Target', 'public');
     const page = await agent.get(`/developers/applications/${id}`);
     const src = /<script src="(\/assets\/app\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.body)?.[1];
-    expect(src).toBeDefined();
+    expect(src).toMatch(/^\/assets\/app\.[0-9a-f]{12}\.js$/);
     expect(page.body).toContain('<button type="button" class="secondary" data-copy="client-id" hidden>Copy</button>');
     const script = await t.app.inject({ method: 'GET', url: src as string });
     expect(script.statusCode).toBe(200);
@@ -505,7 +504,7 @@ describe('developer portal: deleting an application', () => {
     const confirm = await agent.get(`/developers/applications/${id}/delete`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('This cannot be undone.');
-    expect(await appRow(t, id)).toBeDefined();
+    expect(await appRow(t, id)).toMatchObject({ name: 'Doomed App' });
 
     const res = await agent.submit(`/developers/applications/${id}/delete`, `/developers/applications/${id}/delete`, {});
     expect(res.statusCode).toBe(303);

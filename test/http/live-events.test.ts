@@ -307,7 +307,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     const { general, member } = await room();
     const page = await member.agent.get(`/channels/${general}`);
     const script = /<script src="(\/assets\/live\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.body)?.[1];
-    expect(script).toBeDefined();
+    expect(script).toMatch(/^\/assets\/live\.[0-9a-f]{12}\.js$/);
     expect(page.body).toContain(`data-live="/channels/${general}/events"`);
     const asset = await t.app.inject({ method: 'GET', url: script as string });
     expect(asset.statusCode).toBe(200);
