@@ -10,7 +10,6 @@ import { given, type IssuedCode, type PersonInput, type TestClient } from './giv
  */
 
 export type { IssuedCode, TestClient } from './given.js';
-export { pkcePair } from './given.js';
 
 export const createPerson = (t: TestApp, input: PersonInput = {}): Promise<Person> => given.person(t, input);
 
