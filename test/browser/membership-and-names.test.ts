@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { insertMessage } from '../../src/modules/messages/messages.repository.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { stored } from '../support/stored.js';
 
 warnIfChromiumMissing('test/browser/membership-and-names.test.ts');
 
@@ -26,7 +26,7 @@ describe.skipIf(!chromiumAvailable)('membership by invitation and isolated names
     serverId = server.id;
     channelId = server.channels[0]?.id as string;
     // A webhook message whose name predates the rule: U+202E + "ESUOHETAG" reads as GATEHOUSE.
-    await insertMessage(deps.db, {
+    await stored.insertMessage({ services: deps }, {
       id: deps.ids.next(),
       channelId,
       authorId: '1000000000000000001',

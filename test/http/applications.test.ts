@@ -3,50 +3,27 @@ import { parseFlags } from '../../src/cli/command.js';
 import { appsCommands } from '../../src/cli/commands/apps.js';
 import { ApiError } from '../../src/core/errors.js';
 import { hashSecret } from '../../src/core/secrets.js';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { verifyClientSecret, type Application } from '../../src/modules/applications/applications.js';
-import { findApplication } from '../../src/modules/applications/applications.repository.js';
-import { createApplication, deleteApplication, resetClientSecret, updateApplication } from '../../src/modules/applications/applications.service.js';
-import { insertPerson } from '../../src/modules/directory/people.repository.js';
+import { createApplication, deleteApplication, findApplicationByClientId, resetClientSecret, updateApplication } from '../../src/modules/applications/applications.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { given } from '../support/given.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 
 const BASE_URL = 'http://localhost:8080';
 let counter = 0;
 
-async function createPerson(t: TestApp, username = `dev${++counter}`): Promise<Person> {
-  const person: Person = {
-    id: t.services.ids.next(),
-    username,
-    name: username,
-    email: null,
-    emailVerified: false,
-    avatarUrl: null,
-    bot: false,
-    applicationId: null,
-    createdAt: t.clock.now(),
-  };
-  await insertPerson(t.services.db, { ...person, passwordHash: null });
-  return person;
-}
+const createPerson = (t: TestApp, username = `dev${++counter}`): Promise<Person> => given.person(t, { username, email: null });
 
 /** A browser signed in as a new person. */
-async function signedIn(t: TestApp, username?: string): Promise<{ agent: PageAgent; person: Person }> {
-  const person = await createPerson(t, username);
-  const session = await startSession(t.services, person.id, 'vitest');
-  const agent = new PageAgent(t.app);
-  agent.cookies.set(cookieNames(false).session, session.token);
-  return { agent, person };
-}
+const signedIn = (t: TestApp, username = `dev${++counter}`): Promise<{ agent: PageAgent; person: Person }> => given.signedIn(t, { username, email: null });
 
 async function appRow(t: TestApp, id: string) {
   return t.services.db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 async function reload(t: TestApp, id: string): Promise<Application> {
-  const app = await findApplication(t.services.db, id);
+  const app = await findApplicationByClientId(t.services, id);
   if (!app) throw new Error(`application ${id} is gone`);
   return app;
 }
@@ -74,12 +51,12 @@ async function createThroughPortal(agent: PageAgent, name: string, clientType: '
   if (clientType === 'public') {
     expect(res.statusCode, res.body).toBe(303);
     const id = /^\/developers\/applications\/(\d+)\?created=1$/.exec(String(res.headers.location))?.[1];
-    expect(id).toBeDefined();
+    expect(id).toMatch(/^\d+$/);
     return { id: id as string, secret: undefined, res };
   }
   expect(res.statusCode, res.body).toBe(201);
   const id = /action="\/developers\/applications\/(\d+)"/.exec(res.body)?.[1];
-  expect(id).toBeDefined();
+  expect(id).toMatch(/^\d+$/);
   return { id: id as string, secret: fieldValue(res.body, 'client-secret'), res };
 }
 
@@ -115,8 +92,7 @@ describe('developer portal: creating applications', () => {
     expect(secret).toMatch(/^ghcs_[A-Za-z0-9_-]{43}$/);
 
     const row = await appRow(t, id);
-    expect(row).toBeDefined();
-    expect(row?.client_secret_hash).toBe(hashSecret(secret as string));
+    expect(row).toMatchObject({ client_secret_hash: hashSecret(secret as string) });
     expect(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).not.toContain(secret as string);
     expect(String(row?.owner_id)).toBe(person.id);
     expect(verifyClientSecret(await reload(t, id), secret as string)).toBe(true);
@@ -175,7 +151,7 @@ describe('developer portal: creating applications', () => {
     const { id } = await createThroughPortal(agent, 'Copy Target', 'public');
     const page = await agent.get(`/developers/applications/${id}`);
     const src = /<script src="(\/assets\/app\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.body)?.[1];
-    expect(src).toBeDefined();
+    expect(src).toMatch(/^\/assets\/app\.[0-9a-f]{12}\.js$/);
     expect(page.body).toContain('<button type="button" class="secondary" data-copy="client-id" hidden>Copy</button>');
     const script = await t.app.inject({ method: 'GET', url: src as string });
     expect(script.statusCode).toBe(200);
@@ -528,7 +504,7 @@ describe('developer portal: deleting an application', () => {
     const confirm = await agent.get(`/developers/applications/${id}/delete`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('This cannot be undone.');
-    expect(await appRow(t, id)).toBeDefined();
+    expect(await appRow(t, id)).toMatchObject({ name: 'Doomed App' });
 
     const res = await agent.submit(`/developers/applications/${id}/delete`, `/developers/applications/${id}/delete`, {});
     expect(res.statusCode).toBe(303);

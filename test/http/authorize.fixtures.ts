@@ -2,19 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { createApplication, type NewApplication } from '../../src/modules/applications/applications.service.js';
 import type { Application } from '../../src/modules/applications/applications.js';
-import { insertPerson } from '../../src/modules/directory/people.repository.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import type { TestApp } from '../support/app.js';
-import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
+import { given } from '../support/given.js';
+import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
 
 /** Shared by the authorize, consent and authorized-apps tests. */
 
 export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-export const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 /** A new PKCE pair: every authorization request needs its own (OAUTH-CHECKLIST B10). */
 export function freshPkce(): { verifier: string; challenge: string } {
@@ -25,31 +22,15 @@ export const ISSUER = 'http://localhost:8080';
 
 let counter = 0;
 
-export async function createPerson(t: TestApp, username = `person${++counter}`): Promise<Person> {
-  const person: Person = {
-    id: t.services.ids.next(),
-    username,
-    name: `${username[0]?.toUpperCase()}${username.slice(1)}`,
-    email: `${username}@example.com`,
-    emailVerified: false,
-    avatarUrl: null,
-    bot: false,
-    applicationId: null,
-    createdAt: t.clock.now(),
-  };
-  await insertPerson(t.services.db, { ...person, passwordHash: null });
-  return person;
-}
+/** A person named after their username ("alice" is Alice), through given.person. */
+export const createPerson = (t: TestApp, username = `person${++counter}`): Promise<Person> =>
+  given.person(t, { username, name: `${username[0]?.toUpperCase()}${username.slice(1)}` });
 
 /** A browser-like agent signed in as a new person. */
-export async function signedIn(t: TestApp, username?: string): Promise<{ agent: PageAgent; person: Person }> {
-  const person = await createPerson(t, username);
-  const session = await startSession(t.services, person.id, 'vitest');
-  const agent = new PageAgent(t.app);
-  agent.cookies.set(cookieNames(false).session, session.token);
-  return { agent, person };
-}
+export const signedIn = (t: TestApp, username = `person${++counter}`): Promise<{ agent: PageAgent; person: Person }> =>
+  given.signedIn(t, { username, name: `${username[0]?.toUpperCase()}${username.slice(1)}` });
 
+/** "Acme Reader", a public app by default, made as the developer portal makes it. */
 export async function createApp(t: TestApp, owner: Person, input: Partial<NewApplication> = {}): Promise<{ app: Application; clientSecret: string | null }> {
   const created = await createApplication(t.services, owner.id, {
     name: 'Acme Reader',

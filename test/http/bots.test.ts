@@ -2,17 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { Permission } from '../../src/core/permissions.js';
 import { hashSecret } from '../../src/core/secrets.js';
-import { findApplication } from '../../src/modules/applications/applications.repository.js';
 import { updateApplication } from '../../src/modules/applications/applications.service.js';
 import { authenticateBot, DM_PERMISSIONS, enableBot, requireBotChannelPermission, resetBotToken, type BotPrincipal } from '../../src/modules/applications/bots.service.js';
-import { insertChannel } from '../../src/modules/directory/channels.repository.js';
 import { addMember, setMemberRoles } from '../../src/modules/directory/members.service.js';
-import { findPersonById } from '../../src/modules/directory/people.repository.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { runCommand, signedIn } from '../support/directory-fixtures.js';
 import { createClient, createPerson, obtainTokens } from '../support/oauth-factory.js';
+import { stored } from '../support/stored.js';
+import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
+import { getPerson } from '../../src/modules/accounts/accounts.service.js';
 
 const BASE_URL = 'http://localhost:8080';
 
@@ -53,7 +53,7 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
     await updateApplication(t.services, client.app.id, { iconUrl: 'https://cdn.example/icon.png' });
     const { botUserId, token } = await enableBot(t.services, client.app.id);
     expect(token).toMatch(/^ghbt_[A-Za-z0-9_-]{43}$/);
-    const bot = await findPersonById(t.services.db, botUserId);
+    const bot = await getPerson(t.services, botUserId);
     expect(bot).toMatchObject({ bot: true, applicationId: client.app.id, name: 'Build Watcher', username: 'build_watcher', avatarUrl: 'https://cdn.example/icon.png', email: null });
     const row = await t.services.db.selectFrom('applications').selectAll().where('id', '=', client.app.id).executeTakeFirstOrThrow();
     expect(String(row.bot_user_id)).toBe(botUserId);
@@ -72,7 +72,7 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
   it('two apps with the same name get distinct bot usernames', async () => {
     const a = await botApp('Twin Bot');
     const b = await botApp('Twin Bot');
-    const [ua, ub] = [await findPersonById(t.services.db, a.botUserId), await findPersonById(t.services.db, b.botUserId)];
+    const [ua, ub] = [await getPerson(t.services, a.botUserId), await getPerson(t.services, b.botUserId)];
     expect(ua?.username).not.toBe(ub?.username);
     expect(ub?.username).toMatch(/^twin_bot/);
   });
@@ -81,7 +81,7 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
     const usernames = new Set<string>();
     for (let i = 0; i < 60; i += 1) {
       const app = await botApp('Test Bot');
-      usernames.add((await findPersonById(t.services.db, app.botUserId))?.username ?? '');
+      usernames.add((await getPerson(t.services, app.botUserId))?.username ?? '');
     }
     expect(usernames.size).toBe(60);
     for (const u of usernames) expect(u).toMatch(/^test_bot(_[2-5]|_\d{4})?$/);
@@ -90,7 +90,7 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
   it('the bot follows the app: renaming it or changing its icon changes the bot account', async () => {
     const { client, botUserId } = await botApp('Old Name');
     await updateApplication(t.services, client.app.id, { name: 'New Name', iconUrl: 'https://cdn.example/new.png' });
-    expect(await findPersonById(t.services.db, botUserId)).toMatchObject({ name: 'New Name', avatarUrl: 'https://cdn.example/new.png' });
+    expect(await getPerson(t.services, botUserId)).toMatchObject({ name: 'New Name', avatarUrl: 'https://cdn.example/new.png' });
   });
 
   it('resetting the token makes the old one fail at once (401) and the new one work', async () => {
@@ -177,7 +177,7 @@ describe('requireBotChannelPermission: a bot reaches exactly the servers it is i
     const stranger = await createPerson(t);
     const dm = async (a: string, b: string) => {
       const id = t.services.ids.next();
-      await insertChannel(t.services.db, { id, serverId: null, type: 1, name: '', topic: null, position: 0, createdAt: t.clock.now() });
+      await stored.insertChannel(t, { id, serverId: null, type: 1, name: '', topic: null, position: 0, createdAt: t.clock.now() });
       const [low, high] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
       await t.services.db.insertInto('dm_channels').values({ channel_id: id, user_low: low, user_high: high }).execute();
       return id;
@@ -204,8 +204,8 @@ describe('the Bot section of the developer portal', () => {
     const token = fieldValue(created.body, 'bot-token') as string;
     expect(token).toMatch(/^ghbt_/);
     expect((await commandsWith(client.app.id, `Bot ${token}`)).statusCode).toBe(200);
-    const app = await findApplication(t.services.db, client.app.id);
-    const bot = await findPersonById(t.services.db, app?.botUserId as string);
+    const app = await findApplicationByClientId(t.services, client.app.id);
+    const bot = await getPerson(t.services, app?.botUserId as string);
     const after = await agent.get(page);
     expect(after.body).not.toContain(token);
     expect(after.body).not.toContain('Add bot');
@@ -214,7 +214,7 @@ describe('the Bot section of the developer portal', () => {
     // Posting "Add bot" again does not make a second bot or a new token.
     const again = await agent.submit(page, `${page}/bot`, {});
     expect(again.statusCode).toBe(303);
-    expect((await findApplication(t.services.db, client.app.id))?.botUserId).toBe(bot?.id);
+    expect((await findApplicationByClientId(t.services, client.app.id))?.botUserId).toBe(bot?.id);
     expect((await commandsWith(client.app.id, `Bot ${token}`)).statusCode).toBe(200);
   });
 
@@ -246,10 +246,10 @@ describe('the Bot section of the developer portal', () => {
     expect(shown.body).toContain('name="botRequireCodeGrant" value="on" aria-describedby');
     const off = await agent.submit(page, `${page}/bot/settings`, { botRequireCodeGrant: 'on' });
     expect(off.statusCode).toBe(303);
-    expect(await findApplication(t.services.db, client.app.id)).toMatchObject({ botPublic: false, botRequireCodeGrant: true });
+    expect(await findApplicationByClientId(t.services, client.app.id)).toMatchObject({ botPublic: false, botRequireCodeGrant: true });
     expect((await agent.get(page)).body).toContain('name="botRequireCodeGrant" value="on" checked');
     await agent.submit(page, `${page}/bot/settings`, { botPublic: 'on' });
-    expect(await findApplication(t.services.db, client.app.id)).toMatchObject({ botPublic: true, botRequireCodeGrant: false });
+    expect(await findApplicationByClientId(t.services, client.app.id)).toMatchObject({ botPublic: true, botRequireCodeGrant: false });
   });
 
   it("lists the bot's commands, read-only", async () => {
@@ -279,7 +279,7 @@ describe('the Bot section of the developer portal', () => {
       expect((await agent.postRaw(`${page}${action}`, { _csrf: token })).statusCode, action).toBe(404);
     }
     expect((await agent.get(`${page}/bot/reset-token`)).statusCode).toBe(404);
-    expect((await findApplication(t.services.db, client.app.id))?.botUserId).toBeNull();
+    expect((await findApplicationByClientId(t.services, client.app.id))?.botUserId).toBeNull();
     expect(own.app.botUserId).toBeNull();
   });
 });
@@ -324,7 +324,7 @@ describe('gatehouse apps create --bot', () => {
     const owner = await createPerson(t);
     const out = await runCommand(t, 'apps create', ['--owner', owner.username, '--name', 'Cli Bot', '--redirect-uri', 'https://cli.example/cb', '--bot', '--private-bot']);
     expect(out).toMatchObject({ bot_user_id: expect.stringMatching(/^\d+$/), bot_token: expect.stringMatching(/^ghbt_/), bot_public: false });
-    const bot = await findPersonById(t.services.db, out['bot_user_id'] as string);
+    const bot = await getPerson(t.services, out['bot_user_id'] as string);
     expect(bot).toMatchObject({ bot: true, applicationId: out['id'], name: 'Cli Bot' });
     expect((await commandsWith(out['id'] as string, `Bot ${out['bot_token'] as string}`)).statusCode).toBe(200);
   });
@@ -333,6 +333,6 @@ describe('gatehouse apps create --bot', () => {
     const owner = await createPerson(t);
     const out = await runCommand(t, 'apps create', ['--owner', owner.username, '--name', 'No Bot']);
     expect(out).not.toHaveProperty('botToken');
-    expect((await findApplication(t.services.db, out['id'] as string))?.botUserId).toBeNull();
+    expect((await findApplicationByClientId(t.services, out['id'] as string))?.botUserId).toBeNull();
   });
 });

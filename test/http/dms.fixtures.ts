@@ -1,28 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import type { TestApp } from '../support/app.js';
-import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
+import { given, type TestBot } from '../support/given.js';
 
-/**
- * Bots for the direct-message and bot-message tests: an app with a bot account and its token,
- * made through the services (the developer portal is tested elsewhere).
- */
-export interface TestBot {
-  client: TestClient;
-  botUserId: string;
-  token: string;
-  /** `Authorization: Bot <token>` */
-  headers: { authorization: string };
-}
-
-export async function createBot(t: TestApp, input: { name?: string; owner?: Person } = {}): Promise<TestBot> {
-  const owner = input.owner ?? (await createPerson(t));
-  const client = await createClient(t, { owner, name: input.name ?? 'Weather Bot' });
-  const { botUserId, token } = await enableBot(t.services, client.app.id);
-  return { client, botUserId, token, headers: { authorization: `Bot ${token}` } };
-}
+/** Bots for the direct-message and bot-message tests (given.bot: made through the services). */
+export type { TestBot } from '../support/given.js';
+export const createBot = (t: TestApp, input: { name?: string; owner?: Person } = {}): Promise<TestBot> => given.bot(t, input);
 
 /** What the consent flow records for applications.commands without bot (SPEC §5.2). */
 export async function userInstall(t: TestApp, bot: TestBot, person: Person): Promise<void> {

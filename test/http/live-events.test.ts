@@ -9,14 +9,13 @@ import { addMember, removeMember } from '../../src/modules/directory/members.ser
 import { leaveServer } from '../../src/modules/directory/members.service.js';
 import { createServer, deleteServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { HEARTBEAT_MS } from '../../src/modules/messages/live.routes.js';
-import { insertDmChannel } from '../../src/modules/messages/dms.repository.js';
-import { insertMessage } from '../../src/modules/messages/messages.repository.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import type { MemoryChannelEvents } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { SseReader } from '../support/sse.js';
+import { stored } from '../support/stored.js';
 
 /**
  * The channel view's live updates (issue #5 "new messages appear without a reload"): a real
@@ -75,7 +74,7 @@ async function room(): Promise<{ server: CreatedServer; general: string; owner: 
 /** A webhook's message, stored and announced as the execute route does (contract 4). */
 async function webhookMessage(channelId: string, input: { content: string; embeds?: unknown[]; name?: string; avatarUrl?: string | null }): Promise<string> {
   const id = t.services.ids.next();
-  await insertMessage(t.services.db, {
+  await stored.insertMessage(t, {
     id,
     channelId,
     authorId: '1000000000000000001',
@@ -297,7 +296,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     const bob = await signedIn(t, { name: 'Bob' });
     const eve = await signedIn(t, { name: 'Eve' });
     const channelId = t.services.ids.next();
-    await insertDmChannel(t.services.db, { channelId, userA: ann.person.id, userB: bob.person.id, createdAt: t.clock.now() });
+    await stored.insertDmChannel(t, { channelId, userA: ann.person.id, userB: bob.person.id, createdAt: t.clock.now() });
     const stream = await connected(bob.agent, channelId);
     expect((await follow(eve.agent, channelId)).response.status).toBe(404);
     const id = await webhookMessage(channelId, { content: 'hi Bob' });
@@ -308,7 +307,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     const { general, member } = await room();
     const page = await member.agent.get(`/channels/${general}`);
     const script = /<script src="(\/assets\/live\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.body)?.[1];
-    expect(script).toBeDefined();
+    expect(script).toMatch(/^\/assets\/live\.[0-9a-f]{12}\.js$/);
     expect(page.body).toContain(`data-live="/channels/${general}/events"`);
     const asset = await t.app.inject({ method: 'GET', url: script as string });
     expect(asset.statusCode).toBe(200);

@@ -18,7 +18,7 @@ describe('OpenID Connect (issue #22)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    ({ person: owner } = await signedIn(t, 'oidc-owner'));
+    ({ person: owner } = await signedIn(t, 'oidc_owner'));
     ({ app } = await createApp(t, owner, { name: 'Relying Party', redirectUris: ['https://rp.example/cb'] }));
   });
   afterAll(async () => t.close());

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../src/cli/command.js';
 import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
-import { insertRole } from '../../src/modules/directory/roles.repository.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer, memberPermissions, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
+import { stored } from '../support/stored.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -165,7 +165,7 @@ describe('editing and deleting roles', () => {
   it("an app's managed role is not editable or deletable here, even by the owner", async () => {
     const { server, owner } = await serverWithMember(0n);
     const id = t.services.ids.next();
-    await insertRole(t.services.db, { id, serverId: server.id, name: 'Helper Bot', permissions: Permission.SEND_MESSAGES, color: 0, position: 5, managedApplicationId: t.services.ids.next(), createdAt: t.clock.now() });
+    await stored.insertRole(t, { id, serverId: server.id, name: 'Helper Bot', permissions: Permission.SEND_MESSAGES, color: 0, position: 5, managedApplicationId: t.services.ids.next(), createdAt: t.clock.now() });
     const page = await owner.get(`/servers/${server.id}/settings/roles/${id}`);
     expect(page.body).toContain('This role belongs to an app');
     const token = await csrfFrom(owner, rolesPage(server.id));

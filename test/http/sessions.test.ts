@@ -37,7 +37,7 @@ describe('session cookies over http', () => {
     const agent = new PageAgent(t.app);
     const res = await agent.submit('/login', '/login', { username: 'alice', password: PASSWORD });
     const cookie = res.cookies.find((c) => c.name === 'gh_session');
-    expect(cookie).toBeDefined();
+    expect(cookie?.value).toMatch(/^ghs_[A-Za-z0-9_-]+$/);
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
     expect(cookie?.path).toBe('/');
@@ -76,7 +76,7 @@ describe('session cookies over https', () => {
     const res = await agent.submit('/register', '/register', { username: 'secure.sam', password: PASSWORD });
     expect(res.statusCode).toBe(303);
     const cookie = res.cookies.find((c) => c.name === '__Host-gh_session');
-    expect(cookie).toBeDefined();
+    expect(cookie?.value).toMatch(/^ghs_[A-Za-z0-9_-]+$/);
     expect(cookie?.secure).toBe(true);
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');

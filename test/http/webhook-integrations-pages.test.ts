@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { findGithubSecret } from '../../src/modules/webhooks/github-secrets.repository.js';
-import { listServerWebhooks } from '../../src/modules/webhooks/webhooks.repository.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
+import { stored } from '../support/stored.js';
 
 /** Issue #23 §4: the Integrations pages show the three URLs, and set a webhook's GitHub secret. */
 
@@ -43,7 +42,7 @@ describe('Integrations pages: the three URLs', () => {
     const server = await createServer(t.services, owner.person.id, { name: 'Regen' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Feeds', channelId: server.channels[0]?.id as string });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const res = await owner.agent.submit(`${page}/webhooks/${webhook?.id}/regenerate`, `${page}/webhooks/${webhook?.id}/regenerate`, {});
     expect([...res.body.matchAll(URL_VALUE)]).toHaveLength(3);
   });
@@ -55,7 +54,7 @@ describe("Integrations pages: a webhook's GitHub secret", () => {
     const server = await createServer(t.services, owner.person.id, { name: 'Secrets' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Repo', channelId: server.channels[0]?.id as string });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const id = webhook?.id as string;
     const before = await owner.agent.get(page);
     expect(before.body).toContain(`id="github-secret-${id}"`);
@@ -63,17 +62,17 @@ describe("Integrations pages: a webhook's GitHub secret", () => {
 
     const saved = await owner.agent.submit(page, `${page}/webhooks/${id}/github-secret`, { githubSecret: 'correct horse' });
     expect(saved.statusCode).toBe(303);
-    expect(await findGithubSecret(t.services.db, id)).toBe('correct horse');
+    expect(await stored.githubSecret(t, id)).toBe('correct horse');
     const after = await owner.agent.get(page);
     expect(after.body).toContain('A secret is set.');
     expect(after.body).not.toContain('correct horse');
 
     const tooLong = await owner.agent.submit(page, `${page}/webhooks/${id}/github-secret`, { githubSecret: 'x'.repeat(300) });
     expect(tooLong.statusCode).toBe(400);
-    expect(await findGithubSecret(t.services.db, id)).toBe('correct horse');
+    expect(await stored.githubSecret(t, id)).toBe('correct horse');
 
     await owner.agent.submit(page, `${page}/webhooks/${id}/github-secret`, { githubSecret: '' });
-    expect(await findGithubSecret(t.services.db, id)).toBeUndefined();
+    expect(await stored.githubSecret(t, id)).toBeUndefined();
   });
 
   it('goes away with its webhook', async () => {
@@ -81,10 +80,10 @@ describe("Integrations pages: a webhook's GitHub secret", () => {
     const server = await createServer(t.services, owner.person.id, { name: 'Gone' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Repo', channelId: server.channels[0]?.id as string });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const id = webhook?.id as string;
     await owner.agent.submit(page, `${page}/webhooks/${id}/github-secret`, { githubSecret: 'temp' });
     await owner.agent.submit(`${page}/webhooks/${id}/delete`, `${page}/webhooks/${id}/delete`, {});
-    expect(await findGithubSecret(t.services.db, id)).toBeUndefined();
+    expect(await stored.githubSecret(t, id)).toBeUndefined();
   });
 });

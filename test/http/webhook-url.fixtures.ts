@@ -1,32 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Channel } from '../../src/modules/directory/channels.js';
-import { createServer } from '../../src/modules/directory/servers.service.js';
 import type { ChannelEvent } from '../../src/realtime/channel-events.js';
-import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import type { Webhook } from '../../src/modules/webhooks/webhooks.js';
 import type { TestApp } from '../support/app.js';
-import { createPerson, nextAddress } from '../support/oauth-factory.js';
+import { given, type TestWebhook } from '../support/given.js';
+import { nextAddress } from '../support/oauth-factory.js';
 
-/** A webhook made through the management service, with the URL path its holder uses. */
-export interface TestWebhook {
-  webhook: Webhook;
-  token: string;
-  channel: Channel;
-  /** /api/v1/webhooks/{id}/{token} */
-  path: string;
-}
-
-/** A person's server with its #general channel, and a webhook there (a second one in the same channel with `channel`). */
-export async function createTestWebhook(t: TestApp, input: { name?: string; avatarUrl?: string | null; channel?: Channel } = {}): Promise<TestWebhook> {
-  let channel = input.channel;
-  const owner = await createPerson(t);
-  if (!channel) {
-    const server = await createServer(t.services, owner.id, { name: 'Builds' });
-    channel = server.channels[0] as Channel;
-  }
-  const { webhook, token } = await createWebhook(t.services, channel, { userId: owner.id, applicationId: null }, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
-  return { webhook, token, channel, path: `/api/v1/webhooks/${webhook.id}/${token}` };
-}
+/** A webhook made through the management service, with the URL path its holder uses (given.webhook). */
+export type { TestWebhook } from '../support/given.js';
+export const createTestWebhook = (t: TestApp, input: { name?: string; avatarUrl?: string | null; channel?: Channel } = {}): Promise<TestWebhook> => given.webhook(t, input);
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -6,11 +6,11 @@ import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { addMember, setMemberRoles } from '../../src/modules/directory/members.service.js';
 import { createRole, updateRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { findWebhook } from '../../src/modules/webhooks/webhooks.repository.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
 import { hashOf } from '../support/discord-resources.js';
+import { stored } from '../support/stored.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -70,8 +70,8 @@ describe('creating a webhook with bot credentials (POST /api/v1/channels/{channe
       token: expect.stringMatching(/^ghwt_[A-Za-z0-9_-]{40,}$/),
       url: `http://localhost:8080/api/v1/webhooks/${body['id']}/${body['token']}`,
     });
-    const stored = await findWebhook(t.services.db, body['id'] as string);
-    expect(stored?.creatorId).toBe(bot.botUserId);
+    const row = await stored.webhook(t, body['id'] as string);
+    expect(row?.creatorId).toBe(bot.botUserId);
   });
 
   it('keeps only the SHA-256 of the token: the plain token is nowhere in the row', async () => {
@@ -234,8 +234,8 @@ describe('managing webhooks with bot credentials', () => {
     expect(renamed.json()).not.toHaveProperty('token');
     const cleared = await call(bot, 'PATCH', `/api/v1/webhooks/${created.id}`, { avatarUrl: null });
     expect(cleared.json()).toMatchObject({ name: 'New', avatar: null, avatar_url: null });
-    const stored = await findWebhook(t.services.db, created.id);
-    expect(stored).toMatchObject({ name: 'New', avatarUrl: null, tokenHash: hashSecret(created.token) });
+    const row = await stored.webhook(t, created.id);
+    expect(row).toMatchObject({ name: 'New', avatarUrl: null, tokenHash: hashSecret(created.token) });
   });
 
   it('a refused PATCH changes nothing', async () => {
@@ -244,7 +244,7 @@ describe('managing webhooks with bot credentials', () => {
     const res = await call(bot, 'PATCH', `/api/v1/webhooks/${created.id}`, { name: 'Gatehouse Official', avatarUrl: 'https://cdn.example.com/x.png' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 50035, errors: { name: {} } });
-    expect(await findWebhook(t.services.db, created.id)).toMatchObject({ name: 'Keep', avatarUrl: null });
+    expect(await stored.webhook(t, created.id)).toMatchObject({ name: 'Keep', avatarUrl: null });
   });
 
   it('deletes (204); afterwards the id is unknown (10015) and the webhook’s URL answers 404', async () => {
@@ -279,7 +279,7 @@ describe('managing webhooks with bot credentials', () => {
       expect(hidden.statusCode, `${method} ${url}`).toBe(404);
       expect(hidden.json()).toMatchObject({ code: url.includes('/channels/') ? 10003 : 10015 });
     }
-    expect(await findWebhook(t.services.db, created.id)).toMatchObject({ name: 'CI' });
+    expect(await stored.webhook(t, created.id)).toMatchObject({ name: 'CI' });
   });
 
   it('manages webhooks a person created too (application id null)', async () => {
@@ -307,8 +307,8 @@ describe('regenerating a webhook’s token (POST /api/v1/webhooks/{id}/token)', 
     expect(body.token).not.toBe(created.token);
     expect(body.url).toBe(`http://localhost:8080/api/v1/webhooks/${created.id}/${body.token}`);
 
-    const stored = await findWebhook(t.services.db, created.id);
-    expect(stored?.tokenHash).toBe(hashSecret(body.token));
+    const row = await stored.webhook(t, created.id);
+    expect(row?.tokenHash).toBe(hashSecret(body.token));
     const old = await call(undefined, 'GET', `/api/v1/webhooks/${created.id}/${created.token}`);
     expect(old.statusCode).toBe(401);
     expect(old.json()).toMatchObject({ code: 50027 });

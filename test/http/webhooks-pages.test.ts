@@ -5,10 +5,10 @@ import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createRole, updateRole } from '../../src/modules/directory/roles.service.js';
 import { createServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
-import { findWebhook, listServerWebhooks } from '../../src/modules/webhooks/webhooks.repository.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
+import { stored } from '../support/stored.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -49,12 +49,12 @@ describe('Server settings → Integrations', () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     const url = urlIn(res.body);
-    expect(url).toBeDefined();
+    expect(url).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
     expect(res.body).toContain('data-copy="webhook-url"');
     expect(res.body).toMatch(/<script src="\/assets\/app\.[0-9a-f]+\.js"/);
     expect(res.body).toContain('shown only this once');
 
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     expect(webhook).toMatchObject({ name: 'Wire feed', avatarUrl: 'https://cdn.example.com/wire.png', channelId, creatorId: memberId, applicationId: null });
     const token = (url as string).split('/').pop() as string;
     expect(webhook?.tokenHash).toBe(hashSecret(token));
@@ -71,18 +71,18 @@ describe('Server settings → Integrations', () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     const created = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Alerts', channelId });
     const oldUrl = urlIn(created.body) as string;
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const confirm = `${serverPage(server.id)}/webhooks/${webhook?.id}/regenerate`;
 
     const confirmation = await member.get(confirm);
     expect(confirmation.statusCode).toBe(200);
     expect(confirmation.body).toContain('stops working immediately');
-    expect(await findWebhook(t.services.db, webhook?.id as string)).toMatchObject({ tokenHash: webhook?.tokenHash });
+    expect(await stored.webhook(t, webhook?.id as string)).toMatchObject({ tokenHash: webhook?.tokenHash });
 
     const res = await member.submit(confirm, confirm, {});
     expect(res.statusCode).toBe(200);
     const newUrl = urlIn(res.body) as string;
-    expect(newUrl).toBeDefined();
+    expect(newUrl).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
     expect(newUrl).not.toBe(oldUrl);
     expect(res.body).toContain('previous URL has stopped working');
     const path = (u: string) => u.replace('http://localhost:8080', '');
@@ -96,21 +96,21 @@ describe('Server settings → Integrations', () => {
   it('renames and changes the avatar; bad input re-renders 400 beside the form with nothing changed', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Before', channelId });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const action = `${serverPage(server.id)}/webhooks/${webhook?.id}`;
 
     const saved = await member.submit(serverPage(server.id), action, { name: 'After', avatarUrl: 'https://cdn.example.com/after.png' });
     expect(saved.statusCode).toBe(303);
     expect(location(saved)).toContain('done=webhook-saved');
     expect((await member.get(location(saved))).body).toContain('Webhook saved.');
-    expect(await findWebhook(t.services.db, webhook?.id as string)).toMatchObject({ name: 'After', avatarUrl: 'https://cdn.example.com/after.png' });
+    expect(await stored.webhook(t, webhook?.id as string)).toMatchObject({ name: 'After', avatarUrl: 'https://cdn.example.com/after.png' });
 
     for (const fields of [{ name: '', avatarUrl: '' }, { name: 'Gatehouse Support', avatarUrl: '' }, { name: 'Fine', avatarUrl: 'http://insecure.example.com/a.png' }]) {
       const bad = await member.submit(serverPage(server.id), action, fields);
       expect(bad.statusCode, JSON.stringify(fields)).toBe(400);
       expect(bad.body).toContain('role="alert"');
       expect(bad.body).toContain(`value="${fields.name}"`);
-      expect(await findWebhook(t.services.db, webhook?.id as string)).toMatchObject({ name: 'After', avatarUrl: 'https://cdn.example.com/after.png' });
+      expect(await stored.webhook(t, webhook?.id as string)).toMatchObject({ name: 'After', avatarUrl: 'https://cdn.example.com/after.png' });
     }
 
     const badCreate = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'everyone', channelId });
@@ -118,21 +118,21 @@ describe('Server settings → Integrations', () => {
     expect(badCreate.body).toContain('reserved name');
     const wrongChannel = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Elsewhere', channelId: '123456789012345678' });
     expect(wrongChannel.statusCode).toBe(400);
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(1);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(1);
   });
 
   it('deletes after a confirmation step; the slot is freed', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Doomed', channelId });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const confirm = `${serverPage(server.id)}/webhooks/${webhook?.id}/delete`;
     const confirmation = await member.get(confirm);
     expect(confirmation.body).toContain('Delete Doomed?');
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(1);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(1);
     const res = await member.submit(confirm, confirm, {});
     expect(res.statusCode).toBe(303);
     expect((await member.get(location(res))).body).toContain('Webhook deleted.');
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(0);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(0);
     const channel = await t.services.db.selectFrom('channels').select('webhook_count').where('id', '=', channelId).executeTakeFirstOrThrow();
     expect(Number(channel.webhook_count)).toBe(0);
   });
@@ -155,13 +155,13 @@ describe('Server settings → Integrations', () => {
     const csrf = await csrfFrom(member, serverPage(server.id));
     const res = await member.postRaw(`${serverPage(server.id)}/webhooks`, { name: 'Sneaky', channelId, _csrf: csrf });
     expect(res.statusCode).toBe(403);
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(0);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(0);
   });
 
   it('a member without Manage webhooks or Manage server gets 403; a non-member 404; nothing changes', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Target', channelId });
-    const [webhook] = await listServerWebhooks(t.services.db, server.id);
+    const [webhook] = await stored.serverWebhooks(t, server.id);
     const plain = await signedIn(t);
     await addMember(t.services, server.id, plain.person.id);
     const stranger = await signedIn(t);
@@ -185,14 +185,14 @@ describe('Server settings → Integrations', () => {
         expect(res.statusCode, action).toBe(status);
       }
     }
-    expect(await listServerWebhooks(t.services.db, server.id)).toEqual([webhook]);
+    expect(await stored.serverWebhooks(t, server.id)).toEqual([webhook]);
   });
 
   it('forms without a valid CSRF token are refused (403)', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     const res = await member.postRaw(`${serverPage(server.id)}/webhooks`, { name: 'No token', channelId });
     expect(res.statusCode).toBe(403);
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(0);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(0);
   });
 
   it('the server settings sidebar links to Integrations for people with Manage webhooks', async () => {
@@ -209,8 +209,8 @@ describe('Channel settings → Integrations', () => {
     await member.submit(channelPage(other.id), `${channelPage(other.id)}/webhooks`, { name: 'Other hook' });
     const res = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks`, { name: 'Here hook', channelId: other.id });
     expect(res.statusCode).toBe(201);
-    expect(urlIn(res.body)).toBeDefined();
-    const hooks = await listServerWebhooks(t.services.db, server.id);
+    expect(urlIn(res.body)).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
+    const hooks = await stored.serverWebhooks(t, server.id);
     expect(hooks.map((h) => [h.name, h.channelId])).toEqual([
       ['Other hook', other.id],
       ['Here hook', channelId],
@@ -224,17 +224,17 @@ describe('Channel settings → Integrations', () => {
     expect((await member.get(`${channelPage(channelId)}/webhooks/${otherHook?.id}/delete`)).statusCode).toBe(404);
     const csrf = await csrfFrom(member, channelPage(channelId));
     expect((await member.postRaw(`${channelPage(channelId)}/webhooks/${otherHook?.id}/delete`, { _csrf: csrf })).statusCode).toBe(404);
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(2);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(2);
 
     // Rename, regenerate and delete from the channel page come back to it.
     const here = hooks[1];
     const renamed = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}`, { name: 'Renamed here', avatarUrl: '' });
     expect(location(renamed).startsWith(channelPage(channelId))).toBe(true);
     const regen = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}/regenerate`, {});
-    expect(urlIn(regen.body)).toBeDefined();
+    expect(urlIn(regen.body)).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
     const deleted = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}/delete`, {});
     expect(location(deleted).startsWith(channelPage(channelId))).toBe(true);
-    expect(await listServerWebhooks(t.services.db, server.id)).toHaveLength(1);
+    expect(await stored.serverWebhooks(t, server.id)).toHaveLength(1);
   });
 });
 

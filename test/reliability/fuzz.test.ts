@@ -8,14 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/core/secrets.js';
 import { isApiRequest } from '../../src/http/error-handler.js';
 import { startSession, resolveSession } from '../../src/modules/accounts/sessions.service.js';
-import { findApplication } from '../../src/modules/applications/applications.repository.js';
 import { resetBotToken } from '../../src/modules/applications/bots.service.js';
 import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import { createInvite } from '../../src/modules/directory/invites.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { findWebhook } from '../../src/modules/webhooks/webhooks.repository.js';
 import { csrfToken } from '../../src/web/csrf.js';
 import { cookieNames } from '../../src/web/pages.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -24,6 +22,8 @@ import { createClient, createPerson, nextAddress, obtainTokens, type TestClient 
 import { createBot, openDm, type TestBot } from '../http/dms.fixtures.js';
 import { createTestWebhook, type TestWebhook } from '../http/webhook-url.fixtures.js';
 import { WEBHOOK_RULE } from '../../src/modules/webhooks/webhook-rate-limit.js';
+import { stored } from '../support/stored.js';
+import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
 
 /**
  * Issue #7 §5: property-based fuzzing of every route the app registers (read from Fastify's route
@@ -190,14 +190,14 @@ let botCounter = 0;
 
 async function refresh(t: TestApp, s: Seeded): Promise<void> {
   if (!(await resolveSession(t.services, s.session))) s.session = (await startSession(t.services, s.person.id, 'fuzz')).token;
-  const app = await findApplication(t.services.db, s.client.app.id);
+  const app = await findApplicationByClientId(t.services, s.client.app.id);
   if (!app || app.clientSecretHash !== hashSecret(s.client.clientSecret as string)) s.client = await createClient(t, { owner: s.person, name: 'Fuzz client' });
   const me = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization: `Bearer ${s.bearer}` } });
   if (me.statusCode !== 200) s.bearer = (await obtainTokens(t, s.client, s.person, ['identify', 'guilds', 'email'])).access_token;
   const botMe = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: s.bot.headers });
   if (botMe.statusCode !== 200) {
     // A reset token (the developer portal's button) is the usual cause: reset it again to learn the new one.
-    const botApp = await findApplication(t.services.db, s.bot.client.app.id);
+    const botApp = await findApplicationByClientId(t.services, s.bot.client.app.id);
     if (botApp?.botUserId) {
       const token = await resetBotToken(t.services, botApp.id);
       s.bot = { ...s.bot, token, headers: { authorization: `Bot ${token}` } };
@@ -205,7 +205,7 @@ async function refresh(t: TestApp, s: Seeded): Promise<void> {
       s.bot = await createBot(t, { owner: s.person, name: `Fuzz Bot ${++botCounter}` });
     }
   }
-  const hook = await findWebhook(t.services.db, s.webhook.webhook.id);
+  const hook = await stored.webhook(t, s.webhook.webhook.id);
   const probe = hook ? await t.app.inject({ method: 'GET', url: s.webhook.path }) : undefined;
   if (probe?.statusCode !== 200) s.webhook = await createTestWebhook(t);
 }

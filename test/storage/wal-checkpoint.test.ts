@@ -175,9 +175,12 @@ process.exitCode = 3;
     expect(existsSync(join(dir, 'child.db-wal'))).toBe(false);
   });
 
-  it('run with strict durability too (synchronous=FULL on both connections)', async () => {
+  it('run with strict durability too: the connection syncs every commit (synchronous=FULL) and the worker still checkpoints the WAL', async () => {
     const handle = connectDatabase(join(dir, 'strict.db'), { durability: 'strict', backgroundCheckpoints: {} });
     handles.push(handle);
+    // SQLite's synchronous levels: 1 NORMAL (the default durability), 2 FULL.
+    const { rows } = await sql<{ synchronous: number | bigint }>`pragma synchronous`.execute(handle.db);
+    expect(rows.map((r) => Number(r.synchronous))).toEqual([2]);
     await sql`create table notes (id integer primary key, body text not null)`.execute(handle.db);
     await handle.checkpointer?.ready;
     const before = statSync(join(dir, 'strict.db')).size;

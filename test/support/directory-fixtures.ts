@@ -1,20 +1,12 @@
 import { parseFlags, type CliCommand } from '../../src/cli/command.js';
 import { commands } from '../../src/cli/commands/index.js';
-import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { cookieNames } from '../../src/web/pages.js';
 import type { TestApp } from './app.js';
-import { createPerson } from './oauth-factory.js';
-import { PageAgent } from './page-agent.js';
+import { given } from './given.js';
+import type { PageAgent } from './page-agent.js';
 
-/** A person with a live session and a browser-like agent carrying its cookie. */
-export async function signedIn(t: TestApp, input: { username?: string; name?: string } = {}): Promise<{ agent: PageAgent; person: Person }> {
-  const person = await createPerson(t, input);
-  const session = await startSession(t.services, person.id, 'vitest');
-  const agent = new PageAgent(t.app);
-  agent.cookies.set(cookieNames(false).session, session.token);
-  return { agent, person };
-}
+/** A person with a live session and a browser-like agent carrying its cookie (given.signedIn). */
+export const signedIn = (t: TestApp, input: { username?: string; name?: string } = {}): Promise<{ agent: PageAgent; person: Person }> => given.signedIn(t, input);
 
 /** Runs a CLI command's run() as `gatehouse <name> <args>` would, against the test app's services. */
 export async function runCommand(t: TestApp, name: string, args: string[]): Promise<Record<string, unknown>> {

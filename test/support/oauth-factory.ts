@@ -1,119 +1,22 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { MINUTE } from '../../src/core/clock.js';
-import { hashSecret, issueSecret } from '../../src/core/secrets.js';
-import type { Application } from '../../src/modules/applications/applications.js';
-import { insertApplication } from '../../src/modules/applications/applications.repository.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { findPersonById, insertPerson } from '../../src/modules/directory/people.repository.js';
 import { formUrlEncode } from '../../src/modules/oauth/client-auth.js';
-import { insertCode } from '../../src/modules/oauth/codes.repository.js';
-import { insertGrant } from '../../src/modules/oauth/grants.repository.js';
-import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import type { TestApp } from './app.js';
+import { given, type IssuedCode, type PersonInput, type TestClient } from './given.js';
 
 /**
- * OAuth test data made directly through the repositories, so token-side tests do not depend on
- * the consent page: a person, an app (confidential or public), and an issued code as the
- * authorization endpoint would store it.
+ * OAuth client helpers for token-side tests: form posts, Basic auth, code exchanges. The people,
+ * apps and codes they use come from given.ts; the creators below keep the older names.
  */
 
-let counter = 0;
-const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;
+export type { IssuedCode, TestClient } from './given.js';
 
-export async function createPerson(t: TestApp, input: { username?: string; name?: string; email?: string | null; avatarUrl?: string | null } = {}): Promise<Person> {
-  const id = t.services.ids.next();
-  const username = input.username ?? `p${unique()}`;
-  await insertPerson(t.services.db, {
-    id,
-    username,
-    name: input.name ?? username,
-    email: input.email === undefined ? `${username}@example.com` : input.email,
-    passwordHash: null,
-    bot: false,
-    applicationId: null,
-    avatarUrl: input.avatarUrl ?? null,
-    createdAt: t.clock.now(),
-  });
-  const person = await findPersonById(t.services.db, id);
-  if (!person) throw new Error('person not created');
-  return person;
-}
+export const createPerson = (t: TestApp, input: PersonInput = {}): Promise<Person> => given.person(t, input);
 
-export interface TestClient {
-  app: Application;
-  clientId: string;
-  /** Undefined for a public app. */
-  clientSecret?: string;
-  redirectUri: string;
-}
+export const createClient = (t: TestApp, input: { owner: Person; confidential?: boolean; clientSecret?: string; redirectUris?: string[]; name?: string }): Promise<TestClient> =>
+  given.app(t, { ...input, confidential: input.confidential ?? true });
 
-export async function createClient(
-  t: TestApp,
-  input: { owner: Person; confidential?: boolean; clientSecret?: string; redirectUris?: string[]; name?: string },
-): Promise<TestClient> {
-  const confidential = input.confidential ?? true;
-  const secret = confidential ? (input.clientSecret ?? issueSecret(t.services.random, 'clientSecret').plain) : undefined;
-  const now = t.clock.now();
-  const redirectUris = input.redirectUris ?? ['https://app.example.com/callback'];
-  const app: Application = {
-    id: t.services.ids.next(),
-    ownerId: input.owner.id,
-    name: input.name ?? 'Test app',
-    description: 'An app for tests',
-    iconUrl: null,
-    confidential,
-    clientSecretHash: secret === undefined ? null : hashSecret(secret),
-    redirectUris,
-    botPublic: true,
-    botRequireCodeGrant: false,
-    botUserId: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await insertApplication(t.services.db, app);
-  return { app, clientId: app.id, ...(secret === undefined ? {} : { clientSecret: secret }), redirectUri: redirectUris[0] as string };
-}
-
-/** A PKCE verifier (43+ unreserved characters) and its S256 challenge. */
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = `v${unique()}${'x'.repeat(60)}`.slice(0, 64);
-  return { verifier, challenge: s256Challenge(verifier) };
-}
-
-export interface IssuedCode {
-  code: string;
-  grantId: string;
-  verifier?: string;
-}
-
-/**
- * A code as GET /app/oauth2/authorize + consent would issue it: 10 minutes, bound to app,
- * redirect_uri, scopes, person and (by default) a PKCE challenge.
- */
-export async function issueCode(
-  t: TestApp,
-  input: { client: TestClient; person: Person; scopes?: string[]; pkce?: boolean; redirectUri?: string; redirectUriSent?: boolean },
-): Promise<IssuedCode> {
-  const now = t.clock.now();
-  const grantId = t.services.ids.next();
-  const scopes = input.scopes ?? ['identify'];
-  const pair = input.pkce === false ? undefined : pkcePair();
-  const code = issueSecret(t.services.random, 'authorizationCode');
-  await insertGrant(t.services.db, { id: grantId, applicationId: input.client.app.id, userId: input.person.id, scopes, createdAt: now, serverId: null, permissions: null });
-  await insertCode(t.services.db, {
-    codeHash: code.hash,
-    grantId,
-    applicationId: input.client.app.id,
-    userId: input.person.id,
-    redirectUri: input.redirectUri ?? input.client.redirectUri,
-    redirectUriSent: input.redirectUriSent ?? true,
-    scopes,
-    codeChallenge: pair?.challenge ?? null,
-    createdAt: now,
-    expiresAt: now + 10 * MINUTE,
-  });
-  return { code: code.plain, grantId, ...(pair ? { verifier: pair.verifier } : {}) };
-}
+export const issueCode = (t: TestApp, input: Parameters<typeof given.code>[1]): Promise<IssuedCode> => given.code(t, input);
 
 /** `Authorization: Basic …` as RFC 6749 §2.3.1 says: each half form-urlencoded, then base64. */
 export function basicAuth(clientId: string, clientSecret: string): string {

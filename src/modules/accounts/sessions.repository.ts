@@ -59,11 +59,6 @@ export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteExpiredSessions(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 /** Ends every session of a person, except the one whose hash is `keepIdHash` when given. */
 export async function deleteSessionsOfUser(db: Db, userId: string, keepIdHash?: string): Promise<number> {
   let query = db.deleteFrom('sessions').where('user_id', '=', userId);

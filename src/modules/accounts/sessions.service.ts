@@ -3,7 +3,7 @@ import { hashSecret, issueSecret } from '../../core/secrets.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import type { Deps } from '../../deps.js';
 import type { Person } from '../directory/people.js';
-import { deleteSession, deleteSessionsOfUser, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
+import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
 
 /** Refresh last-seen at most hourly: a write per page view would be wasted work. */
 const TOUCH_INTERVAL_MS = HOUR;
@@ -75,16 +75,6 @@ export async function endSession(deps: Deps, token: string): Promise<void> {
   const found = await findSessionWithPerson(deps.db, idHash);
   await deleteSession(deps.db, idHash);
   if (found) announceAccessChange(deps.events, found.person.id);
-}
-
-/**
- * Ends every session of a person, except the one behind `keepToken` when given (a password
- * change signs out every other browser). Returns how many ended.
- */
-export async function endSessionsOfPerson(deps: Deps, userId: string, keepToken?: string): Promise<number> {
-  const ended = await deleteSessionsOfUser(deps.db, userId, keepToken === undefined ? undefined : hashSecret(keepToken));
-  if (ended > 0) announceAccessChange(deps.events, userId);
-  return ended;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CommandResourceBody, CommandResourceListBody } from '../resources/resources.schemas.js';
+import { CommandResourceListBody } from '../resources/resources.schemas.js';
 import { COMMAND_OPTIONS_MAX, COMMANDS_MAX } from './bots.js';
 
 /** TypeBox schemas of the commands API (issue #4). They document; the service checks the body. */
@@ -26,9 +26,6 @@ export const CommandInputBody = Type.Object(
 );
 
 export const CommandsPutBody = Type.Array(CommandInputBody, { maxItems: COMMANDS_MAX, description: 'The complete list of commands: any command not in it is deleted' });
-
-/** An application command: Discord's names (resources.ts presentCommand). */
-export const CommandBody = CommandResourceBody;
 
 export const CommandListBody = CommandResourceListBody;
 

@@ -54,11 +54,6 @@ export async function upsertServerInstall(db: Db, install: Omit<ServerInstall, '
     .execute();
 }
 
-export async function findServerInstall(db: Db, serverId: string, applicationId: string): Promise<ServerInstall | undefined> {
-  const row = await db.selectFrom('server_installs').selectAll().where('server_id', '=', serverId).where('application_id', '=', applicationId).executeTakeFirst();
-  return row ? toServerInstall(row) : undefined;
-}
-
 /** The install columns of a server_installs row (alone or joined), as a domain object. */
 function toServerInstall(row: {
   application_id: string | bigint;

@@ -567,6 +567,3 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     }
   });
 }
-
-/** JSON API of the directory (none yet beyond what later modules add). */
-export function registerDirectoryApi(_app: App, _services: Services): void {}

@@ -4,7 +4,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
-import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
+import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite } from './invites.repository.js';
 import { deleteInvitationsFor, findMember, insertMember } from './members.repository.js';
 import type { Server } from './servers.js';
 import { findServer } from './servers.repository.js';
@@ -77,11 +77,6 @@ export async function acceptInvite(deps: Deps, code: string, userId: string): Pr
     throw error;
   }
   return { server, joined: true };
-}
-
-export async function getInvites(deps: Deps, serverId: string): Promise<Invite[]> {
-  if (!isSnowflake(serverId)) return [];
-  return listInvites(deps.db, serverId);
 }
 
 /** Revokes an invite link. The caller checks Manage server. */

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import type { Member, MemberInvitation, MemberWithPerson } from './members.js';
+import type { Member, MemberInvitation } from './members.js';
 import {
   countPendingInvitations,
   deleteMember,
@@ -13,7 +13,6 @@ import {
   insertInvitation,
   insertMember,
   listInvitationsForUser,
-  listMembers,
   replaceMemberRoles,
   takeInvitation,
 } from './members.repository.js';
@@ -207,10 +206,6 @@ export async function getMember(deps: Deps, serverId: string, userId: string): P
   return findMember(deps.db, serverId, userId);
 }
 
-export async function getMembers(deps: Deps, serverId: string): Promise<MemberWithPerson[]> {
-  if (!isSnowflake(serverId)) return [];
-  return listMembers(deps.db, serverId);
-}
 
 // Bot installs (applications/installs.service.ts) add and remove the bot's membership in the
 // transaction that also writes its managed role and install row (all or nothing, issue #4):

@@ -69,11 +69,6 @@ export async function listLatestMessages(db: Db, channelId: string, limit: numbe
   return rows.reverse().map(toStoredMessage);
 }
 
-export async function countMessages(db: Db, channelId: string): Promise<number> {
-  const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirst();
-  return row ? toNum(row.n as number | bigint | string) : 0;
-}
-
 // --- A webhook's own messages (issue #5 "Messages"): every query is scoped by webhook_id, so a
 // message of anyone else is simply not found (10008) in the same single statement.
 // Each names the message id too, so the primary key finds the row: there is no index on

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { WebhookRecordBody } from '../webhooks/webhooks.schemas.js';
-import { AuthorizationResourceBody, GuildBody, PartialGuildBody, PartialGuildListBody, UserResourceBody } from '../resources/resources.schemas.js';
+import { AuthorizationResourceBody, GuildBody, PartialGuildListBody, UserResourceBody } from '../resources/resources.schemas.js';
 
 /**
  * TypeBox schemas of the token, revocation, metadata and identity endpoints. They validate and
@@ -83,8 +83,5 @@ export const UserRecordBody = UserResourceBody;
 
 /** SPEC §2.7 authorization info. */
 export const AuthorizationInfoBody = AuthorizationResourceBody;
-
-/** SPEC §2.6 server entry: Discord's partial guild. */
-export const ServerEntryBody = PartialGuildBody;
 
 export const ServerListBody = PartialGuildListBody;

@@ -34,8 +34,6 @@ export const WEBHOOKS_PER_CHANNEL = 10;
 export const WEBHOOK_NAME_MIN = 1;
 export const WEBHOOK_NAME_MAX = 80;
 export const WEBHOOK_AVATAR_URL_MAX = 2048;
-/** Discord's webhook type 1, "Incoming". */
-export const WEBHOOK_TYPE_INCOMING = 1;
 
 // The JSON record of a webhook is Discord's webhook object (DESIGN §1), presented by the one
 // presenter of resources.ts.
