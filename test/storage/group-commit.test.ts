@@ -5,10 +5,11 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/storage/connect.js';
-import { GroupCommitSqliteDialect, StatementCache } from '../../src/storage/group-commit.js';
+import { GroupCommitSqliteDialect } from '../../src/storage/sqlite/dialect.js';
+import { StatementCache } from '../../src/storage/sqlite/statements.js';
 
 /**
- * The SQLite driver behind every SQLite database (src/storage/group-commit.ts, DESIGN §5): writes
+ * The SQLite driver behind every SQLite database (src/storage/sqlite/, DESIGN §5): writes
  * of one event-loop turn share one COMMIT, each acknowledged only after it; errors stay with the
  * statement that caused them; db.transaction() keeps its atomicity. Pure SQLite, so these run
  * whatever TEST_DATABASE_URL says.
