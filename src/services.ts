@@ -74,7 +74,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     overrides.database ??
     connectDatabase(config.databaseUrl, {
       durability: config.durability,
-      // WAL checkpoints off the event loop (storage/wal-checkpoint.ts, docs/performance.md);
+      // WAL checkpoints off the event loop (storage/sqlite/wal-checkpoint.ts, docs/performance.md);
       // not for CLI commands, which are over before a checkpoint would matter.
       backgroundCheckpoints:
         overrides.backgroundCheckpoints === false

@@ -1,3 +1,11 @@
+/**
+ * What: opens a PostgreSQL database: a pg pool behind Kysely, and the hot-path statements of
+ * storage/prepared.ts sent straight to the pool as named statements (parsed and planned once per
+ * connection).
+ * Invariant: a connection error never crashes the process; it reaches the caller through its next
+ * query. PostgreSQL has no row cache: several instances may share the database.
+ * Tested: test/storage/postgres-pool.test.ts, and every suite run with TEST_DATABASE_URL.
+ */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from './database.js';

@@ -227,7 +227,7 @@ describe('bound statements', () => {
     // The failed insert is rejected at once, and the lookup joins its still-open group: it runs
     // before that group's COMMIT and answers after it.
     expect(seen).toEqual(['insert:ok', 'commit:ok', 'insert:error', 'select:ok', 'commit:ok']);
-    // Kysely's own queries are timed by its log hook (storage/connect.ts), not twice here.
+    // Kysely's own queries are timed by its log hook (storage/query-observers.ts), not twice here.
     seen.length = 0;
     await db.insertInto('items').values({ id: 3, name: 'through kysely' }).execute();
     expect(seen).toEqual(['commit:ok']);

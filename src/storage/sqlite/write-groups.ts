@@ -51,7 +51,7 @@ export class WriteGroups {
   readonly #flush = (): void => this.commitGroup();
   /** Groups committed (tests and diagnostics). */
   commits = 0;
-  /** Statement timings: storage/connect.ts sets it while anything observes queries (metrics). */
+  /** Statement timings: storage/sqlite/connect.ts sets it (through sqlite/core.ts) while anything observes queries (metrics). */
   timer: StatementTimer | undefined;
 
   constructor(native: Native, events: WriteEvents) {
@@ -92,7 +92,7 @@ export class WriteGroups {
     } catch (error) {
       return Promise.reject(error);
     }
-    // Kysely times what it runs itself (its log hook, storage/connect.ts): no timing here.
+    // Kysely times what it runs itself (its log hook, storage/query-observers.ts): no timing here.
     return this.run(statement, parameters, undefined);
   }
 
