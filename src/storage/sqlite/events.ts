@@ -4,7 +4,7 @@
  * kept in memory.
  * Invariant: every change of what the connection reads is announced in line, before any read can
  * see past it: a write (before it runs), a lost group, a ROLLBACK TO, another connection's commit.
- * Tested: test/storage/row-cache.test.ts.
+ * Tested: test/storage/write-events.test.ts, test/storage/row-cache.test.ts.
  */
 
 /**

@@ -5,7 +5,7 @@
  * rejects only its own promise unless the error ended the transaction. Every change of what the
  * database holds is announced to WriteEvents (writes, a lost group, ROLLBACK TO) before anything
  * can read past it.
- * Tested: test/storage/group-commit.test.ts, test/storage/row-cache.test.ts (the announcements).
+ * Tested: test/storage/group-commit.test.ts, test/storage/write-events.test.ts (the announcements).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
