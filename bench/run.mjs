@@ -400,7 +400,7 @@ async function main() {
     if (profileDir) {
       await server.stop();
       // Main threads only (CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile, thread 0): the
-      // checkpoint worker (src/storage/wal-checkpoint.ts) writes a profile of its own.
+      // checkpoint worker (src/storage/sqlite/wal-checkpoint.ts) writes a profile of its own.
       const files = readdirSync(profileDir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
       // The profile written last belongs to the server measured last (with --messages-1m there are several).
       const file = files.sort().at(-1);

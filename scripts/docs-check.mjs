@@ -7,8 +7,6 @@
 //    names files as they were when measured);
 //  - a source file under src/ points to a section (`docs/<page>.md §Section`) that the page does
 //    not have, or names a benchmark round (history belongs in commit messages and the log).
-// src/storage/ is being rewritten on another branch: its findings are printed, not failed on,
-// until WARN_ONLY no longer lists it.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +39,6 @@ export function pathsIn(text) {
 
 const ROUND = /\b(First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth) round\b/;
 const SECTION_POINTER = /docs\/([\w-]+\.md)\s+§([^).;,]+)/g;
-const WARN_ONLY = ['src/storage/'];
 
 /** The headings of a Markdown page, without their #s, lower case. */
 function headingsOf(dir, page) {
@@ -102,9 +99,7 @@ export function missingPaths(dir = root) {
 if (process.argv[1] && relative(process.argv[1], fileURLToPath(import.meta.url)) === '') {
   const missing = missingPaths();
   const findings = sourceFindings();
-  const warnings = findings.filter((f) => WARN_ONLY.some((folder) => f.file.startsWith(folder)));
-  const errors = findings.filter((f) => !warnings.includes(f));
-  if (warnings.length > 0) process.stderr.write(`docs:check: not failed on (${WARN_ONLY.join(', ')}):\n${warnings.map((w) => `  ${w.message}`).join('\n')}\n`);
+  const errors = findings;
   if (missing.length > 0 || errors.length > 0) {
     if (missing.length > 0) process.stderr.write(`docs:check: ${missing.length} path(s) named in the docs do not exist:\n${missing.map((m) => `  ${m}`).join('\n')}\n`);
     if (errors.length > 0) process.stderr.write(`docs:check: ${errors.length} comment(s) in src/ to fix:\n${errors.map((e) => `  ${e.message}`).join('\n')}\n`);

@@ -46,7 +46,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     overrides.database ??
     connectDatabase(config.databaseUrl, {
       durability: config.durability,
-      // WAL checkpoints off the event loop (docs/performance.md §Checkpoints);
+      // WAL checkpoints off the event loop (storage/sqlite/wal-checkpoint.ts, docs/performance.md);
       // not for CLI commands, which are over before a checkpoint would matter.
       backgroundCheckpoints:
         overrides.backgroundCheckpoints === false

@@ -73,7 +73,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     const { flags, json } = parseFlags(args, command.flags);
-    // A command is over before a WAL checkpoint thread would matter (storage/wal-checkpoint.ts).
+    // A command is over before a WAL checkpoint thread would matter (storage/sqlite/wal-checkpoint.ts).
     const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false });
     try {
       printRecord(await command.run(services, flags), json);

@@ -3,7 +3,7 @@
  * declaration of a cached point lookup (hotLookup: table, key, converter).
  * Invariant: per call, only the values change; a cacheable statement is checked once, where it is
  * declared, to read no table whose writes leave the row cache in place and to call no clock
- * (storage/row-cache.ts assertCacheable), so its answer is a pure function of its parameters.
+ * (storage/sqlite/row-cache.ts assertCacheable), so its answer is a pure function of its parameters.
  * Tested: test/storage/prepared.test.ts, test/storage/row-cache.test.ts (the refusals),
  * test/http/webhook-hot-path.test.ts (one row-cache miss for 100 executes).
  */
@@ -22,7 +22,8 @@ import {
   type Transaction,
 } from 'kysely';
 import type { Database } from './database.js';
-import { assertCacheable, convertOnce } from './row-cache.js';
+import { statementOperation } from './query-observers.js';
+import { assertCacheable, convertOnce } from './sqlite/row-cache.js';
 
 /**
  * Hot-path queries built once (DESIGN §5: "the hot paths run without an ORM, with prepared
@@ -39,10 +40,11 @@ import { assertCacheable, convertOnce } from './row-cache.js';
  * wrongly.
  *
  * Outside a transaction the statement is bound once to the connection (`DirectRunner`, registered
- * by storage/connect.ts: the group-commit SQLite core keeps the better-sqlite3 statement and runs
- * it with each call's values; the pg pool sends it as a named statement that each connection
- * parses and plans once), skipping Kysely's executor and its promise hops; inside a transaction it
- * runs through the transaction's Kysely connection as any other query. Metrics see it either way.
+ * by storage/sqlite/connect.ts and storage/postgres.ts: the SQLite core, storage/sqlite/core.ts,
+ * keeps the better-sqlite3 statement and runs it with each call's values; the pg pool sends it as
+ * a named statement that each connection parses and plans once), skipping Kysely's executor and
+ * its promise hops; inside a transaction it runs through the transaction's Kysely connection as
+ * any other query. Metrics see it either way.
  */
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -56,7 +58,7 @@ export interface DirectStatement {
   operation: string;
   /**
    * A point lookup the runner may answer from memory while nothing could have changed it
-   * (SQLite's row cache, storage/row-cache.ts).
+   * (SQLite's row cache, storage/sqlite/row-cache.ts).
    */
   cacheable: boolean;
 }
@@ -69,14 +71,9 @@ export type DirectRunner = (statement: DirectStatement) => (parameters: readonly
 
 const directRunners = new WeakMap<object, DirectRunner>();
 
-/** storage/connect.ts: statements for this Kysely instance (not its transactions) may skip the executor. */
+/** storage/sqlite/connect.ts and storage/postgres.ts: statements for this Kysely instance (not its transactions) may skip the executor. */
 export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner): void {
   directRunners.set(db, runner);
-}
-
-/** The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` and the rest → 'raw'. */
-export function statementOperation(kind: string): string {
-  return kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
 }
 
 /** Stands in for a value while the query is compiled; replaced by the call's value afterwards. */
@@ -108,9 +105,9 @@ export interface PrepareOptions {
   /**
    * A lookup of one row by a key (webhook, access token, person, application), read on a hot
    * path and rarely written: outside transactions it may be answered from memory until a write
-   * could have changed it (storage/row-cache.ts). The caller must not modify the rows it gets.
+   * could have changed it (storage/sqlite/row-cache.ts). The caller must not modify the rows it gets.
    * Checked when the query is declared: one that names a table of NON_INVALIDATING_TABLES or calls
-   * the clock throws (storage/row-cache.ts assertCacheable). Repositories use hotLookup.
+   * the clock throws (storage/sqlite/row-cache.ts assertCacheable). Repositories use hotLookup.
    */
   cacheable?: boolean;
 }
@@ -228,7 +225,7 @@ export interface HotLookupDeclaration<TB extends Table, C extends Column<TB>, T 
   key: Column<TB>;
   /** The columns read; every column when absent. */
   columns?: readonly C[];
-  /** Applied once per row read (storage/row-cache.ts convertOnce); the value is shared and frozen. */
+  /** Applied once per row read (storage/sqlite/row-cache.ts convertOnce); the value is shared and frozen. */
   convert: (row: Pick<Selectable<Database[TB]>, NoInfer<C>>) => T;
 }
 
@@ -238,7 +235,7 @@ export type HotLookup<T> = (db: Db, key: string) => Promise<T | undefined>;
 /**
  * `hotLookup({ table: 'webhooks', key: 'id', convert: toWebhook })`: a prepared, cacheable
  * `select … from table where key = ?` whose rows are converted once each. Declared at module level,
- * so a table the row cache cannot keep correct (storage/row-cache.ts NON_INVALIDATING_TABLES)
+ * so a table the row cache cannot keep correct (storage/sqlite/row-cache.ts NON_INVALIDATING_TABLES)
  * stops the process at start-up with the reason.
  */
 export function hotLookup<TB extends Table, T extends object, C extends Column<TB> = Column<TB>>(declaration: HotLookupDeclaration<TB, C, T>): HotLookup<T> {

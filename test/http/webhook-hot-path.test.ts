@@ -5,7 +5,7 @@ import { call, createTestWebhook, type TestWebhook } from './webhook-url.fixture
 
 /**
  * Issue #25 item 1: the hot-path cache contract checked by behaviour, not by comments. The row
- * cache (src/storage/row-cache.ts) must never answer a message that was deleted, and the execute
+ * cache (src/storage/sqlite/row-cache.ts) must never answer a message that was deleted, and the execute
  * path must keep it useful: a write added there that ends the cache's generation on every request
  * would make every lookup a miss, and fails here instead of only in bench/.
  */

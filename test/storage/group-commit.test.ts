@@ -5,10 +5,11 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/storage/connect.js';
-import { GroupCommitSqliteDialect, StatementCache } from '../../src/storage/group-commit.js';
+import { GroupCommitSqliteDialect } from '../../src/storage/sqlite/dialect.js';
+import { StatementCache } from '../../src/storage/sqlite/statements.js';
 
 /**
- * The SQLite driver behind every SQLite database (src/storage/group-commit.ts, DESIGN §5): writes
+ * The SQLite driver behind every SQLite database (src/storage/sqlite/, DESIGN §5): writes
  * of one event-loop turn share one COMMIT, each acknowledged only after it; errors stay with the
  * statement that caused them; db.transaction() keeps its atomicity. Pure SQLite, so these run
  * whatever TEST_DATABASE_URL says.
@@ -226,7 +227,7 @@ describe('bound statements', () => {
     // The failed insert is rejected at once, and the lookup joins its still-open group: it runs
     // before that group's COMMIT and answers after it.
     expect(seen).toEqual(['insert:ok', 'commit:ok', 'insert:error', 'select:ok', 'commit:ok']);
-    // Kysely's own queries are timed by its log hook (storage/connect.ts), not twice here.
+    // Kysely's own queries are timed by its log hook (storage/query-observers.ts), not twice here.
     seen.length = 0;
     await db.insertInto('items').values({ id: 3, name: 'through kysely' }).execute();
     expect(seen).toEqual(['commit:ok']);

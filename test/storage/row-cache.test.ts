@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql, type QueryResult } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSqliteDialect } from '../../src/storage/group-commit.js';
+import { GroupCommitSqliteDialect } from '../../src/storage/sqlite/dialect.js';
 import { hotLookup, prepareQuery } from '../../src/storage/prepared.js';
-import { assertCacheable, convertOnce, lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/row-cache.js';
+import { assertCacheable, convertOnce, lookupKey, RowCache, writeInvalidatesRows } from '../../src/storage/sqlite/row-cache.js';
 
 /**
- * The row cache of SQLite's hot point lookups (src/storage/row-cache.ts): a lookup is answered
+ * The row cache of SQLite's hot point lookups (src/storage/sqlite/row-cache.ts): a lookup is answered
  * from memory only while no write since it was read could have changed it — a write in this
  * process to any table but the exempt ones, or a commit by another connection. Pure SQLite, so
  * these run whatever TEST_DATABASE_URL says.

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectDatabase, WAL_SIZE_LIMIT_BYTES, type DatabaseHandle } from '../../src/storage/connect.js';
+import { connectDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
+import { WAL_SIZE_LIMIT_BYTES } from '../../src/storage/sqlite/connect.js';
 
 /**
- * WAL checkpoints from a worker thread (src/storage/wal-checkpoint.ts, docs/performance.md): the
+ * WAL checkpoints from a worker thread (src/storage/sqlite/wal-checkpoint.ts, docs/performance.md): the
  * server's SQLite connection no longer copies the WAL into the database inside its COMMITs; a
  * second connection on a worker thread does, without blocking the writer. Pure SQLite, so these
  * run whatever TEST_DATABASE_URL says.

@@ -37,7 +37,7 @@ const insertMessageRow = prepareQuery<Omit<NewMessage, 'embeds'> & { embeds: str
   }),
 );
 
-/** Settles once the row is committed (storage/group-commit.ts); the caller awaits it, no async wrapper in between. */
+/** Settles once the row is committed (storage/sqlite/write-groups.ts); the caller awaits it, no async wrapper in between. */
 export function insertMessage(db: Db, message: NewMessage): Promise<unknown> {
   // Named field by field rather than spread: a literal of one fixed shape, built without the
   // spread's generic copy, on every webhook execute.

@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
  * message's id as well (messages.repository.ts: get, edit, delete), so the primary key finds the
  * row and the index only cost writes: every stored message added an entry at a random place in
  * it, and on SQLite every commit wrote that page to the WAL again. Measured on SQLite, ten
- * messages per commit: 27–30 → 19 µs of database work per message (docs/performance.md §Seventh
- * round). Frozen once released.
+ * messages per commit: 27–30 → 19 µs of database work per message (docs/performance.md §Indexes on messages).
+ * Frozen once released.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('messages_webhook_idx').execute();

@@ -1,3 +1,11 @@
+/**
+ * What: WAL checkpoints of a SQLite file run by a second connection on a worker thread, so the
+ * event loop's COMMITs do not copy the WAL back into the database themselves.
+ * Invariant: the worker's PASSIVE checkpoints never take the writer's lock nor wait; it stands back
+ * once the WAL reaches the writer's threshold so that the writer can start the WAL over; a commit
+ * is as durable as without it (the worker uses the main connection's synchronous setting).
+ * Tested: test/storage/wal-checkpoint.test.ts.
+ */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 

@@ -1,15 +1,16 @@
 /**
  * What: point lookups (webhook, access token, person, application) answered from memory while no
- * write could have changed them; SQLite only, since with PostgreSQL several instances share the data.
- * Invariant: a cached answer is what a fresh read would return. A generation ends at any write to a
- * table outside NON_INVALIDATING_TABLES and at any commit by another connection, and a cacheable
- * statement must be a pure function of its parameters that reads no exempt table: assertCacheable
- * refuses any other when it is declared (storage/prepared.ts) and when it is bound (group-commit.ts).
- * Tested: test/storage/row-cache.test.ts (invalidation, the refusals), test/http/webhook-hot-path.test.ts
- * (GET → DELETE → GET of a webhook message; 100 executes on one webhook cost at most one miss).
+ * write could have changed them; SQLite only (with PostgreSQL several instances share the data).
+ * Invariant: a cached answer is what a fresh read would return. It hears every change as WriteEvents
+ * (sqlite/events.ts) and alone ends a generation; assertCacheable refuses, where a lookup is declared
+ * (storage/prepared.ts) and bound (sqlite/core.ts), one that reads an exempt table or the clock.
+ * Tested: test/storage/row-cache.test.ts, test/http/webhook-hot-path.test.ts (GET → DELETE → GET
+ * of a webhook message; 100 executes on one webhook cost at most one miss).
  */
 
 import type { QueryResult } from 'kysely';
+import type { WriteEvents } from './events.js';
+import { writeTarget } from './statements.js';
 
 /**
  * Why cache at all (DESIGN §5: the hot paths read "as few times as the semantics allow"): every
@@ -17,7 +18,7 @@ import type { QueryResult } from 'kysely';
  * webhook, rows that change rarely and are read thousands of times in between. Turning such a row
  * into JavaScript values costs more than SQLite finding it, and the two lookups were about a sixth
  * of the server's CPU on GET /users/@me (docs/performance.md). What a cached answer promises is what
- * a read in the same event-loop turn promised before (storage/group-commit.ts: reads share a read
+ * a read in the same event-loop turn promised before (sqlite/write-groups.ts: reads share a read
  * transaction per turn).
  */
 
@@ -59,7 +60,7 @@ export function assertCacheable(sql: string): void {
   for (const table of NON_INVALIDATING_TABLES) {
     if (namesTable(sql, table)) {
       throw new Error(
-        `a cacheable statement may not read "${table}": writes to it do not invalidate the row cache (storage/row-cache.ts NON_INVALIDATING_TABLES), so a changed or deleted row would still be served: ${sql}`,
+        `a cacheable statement may not read "${table}": writes to it do not invalidate the row cache (storage/sqlite/row-cache.ts NON_INVALIDATING_TABLES), so a changed or deleted row would still be served: ${sql}`,
       );
     }
   }
@@ -69,12 +70,14 @@ export function assertCacheable(sql: string): void {
   }
 }
 
-const WRITE_TARGET = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?[\s(]/i;
+/** Whether a write to `table` (undefined: not known) may change a cached row: unless it is an exempt table. */
+function tableInvalidatesRows(table: string | undefined): boolean {
+  return table === undefined || !NON_INVALIDATING_TABLES.has(table);
+}
 
 /** Whether a statement that writes may change a cached row: unless it plainly writes one exempt table. */
 export function writeInvalidatesRows(sql: string): boolean {
-  const target = WRITE_TARGET.exec(sql)?.[1];
-  return target === undefined || !NON_INVALIDATING_TABLES.has(target.toLowerCase());
+  return tableInvalidatesRows(writeTarget(sql));
 }
 
 /**
@@ -116,7 +119,7 @@ interface Entries {
  * for its first key, which V8 finds by walking past every entry deleted before it: with the bound
  * reached, ~6 µs per miss. A slot array makes the choice O(1).
  */
-export class RowCache {
+export class RowCache implements WriteEvents {
   #generation = 0;
   readonly #statements = new Map<string, Entries>();
   readonly #limit: number;
@@ -141,10 +144,27 @@ export class RowCache {
     return size;
   }
 
-  /** Something may have changed a cached row: every entry read so far is stale. */
+  /** Something may have changed a cached row: every entry read so far is stale (called by the handlers below). */
   invalidate(): void {
     this.#generation += 1;
     this.#statements.clear();
+  }
+
+  onWrite(table: string | undefined): void {
+    if (tableInvalidatesRows(table)) this.invalidate();
+  }
+
+  /** Whatever the lost group wrote is gone: start over rather than reason about it. */
+  onCommitFailed(): void {
+    this.invalidate();
+  }
+
+  onRollback(): void {
+    this.invalidate();
+  }
+
+  onForeignCommit(): void {
+    this.invalidate();
   }
 
   get(sql: string, key: string): QueryResult<unknown> | undefined {
