@@ -1,7 +1,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { SCOPES } from '../oauth/scopes.js';
 import { Permission, type PermissionName } from '../../core/permissions.js';
 import { redirectUrisFromText, type Application } from './applications.js';

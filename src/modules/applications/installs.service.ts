@@ -5,7 +5,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { Database } from '../../storage/database.js';
 import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
-import { requireMemberInReach } from '../directory/permissions.service.js';
+import { requireMemberInReach } from '../directory/policy.js';
 import { insertRole, maxRolePosition, updateRole } from '../directory/roles.repository.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findApplication } from './applications.repository.js';
