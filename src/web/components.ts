@@ -1,4 +1,4 @@
-import { ApiError, type ErrorTree, type FieldError } from '../core/errors.js';
+import { AccessError, ApiError, type ErrorTree, type FieldError } from '../core/errors.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type PageInput, type Viewer } from './layout.js';
 
@@ -88,11 +88,12 @@ export interface Refusal {
 }
 
 /**
- * A service's refusal of `form` as the page shows it. Anything that is not a 4xx API error
- * (a bug, an outage) is rethrown for the one error handler.
+ * A service's refusal of `form` as the page shows it. Anything else goes to the one error handler:
+ * an AccessError (the actor may not act here at all: an error page, not a form message), and
+ * anything that is not a 4xx API error (a bug, an outage).
  */
 export function refused(error: unknown, form: string, values: FormValues = {}): Refusal {
-  if (!(error instanceof ApiError) || error.status >= 500) throw error;
+  if (!(error instanceof ApiError) || error instanceof AccessError || error.status >= 500) throw error;
   return { error: { form, message: formErrorMessage(error) }, values, status: error.status };
 }
 
