@@ -1,6 +1,6 @@
 import { AccessError, ApiError, type ErrorTree, type FieldError } from '../core/errors.js';
 import { html, type SafeHtml } from './html.js';
-import { layout, type PageInput, type Viewer } from './layout.js';
+import { csrfField, layout, type PageInput, type Viewer } from './layout.js';
 
 /**
  * The pieces pages share (DESIGN §2: pages render what they are given). Each page module builds
@@ -52,6 +52,30 @@ export function formError(error: FormError | undefined, form: string): SafeHtml 
 /** A confirmation after post/redirect/get (announced politely: role=status). */
 export function notice(text: string | undefined): SafeHtml {
   return text ? html`<div class="notice" role="status">${text}</div>` : html``;
+}
+
+export interface FormCardInput {
+  title: string;
+  /** The form's name, for its refusal message (FormError.form). */
+  form: string;
+  action: string;
+  submit: string;
+  /** Below the form, inside the card. */
+  after?: SafeHtml;
+}
+
+/** A card with a heading and one POST form (CSRF field, refusal message, submit button). */
+export function formCard(ctx: PageCtx, error: FormError | undefined, card: FormCardInput, fields: SafeHtml): SafeHtml {
+  return html`<div class="card">
+<h2>${card.title}</h2>
+${formError(error, card.form)}
+<form method="post" action="${card.action}">
+${csrfField(ctx.csrfToken)}
+${fields}
+<div class="actions"><button type="submit">${card.submit}</button></div>
+</form>
+${card.after ?? ''}
+</div>`;
 }
 
 /** An avatar image, or the name's first letter in a circle when there is none. */

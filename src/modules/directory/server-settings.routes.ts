@@ -58,6 +58,15 @@ interface SettingsExtra {
   status?: number;
 }
 
+/** Where a settings form is: its section (shown again on refusal) and the form's name. */
+interface FormAt {
+  serverId: string;
+  section: SettingsSection;
+  form: string;
+  roleId?: string;
+  values?: FormValues;
+}
+
 function asList(value: string[] | undefined): string[] {
   return value ?? [];
 }
@@ -99,6 +108,20 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
 
   const done = (query: { done?: string | undefined }) => ({ notice: NOTICES[query.done ?? ''] });
 
+  /**
+   * A settings form: the service call, then post/redirect/get to `doneUrl`; a refusal shows the
+   * section again with the message beside `form` and, when given, what was typed (`values`).
+   */
+  async function submit(request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) {
+    try {
+      await act();
+      return reply.redirect(doneUrl, 303);
+    } catch (error) {
+      const { values, ...refusal } = refused(error, at.form, at.values);
+      return render(request, reply, at.serverId, at.section, { ...(at.roleId ? { roleId: at.roleId } : {}), ...refusal, ...(at.values ? { values } : {}) });
+    }
+  }
+
   signedInPages(pages, (scope) => {
     scope.get('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, querystring: DoneQuery } }, async (request, reply) =>
       render(request, reply, request.params.serverId, 'overview', done(request.query)),
@@ -116,23 +139,15 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
 
     scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: NameBody } }, async (request, reply) => {
       const { serverId } = request.params;
-      try {
-        await renameServer(services, serverId, request.body.name ?? '', actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings?done=renamed`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'overview', refused(error, 'rename', { name: request.body.name }));
-      }
+      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name: request.body.name } };
+      return submit(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
     });
 
     scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const { name, topic } = request.body;
-      try {
-        await createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/channels?done=channel-created`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'channels', refused(error, 'create-channel', { name, topic }));
-      }
+      const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
+      return submit(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
     });
 
     scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
@@ -144,69 +159,61 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
     scope.post('/servers/:serverId/roles', { schema: { ...hide, params: ServerParams, body: RoleBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const body = request.body;
-      try {
-        const { permissions, color } = roleFields(body, true);
-        await createRole(services, serverId, { name: body.name ?? '', permissions, ...(color !== undefined ? { color } : {}) }, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/roles?done=role-created`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'roles', refused(error, 'create-role', { name: body.name, color: body.color, permissions: asList(body.permissions) }));
-      }
+      const at: FormAt = { serverId, section: 'roles', form: 'create-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
+      return submit(
+        request,
+        reply,
+        at,
+        async () => {
+          const { permissions, color } = roleFields(body, true);
+          return createRole(services, serverId, { name: body.name ?? '', permissions, ...(color !== undefined ? { color } : {}) }, actorOf(request));
+        },
+        `/servers/${serverId}/settings/roles?done=role-created`,
+      );
     });
 
     scope.post('/servers/:serverId/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, body: RoleBody } }, async (request, reply) => {
       const { serverId, roleId } = request.params;
       const body = request.body;
-      try {
-        const { permissions, color } = roleFields(body, false);
-        const changes = { permissions, ...(body.name !== undefined ? { name: body.name } : {}), ...(color !== undefined ? { color } : {}) };
-        await updateRole(services, serverId, roleId, changes, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/roles/${roleId}?done=role-saved`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'role', { roleId, ...refused(error, 'edit-role', { name: body.name, color: body.color, permissions: asList(body.permissions) }) });
-      }
+      const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
+      return submit(
+        request,
+        reply,
+        at,
+        async () => {
+          const { permissions, color } = roleFields(body, false);
+          const changes = { permissions, ...(body.name !== undefined ? { name: body.name } : {}), ...(color !== undefined ? { color } : {}) };
+          return updateRole(services, serverId, roleId, changes, actorOf(request));
+        },
+        `/servers/${serverId}/settings/roles/${roleId}?done=role-saved`,
+      );
     });
 
     scope.post('/servers/:serverId/roles/:roleId/delete', { schema: { ...hide, params: ServerRoleParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, roleId } = request.params;
-      try {
-        await deleteRole(services, serverId, roleId, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/roles?done=role-deleted`, 303);
-      } catch (error) {
-        const { error: refusal, status } = refused(error, 'edit-role');
-        return render(request, reply, serverId, 'role', { roleId, error: refusal, status });
-      }
+      const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role' };
+      return submit(request, reply, at, () => deleteRole(services, serverId, roleId, actorOf(request)), `/servers/${serverId}/settings/roles?done=role-deleted`);
     });
 
     scope.post('/servers/:serverId/members', { schema: { ...hide, params: ServerParams, body: AddMemberBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const roleIds = asList(request.body.roles);
-      try {
-        await inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds);
-        return reply.redirect(`/servers/${serverId}/settings/members?done=invitation-sent`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'members', refused(error, 'add-member', { username: request.body.username, roles: roleIds }));
-      }
+      const at: FormAt = { serverId, section: 'members', form: 'add-member', values: { username: request.body.username, roles: roleIds } };
+      const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds);
+      return submit(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
     });
 
     scope.post('/servers/:serverId/members/:userId/roles', { schema: { ...hide, params: ServerMemberParams, body: MemberRolesBody } }, async (request, reply) => {
       const { serverId, userId } = request.params;
       const roleIds = asList(request.body.roles);
-      try {
-        await setMemberRoles(services, serverId, userId, roleIds, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/members?done=roles-saved`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'members', refused(error, `member-${userId}`, { roles: roleIds }));
-      }
+      const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: { roles: roleIds } };
+      return submit(request, reply, at, () => setMemberRoles(services, serverId, userId, roleIds, actorOf(request)), `/servers/${serverId}/settings/members?done=roles-saved`);
     });
 
     scope.post('/servers/:serverId/members/:userId/remove', { schema: { ...hide, params: ServerMemberParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, userId } = request.params;
-      try {
-        await removeMember(services, serverId, userId, actorOf(request));
-        return reply.redirect(`/servers/${serverId}/settings/members?done=member-removed`, 303);
-      } catch (error) {
-        return render(request, reply, serverId, 'members', refused(error, `member-${userId}`));
-      }
+      const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: {} };
+      return submit(request, reply, at, () => removeMember(services, serverId, userId, actorOf(request)), `/servers/${serverId}/settings/members?done=member-removed`);
     });
 
     scope.post('/servers/:serverId/invites', { schema: { ...hide, params: ServerParams, body: InviteBody } }, async (request, reply) => {
