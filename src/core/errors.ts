@@ -14,23 +14,27 @@ export interface ErrorTree {
   [key: string]: ErrorTree | FieldError[];
 }
 
-/** Adds one error at a path (['embeds', 0, 'title']) to a tree. */
+/**
+ * Adds one error at a path (['embeds', 0, 'title']) to a tree. Path keys come from request
+ * bodies, so only own properties are followed and each is defined as an own property: a key named
+ * `__proto__` or `constructor` becomes a field of the tree, never a way into Object.prototype.
+ */
 export function addFieldError(tree: ErrorTree, path: readonly (string | number)[], error: FieldError): ErrorTree {
   let node: ErrorTree = tree;
   for (const key of path) {
     const k = String(key);
-    const next = node[k];
+    const next = Object.hasOwn(node, k) ? node[k] : undefined;
     if (next === undefined || Array.isArray(next)) {
       const created: ErrorTree = {};
-      node[k] = created;
+      Object.defineProperty(node, k, { value: created, enumerable: true, writable: true, configurable: true });
       node = created;
     } else {
       node = next;
     }
   }
-  const list = node['_errors'];
+  const list = Object.hasOwn(node, '_errors') ? node['_errors'] : undefined;
   if (Array.isArray(list)) list.push(error);
-  else node['_errors'] = [error];
+  else Object.defineProperty(node, '_errors', { value: [error], enumerable: true, writable: true, configurable: true });
   return tree;
 }
 
@@ -64,6 +68,15 @@ export class ApiError extends ExpectedError {
 }
 
 /** Discord's codes, with SPEC.md's names. One constructor per code so call sites read like the spec. */
+/**
+ * An API error about who acts or what they act on (not a member, no permission, no such member),
+ * not about what a form says: a page shows it as an error page rather than beside the form
+ * (web/components.ts `refused`). On the API it is an ApiError like any other.
+ */
+export class AccessError extends ApiError {
+  override readonly name = 'AccessError';
+}
+
 export const ApiErrors = {
   unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
   notFound: (what = 'Not Found') => new ApiError(404, 0, `404: ${what}`),

@@ -1,18 +1,12 @@
 import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import type { PageCtx } from '../../web/components.js';
+import { csrfField, layout } from '../../web/layout.js';
 import { PERMISSION_LABELS, Permission, type PermissionName } from '../../core/permissions.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
 import type { CommandView } from './bots.js';
 import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
-
-/** What every portal page needs from the request (web/pages.ts `pageContext`). */
-export interface PageCtx {
-  viewer: Viewer | undefined;
-  csrfToken: string;
-  serviceName: string;
-}
 
 /** Messages per form field. */
 export type FieldMessages = Record<string, string[]>;

@@ -1,7 +1,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { SCOPES } from '../../core/scopes.js';
 import { Permission, type PermissionName } from '../../core/permissions.js';
 import { redirectUrisFromText, type Application } from './applications.js';

@@ -5,7 +5,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { joinServerAsBot, removeMemberInTransaction } from '../directory/members.service.js';
-import { requireMemberInReach } from '../directory/permissions.service.js';
+import { requireMemberInReach } from '../directory/policy.js';
 import { appendRoleInTransaction, updateRoleInTransaction } from '../directory/roles.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findApplication } from './applications.repository.js';

@@ -1,7 +1,7 @@
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import { settingsLayout, type PageCtx } from '../accounts/accounts.page.js';
+import { settingsLayout, type PageCtx } from '../../web/components.js';
 import type { RequestedPermission } from '../applications/installs.js';
 import type { AuthorizedApp, ConsentView, InstallConsent, InstalledView } from './authorize.js';
 import { webhookConsentPage } from './incoming-webhook.page.js';

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import type { Viewer } from '../../web/layout.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { authorizedAppsPage, consentPage, declinedPage, installedPage } from './authorize.page.js';
 import { authorizedApps, deauthorizeApp, decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
 
