@@ -9,7 +9,7 @@
 //   --only 1,3,7     run only these scenarios
 //   --postgres       PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server) + Redis (BENCH_REDIS_URL)
 //   --messages-1m    scenario 1 before and after storing 1,000,000 messages: peak RSS compared
-//                    (with --postgres: filled through PostgreSQL's COPY-free generate_series insert)
+//                    (with --postgres: filled server side, bench/lib/fill-messages-pg.mjs)
 //   --instances <n>  with --postgres: n instances behind nginx, beside n bare node:http servers
 //                    behind the same nginx and one instance behind it (bench/lib/instances.mjs);
 //                    writes bench/REPORT-instances.md
@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
+import { fillMessagesPg } from './lib/fill-messages-pg.mjs';
 import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
@@ -388,7 +389,6 @@ async function main() {
 
     let messages1m;
     if (opts.messages1m) {
-      if (database.kind !== 'sqlite') throw new Error('--messages-1m fills SQLite directly; run it without --postgres');
       const before = results.find((r) => r.scenario === 1);
       log('--messages-1m: restarting the server on the same database for a like-for-like baseline');
       await server.stop();
@@ -399,9 +399,9 @@ async function main() {
       const baseline = await measure(server, job);
       log(`  baseline (fresh process, ${before ? 'after the run above' : ''}): ${Math.round(baseline.requestsPerSec)} req/s, peak RSS ${baseline.peakRssMb} MB`);
       await server.stop();
-      log('filling 1,000,000 messages directly through SQLite (one transaction, prepared insert)');
+      log(`filling 1,000,000 messages directly through ${database.kind === 'sqlite' ? 'SQLite (one transaction, prepared insert)' : 'PostgreSQL (INSERT … SELECT generate_series, 200,000 a statement)'}`);
       const t = Date.now();
-      const stored = fillMessages(database.file, webhooks, 1_000_000);
+      const stored = database.kind === 'sqlite' ? fillMessages(database.file, webhooks, 1_000_000) : await fillMessagesPg(database.url, webhooks, 1_000_000, (d, n) => log(`  ${d}/${n}`));
       log(`  ${stored} messages stored in ${((Date.now() - t) / 1000).toFixed(1)} s`);
       server = await startServer(database.env);
       processes.push(server);

@@ -7,13 +7,13 @@
 // time (INFO commandstats) — which `npm run capacity` (scripts/capacity.mjs, docs/capacity.md)
 // turns into a sizing. And it checks what must hold across instances: no acknowledged message
 // lost (every 2xx execute is in the database), no 5xx, and no webhook let past its bucket.
-import { spawn, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './bodies.mjs';
 import { request } from './http.mjs';
 import { NGINX, startNginx } from './nginx.mjs';
-import { cpuMicros, freePort, machineTicks, RssMeter, runLoad, startBare, startServer } from './processes.mjs';
+import { BENCH_DIR, cpuMicros, freePort, machineTicks, RssMeter, runLoad, startBare, startServer } from './processes.mjs';
 import { codeExchangeForm, consentOnce, exchangeCodes, installBot, mintCodes, refreshForm, seedChannels, seedDirectory, seedWebhooks, signIn } from './seed.mjs';
 
 const CONNECTIONS = 50;
@@ -40,6 +40,29 @@ const sumCpu = (pids) => {
   }
   return total;
 };
+
+/**
+ * processes.mjs's runLoad, plus the load generator's own CPU (read from /proc when it reports its
+ * result, just before it exits): the capacity model needs what the generator took from the
+ * shared cores (bench/lib/capacity.mjs predictThisMachine).
+ */
+function runLoadMeasured(job) {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(BENCH_DIR, 'load-worker.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    let result;
+    let cpu0;
+    child.on('message', (m) => {
+      if (m.type === 'ready') {
+        cpu0 = cpuMicros(child.pid);
+        child.send({ type: 'job', job });
+      } else if (m.type === 'result') {
+        const cpu1 = cpuMicros(child.pid);
+        result = { ...m.result, generatorCpuMicros: cpu0 && cpu1 ? cpu1.user + cpu1.system - cpu0.user - cpu0.system : undefined };
+      } else if (m.type === 'error') reject(new Error(m.message));
+    });
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load worker exited with ${code} and no result`))));
+  });
+}
 
 /** Sums of the instance's own counters: statements by operation and Redis bucket operations (src/http/metrics.ts). */
 function parseMetrics(text) {
@@ -118,7 +141,7 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
   const ng0 = sumCpu(nginxPids);
   const machine0 = machineTicks();
   const t0 = Date.now();
-  const result = await runLoad({ ...job, base });
+  const result = await runLoadMeasured({ ...job, base });
   const t1 = Date.now();
   const cpu1 = sumCpu(pids);
   const ng1 = sumCpu(nginxPids);
@@ -129,7 +152,9 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
     result.cpuMicrosPerRequest = Math.round(((cpu1 - cpu0) / served) * 10) / 10;
     result.nginxCpuMicrosPerRequest = Math.round(((ng1 - ng0) / served) * 10) / 10;
     result.cpuShare = Math.round(((cpu1 - cpu0) / ((t1 - t0) * 1000)) * 1000) / 1000;
+    if (result.generatorCpuMicros !== undefined) result.generatorCpuMicrosPerRequest = Math.round((result.generatorCpuMicros / served) * 10) / 10;
   }
+  result.wallMicros = (t1 - t0) * 1000;
   if (machine0 && machine1 && machine1.total > machine0.total) result.stealShare = Math.round(((machine1.steal - machine0.steal) / (machine1.total - machine0.total)) * 1000) / 1000;
   if (instances && served > 0) {
     const metrics1 = await instanceMetrics(instances);
@@ -146,6 +171,10 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
     const backendCpu1 = sumCpu(pg0.backends);
     Object.assign(result, storeDelta(pg0, pg1, backendCpu1 - backendCpu0, served));
   }
+  // The CPU every process of the run took per second of the measurement: the cores this shared
+  // machine actually gave the run (other tenants took the rest).
+  const perAnswer = (result.cpuMicrosPerRequest ?? 0) + (result.nginxCpuMicrosPerRequest ?? 0) + (result.generatorCpuMicrosPerRequest ?? 0) + (result.postgresPerAnswer?.backendCpuMicros ?? 0) + (result.redisPerAnswer?.usec ?? 0);
+  if (served > 0) result.coresUsed = Math.round(((perAnswer * served) / result.wallMicros) * 100) / 100;
   return result;
 }
 
@@ -161,6 +190,8 @@ const pick = (r, check429) => ({
   peakRssMb: r.peakRssMb,
   cpuMicrosPerRequest: r.cpuMicrosPerRequest,
   nginxCpuMicrosPerRequest: r.nginxCpuMicrosPerRequest,
+  generatorCpuMicrosPerRequest: r.generatorCpuMicrosPerRequest,
+  coresUsed: r.coresUsed,
   cpuShare: r.cpuShare,
   stealShare: r.stealShare,
   reused: r.reused,
