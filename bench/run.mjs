@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
-import { fillMessagesPg } from './lib/fill-messages-pg.mjs';
+import { bytesPerMessage, fillMessagesPg } from './lib/fill-messages-pg.mjs';
 import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
@@ -403,6 +403,9 @@ async function main() {
       const t = Date.now();
       const stored = database.kind === 'sqlite' ? fillMessages(database.file, webhooks, 1_000_000) : await fillMessagesPg(database.url, webhooks, 1_000_000, (d, n) => log(`  ${d}/${n}`));
       log(`  ${stored} messages stored in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      // docs/capacity.md sizes message storage by this (npm run capacity -- --bytes-per-message).
+      const onDisk = database.kind === 'postgres' ? await bytesPerMessage(database.url) : undefined;
+      if (onDisk) log(`  ${onDisk} bytes per message on disk (heap, TOAST and indexes of every partition)`);
       server = await startServer(database.env);
       processes.push(server);
       await bucketsRefilled();
@@ -412,6 +415,7 @@ async function main() {
         baseline: { requestsPerSec: baseline.requestsPerSec, latency: baseline.latency, non2xx: baseline.non2xx, peakRssMb: baseline.peakRssMb },
         after: { requestsPerSec: after.requestsPerSec, latency: after.latency, non2xx: after.non2xx, peakRssMb: after.peakRssMb },
         messagesStored: stored,
+        ...(onDisk ? { bytesPerMessage: onDisk } : {}),
         rssGrowth: growth,
         met: opts.smoke ? undefined : growth <= 0.2 && after.peakRssMb <= 200,
       };

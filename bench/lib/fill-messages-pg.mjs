@@ -37,3 +37,18 @@ export async function fillMessagesPg(url, webhooks, count, onProgress) {
     await client.end();
   }
 }
+
+/** Bytes per stored message on disk: every partition's heap, TOAST and indexes over the row count. */
+export async function bytesPerMessage(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select coalesce(sum(pg_total_relation_size(i.inhrelid)), pg_total_relation_size('messages'))::bigint as bytes, (select count(*) from messages)::bigint as n
+       from pg_inherits i where i.inhparent = 'messages'::regclass`,
+    );
+    return Number(rows[0].n) > 0 ? Math.round(Number(rows[0].bytes) / Number(rows[0].n)) : undefined;
+  } finally {
+    await client.end();
+  }
+}
