@@ -135,7 +135,8 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
   meter.start();
   const nginxPids = nginx.pids();
   const pg0 = stores ? await storeStats(stores.pg, stores.dbName, stores.redis) : undefined;
-  const backendCpu0 = pg0 ? sumCpu(pg0.backends) : 0;
+  // Per backend: a pool may close a connection and open another during the measurement.
+  const backendCpu0 = new Map((pg0?.backends ?? []).map((pid) => [pid, sumCpu([pid])]));
   const metrics0 = instances ? await instanceMetrics(instances) : undefined;
   const cpu0 = sumCpu(pids);
   const ng0 = sumCpu(nginxPids);
@@ -168,8 +169,11 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
     // PostgreSQL publishes a backend's counters when its transaction ends, at most once a second.
     await sleep(1100);
     const pg1 = await storeStats(stores.pg, stores.dbName, stores.redis);
-    const backendCpu1 = sumCpu(pg0.backends);
-    Object.assign(result, storeDelta(pg0, pg1, backendCpu1 - backendCpu0, served));
+    // Backends still there: their CPU since the start (all of it for one opened meanwhile). A
+    // backend that ended during the measurement took its last figures with it: an undercount.
+    let backendCpu = 0;
+    for (const pid of pg1.backends) backendCpu += Math.max(0, sumCpu([pid]) - (backendCpu0.get(pid) ?? 0));
+    Object.assign(result, storeDelta(pg0, pg1, backendCpu, served));
   }
   // The CPU every process of the run took per second of the measurement: the cores this shared
   // machine actually gave the run (other tenants took the rest).
@@ -300,7 +304,10 @@ export async function runInstances(ctx) {
       exchangeRate = Math.max(200, 1000 / ((Date.now() - t) / 1000));
       accessTokens = pairs.map((p) => p.access);
     }
-    const singleUse = (duration) => Math.min(150_000, Math.ceil(exchangeRate * 3 * duration * 1.3));
+    // Enough single-use credentials for a measurement (bench/run.mjs's rule, rate × 3 × duration ×
+    // 1.3), from at least 400 exchanges/s: on a busy machine the seeding rate says little about
+    // autocannon's. Requests past the list re-send spent ones and are counted as `reused`.
+    const singleUse = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 400) * duration * 1.3));
 
     /** A job for scenario `s`; single-use credentials are minted afresh for every measurement. */
     const jobFor = async (s, duration) => {
@@ -331,7 +338,11 @@ export async function runInstances(ctx) {
       log(`scenario ${s.n} (${s.name}): bare node:http ×${n} through nginx, ${duration} s`);
       const b = await measure(targets.bare, s.n === 4 || s.n === 5 ? { ...bareJob, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: ['grant_type=refresh_token'] } : bareJob);
       const row = { scenario: s.n, name: s.name, duration, instances: n, bare: pick(b, false) };
-      for (const [key, target] of [['server', targets.all], ['single', targets.single]]) {
+      // ×N and ×1 take turns going first, so that a drift of this shared machine's speed over
+      // the run does not always favour the same side.
+      const sides = [['server', targets.all], ['single', targets.single]];
+      if (results.length % 2 === 1) sides.reverse();
+      for (const [key, target] of sides) {
         const job = await jobFor(s, duration);
         await bucketsRefilled();
         log(`scenario ${s.n}: Gatehouse ×${key === 'server' ? n : 1} through nginx, ${duration} s`);
@@ -432,6 +443,8 @@ export function instancesMarkdown(record) {
       `| ${r.scenario} | ${r.name} | ${fmt(r.server.rate)} | ${fmt(r.single.rate)} | ${fmt(r.bare.rate)} | ${fmt(r.scaling, 2)} | ${pct(r.ratio)} | ${pct(r.singleRatio)} | ${fmt(r.server.non2xx)} / ${fmt(r.single.non2xx)} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} | ${fmt(r.server.nginxCpuMicrosPerRequest, 1)} | ${fmt(r.server.statementsPerAnswer, 2)} | ${fmt(r.server.statementMicrosPerAnswer / 1000, 1)} | ${fmt(r.server.postgresPerAnswer?.commits, 2)} | ${fmt(r.server.postgresPerAnswer?.backendCpuMicros, 1)} | ${fmt(r.server.redisPerAnswer?.calls, 2)} | ${fmt(r.server.redisPerAnswer?.usec, 1)} |`,
     );
   }
+  const reused = record.results.filter((r) => r.server.reused > 0 || r.single.reused > 0);
+  if (reused.length > 0) L.push('', `Re-sent spent credentials (the seeded list ran out; those answers are 400s, not faults): ${reused.map((r) => `scenario ${r.scenario} ×N ${fmt(r.server.reused)}, ×1 ${fmt(r.single.reused)}`).join('; ')}.`);
   if (record.messages) L.push('', `Messages: ${fmt(record.messages.acknowledged)} executes acknowledged with 2xx, ${fmt(record.messages.stored)} stored, ${fmt(record.messages.lost)} lost.`);
   const six = record.results.find((r) => r.scenario === 6);
   if (six) L.push('', `Scenario 6 buckets: at most ${fmt(six.bucketCeiling)} answers may pass 5 webhooks' buckets in ${six.duration} s; ${six.bucketsExact ? 'none passed beyond' : '**more passed**'} (×N and ×1).`);
