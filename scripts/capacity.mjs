@@ -80,7 +80,7 @@ function main() {
   L.push(`  Redis       ${f(size.redis.nodes)} node(s) (${f(size.redis.coresBusy, 2)} cores of command time), ${f(size.redis.opsPerSec)} calls/s, ${f(size.redis.liveBuckets)} live buckets ≈ ${f(size.redis.memoryMb, 1)} MB`);
   L.push('', size.limits.length === 0 ? 'One PostgreSQL primary and one Redis are enough.' : `Beyond one node (docs/deployment.md §Beyond one PostgreSQL):\n${size.limits.map((l) => `  - ${l}`).join('\n')}`);
   L.push('', `This machine: ${record.instances} instances predicted from one instance's costs per answer (all processes, load generator included) and the cores the bare run got, vs measured:`);
-  for (const p of predictions) L.push(`  scenario ${p.scenario}: predicted ${f(p.predicted)} answers/s (${f(p.perAnswerUs)} µs of CPU per answer, load generator ${f(p.generatorUs)} µs of it; ${f(p.coresAvailable, 2)} cores available), measured ${f(p.measured)} (${f(p.ratio * 100)} %; the run used ${f(p.coresUsedByN ?? NaN, 2)} cores)`);
+  for (const p of predictions) L.push(`  scenario ${p.scenario}: predicted ${f(p.predicted)} answers/s (${f(p.perAnswerUs)} µs of CPU per answer, load generator ${f(p.generatorUs)} µs of it; ${f(p.coresAvailable, 2)} cores available), measured ${f(p.measured)} (${f(p.ratio * 100)} %); with the ${f(p.coresUsedByN ?? NaN, 2)} cores the ${p.instances}-instance run got: predicted ${f(p.atUsedCores ?? NaN)} (measured ${f((p.measured / p.atUsedCores) * 100)} % of it)`);
   process.stdout.write(`${L.join('\n')}\n`);
 }
 

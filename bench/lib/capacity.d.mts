@@ -51,6 +51,8 @@ export interface Prediction {
   generatorUs: number;
   perAnswerUs: number;
   predicted: number;
+  /** The prediction with the cores the N-instance run got. */
+  atUsedCores: number | undefined;
   measured: number;
   ratio: number;
 }

@@ -152,5 +152,8 @@ export function predictThisMachine(record, scenario) {
   const coresAvailable = row.bare.coresUsed ?? record.cores;
   const predicted = (1e6 * coresAvailable) / perAnswerUs;
   const measured = row.server.requestsPerSec;
-  return { scenario, instances: record.instances, coresAvailable, coresUsedByN: row.server.coresUsed, generatorUs, perAnswerUs, predicted, measured, ratio: measured / predicted };
+  // The same prediction with the cores the N-instance run actually got: what is left of the gap
+  // is the N instances' higher cost per answer, not the machine's other tenants.
+  const atUsedCores = row.server.coresUsed ? (1e6 * row.server.coresUsed) / perAnswerUs : undefined;
+  return { scenario, instances: record.instances, coresAvailable, coresUsedByN: row.server.coresUsed, generatorUs, perAnswerUs, predicted, atUsedCores, measured, ratio: measured / predicted };
 }
