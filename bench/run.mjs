@@ -9,6 +9,10 @@
 //   --only 1,3,7     run only these scenarios
 //   --postgres       PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server) + Redis (BENCH_REDIS_URL)
 //   --messages-1m    scenario 1 before and after storing 1,000,000 messages: peak RSS compared
+//                    (with --postgres: filled server side, bench/lib/fill-messages-pg.mjs)
+//   --instances <n>  with --postgres: n instances behind nginx, beside n bare node:http servers
+//                    behind the same nginx and one instance behind it (bench/lib/instances.mjs);
+//                    writes bench/REPORT-instances.md
 //   --durability     kill -9 the server under full load; every acknowledged message must be there
 //   --profile        node --cpu-prof on the server; per-scenario summaries in bench/results/
 //   --no-build       use the existing dist/ (npm run build is skipped)
@@ -24,6 +28,8 @@ import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
 import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
+import { bytesPerMessage, fillMessagesPg } from './lib/fill-messages-pg.mjs';
+import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
@@ -51,7 +57,7 @@ const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKE
 const PACED_WARMUP_S = 3;
 
 function parseArgs(argv) {
-  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1 };
+  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1, instances: undefined };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--duration') {
@@ -66,6 +72,7 @@ function parseArgs(argv) {
     else if (a === '--no-build') o.build = false;
     else if (a === '--no-report') o.report = false;
     else if (a === '--rounds') o.rounds = Number(argv[++i]);
+    else if (a === '--instances') o.instances = Number(argv[++i]);
     else if (a === '--help' || a === '-h') {
       process.stdout.write(readmeHelp());
       process.exit(0);
@@ -75,12 +82,13 @@ function parseArgs(argv) {
   if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new Error('--rounds needs a whole number ≥ 1');
   if (o.rounds > 1 && (o.messages1m || o.durability)) throw new Error('--rounds applies to the scenarios, not to --messages-1m or --durability');
   if (o.rounds > 1 && o.profile) throw new Error('--profile follows one server; run it without --rounds');
+  if (o.instances !== undefined && !(Number.isInteger(o.instances) && o.instances >= 1 && o.postgres)) throw new Error('--instances needs a whole number ≥ 1 and --postgres');
   if (o.smoke) o.duration = 2;
   return o;
 }
 
 function readmeHelp() {
-  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n]\n';
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n]\n';
 }
 
 const started = Date.now();
@@ -190,6 +198,21 @@ async function main() {
       const outcome = await runDurability({ env: database.env, database, log, processes, smoke: opts.smoke });
       writeResults({ mode: 'durability', database: database.kind, outcome });
       if (outcome.some((o) => o.missing > 0)) process.exitCode = 1;
+      return;
+    }
+
+    if (opts.instances) {
+      const outcome = await runInstances({ opts, log, freshDatabase, dir, processes, databases });
+      const record = { mode: 'instances', date: new Date().toISOString(), database: 'postgres', smoke: opts.smoke, connections: 50, node: process.version, cores: cpus().length, loadAverageAtStart: load.map(Number), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))), instances: opts.instances, ...outcome };
+      const file = writeResults(record);
+      const markdown = instancesMarkdown(record);
+      if (opts.report && !opts.smoke) writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/${file}. Read with docs/capacity.md.\n\n${markdown}`);
+      process.stdout.write(`\n${markdown}\n`);
+      const broken = outcome.results.filter((r) => r.server.requestsPerSec === 0 || Object.keys(r.server.statusCodes).some((c) => c.startsWith('5')) || Object.keys(r.single.statusCodes).some((c) => c.startsWith('5')));
+      if (broken.length > 0 || (outcome.messages && outcome.messages.lost > 0) || outcome.results.some((r) => r.bucketsExact === false)) {
+        process.stderr.write(`instances: scenarios ${broken.map((r) => r.scenario).join(', ') || '–'} got no or 5xx answers; lost messages ${outcome.messages?.lost ?? 0}; buckets exact: ${outcome.results.every((r) => r.bucketsExact !== false)}\n`);
+        process.exitCode = 1;
+      }
       return;
     }
 
@@ -366,7 +389,6 @@ async function main() {
 
     let messages1m;
     if (opts.messages1m) {
-      if (database.kind !== 'sqlite') throw new Error('--messages-1m fills SQLite directly; run it without --postgres');
       const before = results.find((r) => r.scenario === 1);
       log('--messages-1m: restarting the server on the same database for a like-for-like baseline');
       await server.stop();
@@ -377,10 +399,13 @@ async function main() {
       const baseline = await measure(server, job);
       log(`  baseline (fresh process, ${before ? 'after the run above' : ''}): ${Math.round(baseline.requestsPerSec)} req/s, peak RSS ${baseline.peakRssMb} MB`);
       await server.stop();
-      log('filling 1,000,000 messages directly through SQLite (one transaction, prepared insert)');
+      log(`filling 1,000,000 messages directly through ${database.kind === 'sqlite' ? 'SQLite (one transaction, prepared insert)' : 'PostgreSQL (INSERT … SELECT generate_series, 200,000 a statement)'}`);
       const t = Date.now();
-      const stored = fillMessages(database.file, webhooks, 1_000_000);
+      const stored = database.kind === 'sqlite' ? fillMessages(database.file, webhooks, 1_000_000) : await fillMessagesPg(database.url, webhooks, 1_000_000, (d, n) => log(`  ${d}/${n}`));
       log(`  ${stored} messages stored in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      // docs/capacity.md sizes message storage by this (npm run capacity -- --bytes-per-message).
+      const onDisk = database.kind === 'postgres' ? await bytesPerMessage(database.url) : undefined;
+      if (onDisk) log(`  ${onDisk} bytes per message on disk (heap, TOAST and indexes of every partition)`);
       server = await startServer(database.env);
       processes.push(server);
       await bucketsRefilled();
@@ -390,6 +415,7 @@ async function main() {
         baseline: { requestsPerSec: baseline.requestsPerSec, latency: baseline.latency, non2xx: baseline.non2xx, peakRssMb: baseline.peakRssMb },
         after: { requestsPerSec: after.requestsPerSec, latency: after.latency, non2xx: after.non2xx, peakRssMb: after.peakRssMb },
         messagesStored: stored,
+        ...(onDisk ? { bytesPerMessage: onDisk } : {}),
         rssGrowth: growth,
         met: opts.smoke ? undefined : growth <= 0.2 && after.peakRssMb <= 200,
       };
@@ -459,7 +485,7 @@ async function main() {
 function writeResults(record) {
   mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const name = `${stamp}${record.smoke ? '-smoke' : ''}${record.mode === 'scenarios' ? '' : `-${record.mode}`}${record.database === 'postgres' ? '-postgres' : ''}.json`;
+  const name = `${stamp}${record.smoke ? '-smoke' : ''}${record.mode === 'scenarios' ? '' : `-${record.mode}`}${record.instances ? `-${record.instances}` : ''}${record.database === 'postgres' ? '-postgres' : ''}.json`;
   writeFileSync(join(BENCH_DIR, 'results', name), `${JSON.stringify(record, null, 2)}\n`);
   log(`results: bench/results/${name}`);
   return `results/${name}`;

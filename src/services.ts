@@ -15,6 +15,7 @@ import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
+import { startMaintenance, type MaintenanceTimer } from './storage/maintenance.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { connectRedis, redisAnswers, waitUntilReady } from './storage/redis.js';
 import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
@@ -35,6 +36,8 @@ export interface ServiceOverrides {
   workerId?: number;
   /** `false`: no background WAL checkpoint thread (CLI commands). Default: on for SQLite files. */
   backgroundCheckpoints?: boolean;
+  /** `false`: no maintenance job (storage/maintenance.ts; CLI commands). Default: on. */
+  maintenance?: boolean;
 }
 
 /** Explicit wiring of every dependency (DESIGN §9.1: no autoload). Runs migrations first. */
@@ -74,6 +77,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }, WORKER_LEASE_MS / 3);
     renewTimer.unref();
   }
+  // Purges expired credentials and keeps message partitions, on one instance at a time (a lease).
+  const maintenance: MaintenanceTimer | undefined =
+    overrides.maintenance === false ? undefined : startMaintenance({ db: database.db, dialect: database.dialect, clock, logger, messageRetentionDays: config.messageRetentionDays }, holder);
   const metrics = createMetrics();
   const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
   const bucketSetup: BucketSetup = overrides.buckets ? { store: overrides.buckets } : await createBucketStore(config, logger);
@@ -103,6 +109,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ...(redisReachable ? { redisReachable } : {}),
     async close() {
       if (renewTimer) clearInterval(renewTimer);
+      await maintenance?.stop();
       stopObservingQueries();
       await buckets.close();
       await events.close();

@@ -74,7 +74,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     const { flags, json } = parseFlags(args, command.flags);
     // A command is over before a WAL checkpoint thread would matter (storage/sqlite/wal-checkpoint.ts).
-    const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false });
+    const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false, maintenance: false });
     try {
       printRecord(await command.run(services, flags), json);
     } finally {

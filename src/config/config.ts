@@ -47,6 +47,11 @@ export interface Config {
    * (AES-256-GCM, key derived with scrypt) and cannot be used without it (docs/oidc.md §Keys).
    */
   oidcKeySecret: string | undefined;
+  /**
+   * Issue #26 §3, PostgreSQL: message partitions whose every message is older than this many
+   * days are dropped by the maintenance job (storage/maintenance.ts); 0 (default) keeps all.
+   */
+  messageRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +82,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SECRET: '',
   GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
   GATEHOUSE_OIDC_KEY_SECRET: '',
+  GATEHOUSE_MESSAGE_RETENTION_DAYS: '0',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -151,6 +157,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // A short secret would make the encryption of the signing keys guessable offline.
   if (oidcKeySecret !== undefined && oidcKeySecret.length < 16) problems.push('GATEHOUSE_OIDC_KEY_SECRET must be at least 16 characters');
 
+  const messageRetentionDays = integer('GATEHOUSE_MESSAGE_RETENTION_DAYS', 0, 36_500);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -174,5 +182,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secrets,
     secretFile,
     oidcKeySecret,
+    messageRetentionDays,
   };
 }

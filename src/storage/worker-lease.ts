@@ -45,3 +45,32 @@ export async function renewWorkerLease(db: Kysely<Database>, workerId: number, h
 export async function releaseWorkerLease(db: Kysely<Database>, workerId: number, holder: string): Promise<void> {
   await db.deleteFrom('worker_leases').where('worker_id', '=', workerId).where('holder', '=', holder).execute();
 }
+
+/**
+ * A named lease in the same table, for work that one instance at a time must do (the maintenance
+ * job, storage/maintenance.ts): ids above MAX_WORKER_ID, which leaseWorkerId never hands out.
+ */
+export const MAINTENANCE_LEASE_ID = MAX_WORKER_ID + 1;
+
+/**
+ * Takes lease `leaseId` for `holder` until now + durationMs, or extends it when `holder` already
+ * has it; false when another holder's lease is still running. Each step is one atomic statement
+ * (a conditional UPDATE, else an INSERT that a concurrent one makes fail as a duplicate), so two
+ * instances asking at once never both get it.
+ */
+export async function takeLease(db: Kysely<Database>, leaseId: number, holder: string, now: number, durationMs: number): Promise<boolean> {
+  const taken = await db
+    .updateTable('worker_leases')
+    .set({ holder, expires_at: now + durationMs })
+    .where('worker_id', '=', leaseId)
+    .where((eb) => eb.or([eb('expires_at', '<', now), eb('holder', '=', holder)]))
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) === 1) return true;
+  try {
+    await db.insertInto('worker_leases').values({ worker_id: leaseId, holder, expires_at: now + durationMs }).execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}

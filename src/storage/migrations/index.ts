@@ -9,6 +9,7 @@ import * as oauthCodesIndexes from './2026-11-25-08-oauth-codes-sec-throttles.js
 import * as membershipConsent from './2026-11-25-10-membership-consent-sec-membership.js';
 import * as integrations from './2026-11-25-08-integrations.js';
 import * as oidc from './2026-11-25-08-oidc.js';
+import * as scalePartitions from './2026-11-25-20-scale-partitions.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-08-oauth-codes-sec-throttles': oauthCodesIndexes,
   '2026-11-25-08-oidc': oidc,
   '2026-11-25-10-membership-consent-sec-membership': membershipConsent,
+  '2026-11-25-20-scale-partitions': scalePartitions,
 };

@@ -1,0 +1,453 @@
+// `npm run bench -- --postgres --instances N` (issue #26 §2): N Gatehouse instances on one
+// PostgreSQL database and one Redis behind nginx (bench/lib/nginx.mjs), measured beside N bare
+// node:http servers behind the same nginx and beside one Gatehouse instance behind it, in the same
+// run with the same requests. Besides throughput it records what each answer cost — the instances'
+// CPU, nginx's CPU, the PostgreSQL backends' CPU, the statements each instance ran and their time
+// (its /metrics), PostgreSQL's transactions (pg_stat_database) and Redis's own command counts and
+// time (INFO commandstats) — which `npm run capacity` (scripts/capacity.mjs, docs/capacity.md)
+// turns into a sizing. And it checks what must hold across instances: no acknowledged message
+// lost (every 2xx execute is in the database), no 5xx, and no webhook let past its bucket.
+import { fork, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EMBED_BODY, SMALL_BODY } from './bodies.mjs';
+import { request } from './http.mjs';
+import { NGINX, startNginx } from './nginx.mjs';
+import { BENCH_DIR, cpuMicros, freePort, machineTicks, RssMeter, runLoad, startBare, startServer } from './processes.mjs';
+import { codeExchangeForm, consentOnce, exchangeCodes, installBot, mintCodes, refreshForm, seedChannels, seedDirectory, seedWebhooks, signIn } from './seed.mjs';
+
+const CONNECTIONS = 50;
+const BUCKET = { limit: 10, windowMs: 2000 };
+const WEBHOOKS_PER_CHANNEL = 10;
+const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKET.windowMs + 200));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The scenarios of bench/run.mjs that make sense through a load balancer (7, the paced one, measures one process's latency). */
+export const INSTANCE_SCENARIOS = [
+  { n: 1, name: 'execute, no wait, ~100-byte content', needs: 'webhooks' },
+  { n: 2, name: 'execute, wait=true, one embed (3 fields)', needs: 'webhooks' },
+  { n: 3, name: 'GET /api/v1/users/@me, 1,000 bearer tokens', needs: 'oauth' },
+  { n: 4, name: 'token: refresh_token grant (each a new refresh token)', needs: 'oauth' },
+  { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', needs: 'oauth' },
+  { n: 6, name: 'a few webhooks far past their buckets: correct 429s', needs: 'webhooks' },
+];
+
+const sumCpu = (pids) => {
+  let total = 0;
+  for (const pid of pids) {
+    const c = cpuMicros(pid);
+    if (c) total += c.user + c.system;
+  }
+  return total;
+};
+
+/**
+ * processes.mjs's runLoad, plus the load generator's own CPU (read from /proc when it reports its
+ * result, just before it exits): the capacity model needs what the generator took from the
+ * shared cores (bench/lib/capacity.mjs predictThisMachine).
+ */
+function runLoadMeasured(job) {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(BENCH_DIR, 'load-worker.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    let result;
+    let cpu0;
+    child.on('message', (m) => {
+      if (m.type === 'ready') {
+        cpu0 = cpuMicros(child.pid);
+        child.send({ type: 'job', job });
+      } else if (m.type === 'result') {
+        const cpu1 = cpuMicros(child.pid);
+        result = { ...m.result, generatorCpuMicros: cpu0 && cpu1 ? cpu1.user + cpu1.system - cpu0.user - cpu0.system : undefined };
+      } else if (m.type === 'error') reject(new Error(m.message));
+    });
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load worker exited with ${code} and no result`))));
+  });
+}
+
+/** Sums of the instance's own counters: statements by operation and Redis bucket operations (src/http/metrics.ts). */
+function parseMetrics(text) {
+  const out = { statements: 0, statementSeconds: 0, byOperation: {}, bucketOps: 0, bucketSeconds: 0 };
+  for (const line of text.split('\n')) {
+    let m = /^db_query_duration_seconds_(count|sum)\{operation="([^"]+)",outcome="([^"]+)"\} ([0-9.e+-]+)$/.exec(line);
+    if (m) {
+      const v = Number(m[4]);
+      if (m[1] === 'count') {
+        out.statements += v;
+        out.byOperation[m[2]] = (out.byOperation[m[2]] ?? 0) + v;
+      } else out.statementSeconds += v;
+      continue;
+    }
+    m = /^rate_limit_store_duration_seconds_(count|sum)\{operation="([^"]+)"\} ([0-9.e+-]+)$/.exec(line);
+    if (m) {
+      if (m[1] === 'count') out.bucketOps += Number(m[3]);
+      else out.bucketSeconds += Number(m[3]);
+    }
+  }
+  return out;
+}
+
+async function instanceMetrics(instances) {
+  const all = await Promise.all(instances.map(async (i) => parseMetrics((await request(i.base, { path: '/metrics' })).text)));
+  const total = { statements: 0, statementSeconds: 0, byOperation: {}, bucketOps: 0, bucketSeconds: 0 };
+  for (const m of all) {
+    total.statements += m.statements;
+    total.statementSeconds += m.statementSeconds;
+    total.bucketOps += m.bucketOps;
+    total.bucketSeconds += m.bucketSeconds;
+    for (const [k, v] of Object.entries(m.byOperation)) total.byOperation[k] = (total.byOperation[k] ?? 0) + v;
+  }
+  return total;
+}
+
+/** The database's and Redis's own statistics, and the CPU of the PostgreSQL backends serving the bench database. */
+async function storeStats(pgClient, dbName, redis) {
+  const [db] = (await pgClient.query('select xact_commit::bigint as commits, xact_rollback::bigint as rollbacks, tup_inserted::bigint as inserted, tup_updated::bigint as updated, tup_deleted::bigint as deleted, tup_fetched::bigint as fetched from pg_stat_database where datname = $1', [dbName])).rows;
+  const backends = (await pgClient.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid);
+  const info = await redis.info('commandstats');
+  const commands = {};
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) commands[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+  return { db: Object.fromEntries(Object.entries(db ?? {}).map(([k, v]) => [k, Number(v)])), backends, commands };
+}
+
+function storeDelta(before, after, backendCpu, served) {
+  const per = (x) => Math.round((x / served) * 1000) / 1000;
+  const db = {};
+  for (const k of Object.keys(after.db)) db[k] = per(after.db[k] - (before.db[k] ?? 0));
+  let calls = 0;
+  let usec = 0;
+  const byCommand = {};
+  for (const [name, a] of Object.entries(after.commands)) {
+    const b = before.commands[name] ?? { calls: 0, usec: 0 };
+    if (a.calls === b.calls) continue;
+    calls += a.calls - b.calls;
+    usec += a.usec - b.usec;
+    byCommand[name] = per(a.calls - b.calls);
+  }
+  return { postgresPerAnswer: { ...db, backendCpuMicros: Math.round((backendCpu / served) * 10) / 10 }, redisPerAnswer: { calls: per(calls), usec: per(usec), byCommand } };
+}
+
+/**
+ * One measurement through `front` (an nginx base URL), with the CPU of `pids` (the instances
+ * behind it), nginx's, and the store statistics around it.
+ */
+async function measure({ base, pids, nginx, instances, stores }, job) {
+  const meter = new RssMeter(pids[0]);
+  meter.start();
+  const nginxPids = nginx.pids();
+  const pg0 = stores ? await storeStats(stores.pg, stores.dbName, stores.redis) : undefined;
+  // Per backend: a pool may close a connection and open another during the measurement.
+  const backendCpu0 = new Map((pg0?.backends ?? []).map((pid) => [pid, sumCpu([pid])]));
+  const metrics0 = instances ? await instanceMetrics(instances) : undefined;
+  const cpu0 = sumCpu(pids);
+  const ng0 = sumCpu(nginxPids);
+  const machine0 = machineTicks();
+  const t0 = Date.now();
+  const result = await runLoadMeasured({ ...job, base });
+  const t1 = Date.now();
+  const cpu1 = sumCpu(pids);
+  const ng1 = sumCpu(nginxPids);
+  const machine1 = machineTicks();
+  result.peakRssMb = Math.round(meter.stop() * 10) / 10;
+  const served = result.totalRequests;
+  if (served > 0) {
+    result.cpuMicrosPerRequest = Math.round(((cpu1 - cpu0) / served) * 10) / 10;
+    result.nginxCpuMicrosPerRequest = Math.round(((ng1 - ng0) / served) * 10) / 10;
+    result.cpuShare = Math.round(((cpu1 - cpu0) / ((t1 - t0) * 1000)) * 1000) / 1000;
+    if (result.generatorCpuMicros !== undefined) result.generatorCpuMicrosPerRequest = Math.round((result.generatorCpuMicros / served) * 10) / 10;
+  }
+  result.wallMicros = (t1 - t0) * 1000;
+  if (machine0 && machine1 && machine1.total > machine0.total) result.stealShare = Math.round(((machine1.steal - machine0.steal) / (machine1.total - machine0.total)) * 1000) / 1000;
+  if (instances && served > 0) {
+    const metrics1 = await instanceMetrics(instances);
+    const statements = metrics1.statements - metrics0.statements;
+    result.statementsPerAnswer = Math.round((statements / served) * 1000) / 1000;
+    result.statementMicrosPerAnswer = Math.round(((metrics1.statementSeconds - metrics0.statementSeconds) * 1e6) / served);
+    result.statementsByOperation = Object.fromEntries(Object.entries(metrics1.byOperation).map(([k, v]) => [k, Math.round(((v - (metrics0.byOperation[k] ?? 0)) / served) * 1000) / 1000]));
+    result.bucketOpsPerAnswer = Math.round(((metrics1.bucketOps - metrics0.bucketOps) / served) * 1000) / 1000;
+  }
+  if (stores && served > 0) {
+    // PostgreSQL publishes a backend's counters when its transaction ends, at most once a second.
+    await sleep(1100);
+    const pg1 = await storeStats(stores.pg, stores.dbName, stores.redis);
+    // Backends still there: their CPU since the start (all of it for one opened meanwhile). A
+    // backend that ended during the measurement took its last figures with it: an undercount.
+    let backendCpu = 0;
+    for (const pid of pg1.backends) backendCpu += Math.max(0, sumCpu([pid]) - (backendCpu0.get(pid) ?? 0));
+    Object.assign(result, storeDelta(pg0, pg1, backendCpu, served));
+  }
+  // The CPU every process of the run took per second of the measurement: the cores this shared
+  // machine actually gave the run (other tenants took the rest).
+  const perAnswer = (result.cpuMicrosPerRequest ?? 0) + (result.nginxCpuMicrosPerRequest ?? 0) + (result.generatorCpuMicrosPerRequest ?? 0) + (result.postgresPerAnswer?.backendCpuMicros ?? 0) + (result.redisPerAnswer?.usec ?? 0);
+  if (served > 0) result.coresUsed = Math.round(((perAnswer * served) / result.wallMicros) * 100) / 100;
+  return result;
+}
+
+const pick = (r, check429) => ({
+  rate: check429 ? r.check429.correct429 / r.duration : r.requestsPerSec,
+  requestsPerSec: r.requestsPerSec,
+  totalRequests: r.totalRequests,
+  latency: r.latency,
+  non2xx: r.non2xx,
+  errors: r.errors,
+  timeouts: r.timeouts,
+  statusCodes: r.statusCodes,
+  peakRssMb: r.peakRssMb,
+  cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+  nginxCpuMicrosPerRequest: r.nginxCpuMicrosPerRequest,
+  generatorCpuMicrosPerRequest: r.generatorCpuMicrosPerRequest,
+  coresUsed: r.coresUsed,
+  cpuShare: r.cpuShare,
+  stealShare: r.stealShare,
+  reused: r.reused,
+  statementsPerAnswer: r.statementsPerAnswer,
+  statementMicrosPerAnswer: r.statementMicrosPerAnswer,
+  statementsByOperation: r.statementsByOperation,
+  bucketOpsPerAnswer: r.bucketOpsPerAnswer,
+  postgresPerAnswer: r.postgresPerAnswer,
+  redisPerAnswer: r.redisPerAnswer,
+  ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders } } : {}),
+});
+
+const twoXx = (r) => Object.entries(r.statusCodes ?? {}).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+
+/**
+ * Runs the scenarios through nginx. `ctx`: { opts, log, freshDatabase, dir, processes, databases }.
+ * Resolves to the results record (bench/run.mjs writes it).
+ */
+export async function runInstances(ctx) {
+  const { opts, log, freshDatabase, dir, processes, databases } = ctx;
+  const n = opts.instances;
+  if (!opts.postgres) throw new Error('--instances needs --postgres: several instances share one PostgreSQL database and one Redis');
+  const only = (k) => !opts.only || opts.only.has(k);
+  const scenarios = INSTANCE_SCENARIOS.filter((s) => only(s.n));
+  const needWebhooks = scenarios.some((s) => s.needs === 'webhooks');
+  const needOauth = scenarios.some((s) => s.needs === 'oauth');
+
+  const database = await freshDatabase(opts, join(dir, 'instances'));
+  databases.push(database);
+  // Redis's INFO commandstats counts every client of the server: a Redis of the bench's own
+  // (when BENCH_REDIS_URL names none and Debian's redis-server is here) makes them this run's alone.
+  if (!process.env.BENCH_REDIS_URL && existsSync(REDIS_SERVER)) {
+    const redisServer = await startRedis(dir);
+    processes.push(redisServer);
+    database.env.REDIS_URL = redisServer.url;
+    log(`a Redis of the bench's own on ${redisServer.url} (its statistics count this run only)`);
+  }
+  log(`--instances ${n}: seeding through the CLI`);
+  const directory = await seedDirectory(database.env);
+
+  log(`starting ${n} bare node:http servers and ${n} Gatehouse instances on one PostgreSQL database and Redis`);
+  const bares = [];
+  for (let i = 0; i < n; i += 1) {
+    const b = await startBare();
+    processes.push(b);
+    bares.push(b);
+  }
+  // The first instance applies the migrations alone; the others start on a migrated database.
+  const instances = [await startServer(database.env)];
+  processes.push(instances[0]);
+  for (const s of await Promise.all(Array.from({ length: n - 1 }, () => startServer(database.env)))) {
+    processes.push(s);
+    instances.push(s);
+  }
+  const hostPort = (base) => base.replace('http://', '');
+  const [allPort, singlePort, barePort] = [await freePort(), await freePort(), await freePort()];
+  const nginx = await startNginx({
+    frontEnds: [
+      { name: 'gatehouse', port: allPort, upstreams: instances.map((i) => hostPort(i.base)) },
+      { name: 'single', port: singlePort, upstreams: [hostPort(instances[0].base)] },
+      { name: 'bare', port: barePort, upstreams: bares.map((b) => hostPort(b.base)) },
+    ],
+  });
+  processes.push(nginx);
+  const front = nginx.base('gatehouse');
+  log(`nginx ${nginx.pid}: Gatehouse ×${n} on ${front}, Gatehouse ×1 on ${nginx.base('single')}, bare ×${n} on ${nginx.base('bare')}`);
+
+  const { default: pg } = await import('pg');
+  const { Redis } = await import('ioredis');
+  const pgClient = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  await pgClient.connect();
+  const redis = new Redis(database.env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  const stores = { pg: pgClient, redis, dbName: new URL(database.url).pathname.slice(1) };
+  const instancePids = instances.map((i) => i.pid);
+  const targets = {
+    all: { base: front, pids: instancePids, nginx, instances, stores },
+    single: { base: nginx.base('single'), pids: [instances[0].pid], nginx, instances: [instances[0]], stores },
+    bare: { base: nginx.base('bare'), pids: bares.map((b) => b.pid), nginx },
+  };
+
+  try {
+    let webhooks = [];
+    if (needWebhooks) {
+      // Enough webhooks that no bucket fills at bare node:http's rate (bench/run.mjs's rule); the
+      // smoke run, which judges nothing, takes 200.
+      let count = 200;
+      if (!opts.smoke) {
+        const probe = await runLoad({ base: targets.bare.base, shape: 'paths', method: 'POST', paths: ['/calibrate'], body: SMALL_BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: 2 });
+        count = Math.ceil(((probe.requestsPerSec * BUCKET.windowMs) / 1000 / BUCKET.limit) * 1.5 / WEBHOOKS_PER_CHANNEL) * WEBHOOKS_PER_CHANNEL;
+        log(`bare node:http ×${n} through nginx: ${Math.round(probe.requestsPerSec)} req/s`);
+      }
+      log(`${count} webhooks`);
+      const channelIds = await seedChannels(database.env, directory.server.id, count / WEBHOOKS_PER_CHANNEL);
+      const jar = await signIn(front);
+      await installBot(front, jar, directory.botApp.client_id, directory.server.id);
+      webhooks = await seedWebhooks(front, directory.botApp.bot_token, channelIds, WEBHOOKS_PER_CHANNEL);
+    }
+    const jar = await signIn(front);
+    const clientId = directory.oauthApp.client_id;
+    let accessTokens = [];
+    let exchangeRate = 200;
+    if (needOauth) {
+      await consentOnce(front, jar, clientId);
+      const t = Date.now();
+      const pairs = await exchangeCodes(front, clientId, await mintCodes(front, jar, clientId, 1000));
+      exchangeRate = Math.max(200, 1000 / ((Date.now() - t) / 1000));
+      accessTokens = pairs.map((p) => p.access);
+    }
+    // Enough single-use credentials for a measurement (bench/run.mjs's rule, rate × 3 × duration ×
+    // 1.3), from at least 400 exchanges/s: on a busy machine the seeding rate says little about
+    // autocannon's. Requests past the list re-send spent ones and are counted as `reused`.
+    const singleUse = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 400) * duration * 1.3));
+
+    /** A job for scenario `s`; single-use credentials are minted afresh for every measurement. */
+    const jobFor = async (s, duration) => {
+      const common = { connections: CONNECTIONS, duration };
+      const json = { 'content-type': 'application/json' };
+      if (s.n === 1) return { ...common, shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: json };
+      if (s.n === 2) return { ...common, shape: 'paths', method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: json };
+      if (s.n === 3) return { ...common, shape: 'bearer', path: '/api/v1/users/@me', tokens: accessTokens };
+      if (s.n === 4) {
+        const pairs = await exchangeCodes(front, clientId, await mintCodes(front, jar, clientId, singleUse(duration)));
+        return { ...common, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: pairs.map((p) => refreshForm(clientId, p.refresh)) };
+      }
+      if (s.n === 5) {
+        const codes = await mintCodes(front, jar, clientId, singleUse(duration));
+        return { ...common, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
+      }
+      return { ...common, shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: json, check429: true };
+    };
+
+    const results = [];
+    let acknowledged = 0;
+    for (const s of scenarios) {
+      const duration = opts.duration;
+      const check429 = s.n === 6;
+      // The bare servers answer any request alike: one job serves them.
+      const bareJob = await jobFor(s.n === 4 || s.n === 5 ? { n: 3 } : s, duration);
+      await bucketsRefilled();
+      log(`scenario ${s.n} (${s.name}): bare node:http ×${n} through nginx, ${duration} s`);
+      const b = await measure(targets.bare, s.n === 4 || s.n === 5 ? { ...bareJob, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: ['grant_type=refresh_token'] } : bareJob);
+      const row = { scenario: s.n, name: s.name, duration, instances: n, bare: pick(b, false) };
+      // ×N and ×1 take turns going first, so that a drift of this shared machine's speed over
+      // the run does not always favour the same side.
+      const sides = [['server', targets.all], ['single', targets.single]];
+      if (results.length % 2 === 1) sides.reverse();
+      for (const [key, target] of sides) {
+        const job = await jobFor(s, duration);
+        await bucketsRefilled();
+        log(`scenario ${s.n}: Gatehouse ×${key === 'server' ? n : 1} through nginx, ${duration} s`);
+        const g = await measure(target, job);
+        row[key] = pick(g, check429);
+        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(g);
+      }
+      if (check429) row.bare.rate = b.requestsPerSec;
+      row.ratio = row.server.rate / row.bare.rate;
+      row.singleRatio = row.single.rate / row.bare.rate;
+      row.scaling = row.server.rate / row.single.rate;
+      // Scenario 6: 5 webhooks, 10 requests per 2 s window each, shared by every instance
+      // (SPEC §8). More allowed answers than the windows hold means a bucket leaked.
+      if (check429) {
+        const windows = Math.ceil((duration * 1000) / BUCKET.windowMs) + 1;
+        row.bucketCeiling = 5 * BUCKET.limit * windows;
+        row.bucketsExact = twoXx(row.server) <= row.bucketCeiling && twoXx(row.single) <= row.bucketCeiling;
+      }
+      results.push(row);
+      log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)}; non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
+    }
+
+    // No acknowledged message lost: every 2xx execute is in the database. autocannon stops with up
+    // to one request per connection in flight, which may be stored without its answer being
+    // counted, so the database may hold a few more (at most the connections of each measurement).
+    let messages;
+    if (needWebhooks) {
+      messages = { acknowledged, stored: await countMessages(database.url) };
+      messages.lost = Math.max(0, messages.acknowledged - messages.stored);
+      log(`messages: ${messages.acknowledged} acknowledged, ${messages.stored} stored, ${messages.lost} lost`);
+    }
+    return { results, messages, nginx: { workers: 1, version: nginxVersion() }, webhooks: webhooks.length };
+  } finally {
+    await pgClient.end().catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+const REDIS_SERVER = '/usr/bin/redis-server';
+
+/** Debian's redis-server on a free port, no persistence, in the foreground; stopped with the bench. */
+async function startRedis(dir) {
+  const port = await freePort();
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const { Redis } = await import('ioredis');
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; ; i += 1) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch {
+      probe.disconnect();
+      if (i > 100 || child.exitCode !== null) throw new Error('redis-server did not start');
+      await sleep(50);
+    }
+  }
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function countMessages(url) {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query('select count(*)::bigint as n from messages')).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+function nginxVersion() {
+  const r = spawnSync(NGINX, ['-v'], { encoding: 'utf8' });
+  return (r.stderr || r.stdout || '').trim().replace(/^nginx version: /, '') || undefined;
+}
+
+/** The instances table of bench/REPORT.md / the console (pure). */
+export function instancesMarkdown(record) {
+  const fmt = (x, d = 0) => (x === undefined || x === null || Number.isNaN(x) ? '–' : Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+  const pct = (x) => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
+  const L = [];
+  L.push(`## PostgreSQL + Redis, ${record.instances} instances behind nginx`, '');
+  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores.`, '');
+  L.push('| # | scenario | GH ×N req/s | GH ×1 req/s | bare ×N req/s | ×N / ×1 | ×N / bare | ×1 / bare | non-2xx ×N / ×1 | CPU µs/answer (all instances) ×N / ×1 | nginx µs/answer | statements/answer | statement latency ms/answer (summed, queueing included) | PG commits/answer | PG backend µs/answer | Redis calls/answer | Redis µs/answer |');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of record.results) {
+    L.push(
+      `| ${r.scenario} | ${r.name} | ${fmt(r.server.rate)} | ${fmt(r.single.rate)} | ${fmt(r.bare.rate)} | ${fmt(r.scaling, 2)} | ${pct(r.ratio)} | ${pct(r.singleRatio)} | ${fmt(r.server.non2xx)} / ${fmt(r.single.non2xx)} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} | ${fmt(r.server.nginxCpuMicrosPerRequest, 1)} | ${fmt(r.server.statementsPerAnswer, 2)} | ${fmt(r.server.statementMicrosPerAnswer / 1000, 1)} | ${fmt(r.server.postgresPerAnswer?.commits, 2)} | ${fmt(r.server.postgresPerAnswer?.backendCpuMicros, 1)} | ${fmt(r.server.redisPerAnswer?.calls, 2)} | ${fmt(r.server.redisPerAnswer?.usec, 1)} |`,
+    );
+  }
+  const reused = record.results.filter((r) => r.server.reused > 0 || r.single.reused > 0);
+  if (reused.length > 0) L.push('', `Re-sent spent credentials (the seeded list ran out; those answers are 400s, not faults): ${reused.map((r) => `scenario ${r.scenario} ×N ${fmt(r.server.reused)}, ×1 ${fmt(r.single.reused)}`).join('; ')}.`);
+  if (record.messages) L.push('', `Messages: ${fmt(record.messages.acknowledged)} executes acknowledged with 2xx, ${fmt(record.messages.stored)} stored, ${fmt(record.messages.lost)} lost.`);
+  const six = record.results.find((r) => r.scenario === 6);
+  if (six) L.push('', `Scenario 6 buckets: at most ${fmt(six.bucketCeiling)} answers may pass 5 webhooks' buckets in ${six.duration} s; ${six.bucketsExact ? 'none passed beyond' : '**more passed**'} (×N and ×1).`);
+  L.push('');
+  return L.join('\n');
+}

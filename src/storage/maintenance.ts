@@ -1,0 +1,154 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { HOUR, MINUTE, type Clock } from '../core/clock.js';
+import type { Dialect } from './connect.js';
+import type { Database } from './database.js';
+import { dropExpiredMessagePartitions, ensureMessagePartitions } from './message-partitions.js';
+import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
+
+/**
+ * The background maintenance of issue #26 §3, on one instance at a time (a lease in
+ * worker_leases, storage/worker-lease.ts):
+ * - expired authorization codes, access tokens, refresh tokens and sessions are deleted, and so are
+ *   revoked grants that nothing refers to any more (their tokens went at revocation, SPEC §3; a
+ *   grant with a code or token left is kept until those expire, so a late code exchange still
+ *   finds its grant revoked rather than missing);
+ * - on PostgreSQL, the coming weeks' message partitions are created, and with
+ *   GATEHOUSE_MESSAGE_RETENTION_DAYS partitions older than the retention are dropped
+ *   (storage/message-partitions.ts).
+ * Deletes go in batches (each its own short statement) so that no long transaction holds locks or,
+ * on SQLite, the event loop.
+ */
+
+export const MAINTENANCE_INTERVAL_MS = HOUR;
+/** Longer than a run takes; renewed between batches, so a paused holder loses it and a crashed one frees it. */
+export const MAINTENANCE_LEASE_MS = 15 * MINUTE;
+export const PURGE_BATCH = 1000;
+
+export interface MaintenanceDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  logger: Logger;
+  /** GATEHOUSE_MESSAGE_RETENTION_DAYS; 0 keeps every message. */
+  messageRetentionDays: number;
+}
+
+export interface MaintenanceReport {
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants', number>;
+  partitionsCreated: string[];
+  partitionsDropped: string[];
+}
+
+type Purge = (db: Kysely<Database>, now: number, batch: number) => Promise<bigint>;
+
+const deleted = (r: { numDeletedRows: bigint }): bigint => r.numDeletedRows;
+
+/** One batch per call of each purge: at most `batch` rows, chosen by an indexed condition (PostgreSQL) or a scan (SQLite). */
+const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
+  ['oauth_codes', async (db, now, batch) => deleted(await db.deleteFrom('oauth_codes').where('code_hash', 'in', db.selectFrom('oauth_codes').select('code_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  ['oauth_access_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_access_tokens').where('token_hash', 'in', db.selectFrom('oauth_access_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  ['oauth_refresh_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_refresh_tokens').where('token_hash', 'in', db.selectFrom('oauth_refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  [
+    'oauth_grants',
+    async (db, now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('oauth_grants')
+          .where(
+            'id',
+            'in',
+            db
+              .selectFrom('oauth_grants as g')
+              .select('g.id')
+              .where('g.revoked_at', 'is not', null)
+              .where('g.revoked_at', '<', now)
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom('oauth_codes')
+                      .select('oauth_codes.grant_id')
+                      .whereRef('oauth_codes.grant_id', '=', 'g.id')
+                      .unionAll(selectFrom('oauth_access_tokens').select('oauth_access_tokens.grant_id').whereRef('oauth_access_tokens.grant_id', '=', 'g.id'))
+                      .unionAll(selectFrom('oauth_refresh_tokens').select('oauth_refresh_tokens.grant_id').whereRef('oauth_refresh_tokens.grant_id', '=', 'g.id')),
+                  ),
+                ),
+              )
+              .limit(batch),
+          )
+          .executeTakeFirst(),
+      ),
+  ],
+];
+
+/**
+ * Runs the maintenance if this `holder` gets (or already has) the lease; undefined when another
+ * instance holds it. Stops early, with what it did so far, when the lease is lost mid-run.
+ */
+export async function runMaintenance(deps: MaintenanceDeps, holder: string, batch = PURGE_BATCH): Promise<MaintenanceReport | undefined> {
+  const { db, clock } = deps;
+  const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
+  if (!(await keep())) return undefined;
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const now = clock.now();
+  if (deps.dialect === 'postgres') {
+    report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);
+    report.partitionsDropped = await dropExpiredMessagePartitions(db as unknown as Kysely<unknown>, now, deps.messageRetentionDays);
+  }
+  for (const [table, purge] of PURGES) {
+    for (;;) {
+      const n = Number(await purge(db, now, batch));
+      report.purged[table] += n;
+      if (n < batch) break;
+      if (!(await keep())) return report;
+    }
+  }
+  return report;
+}
+
+export interface MaintenanceTimer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the maintenance every `intervalMs` on this instance (it does the work only while it holds
+ * the lease). The first run comes `firstDelayMs` after start-up, plus up to as much again at
+ * random, so instances restarted together do not all ask at once.
+ */
+export function startMaintenance(deps: MaintenanceDeps, holder: string, options: { firstDelayMs?: number; intervalMs?: number; jitter?: () => number } = {}): MaintenanceTimer {
+  const intervalMs = options.intervalMs ?? MAINTENANCE_INTERVAL_MS;
+  const firstDelayMs = (options.firstDelayMs ?? MINUTE) * (1 + (options.jitter ?? Math.random)());
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = runMaintenance(deps, holder)
+      .then(
+        (report) => {
+          if (!report) return;
+          const purged = Object.values(report.purged).reduce((a, b) => a + b, 0);
+          if (purged > 0 || report.partitionsCreated.length > 0 || report.partitionsDropped.length > 0) deps.logger.info({ maintenance: report }, 'maintenance: expired rows purged, message partitions kept');
+        },
+        (error: unknown) => deps.logger.warn({ err: error }, 'maintenance run failed; retried at the next interval'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    tick();
+    interval = setInterval(tick, intervalMs);
+    interval.unref();
+  }, firstDelayMs);
+  first.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      if (interval) clearInterval(interval);
+      await running;
+    },
+  };
+}
