@@ -9,7 +9,7 @@ import { addFieldError, ApiErrors, OAuthError, type ErrorTree } from '../core/er
 import { CONTROL_CHARACTER_ERROR, findForbiddenText } from '../core/text.js';
 import type { App } from './app-type.js';
 
-/** The OAuth protocol endpoints (POST), which answer in RFC 6749 §5.2 form. */
+/** The OAuth protocol endpoints, which answer in RFC 6749 §5.2 form whatever the method. */
 const OAUTH_ROUTES = new Set(['/api/oauth2/token', '/api/oauth2/token/revoke', '/api/v1/oauth2/token', '/api/v1/oauth2/token/revoke']);
 
 /**
@@ -28,7 +28,8 @@ export function installTextRule(app: App): void {
     // The common case allocates no combined list.
     if (inParams.length === 0 && inQuery.length === 0 && inBody.length === 0) return done();
     const paths = [...inParams, ...inQuery, ...inBody];
-    if (request.method === 'POST' && OAUTH_ROUTES.has(request.routeOptions.url ?? '')) {
+    // By the path, not the matched route: a method the endpoint lacks (OPTIONS) still answers in its form.
+    if (OAUTH_ROUTES.has(request.url.split('?', 1)[0] ?? '')) {
       return done(new OAuthError('invalid_request', `${String(paths[0]?.[0] ?? 'a parameter')} must not contain control characters`));
     }
     const tree: ErrorTree = {};

@@ -158,4 +158,10 @@ describe('issue #21 §5: one text rule refuses control characters in every field
     expect(res.json()).toMatchObject({ error: 'invalid_request' });
     expect(() => parseFlags(['--name', 'Evil\u0000'], { name: { description: 'a name' } })).toThrow(/--name must not contain control characters/);
   });
+
+  it('a method the token endpoint lacks still answers a control character in the OAuth form (RFC 6749 §5.2)', async () => {
+    const res = await t.app.inject({ method: 'OPTIONS', url: '/api/oauth2/token/revoke?Authorization=%00' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_request', error_description: 'Authorization must not contain control characters' });
+  });
 });
