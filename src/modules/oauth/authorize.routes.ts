@@ -4,8 +4,12 @@ import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import type { Viewer } from '../../web/layout.js';
 import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
-import { authorizedAppsPage, consentPage, declinedPage, installedPage } from './authorize.page.js';
-import { authorizedApps, deauthorizeApp, decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
+import { consentPage, declinedPage, type ConsentPageInput } from './authorize.page.js';
+import { authorizedAppsPage } from './authorized-apps.page.js';
+import { authorizedApps, deauthorizeApp } from './authorized-apps.service.js';
+import { decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
+import { webhookConsentPage } from './incoming-webhook.page.js';
+import { installConsentPage, installedPage } from './install-consent.page.js';
 
 /**
  * The app-wide CSP with images limited to this origin: pages about granting access load nothing
@@ -26,6 +30,13 @@ const AuthorizeBody = Type.Object({ decision: Type.Optional(Type.Unknown()) }, {
 const DeauthorizeParams = Type.Object({ applicationId: Type.String({ maxLength: 32 }) });
 const AuthorizedAppsQuery = Type.Object({ removed: Type.Optional(Type.String({ maxLength: 8 })) });
 
+/** The consent screen for what the request asks: an install, webhook.incoming, or scopes alone. */
+function consentScreen(input: ConsentPageInput): string {
+  if (input.view.install) return installConsentPage(input, input.view.install);
+  if (input.view.webhook) return webhookConsentPage(input, input.view.webhook);
+  return consentPage(input);
+}
+
 /** GET/POST /app/oauth2/authorize and Settings → Authorized apps. */
 export function registerAuthorizePages(pages: App, services: Services): void {
   /**
@@ -41,7 +52,7 @@ export function registerAuthorizePages(pages: App, services: Services): void {
         // OpenID Connect Core §3.1.2.1 login_hint prefills the username (issue #22).
         return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}${outcome.loginHint === undefined ? '' : `&login_hint=${encodeURIComponent(outcome.loginHint)}`}`, 303);
       case 'consent':
-        return sendHtml(grantPageHeaders(reply), consentPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
+        return sendHtml(grantPageHeaders(reply), consentScreen({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'installed':
         return sendHtml(grantPageHeaders(reply), installedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'declined':
