@@ -9,7 +9,9 @@ import { generateInstallAwareLink, INSTALL_SCOPES } from './bots.js';
 import { enableBot, findBotAccount, resetBotToken } from './bots.service.js';
 import { listApplicationCommands } from './commands.service.js';
 import { registerCommandsApi } from './commands.routes.js';
-import { applicationPage, applicationsListPage, deleteApplicationPage, fieldMessages, permissionPicker, resetBotTokenPage, resetSecretPage, urlGeneratorPage, type BotSection } from './applications.page.js';
+import { applicationPage, deleteApplicationPage, resetBotTokenPage, resetSecretPage, type BotSection } from './app-detail.page.js';
+import { applicationsListPage, fieldMessages } from './portal.page.js';
+import { permissionPicker, urlGeneratorPage } from './url-generator.page.js';
 import { AppParams, BotSettingsBody, CreateAppBody, CsrfOnlyBody, DetailQuery, GeneralBody, ListQuery, OAuthSettingsBody, UrlGeneratorQuery } from './applications.schemas.js';
 import {
   createApplication,
