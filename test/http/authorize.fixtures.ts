@@ -51,7 +51,7 @@ export async function signedIn(t: TestApp, username?: string): Promise<{ agent: 
 }
 
 export async function createApp(t: TestApp, owner: Person, input: Partial<NewApplication> = {}): Promise<{ app: Application; clientSecret: string | null }> {
-  const created = await createApplication(t.services, owner.id, {
+  const created = await createApplication(t.services, { kind: 'person', id: owner.id }, {
     name: 'Acme Reader',
     description: 'Reads your profile to personalise Acme.',
     redirectUris: ['https://app.example/callback'],

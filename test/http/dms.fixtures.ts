@@ -4,6 +4,7 @@ import { installForUser } from '../../src/modules/applications/user-installs.ser
 import type { Person } from '../../src/modules/directory/people.js';
 import type { TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Bots for the direct-message and bot-message tests: an app with a bot account and its token,
@@ -20,7 +21,7 @@ export interface TestBot {
 export async function createBot(t: TestApp, input: { name?: string; owner?: Person } = {}): Promise<TestBot> {
   const owner = input.owner ?? (await createPerson(t));
   const client = await createClient(t, { owner, name: input.name ?? 'Weather Bot' });
-  const { botUserId, token } = await enableBot(t.services, client.app.id);
+  const { botUserId, token } = await enableBot(t.services, OPERATOR, client.app.id);
   return { client, botUserId, token, headers: { authorization: `Bot ${token}` } };
 }
 

@@ -1,3 +1,4 @@
+import { person } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
@@ -70,7 +71,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const body = request.body;
     const confidential = body.clientType !== 'public';
     try {
-      const { application, clientSecret } = await createApplication(services, viewer.id, { name: body.name ?? '', redirectUris: [], confidential });
+      const { application, clientSecret } = await createApplication(services, person(viewer.id), { name: body.name ?? '', redirectUris: [], confidential });
       if (clientSecret === null) return reply.redirect(`/developers/applications/${application.id}?created=1`, 303);
       // The secret exists in plaintext only in this response (no-store): it is never shown again.
       const notice = 'Application created. Add its redirect URIs below.';
@@ -99,7 +100,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const body = request.body;
     try {
-      await updateApplication(services, app.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
+      await updateApplication(services, person(viewer.id), app.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
       return reply.redirect(`/developers/applications/${app.id}?saved=1`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
@@ -114,7 +115,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const text = request.body.redirectUris ?? '';
     try {
-      await updateApplication(services, app.id, { redirectUris: redirectUrisFromText(text) });
+      await updateApplication(services, person(viewer.id), app.id, { redirectUris: redirectUrisFromText(text) });
       return reply.redirect(`/developers/applications/${app.id}?saved=1#oauth2`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
@@ -134,7 +135,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    const secret = await resetClientSecret(services, app.id);
+    const secret = await resetClientSecret(services, person(viewer.id), app.id);
     const notice = 'The client secret was reset. The previous secret no longer works.';
     return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newSecret: secret, bot: await botSection(services, app) }));
   });
@@ -145,7 +146,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     // A second click (or a reload) finds the bot there: back to the page, no second token.
     if (app.botUserId !== null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const { botUserId, token } = await enableBot(services, app.id);
+    const { botUserId, token } = await enableBot(services, person(viewer.id), app.id);
     const updated = { ...app, botUserId };
     // The token exists in plaintext only in this response (no-store): it is never shown again.
     const notice = 'Bot added. Copy its token now.';
@@ -165,7 +166,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
     if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const token = await resetBotToken(services, app.id);
+    const token = await resetBotToken(services, person(viewer.id), app.id);
     const notice = 'The bot token was reset. The previous token no longer works.';
     return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newBotToken: token, bot: await botSection(services, app) }));
   });
@@ -174,7 +175,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    await updateApplication(services, app.id, { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' });
+    await updateApplication(services, person(viewer.id), app.id, { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' });
     return reply.redirect(`/developers/applications/${app.id}?saved=1#bot`, 303);
   });
 
@@ -189,7 +190,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
     const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    await deleteApplication(services, app.id);
+    await deleteApplication(services, person(viewer.id), app.id);
     return reply.redirect('/developers/applications?deleted=1', 303);
   });
 
