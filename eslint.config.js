@@ -39,11 +39,20 @@ export default tseslint.config(
   },
   {
     files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.service.ts', 'src/modules/**/*.page.ts', 'src/modules/**/*.test.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.hook.ts', 'src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.service.ts', 'src/modules/**/*.page.ts', 'src/modules/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kyselyValues] }] },
   },
   { files: ['src/modules/**/*.service.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kysely] }] } },
-  { files: ['src/modules/**/*.routes.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [kyselyValues, repositories] }] } },
+  { files: ['src/modules/**/*.routes.ts', 'src/modules/**/*.hook.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [kyselyValues, repositories] }] } },
   { files: ['src/modules/**/*.page.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kyselyValues, repositories, services] }] } },
   { files: ['src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify] }] } },
+  {
+    // The browser scripts (web/assets/): classic scripts with only the browser globals they use.
+    files: ['src/web/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', EventSource: 'readonly' },
+    },
+    rules: { 'no-undef': 'error', strict: ['error', 'global'] },
+  },
 );

@@ -31,8 +31,8 @@ import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
 import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
 import type { Services } from './services.js';
-import { APP_CSS, APP_CSS_PATH, APP_JS, APP_JS_PATH, APP_LIVE_JS, APP_LIVE_JS_PATH } from './web/assets.js';
-import { installPageContext } from './web/pages.js';
+import { ASSETS } from './web/assets.js';
+import { installPageContext } from './modules/accounts/page-context.hook.js';
 
 
 /**
@@ -116,15 +116,11 @@ export async function buildApp(services: Services): Promise<App> {
     transform: documentedRoutesOnly,
   });
 
-  app.get(APP_CSS_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_CSS),
-  );
-  app.get(APP_JS_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_JS),
-  );
-  app.get(APP_LIVE_JS_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=31536000, immutable').send(APP_LIVE_JS),
-  );
+  for (const asset of ASSETS) {
+    app.get(asset.path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.type(asset.type).header('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body),
+    );
+  }
 
   // Browsers ask for /favicon.ico on every site; answer "no icon" instead of a logged 404.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());

@@ -3,6 +3,7 @@ import type { App } from './app-type.js';
 import { addFieldError, ApiError, ApiErrors, OAuthError, PageError, RateLimitedError, type ErrorTree } from '../core/errors.js';
 import { errorPage } from '../web/layout.js';
 import { csrfToken } from '../web/csrf.js';
+import { pageErrorFor } from './page-errors.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
 /**
@@ -123,7 +124,8 @@ function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply,
   }
   if (raw instanceof ApiError) {
     if (isApiRequest(request)) return sendApiError(reply, raw);
-    return sendPage(request, reply, raw.status, 'Something is not right', raw.message, serviceName);
+    const words = pageErrorFor(raw);
+    return sendPage(request, reply, raw.status, words.title, words.detail, serviceName);
   }
 
   const error = raw as FastifyError & { validation?: ValidationIssue[] };

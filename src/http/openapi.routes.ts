@@ -2,7 +2,7 @@ import type { FastifySchema } from 'fastify';
 import type { App } from './app-type.js';
 import { renderApiReference, type OpenApiDocument } from './openapi.page.js';
 import type { Services } from '../services.js';
-import { sendHtml } from '../web/pages.js';
+import { sendHtml } from './pages.js';
 
 /** Where the generated document and its reference page are served (README, docs/operations.md). */
 export const OPENAPI_JSON_PATH = '/api/openapi.json';

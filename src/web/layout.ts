@@ -1,4 +1,4 @@
-import { APP_CSS_PATH } from './assets.js';
+import { APP_CSS } from './assets.js';
 import { CSRF_FIELD } from './csrf.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -45,7 +45,7 @@ export function layout(page: PageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · ${page.serviceName}</title>
-<link rel="stylesheet" href="${APP_CSS_PATH}">
+<link rel="stylesheet" href="${APP_CSS.path}">
 ${(page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>

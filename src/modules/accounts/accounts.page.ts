@@ -1,18 +1,10 @@
 import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import { field, settingsLayout, type FieldMessages, type PageCtx } from '../../web/components.js';
+import { csrfField, layout } from '../../web/layout.js';
 import { DISPLAY_NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH } from '../directory/people.js';
 
-/** What every account page needs from the request (web/pages.ts `pageContext`). */
-export interface PageCtx {
-  viewer: Viewer | undefined;
-  csrfToken: string;
-  serviceName: string;
-}
-
 /** Messages per form field, from a 50035 error tree. */
-export type FieldMessages = Record<string, string[]>;
-
 export function fieldMessages(tree: ErrorTree | undefined): FieldMessages {
   const out: FieldMessages = {};
   if (!tree) return out;
@@ -22,29 +14,6 @@ export function fieldMessages(tree: ErrorTree | undefined): FieldMessages {
     if (Array.isArray(list)) out[field] = (list as FieldError[]).map((e) => e.message);
   }
   return out;
-}
-
-interface InputSpec {
-  name: string;
-  label: string;
-  type: 'text' | 'password' | 'email' | 'url';
-  value?: string;
-  autocomplete: string;
-  required?: boolean;
-  minlength?: number;
-  maxlength?: number;
-  hint?: string;
-  extra?: SafeHtml;
-}
-
-/** A labelled input with its hint and errors, linked for screen readers (aria-describedby). */
-function field(spec: InputSpec, errors: FieldMessages): SafeHtml {
-  const messages = errors[spec.name] ?? [];
-  const ids = [spec.hint ? `${spec.name}-hint` : '', messages.length ? `${spec.name}-error` : ''].filter(Boolean).join(' ');
-  return html`<label for="${spec.name}">${spec.label}</label>
-<input id="${spec.name}" name="${spec.name}" type="${spec.type}" autocomplete="${spec.autocomplete}"${spec.value !== undefined && spec.type !== 'password' ? html` value="${spec.value}"` : ''}${spec.required ? html` required` : ''}${spec.minlength !== undefined ? html` minlength="${spec.minlength}"` : ''}${spec.maxlength !== undefined ? html` maxlength="${spec.maxlength}"` : ''}${ids ? html` aria-describedby="${ids}"` : ''}${messages.length ? html` aria-invalid="true"` : ''}${spec.extra ?? ''}>
-${spec.hint ? html`<p class="hint" id="${spec.name}-hint">${spec.hint}</p>` : ''}
-${messages.length ? html`<div class="error" id="${spec.name}-error" role="alert">${messages.map((m, i) => html`${i > 0 ? html`<br>` : ''}${m}`)}</div>` : ''}`;
 }
 
 const USERNAME_EXTRA = html` autocapitalize="none" spellcheck="false"`;
@@ -137,29 +106,6 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
 </div>
 <p class="muted">New here? <a href="${withNext('/register', next)}">Create an account</a></p>`;
   return layout({ title: 'Sign in', serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
-}
-
-/**
- * The settings sections; "authorized-apps" is built by the OAuth module (Settings → Authorized
- * apps), "apps" by the applications module (Settings → Installed apps, user installs).
- */
-export type SettingsSection = 'profile' | 'password' | 'authorized-apps' | 'apps';
-
-const SETTINGS_LINKS: ReadonlyArray<{ section: SettingsSection; href: string; label: string }> = [
-  { section: 'profile', href: '/settings/profile', label: 'Profile' },
-  { section: 'password', href: '/settings/password', label: 'Password' },
-  { section: 'authorized-apps', href: '/settings/authorized-apps', label: 'Authorized apps' },
-  { section: 'apps', href: '/settings/apps', label: 'Installed apps' },
-];
-
-/** The settings sidebar and the section's content beside it; for every /settings/* page. */
-export function settingsLayout(active: SettingsSection, content: SafeHtml): SafeHtml {
-  return html`<div class="layout">
-<nav class="sidebar" aria-label="Settings">
-${SETTINGS_LINKS.map((l) => html`<a href="${l.href}"${l.section === active ? html` class="active" aria-current="page"` : ''}>${l.label}</a>`)}
-</nav>
-<div>${content}</div>
-</div>`;
 }
 
 export interface ProfilePageInput {

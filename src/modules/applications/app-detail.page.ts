@@ -3,7 +3,8 @@ import { csrfField } from '../../web/layout.js';
 import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
 import type { CommandView } from './bots.js';
-import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages, type PageCtx } from './portal.page.js';
+import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages } from './portal.page.js';
+import type { PageCtx } from '../../web/components.js';
 
 export interface DetailPageInput {
   ctx: PageCtx;

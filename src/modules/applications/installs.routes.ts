@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { Permission } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { requireViewer } from '../../web/pages.js';
-import { requireServerPermission } from '../directory/permissions.service.js';
+import { requireViewer } from '../../http/pages.js';
+import { requireServerPermission } from '../directory/access.service.js';
 import { integrationsPath } from './installs.page.js';
 import { removeBot } from './installs.service.js';
 

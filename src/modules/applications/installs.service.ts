@@ -6,7 +6,7 @@ import type { Deps } from '../../services.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
-import { requireMemberInReach } from '../directory/permissions.service.js';
+import { requireMemberInReach } from '../directory/policy.js';
 import { insertRole, maxRolePosition, updateRole } from '../directory/roles.repository.js';
 import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';

@@ -1,15 +1,9 @@
 import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import type { PageCtx } from '../../web/components.js';
+import { csrfField, layout } from '../../web/layout.js';
 import { APP_NAME_MAX, APP_NAME_MIN, type Application } from './applications.js';
-
-/** What every portal page needs from the request (web/pages.ts `pageContext`). */
-export interface PageCtx {
-  viewer: Viewer | undefined;
-  csrfToken: string;
-  serviceName: string;
-}
 
 /** Messages per form field. */
 export type FieldMessages = Record<string, string[]>;

@@ -1,7 +1,8 @@
 import { PERMISSION_LABELS, Permission, type PermissionName } from '../../core/permissions.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import type { Application } from './applications.js';
-import { appPath, copyField, page, withAppNav, type PageCtx } from './portal.page.js';
+import type { PageCtx } from '../../web/components.js';
+import { appPath, copyField, page, withAppNav } from './portal.page.js';
 
 /** Permissions in the order the picker lists them (Discord's bit order). */
 const PICKER_PERMISSIONS = Object.keys(Permission) as PermissionName[];

@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { csrfField, layout } from '../../web/layout.js';
-import { settingsLayout, type PageCtx } from '../accounts/accounts.page.js';
+import { settingsLayout, type PageCtx } from '../../web/components.js';
 
 /** One user-installed app as the page lists it. */
 export interface InstalledAppView {

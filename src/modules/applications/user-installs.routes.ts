@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { installedAppsPage } from './user-installs.page.js';
 import { installedApps, removeUserInstall } from './user-installs.service.js';
 

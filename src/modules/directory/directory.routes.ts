@@ -3,24 +3,15 @@ import { ApiError, PageError, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { formErrorMessage } from '../../web/form-errors.js';
 import type { Viewer } from '../../web/layout.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { createChannel, deleteChannel, getChannels } from './channels.service.js';
-import {
-  deleteServerPage,
-  emptyServerPage,
-  homePage,
-  leaveServerPage,
-  invitePage,
-  landingPage,
-  settingsAbilities,
-  settingsPage,
-  type FormError,
-  type FormValues,
-  type SettingsPageInput,
-  type SettingsSection,
-} from './directory.page.js';
+import { refused, type FormError, type FormValues } from '../../web/components.js';
+import { homePage, emptyServerPage, landingPage } from './home.page.js';
+import { invitePage } from './invite.page.js';
+import { deleteServerPage, leaveServerPage } from './server-lifecycle.page.js';
+import { settingsAbilities, type SettingsPageInput, type SettingsSection } from './server-settings.js';
+import { settingsPage } from './server-settings.page.js';
 import {
   AddMemberBody,
   ChannelBody,
@@ -52,14 +43,9 @@ import {
   removeMember,
   setMemberRoles,
 } from './members.service.js';
-import {
-  SERVER_NOT_FOUND,
-  requireAnyServerPermission,
-  requireGrantable,
-  requireMemberInReach,
-  requireRoleInReach,
-  requireServerPermission,
-} from './permissions.service.js';
+import { requireAnyServerPermission, requireServerPermission } from './access.service.js';
+import { requireGrantable, requireMemberInReach, requireRoleInReach } from './policy.js';
+import { SERVER_NOT_FOUND } from '../../http/page-errors.js';
 import { parseColor, permissionsFromNames, type Role } from './roles.js';
 import { createRole, deleteRole, getRole, getRoles, updateRole } from './roles.service.js';
 import {
@@ -167,12 +153,6 @@ export function registerDirectoryPages(pages: App, services: Services): void {
       ...(extra.createdInviteUrl ? { createdInviteUrl: extra.createdInviteUrl } : {}),
     };
     return sendHtml(reply, settingsPage(input), extra.status ?? 200);
-  }
-
-  /** A refused form: the same section again, its message beside the form, nothing changed. */
-  function refused(error: unknown, form: string, values: FormValues): { error: FormError; values: FormValues; status: number } {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    return { error: { form, message: formErrorMessage(error) }, values, status: error.status };
   }
 
   /** A role of this server for a settings page, or the not-found page. */

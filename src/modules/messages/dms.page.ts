@@ -1,15 +1,11 @@
 import { APP_LIVE_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { layout, type Viewer } from '../../web/layout.js';
-import { avatar } from '../directory/directory.page.js';
+import { layout } from '../../web/layout.js';
+import { avatar, type PageCtx } from '../../web/components.js';
 import type { DmConversation, DmConversationSummary, DmParty } from './dms.js';
 import { messageList } from './messages.page.js';
 
-export interface DmPageCtx {
-  viewer: Viewer | undefined;
-  csrfToken: string;
-  serviceName: string;
-}
+export type DmPageCtx = PageCtx;
 
 /** How long a preview of the newest message is, in code points. */
 const PREVIEW_LENGTH = 80;

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
 import { ApiErrorResponses, ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';

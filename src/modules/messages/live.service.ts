@@ -1,4 +1,4 @@
-import { PageError } from '../../core/errors.js';
+import { ApiErrors } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { ChannelEvent } from '../../realtime/channel-events.js';
@@ -6,7 +6,6 @@ import type { Deps } from '../../services.js';
 import { sessionStillSignsIn } from '../accounts/sessions.service.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
-import { CHANNEL_NOT_FOUND } from '../directory/permissions.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findDmPair } from './dms.repository.js';
 import { CHANNEL_VIEW_LIMIT, toMessageView, type MessageView } from './messages.js';
@@ -17,7 +16,7 @@ import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
  * this file only decides and loads.
  */
 
-const notFound = () => new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
+const notFound = ApiErrors.unknownChannel;
 
 /** Whether `viewerId` may read `channel`: View channel in its server, or one of a DM's two people. */
 async function mayView(deps: Deps, viewerId: string, channel: Channel): Promise<boolean> {

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, PageError } from '../../core/errors.js';
+import { ApiError, ApiErrors } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { formErrorMessage } from '../../web/form-errors.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { formErrorMessage } from '../../web/components.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
-import { CHANNEL_NOT_FOUND, requireServerPermission } from '../directory/permissions.service.js';
+import { requireServerPermission } from '../directory/access.service.js';
 import { channelPage } from './messages.page.js';
 import { ChannelParams, PostMessageBody } from './messages.schemas.js';
 import { loadChannelPage, postMessage } from './messages.service.js';
@@ -21,13 +21,13 @@ export function registerMessagePages(pages: App, services: Services): void {
   /** A server text channel, or the not-found page (also for DM channels, which have no view yet). */
   async function serverChannel(channelId: string): Promise<Channel & { serverId: string }> {
     const channel = await getChannel(services, channelId);
-    if (!channel || channel.serverId === null) throw new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
+    if (!channel || channel.serverId === null) throw ApiErrors.unknownChannel();
     return { ...channel, serverId: channel.serverId };
   }
 
   async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }) {
     const data = await loadChannelPage(services, channel);
-    if (!data) throw new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
+    if (!data) throw ApiErrors.unknownChannel();
     const markup = channelPage({
       ctx: pageContext(request, services),
       server: data.server,
@@ -47,7 +47,7 @@ export function registerMessagePages(pages: App, services: Services): void {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
     const channel = await serverChannel(request.params.channelId);
-    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, CHANNEL_NOT_FOUND);
+    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
     return render(request, reply, channel, permissions);
   });
 
@@ -55,7 +55,7 @@ export function registerMessagePages(pages: App, services: Services): void {
     const viewer = requireViewer(request, reply);
     if (!viewer) return reply;
     const channel = await serverChannel(request.params.channelId);
-    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, CHANNEL_NOT_FOUND);
+    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, ApiErrors.unknownChannel);
     const content = request.body.content ?? '';
     try {
       await postMessage(services, channel.id, viewer.id, content);

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import type { PageCtx } from '../accounts/accounts.page.js';
+import type { PageCtx } from '../../web/components.js';
 import type { InstallConsent } from '../applications/installs.js';
 import type { WebhookConsent } from './incoming-webhook.js';
 

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import type { Viewer } from '../../web/layout.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { consentPage, declinedPage, type ConsentPageInput } from './authorize.page.js';
 import { authorizedAppsPage } from './authorized-apps.page.js';
 import { authorizedApps, deauthorizeApp } from './authorized-apps.service.js';

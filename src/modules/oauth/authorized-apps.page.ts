@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import { settingsLayout, type PageCtx } from '../accounts/accounts.page.js';
+import { settingsLayout, type PageCtx } from '../../web/components.js';
 import { appTile } from './authorize.page.js';
 
 /** One entry of Settings → Authorized apps. */

@@ -2,7 +2,7 @@ import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { InstallConsent, RequestedPermission } from '../applications/installs.js';
-import type { PageCtx } from '../accounts/accounts.page.js';
+import type { PageCtx } from '../../web/components.js';
 import { appTile, consentHead, destination, hiddenFields, signedInAs, type ConsentPageInput, type ConsentView, type InstalledView } from './authorize.page.js';
 
 /**

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import type { PageCtx } from '../accounts/accounts.page.js';
+import type { PageCtx } from '../../web/components.js';
 import { SIGNING_ALGS } from './signing-algs.js';
 
 /** RP-Initiated Logout 1.0 §2: the OP asks before signing the person out when the request cannot prove who sent it. */

@@ -1,15 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, PageError } from '../../core/errors.js';
+import { ApiError, ApiErrors, PageError } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { formErrorMessage } from '../../web/form-errors.js';
-import { pageContext, requireViewer, sendHtml } from '../../web/pages.js';
+import { refused, type FormError, type FormValues } from '../../web/components.js';
+import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
 import { INSTALLED_APPS_NOTICES } from '../applications/installs.page.js';
 import { listServerInstalls } from '../applications/installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
-import { settingsAbilities, type FormError, type FormValues } from '../directory/directory.page.js';
-import { CHANNEL_NOT_FOUND, requireAnyServerPermission, requireServerPermission } from '../directory/permissions.service.js';
+import { settingsAbilities } from '../directory/server-settings.js';
+import { requireAnyServerPermission, requireServerPermission } from '../directory/access.service.js';
 import { confirmDeletePage, confirmRegeneratePage, integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
 import {
   IntegrationsChannelParams,
@@ -76,8 +76,8 @@ export function registerWebhookPages(pages: App, services: Services): void {
 
   async function channelScope(channelId: string, viewerId: string, bits: bigint): Promise<Resolved> {
     const channel = await getChannel(services, channelId);
-    if (!channel || channel.serverId === null) throw new PageError(404, CHANNEL_NOT_FOUND.title, CHANNEL_NOT_FOUND.detail);
-    const permissions = await requireServerPermission(services, channel.serverId, viewerId, bits, CHANNEL_NOT_FOUND);
+    if (!channel || channel.serverId === null) throw ApiErrors.unknownChannel();
+    const permissions = await requireServerPermission(services, channel.serverId, viewerId, bits, ApiErrors.unknownChannel);
     const scope: IntegrationsScope = { kind: 'channel', channel };
     return { serverId: channel.serverId, scope, permissions, base: integrationsBase(channel.serverId, scope) };
   }
@@ -105,12 +105,6 @@ export function registerWebhookPages(pages: App, services: Services): void {
       ...(canManageWebhooks ? { githubSecrets: await githubSecretsOfServer(services, at.serverId) } : {}),
     });
     return sendHtml(reply, markup, extra.status ?? 200);
-  }
-
-  /** A refused form: the page again with the message beside the form, nothing changed. */
-  function refused(error: unknown, form: string, values: FormValues): RenderExtra {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    return { error: { form, message: formErrorMessage(error) }, values, status: error.status };
   }
 
   async function webhookOr404(at: Resolved, webhookId: string): Promise<Webhook> {

@@ -3,7 +3,9 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout } from '../../web/layout.js';
 import { renderInstalledApps, type InstalledAppsView } from '../applications/installs.page.js';
 import type { Channel } from '../directory/channels.js';
-import { avatar, settingsNav, type FormError, type FormValues, type PageCtx, type SettingsAbilities } from '../directory/directory.page.js';
+import { avatar, formError as errorFor, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
+import type { SettingsAbilities } from '../directory/server-settings.js';
+import { settingsNav } from '../directory/server-settings.page.js';
 import { GITHUB_SECRET_MAX } from './compat.js';
 import { WEBHOOKS_PER_CHANNEL, WEBHOOK_AVATAR_URL_MAX, WEBHOOK_NAME_MAX, type Webhook, type WebhookWithCreator } from './webhooks.js';
 
@@ -53,10 +55,6 @@ export interface IntegrationsPageInput {
 function value(values: FormValues | undefined, name: string): string | undefined {
   const v = values?.[name];
   return typeof v === 'string' ? v : undefined;
-}
-
-function errorFor(error: FormError | undefined, form: string): SafeHtml {
-  return error && error.form === form ? html`<div class="error" role="alert">${error.message}</div>` : html``;
 }
 
 function day(ms: number): SafeHtml {

@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../http/app-type.js';
+import { PageError } from '../../core/errors.js';
+import type { Services } from '../../services.js';
+import { CSRF_FIELD, verifyCsrfToken } from '../../web/csrf.js';
+import { cookieNames, cookieOptions } from '../../web/pages.js';
+import { resolveSession } from './sessions.service.js';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Makes `app` a pages context: every route registered on it gets the signed-in viewer and a CSRF
+ * key, and every state-changing request must carry a valid CSRF token and, when the browser sends
+ * one, a same-origin Origin header. Enforced here once, so no form can forget it.
+ */
+export function installPageContext(app: App, services: Services): void {
+  const names = cookieNames(services.config.secureCookies);
+  const origin = new URL(services.config.baseUrl).origin;
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = request.cookies[names.session];
+    if (token) {
+      const resolved = await resolveSession(services, token);
+      if (resolved) {
+        const p = resolved.person;
+        request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl };
+        request.sessionToken = token;
+        request.signedInAt = resolved.signedInAt;
+        request.csrfKey = token;
+        // The cookie's lifetime follows the session's idle expiry as use pushes it forward.
+        if (resolved.renewed) {
+          reply.setCookie(names.session, token, cookieOptions(services, Math.max(0, Math.floor((resolved.expiresAt - services.clock.now()) / 1000))));
+        }
+      } else {
+        // Same attributes as when set: browsers ignore a __Host- cookie cleared without Secure.
+        reply.clearCookie(names.session, cookieOptions(services));
+      }
+    }
+    if (!request.csrfKey) {
+      let anon = request.cookies[names.anon];
+      if (!anon || !/^[A-Za-z0-9_-]{22,64}$/.test(anon)) {
+        anon = services.random.bytes(18).toString('base64url');
+        reply.setCookie(names.anon, anon, cookieOptions(services));
+      }
+      request.csrfKey = anon;
+    }
+
+    if (STATE_CHANGING.has(request.method)) {
+      const sentOrigin = request.headers.origin;
+      if (sentOrigin !== undefined && sentOrigin !== origin && sentOrigin !== 'null') {
+        throw new PageError(403, 'Request refused', 'This form was sent from another site. Go back, reload the page and try again.');
+      }
+      const body = request.body as Record<string, unknown> | undefined;
+      const sent = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+      if (!verifyCsrfToken(request.csrfKey, sent)) {
+        throw new PageError(403, 'Request refused', 'This form has expired or was not sent from this site. Go back, reload the page and try again.');
+      }
+    }
+  });
+}

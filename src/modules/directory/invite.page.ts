@@ -1,0 +1,72 @@
+import { avatar, formError, page, type PageCtx } from '../../web/components.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { csrfField } from '../../web/layout.js';
+import type { SettingsPageInput } from './server-settings.js';
+
+function whenText(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function invitesSection(input: SettingsPageInput): SafeHtml {
+  const { server, ctx, can } = input;
+  return html`${
+    input.createdInviteUrl
+      ? html`<div class="notice" role="status"><p><strong>Your invite link.</strong> Copy it now: it is shown only this once.</p><code class="secret">${input.createdInviteUrl}</code></div>`
+      : ''
+  }
+<div class="card">
+<h1>Invites</h1>
+${formError(input.error, 'create-invite')}
+<form method="post" action="/servers/${server.id}/invites">
+${csrfField(ctx.csrfToken)}
+<label for="invite-expires">Expire after</label>
+<select id="invite-expires" name="expiresIn">
+<option value="1800">30 minutes</option><option value="3600">1 hour</option><option value="21600">6 hours</option><option value="43200">12 hours</option><option value="86400">1 day</option><option value="604800" selected>7 days</option><option value="never">Never</option>
+</select>
+<label for="invite-max">Maximum uses</label>
+<select id="invite-max" name="maxUses">
+<option value="" selected>No limit</option><option value="1">1 use</option><option value="5">5 uses</option><option value="10">10 uses</option><option value="25">25 uses</option><option value="50">50 uses</option><option value="100">100 uses</option>
+</select>
+<div class="actions"><button type="submit">Create invite link</button></div>
+</form>
+</div>
+${
+  can.manageServer
+    ? html`<div class="card"><h2>Active links</h2>
+${
+  input.invites.length
+    ? html`<table><thead><tr><th>Created by</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
+        (i) => html`<tr><td>${i.creatorName}</td><td>${i.uses}${i.maxUses !== null ? html` / ${i.maxUses}` : ''}</td><td>${
+          i.expiresAt === null ? 'never' : i.expiresAt <= input.now ? 'expired' : whenText(i.expiresAt)
+        }</td><td><form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit">Revoke</button></form></td></tr>`,
+      )}</tbody></table>`
+    : html`<p class="muted">No invite links.</p>`
+}</div>`
+    : ''
+}`;
+}
+
+/** Server settings: one section per page, a sidebar of the sections the viewer may open. */
+
+export interface InvitePageInput {
+  ctx: PageCtx;
+  code: string;
+  server: { id: string; name: string; iconUrl: string | null };
+  alreadyMember: boolean;
+}
+
+/** "Join <server>": a button for the signed-in, sign-in links that come back here for others. */
+export function invitePage(input: InvitePageInput): string {
+  const { ctx, server, code } = input;
+  const here = `/invite/${code}`;
+  const action = input.alreadyMember
+    ? html`<p>You are already a member.</p><div class="actions"><a class="button" href="/servers/${server.id}">Open ${server.name}</a></div>`
+    : ctx.viewer
+      ? html`<form method="post" action="${here}">${csrfField(ctx.csrfToken)}<div class="actions"><button type="submit">Join ${server.name}</button><a class="button secondary" href="/">Not now</a></div></form>`
+      : html`<p>Sign in to join.</p><div class="actions"><a class="button" href="/login?next=${encodeURIComponent(here)}">Sign in</a><a class="button secondary" href="/register?next=${encodeURIComponent(here)}">Create an account</a></div>`;
+  return page(ctx, `Join ${server.name}`, html`<div class="card">
+<p class="muted">You have been invited to join</p>
+<h1>${avatar(server.name, server.iconUrl)} ${server.name}</h1>
+${action}
+</div>`, { width: 'narrow' });
+}

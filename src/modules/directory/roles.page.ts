@@ -1,0 +1,94 @@
+import { PERMISSION_LABELS, Permission, has, type PermissionName } from '../../core/permissions.js';
+import { formError, formValue, type FormValues } from '../../web/components.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { csrfField } from '../../web/layout.js';
+import { PERMISSION_GROUPS, isEveryoneRole, ungrantableBits } from './roles.js';
+import type { SettingsPageInput } from './server-settings.js';
+
+function permissionCheckboxes(selected: bigint, actor: bigint, editable: boolean): SafeHtml {
+  return html`${PERMISSION_GROUPS.map(
+    (group) => html`<fieldset><legend>${group.title}</legend><div class="grid2">${group.names.map((name: PermissionName) => {
+      const bit = Permission[name];
+      const grantable = editable && ungrantableBits(actor, bit) === 0n;
+      return html`<label class="check"><input type="checkbox" name="permissions" value="${name}"${has(selected, bit) ? html` checked` : ''}${grantable ? '' : html` disabled`}> <span>${PERMISSION_LABELS[name]}${name === 'ADMINISTRATOR' ? html`<br><span class="hint">Every permission, everywhere in the server.</span>` : ''}</span></label>`;
+    })}</div></fieldset>`,
+  )}`;
+}
+
+function selectedPermissions(values: FormValues | undefined, fallback: bigint): bigint {
+  const raw = values?.['permissions'];
+  if (raw === undefined) return values ? 0n : fallback;
+  let bits = 0n;
+  for (const name of Array.isArray(raw) ? raw : [raw]) if (Object.hasOwn(Permission, name)) bits |= Permission[name as PermissionName];
+  return bits;
+}
+
+export function rolesSection(input: SettingsPageInput): SafeHtml {
+  const { server, ctx } = input;
+  const failed = input.error?.form === 'create-role';
+  return html`<div class="card">
+<h1>Roles</h1>
+<p class="muted small">Members hold @everyone's permissions plus those of each of their roles. The owner and anyone with Administrator hold every permission. You can only give out permissions you hold yourself.</p>
+<ul class="plain">${input.roles.map(
+    (r) => html`<li><a href="/servers/${server.id}/settings/roles/${r.id}"><strong>${r.name}</strong></a>
+${r.managedApplicationId ? html`<span class="badge">APP</span>` : ''}
+<span class="muted small">${input.members.filter((m) => isEveryoneRole(r) || m.roleIds.includes(r.id)).length} member(s)</span></li>`,
+  )}</ul>
+</div>
+<div class="card">
+<h2>Create a role</h2>
+${formError(input.error, 'create-role')}
+<form method="post" action="/servers/${server.id}/roles">
+${csrfField(ctx.csrfToken)}
+<label for="role-name">Name</label>
+<input id="role-name" name="name" type="text" required maxlength="100" value="${failed ? formValue(input.values, 'name') : ''}">
+<label for="role-color">Colour <span class="muted">(optional, like #5865f2)</span></label>
+<input id="role-color" name="color" type="text" maxlength="7" value="${failed ? formValue(input.values, 'color') : ''}" autocapitalize="none" spellcheck="false">
+<h3>Permissions</h3>
+${permissionCheckboxes(failed ? selectedPermissions(input.values, 0n) : 0n, input.permissions, true)}
+<div class="actions"><button type="submit">Create role</button></div>
+</form>
+</div>`;
+}
+
+function colorText(color: number): string {
+  return color === 0 ? '' : `#${color.toString(16).padStart(6, '0')}`;
+}
+
+export function roleSection(input: SettingsPageInput): SafeHtml {
+  const { server, ctx } = input;
+  const role = input.role;
+  if (!role) return html``;
+  const everyone = isEveryoneRole(role);
+  const managed = role.managedApplicationId !== null;
+  const inReach = ungrantableBits(input.permissions, role.permissions) === 0n;
+  const editable = !managed && inReach;
+  const failed = input.error?.form === 'edit-role';
+  return html`<div class="card">
+<p><a href="/servers/${server.id}/settings/roles">← All roles</a></p>
+<h1>${role.name}</h1>
+${managed ? html`<p class="notice">This role belongs to an app: it changes when the app is added again or removed, not here.</p>` : ''}
+${!managed && !inReach ? html`<p class="notice">This role has permissions you do not have, so you cannot change it.</p>` : ''}
+${formError(input.error, 'edit-role')}
+<form method="post" action="/servers/${server.id}/roles/${role.id}">
+${csrfField(ctx.csrfToken)}
+${
+  everyone
+    ? html`<p class="hint">Every member has @everyone: what it allows, everyone can do.</p>`
+    : html`<label for="role-name">Name</label>
+<input id="role-name" name="name" type="text" required maxlength="100" value="${failed ? formValue(input.values, 'name') : role.name}"${editable ? '' : html` disabled`}>
+<label for="role-color">Colour <span class="muted">(optional, like #5865f2)</span></label>
+<input id="role-color" name="color" type="text" maxlength="7" value="${failed ? formValue(input.values, 'color') : colorText(role.color)}"${editable ? '' : html` disabled`} autocapitalize="none" spellcheck="false">`
+}
+<h2>Permissions</h2>
+${permissionCheckboxes(failed ? selectedPermissions(input.values, role.permissions) : role.permissions, input.permissions, editable)}
+${editable ? html`<div class="actions"><button type="submit">Save changes</button></div>` : ''}
+</form>
+</div>
+${
+  editable && !everyone
+    ? html`<div class="card"><h2>Delete this role</h2><p class="muted small">Members who have it lose its permissions.</p>
+<form method="post" action="/servers/${server.id}/roles/${role.id}/delete">${csrfField(ctx.csrfToken)}<button class="danger" type="submit">Delete role</button></form></div>`
+    : ''
+}`;
+}

@@ -1,0 +1,109 @@
+import { formError, formValue, notice, page } from '../../web/components.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { csrfField } from '../../web/layout.js';
+import { invitesSection } from './invite.page.js';
+import { membersSection } from './members.page.js';
+import { roleSection, rolesSection } from './roles.page.js';
+import type { SettingsAbilities, SettingsPageInput, SettingsSection } from './server-settings.js';
+import { SERVER_NAME_MAX_LENGTH } from './servers.js';
+
+function sectionNav(input: SettingsPageInput): SafeHtml {
+  return settingsNav(input.server, input.can, input.section);
+}
+
+/** The server settings sidebar: the sections the viewer may open (also used by webhooks.page.ts). */
+export function settingsNav(server: { id: string; name: string }, can: SettingsAbilities, section: SettingsSection | 'integrations'): SafeHtml {
+  const items: Array<[SettingsSection | 'integrations', string, boolean]> = [
+    ['overview', 'Overview', true],
+    ['channels', 'Channels', can.manageChannels],
+    ['roles', 'Roles', can.manageRoles],
+    ['members', 'Members', can.manageServer || can.manageRoles],
+    ['invites', 'Invites', can.createInvite],
+    ['integrations', 'Integrations', can.integrations],
+  ];
+  const current = section === 'role' ? 'roles' : section;
+  return html`<nav class="sidebar card" aria-label="Server settings">
+<p class="muted small">${server.name}</p>
+${items
+  .filter(([, , visible]) => visible)
+  .map(([key, label]) => html`<a href="/servers/${server.id}/settings${key === 'overview' ? '' : `/${key}`}"${key === current ? html` class="active" aria-current="page"` : ''}>${label}</a>`)}
+<a href="/servers/${server.id}">← Back to channels</a>
+</nav>`;
+}
+
+function overviewSection(input: SettingsPageInput): SafeHtml {
+  const { server, can, ctx } = input;
+  const owner = input.members.find((m) => m.userId === server.ownerId);
+  return html`<div class="card">
+<h1>Overview</h1>
+<p>Owner: <strong>${owner ? owner.person.name : 'unknown'}</strong>${owner ? html` <span class="muted">@${owner.person.username}</span>` : ''} · ${input.members.length} member${input.members.length === 1 ? '' : 's'} · ${input.channels.length} channel${input.channels.length === 1 ? '' : 's'}</p>
+<p class="muted small">Server id <code>${server.id}</code></p>
+${
+  can.manageServer
+    ? html`${formError(input.error, 'rename')}
+<form method="post" action="/servers/${server.id}/settings">
+${csrfField(ctx.csrfToken)}
+<label for="name">Server name</label>
+<input id="name" name="name" type="text" required maxlength="${SERVER_NAME_MAX_LENGTH}" value="${input.error?.form === 'rename' ? formValue(input.values, 'name') : server.name}">
+<div class="actions"><button type="submit">Save</button></div>
+</form>`
+    : html`<p class="muted">Only people with Manage server can rename it.</p>`
+}
+</div>
+${
+  ctx.viewer?.id === server.ownerId
+    ? html`<div class="card"><h2>Delete this server</h2><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`
+    : html`<div class="card"><h2>Leave this server</h2><p><a class="button secondary" href="/servers/${server.id}/leave">Leave server…</a></p></div>`
+}`;
+}
+
+function channelsSection(input: SettingsPageInput): SafeHtml {
+  const { server, ctx } = input;
+  return html`<div class="card">
+<h1>Channels</h1>
+${
+  input.channels.length
+    ? html`<ul class="plain">${input.channels.map(
+        (c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a>${c.topic ? html` <span class="muted small">— ${c.topic}</span>` : ''}
+<form method="post" action="/servers/${server.id}/channels/${c.id}/delete" class="actions">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Delete #${c.name}">Delete</button></form></li>`,
+      )}</ul>`
+    : html`<p class="muted">No channels yet.</p>`
+}
+</div>
+<div class="card">
+<h2>Create a channel</h2>
+${formError(input.error, 'create-channel')}
+<form method="post" action="/servers/${server.id}/channels">
+${csrfField(ctx.csrfToken)}
+<label for="channel-name">Name</label>
+<input id="channel-name" name="name" type="text" required maxlength="100" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'name') : ''}" autocapitalize="none" spellcheck="false">
+<p class="hint">Lower-case letters, digits, dashes and underscores; spaces become dashes.</p>
+<label for="channel-topic">Topic <span class="muted">(optional)</span></label>
+<input id="channel-topic" name="topic" type="text" maxlength="1024" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'topic') : ''}">
+<div class="actions"><button type="submit">Create channel</button></div>
+</form>
+</div>`;
+}
+
+export function settingsPage(input: SettingsPageInput): string {
+  const section =
+    input.section === 'overview'
+      ? overviewSection(input)
+      : input.section === 'channels'
+        ? channelsSection(input)
+        : input.section === 'roles'
+          ? rolesSection(input)
+          : input.section === 'role'
+            ? roleSection(input)
+            : input.section === 'members'
+              ? membersSection(input)
+              : invitesSection(input);
+  const { ctx } = input;
+  return page(ctx, `Settings · ${input.server.name}`, html`<div class="layout">
+${sectionNav(input)}
+<div>
+${notice(input.notice)}
+${section}
+</div>
+</div>`);
+}

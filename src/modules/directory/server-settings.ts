@@ -1,0 +1,58 @@
+import { Permission, has } from '../../core/permissions.js';
+import type { FormError, FormValues, PageCtx } from '../../web/components.js';
+import type { Channel } from './channels.js';
+import type { Invite } from './invites.js';
+import type { MemberWithPerson } from './members.js';
+import type { Role } from './roles.js';
+
+/** What the server settings pages show, section by section (server-settings.page.ts). */
+export type SettingsSection = 'overview' | 'channels' | 'roles' | 'role' | 'members' | 'invites';
+
+/** What the viewer may do here; the page shows no control for anything else. */
+export interface SettingsAbilities {
+  manageServer: boolean;
+  manageChannels: boolean;
+  manageRoles: boolean;
+  createInvite: boolean;
+  removeMembers: boolean;
+  /** Manage webhooks or Manage server: the Integrations section (webhooks, installed apps). */
+  integrations: boolean;
+}
+
+export function settingsAbilities(permissions: bigint): SettingsAbilities {
+  return {
+    manageServer: has(permissions, Permission.MANAGE_SERVER),
+    manageChannels: has(permissions, Permission.MANAGE_CHANNELS),
+    manageRoles: has(permissions, Permission.MANAGE_ROLES),
+    createInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
+    removeMembers: has(permissions, Permission.KICK_MEMBERS) || has(permissions, Permission.MANAGE_SERVER),
+    integrations: has(permissions, Permission.MANAGE_WEBHOOKS) || has(permissions, Permission.MANAGE_SERVER),
+  };
+}
+
+export interface InviteRow extends Invite {
+  creatorName: string;
+}
+
+export interface SettingsPageInput {
+  ctx: PageCtx;
+  section: SettingsSection;
+  server: { id: string; name: string; ownerId: string };
+  /** The viewer's permissions here, to disable what they cannot grant. */
+  permissions: bigint;
+  can: SettingsAbilities;
+  channels: Channel[];
+  roles: Role[];
+  members: MemberWithPerson[];
+  invites: InviteRow[];
+  /** How many invitations await an answer (a number only: who was invited is not shown). */
+  pendingInvitations?: number;
+  now: number;
+  /** The role being edited (section 'role'). */
+  role?: Role;
+  /** A just-created invite link: shown this once. */
+  createdInviteUrl?: string;
+  notice?: string;
+  error?: FormError;
+  values?: FormValues;
+}

@@ -1,0 +1,34 @@
+"use strict";
+/**
+ * Copy buttons (developer portal): progressive enhancement only. A `<button data-copy="ID" hidden>`
+ * is revealed when the Clipboard API exists and copies the value of element ID; without
+ * JavaScript the readonly field beside it is selected and copied by hand. Read-only fields marked
+ * `data-select` select their whole text on focus. Served by web/assets.ts under a content-hashed URL.
+ */
+(function () {
+  document.querySelectorAll("[data-select]").forEach(function (field) {
+    field.addEventListener("focus", function () { field.select(); });
+  });
+  // Choices that reload the page (the install consent's server picker) apply on change; their
+  // submit button is only needed without JavaScript.
+  document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
+    var fallback = select.form && select.form.querySelector("[data-autosubmit-fallback]");
+    if (fallback) fallback.hidden = true;
+    select.addEventListener("change", function () { if (select.value) select.form.submit(); });
+  });
+  if (!navigator.clipboard) return;
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var target = document.getElementById(button.getAttribute("data-copy"));
+    if (!target) return;
+    var label = button.textContent;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText("value" in target ? target.value : target.textContent).then(function () {
+        button.textContent = "Copied";
+        setTimeout(function () { button.textContent = label; }, 1500);
+      }, function () {
+        target.focus();
+      });
+    });
+  });
+})();

@@ -1,0 +1,95 @@
+"use strict";
+/**
+ * Live channel view (issue #5 "new messages appear without a reload"): progressive enhancement of
+ * the server-rendered list `ol.messages[data-live]`. It opens the list's event stream
+ * (live.routes.ts) with EventSource, asking for what was posted after the newest message it shows;
+ * `message` events carry a rendered <li> that replaces the one with the same id or is inserted in
+ * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect). When the
+ * page was scrolled to the bottom it stays there. Times are shown in the reader's time zone.
+ */
+(function () {
+  var list = document.querySelector("ol.messages[data-live]");
+  if (!list) return;
+  var empty = list.parentNode.querySelector("[data-empty]");
+
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.title = t.getAttribute("datetime");
+      t.textContent = d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    });
+  }
+  function avatars(root) {
+    root.querySelectorAll(".avatar.stacked img").forEach(function (img) {
+      if (img.complete && img.naturalWidth === 0) img.remove();
+      else img.addEventListener("error", function () { img.remove(); });
+    });
+  }
+  localTimes(list);
+  avatars(list);
+  if (!window.EventSource) return;
+
+  // Snowflake ids are decimal strings: a shorter one is older.
+  function older(a, b) { return a.length !== b.length ? a.length < b.length : a < b; }
+  function newestId() {
+    var items = list.querySelectorAll("li[data-id]");
+    return items.length ? items[items.length - 1].getAttribute("data-id") : "";
+  }
+  function atBottom() {
+    var doc = document.documentElement;
+    return window.innerHeight + window.scrollY >= doc.scrollHeight - 48;
+  }
+  function toBottom() { window.scrollTo(0, document.documentElement.scrollHeight); }
+  function settle(wasAtBottom, item) {
+    if (empty) empty.hidden = list.children.length > 0;
+    if (!wasAtBottom) return;
+    toBottom();
+    // Pictures load after the item is placed and make it taller: keep following them, unless
+    // the reader has scrolled up meanwhile.
+    var pinned = window.scrollY;
+    if (item) item.querySelectorAll("img").forEach(function (img) {
+      img.addEventListener("load", function () {
+        if (window.scrollY >= pinned - 2) { toBottom(); pinned = window.scrollY; }
+      });
+    });
+  }
+  function upsert(markup) {
+    var template = document.createElement("template");
+    template.innerHTML = markup;
+    var item = template.content.querySelector("li[data-id]");
+    if (!item) return;
+    var wasAtBottom = atBottom();
+    var existing = document.getElementById(item.id);
+    if (existing) {
+      existing.replaceWith(item);
+    } else {
+      var id = item.getAttribute("data-id");
+      var next = null;
+      for (var node = list.lastElementChild; node; node = node.previousElementSibling) {
+        if (older(node.getAttribute("data-id") || "", id)) break;
+        next = node;
+      }
+      list.insertBefore(item, next);
+    }
+    localTimes(item);
+    avatars(item);
+    settle(wasAtBottom && !existing, item);
+  }
+
+  var url = list.getAttribute("data-live");
+  var after = newestId();
+  var source = new EventSource(after ? url + "?after=" + encodeURIComponent(after) : url);
+  source.addEventListener("message", function (event) { upsert(event.data); });
+  source.addEventListener("delete", function (event) {
+    var item = document.getElementById("m" + event.data);
+    if (item) item.remove();
+    settle(false);
+  });
+  source.addEventListener("end", function () { source.close(); });
+  list.setAttribute("data-live-state", "connecting");
+  source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });
+  source.addEventListener("error", function () {
+    list.setAttribute("data-live-state", source.readyState === EventSource.CLOSED ? "closed" : "connecting");
+  });
+})();
