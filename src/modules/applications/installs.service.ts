@@ -1,12 +1,14 @@
 import type { Transaction } from 'kysely';
-import { PageError } from '../../core/errors.js';
+import type { Actor } from '../../core/actor.js';
+import { ApiError } from '../../core/errors.js';
 import { Permission, has, permissionNames } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { deleteMember, findMember, insertMember } from '../directory/members.repository.js';
-import { requireMemberInReach } from '../directory/policy.js';
+import { authorize } from '../directory/access.service.js';
+import { requireMemberInReach, ServerAction } from '../directory/policy.js';
 import { insertRole, maxRolePosition, updateRole } from '../directory/roles.repository.js';
 import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
@@ -208,18 +210,20 @@ async function writeUserInstall(deps: Deps, trx: Transaction<Database>, applicat
 }
 
 /**
- * Removes an app's bot from a server (Server settings → Integrations; the route checks Manage
- * server): the bot's membership, its managed role and the install record go, all or nothing.
- * Webhooks the bot created stay (issue #4). Throws a 404 page when the app is not installed here,
- * and 403 (50013) when the bot holds a permission the actor lacks: a bot is a member like any
- * other, and its managed role does not take it out of reach (docs/permissions.md rule 4, issue #21 §5).
+ * Removes an app's bot from a server (Server settings → Integrations): the bot's membership, its
+ * managed role and the install record go, all or nothing. Webhooks the bot created stay (issue #4).
+ * The actor needs Manage server there (404 10004 for a non-member, 403 50013 otherwise), and the
+ * bot must be within their reach: a bot is a member like any other, and its managed role does not
+ * take it out of reach (docs/permissions.md rule 4, issue #21 §5; 403 50013). 404 when the app is
+ * not installed here.
  */
-export async function removeBot(deps: Deps, serverId: string, applicationId: string, actorPermissions: bigint): Promise<void> {
-  const notInstalled = () => new PageError(404, 'App not installed', 'This app is not installed in this server.');
-  if (!isSnowflake(serverId) || !isSnowflake(applicationId)) throw notInstalled();
+export async function removeBot(deps: Deps, actor: Actor, serverId: string, applicationId: string): Promise<void> {
+  const actorPermissions = await authorize(deps, actor, serverId, ServerAction.manageServer);
+  const notInstalled = () => new ApiError(404, 0, 'This app is not installed in this server.');
+  if (!isSnowflake(applicationId)) throw notInstalled();
   const installed = await findApplication(deps.db, applicationId);
   const botPermissions = installed?.botUserId ? await memberPermissions(deps, serverId, installed.botUserId) : undefined;
-  if (botPermissions !== undefined) requireMemberInReach(actorPermissions, botPermissions);
+  if (botPermissions !== undefined && actor.kind !== 'operator') requireMemberInReach(actorPermissions, botPermissions);
   const removed = await deps.db.transaction().execute(async (trx) => {
     const app = await findApplication(trx, applicationId);
     if (!(await deleteServerInstall(trx, serverId, applicationId))) return false;

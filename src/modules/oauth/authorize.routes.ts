@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { person } from '../../core/actor.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import type { Viewer } from '../../web/layout.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { pageContext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { consentPage, declinedPage, type ConsentPageInput } from './authorize.page.js';
 import { authorizedAppsPage } from './authorized-apps.page.js';
 import { authorizedApps, deauthorizeApp } from './authorized-apps.service.js';
@@ -51,6 +52,7 @@ export function registerAuthorizePages(pages: App, services: Services): void {
       case 'sign-in':
         // OpenID Connect Core §3.1.2.1 login_hint prefills the username (issue #22).
         return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}${outcome.loginHint === undefined ? '' : `&login_hint=${encodeURIComponent(outcome.loginHint)}`}`, 303);
+      // The service asks for sign-in before any page, so these have a viewer.
       case 'consent':
         return sendHtml(grantPageHeaders(reply), consentScreen({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'installed':
@@ -72,18 +74,15 @@ export function registerAuthorizePages(pages: App, services: Services): void {
     return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
   });
 
-  pages.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const apps = await authorizedApps(services, viewer.id);
-    const ctx = { ...pageContext(request, services), viewer };
-    return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx, apps, removed: request.query.removed === '1' }));
-  });
+  signedInPages(pages, (signedIn) => {
+    signedIn.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
+      const apps = await authorizedApps(services, request.signedInViewer.id);
+      return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx: signedInContext(request, services), apps, removed: request.query.removed === '1' }));
+    });
 
-  pages.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    await deauthorizeApp(services, viewer.id, request.params.applicationId);
-    return reply.redirect('/settings/authorized-apps?removed=1', 303);
+    signedIn.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
+      await deauthorizeApp(services, person(request.signedInViewer.id), request.params.applicationId);
+      return reply.redirect('/settings/authorized-apps?removed=1', 303);
+    });
   });
 }

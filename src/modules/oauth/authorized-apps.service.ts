@@ -1,3 +1,5 @@
+import type { Actor } from '../../core/actor.js';
+import { ApiErrors } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
 import type { AuthorizedApp } from './authorized-apps.page.js';
@@ -20,10 +22,12 @@ export async function authorizedApps(deps: Deps, userId: string): Promise<Author
 /**
  * Deauthorize (issue #3: same effect as revocation): every grant the person gave the app ends —
  * its access and refresh tokens stop working at once — and the remembered consent is forgotten,
- * so the next request shows the screen again. Unknown ids change nothing.
+ * so the next request shows the screen again. Unknown ids change nothing. A person deauthorizes
+ * only for themselves; nobody else has grants to end here (403 50001).
  */
-export async function deauthorizeApp(deps: Deps, userId: string, applicationId: string): Promise<void> {
+export async function deauthorizeApp(deps: Deps, actor: Actor, applicationId: string): Promise<void> {
+  if (actor.kind !== 'person') throw ApiErrors.missingAccess();
   if (!isSnowflake(applicationId)) return;
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => revokeAllGrantsOf(trx, userId, applicationId, now));
+  await deps.db.transaction().execute(async (trx) => revokeAllGrantsOf(trx, actor.id, applicationId, now));
 }
