@@ -91,7 +91,7 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
     appId = created.application.id;
     await enableBot(deps, OPERATOR, appId);
 
-    const { webhook, token } = await createWebhook(deps, server.channels[0]!, { userId: owner.id, applicationId: null }, { name: `Hook ${p('webhook')}`, avatarUrl: null });
+    const { webhook, token } = await createWebhook(deps, { kind: 'person', id: owner.id }, server.channels[0]!, { name: `Hook ${p('webhook')}`, avatarUrl: null });
     execute = (body: unknown) =>
       fetch(`${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const posted = await execute({

@@ -24,7 +24,7 @@ export async function createTestWebhook(t: TestApp, input: { name?: string; avat
     const server = await createServer(t.services, owner.id, { name: 'Builds' });
     channel = server.channels[0] as Channel;
   }
-  const { webhook, token } = await createWebhook(t.services, channel, { userId: owner.id, applicationId: null }, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
+  const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: owner.id }, channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
   return { webhook, token, channel, path: `/api/v1/webhooks/${webhook.id}/${token}` };
 }
 

@@ -371,7 +371,7 @@ async function buildWorld(env: Record<string, string> = {}): Promise<World> {
   const invite = await createInvite(t.services, server.id, person.id, {});
   const created = await createApplication(t.services, { kind: 'person', id: person.id }, { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
   await enableBot(t.services, OPERATOR, created.application.id);
-  const webhook = await createWebhook(t.services, channel, { userId: person.id, applicationId: null }, { name: 'Walk Hook', avatarUrl: null });
+  const webhook = await createWebhook(t.services, { kind: 'person', id: person.id }, channel, { name: 'Walk Hook', avatarUrl: null });
   const inviteRecord = invite as unknown as { id: string; code: string };
   return {
     t,
