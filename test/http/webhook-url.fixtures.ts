@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Channel } from '../../src/modules/directory/channels.js';
-import { createServer } from '../../src/modules/directory/servers.service.js';
+import { createServer, getServer } from '../../src/modules/directory/servers.service.js';
 import type { ChannelEvent } from '../../src/realtime/channel-events.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import type { Webhook } from '../../src/modules/webhooks/webhooks.js';
@@ -19,12 +19,14 @@ export interface TestWebhook {
 /** A person's server with its #general channel, and a webhook there (a second one in the same channel with `channel`). */
 export async function createTestWebhook(t: TestApp, input: { name?: string; avatarUrl?: string | null; channel?: Channel } = {}): Promise<TestWebhook> {
   let channel = input.channel;
-  const owner = await createPerson(t);
-  if (!channel) {
-    const server = await createServer(t.services, owner.id, { name: 'Builds' });
+  // The webhook's creator needs Manage webhooks there: the server's owner.
+  let ownerId = input.channel?.serverId ? (await getServer(t.services, input.channel.serverId))?.ownerId : undefined;
+  if (!channel || ownerId === undefined) {
+    ownerId = (await createPerson(t)).id;
+    const server = await createServer(t.services, ownerId, { name: 'Builds' });
     channel = server.channels[0] as Channel;
   }
-  const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: owner.id }, channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
+  const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: ownerId }, channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
   return { webhook, token, channel, path: `/api/v1/webhooks/${webhook.id}/${token}` };
 }
 
