@@ -11,7 +11,8 @@ import { listServerInstalls } from '../applications/installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { settingsAbilities } from '../directory/server-settings.js';
 import { requireAnyServerPermission, requireServerPermission } from '../directory/access.service.js';
-import { confirmDeletePage, confirmRegeneratePage, integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
+import { confirmDeletePage, confirmRegeneratePage } from './webhook-confirm.page.js';
+import { integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
 import {
   IntegrationsChannelParams,
   IntegrationsChannelWebhookParams,
