@@ -18,7 +18,7 @@ import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
-import { registerDirectoryApi, registerDirectoryPages } from './modules/directory/directory.routes.js';
+import { registerDirectoryPages } from './modules/directory/directory.routes.js';
 import { registerLivePages } from './modules/messages/live.routes.js';
 import { registerMessagePages } from './modules/messages/messages.routes.js';
 import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
@@ -126,7 +126,6 @@ export async function buildApp(services: Services): Promise<App> {
   app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   registerOperationsRoutes(app, services);
   registerOpenApiRoutes(app, services);
-  registerDirectoryApi(app, services);
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);
   registerOpenIdApi(app, services);

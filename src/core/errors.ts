@@ -64,6 +64,15 @@ export class ApiError extends ExpectedError {
 }
 
 /** Discord's codes, with SPEC.md's names. One constructor per code so call sites read like the spec. */
+/**
+ * An API error about who acts or what they act on (not a member, no permission, no such member),
+ * not about what a form says: a page shows it as an error page rather than beside the form
+ * (web/components.ts `refused`). On the API it is an ApiError like any other.
+ */
+export class AccessError extends ApiError {
+  override readonly name = 'AccessError';
+}
+
 export const ApiErrors = {
   unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
   notFound: (what = 'Not Found') => new ApiError(404, 0, `404: ${what}`),

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './app-type.js';
+import { person, type PersonActor } from '../core/actor.js';
 import { csrfToken } from '../web/csrf.js';
 import type { PageCtx, SignedInCtx } from '../web/components.js';
 import type { Viewer } from '../web/layout.js';
@@ -30,6 +31,11 @@ export function pageContext(request: FastifyRequest, services: { config: { servi
 /** pageContext on a signed-in route: the viewer is there. */
 export function signedInContext(request: FastifyRequest, services: { config: { serviceName: string } }): SignedInCtx {
   return { ...pageContext(request, services), viewer: request.signedInViewer };
+}
+
+/** The signed-in viewer as the actor of the services a signed-in route calls. */
+export function actorOf(request: FastifyRequest): PersonActor {
+  return person(request.signedInViewer.id);
 }
 
 export function sendHtml(reply: FastifyReply, markup: string, status = 200): FastifyReply {

@@ -1,6 +1,6 @@
-import { ApiError, type ErrorTree, type FieldError } from '../core/errors.js';
+import { AccessError, ApiError, type ErrorTree, type FieldError } from '../core/errors.js';
 import { html, type SafeHtml } from './html.js';
-import { layout, type PageInput, type Viewer } from './layout.js';
+import { csrfField, layout, type PageInput, type Viewer } from './layout.js';
 
 /**
  * The pieces pages share (DESIGN §2: pages render what they are given). Each page module builds
@@ -54,6 +54,30 @@ export function notice(text: string | undefined): SafeHtml {
   return text ? html`<div class="notice" role="status">${text}</div>` : html``;
 }
 
+export interface FormCardInput {
+  title: string;
+  /** The form's name, for its refusal message (FormError.form). */
+  form: string;
+  action: string;
+  submit: string;
+  /** Below the form, inside the card. */
+  after?: SafeHtml;
+}
+
+/** A card with a heading and one POST form (CSRF field, refusal message, submit button). */
+export function formCard(ctx: PageCtx, error: FormError | undefined, card: FormCardInput, fields: SafeHtml): SafeHtml {
+  return html`<div class="card">
+<h2>${card.title}</h2>
+${formError(error, card.form)}
+<form method="post" action="${card.action}">
+${csrfField(ctx.csrfToken)}
+${fields}
+<div class="actions"><button type="submit">${card.submit}</button></div>
+</form>
+${card.after ?? ''}
+</div>`;
+}
+
 /** An avatar image, or the name's first letter in a circle when there is none. */
 export function avatar(name: string, url: string | null): SafeHtml {
   if (url) return html`<img class="avatar" src="${url}" alt="" width="40" height="40">`;
@@ -88,11 +112,12 @@ export interface Refusal {
 }
 
 /**
- * A service's refusal of `form` as the page shows it. Anything that is not a 4xx API error
- * (a bug, an outage) is rethrown for the one error handler.
+ * A service's refusal of `form` as the page shows it. Anything else goes to the one error handler:
+ * an AccessError (the actor may not act here at all: an error page, not a form message), and
+ * anything that is not a 4xx API error (a bug, an outage).
  */
 export function refused(error: unknown, form: string, values: FormValues = {}): Refusal {
-  if (!(error instanceof ApiError) || error.status >= 500) throw error;
+  if (!(error instanceof ApiError) || error instanceof AccessError || error.status >= 500) throw error;
   return { error: { form, message: formErrorMessage(error) }, values, status: error.status };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
+import { person } from '../../src/core/actor.js';
 import { deleteChannel } from '../../src/modules/directory/channels.service.js';
 import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
@@ -284,7 +285,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       const { server, general, owner, member } = await room();
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const streams = [await connected(member.agent, general), await connected(owner.agent, general)];
-      await deleteServer(t.services, server.id, owner.person.id);
+      await deleteServer(t.services, server.id, person(owner.person.id));
       for (const stream of streams) {
         expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
         await stream.untilEnded();

@@ -9,6 +9,7 @@ import { createServer, findOwnedServerByName } from '../../modules/directory/ser
 import { postMessage } from '../../modules/messages/messages.service.js';
 import type { Services } from '../../services.js';
 import type { CliCommand } from '../command.js';
+import { OPERATOR } from '../../core/actor.js';
 
 export const DEMO_SERVER_NAME = 'Demo Server';
 const DEMO_PEOPLE = [
@@ -73,13 +74,13 @@ export const seedCommands: CliCommand[] = [
       const [owner, bob, carol] = people.map((p) => p.person) as [Person, Person, Person];
 
       const server = await createServer(services, owner.id, { name: DEMO_SERVER_NAME });
-      const moderators = await createRole(services, server.id, { name: 'Moderators', permissions: MODERATOR_PERMISSIONS, color: 0x2e8b57 });
-      await addMember(services, server.id, bob.id, [moderators.id]);
-      await addMember(services, server.id, carol.id, []);
+      const moderators = await createRole(services, server.id, { name: 'Moderators', permissions: MODERATOR_PERMISSIONS, color: 0x2e8b57 }, OPERATOR);
+      await addMember(services, server.id, bob.id, [moderators.id], OPERATOR);
+      await addMember(services, server.id, carol.id, [], OPERATOR);
 
       const general = server.channels[0];
-      const announcements = await createChannel(services, server.id, { name: 'announcements', topic: 'News about the server. Webhooks post here.' });
-      const dev = await createChannel(services, server.id, { name: 'dev', topic: 'Build notifications and bot experiments.' });
+      const announcements = await createChannel(services, server.id, { name: 'announcements', topic: 'News about the server. Webhooks post here.' }, OPERATOR);
+      const dev = await createChannel(services, server.id, { name: 'dev', topic: 'Build notifications and bot experiments.' }, OPERATOR);
       if (general) {
         await postMessage(services, general.id, owner.id, 'Welcome to the demo server! Try posting a message, creating a channel, or adding an app.');
         await postMessage(services, general.id, bob.id, 'Hi all, I moderate here. Ask me if you need a webhook for your project.');

@@ -1,11 +1,45 @@
 import type { Actor } from '../../core/actor.js';
 import { ApiErrors, type ApiError } from '../../core/errors.js';
-import { ALL_PERMISSIONS } from '../../core/permissions.js';
+import { ALL_PERMISSIONS, computePermissions } from '../../core/permissions.js';
+import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { findMember } from './members.repository.js';
 import { check, type Need, type Standing } from './policy.js';
-import { memberPermissions } from './servers.service.js';
+import { listPermissionRows } from './roles.repository.js';
+import type { Server } from './servers.js';
+import { findServer } from './servers.repository.js';
 
-/** What the actor holds in a server (policy.ts decides with it). */
+/**
+ * Where the directory services learn what an actor holds in a server; policy.ts decides with it.
+ * Every mutating directory service calls `authorize` before it changes anything.
+ */
+
+export function permissionsFrom(server: Pick<Server, 'id' | 'ownerId'>, userId: string, rows: ReadonlyArray<{ id: string; serverId: string; permissions: string }>): bigint {
+  let everyone = 0n;
+  const roles: bigint[] = [];
+  for (const row of rows) {
+    if (row.serverId !== server.id) continue;
+    if (row.id === server.id) everyone = BigInt(row.permissions);
+    else roles.push(BigInt(row.permissions));
+  }
+  return computePermissions({ isOwner: server.ownerId === userId, everyone, roles });
+}
+
+/**
+ * A member's server-wide permissions (owner → all; @everyone ∪ roles; Administrator → all), or
+ * undefined when the person is not a member or the server does not exist.
+ */
+export async function memberPermissions(deps: Deps, serverId: string, userId: string): Promise<bigint | undefined> {
+  if (!isSnowflake(serverId) || !isSnowflake(userId)) return undefined;
+  const server = await findServer(deps.db, serverId);
+  if (!server) return undefined;
+  const member = await findMember(deps.db, serverId, userId);
+  if (!member) return undefined;
+  const rows = await listPermissionRows(deps.db, userId, [serverId]);
+  return permissionsFrom(server, userId, rows);
+}
+
+/** What the actor holds in a server (the operator: everything). */
 export async function standingIn(deps: Deps, actor: Actor, serverId: string): Promise<Standing> {
   if (actor.kind === 'operator') return { actor, held: ALL_PERMISSIONS };
   return { actor, held: await memberPermissions(deps, serverId, actor.id) };

@@ -2,16 +2,20 @@ import { announceAccessChange } from '../../realtime/channel-events.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { OPERATOR, type Actor } from '../../core/actor.js';
+import { authorize } from './access.service.js';
+import { ServerAction } from './policy.js';
 import { CHANNEL_NAME_MAX_LENGTH, CHANNEL_TOPIC_MAX_LENGTH, CHANNEL_TYPE_TEXT, normalizeChannelName, type Channel } from './channels.js';
 import { deleteChannel as deleteChannelRow, findChannel, insertChannel, listChannels, maxChannelPosition } from './channels.repository.js';
 import { codePointLength } from './servers.js';
 import { findServer } from './servers.repository.js';
 
 /**
- * Creates a text channel at the end of the server's list. The caller checks Manage channels.
- * Throws 10004 for an unknown server and 50035 (`name`, `topic`) for bad input.
+ * Creates a text channel at the end of the server's list; the actor needs Manage channels.
+ * Throws 10004 for an unknown server (or a non-member), 50013, and 50035 (`name`, `topic`).
  */
-export async function createChannel(deps: Deps, serverId: string, input: { name: string; topic?: string | null }): Promise<Channel> {
+export async function createChannel(deps: Deps, serverId: string, input: { name: string; topic?: string | null }, actor: Actor = OPERATOR): Promise<Channel> {
+  await authorize(deps, actor, serverId, ServerAction.manageChannels);
   const name = normalizeChannelName(input.name);
   if (name === undefined) {
     throw invalidField(['name'], 'CHANNEL_NAME_INVALID', `A channel name is 1–${CHANNEL_NAME_MAX_LENGTH} letters, digits, dashes or underscores (spaces become dashes).`);
@@ -34,8 +38,9 @@ export async function createChannel(deps: Deps, serverId: string, input: { name:
   return channel;
 }
 
-/** Deletes a channel of this server with its messages. The caller checks Manage channels. Throws 10003 when there is no such channel. */
-export async function deleteChannel(deps: Deps, serverId: string, channelId: string): Promise<void> {
+/** Deletes a channel of this server with its messages; the actor needs Manage channels. Throws 10004, 50013, or 10003 when there is no such channel. */
+export async function deleteChannel(deps: Deps, serverId: string, channelId: string, actor: Actor = OPERATOR): Promise<void> {
+  await authorize(deps, actor, serverId, ServerAction.manageChannels);
   if (!isSnowflake(serverId) || !isSnowflake(channelId) || !(await deleteChannelRow(deps.db, serverId, channelId))) {
     throw ApiErrors.unknownChannel();
   }

@@ -1,4 +1,4 @@
-import { avatar, formError, formValue, notice, page, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
+import { avatar, formCard, formError, formValue, notice, page, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import type { Channel } from './channels.js';
@@ -72,17 +72,9 @@ ${
 ${notice(input.notice)}
 ${invitationsCard(ctx, input.invitations ?? [], input.error)}
 ${list}
-<div class="card">
-<h2>Create a server</h2>
-${formError(input.error, 'create-server')}
-<form method="post" action="/servers">
-${csrfField(ctx.csrfToken)}
-<label for="server-name">Server name</label>
+${formCard(ctx, input.error, { title: 'Create a server', form: 'create-server', action: '/servers', submit: 'Create server' }, html`<label for="server-name">Server name</label>
 <input id="server-name" name="name" type="text" required maxlength="${SERVER_NAME_MAX_LENGTH}" value="${formValue(input.values, 'name')}">
-<p class="hint">You become its owner. It starts with a #general channel.</p>
-<div class="actions"><button type="submit">Create server</button></div>
-</form>
-</div>`);
+<p class="hint">You become its owner. It starts with a #general channel.</p>`)}`);
 }
 
 /** A server without channels: nothing to show but a way to make one. */

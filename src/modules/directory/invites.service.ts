@@ -2,6 +2,9 @@ import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { OPERATOR, person, type Actor } from '../../core/actor.js';
+import { authorize } from './access.service.js';
+import { ServerAction } from './policy.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
 import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
@@ -22,10 +25,11 @@ export interface CreatedInvite {
 }
 
 /**
- * Creates an invite link. The caller checks Create invite or Manage server. `maxUses` 1–100 or
- * none; `expiresInMs` positive or none (never expires). Throws 10004 or 50035.
+ * Creates an invite link; its creator needs Create invite or Manage server. `maxUses` 1–100 or
+ * none; `expiresInMs` positive or none (never expires). Throws 10004, 50013 or 50035.
  */
 export async function createInvite(deps: Deps, serverId: string, creatorId: string, input: { maxUses?: number | null; expiresInMs?: number | null }): Promise<CreatedInvite> {
+  await authorize(deps, person(creatorId), serverId, ServerAction.createInvite);
   const maxUses = input.maxUses ?? null;
   if (maxUses !== null && (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > INVITE_MAX_USES_LIMIT)) {
     throw invalidField(['maxUses'], 'NUMBER_TYPE_MAX', `Maximum uses is a whole number from 1 to ${INVITE_MAX_USES_LIMIT}, or no limit.`);
@@ -84,9 +88,10 @@ export async function getInvites(deps: Deps, serverId: string): Promise<Invite[]
   return listInvites(deps.db, serverId);
 }
 
-/** Revokes an invite link. The caller checks Manage server. */
-export async function deleteInvite(deps: Deps, serverId: string, inviteId: string): Promise<void> {
+/** Revokes an invite link; the actor needs Manage server. Throws 10004, 50013 or 10006. */
+export async function deleteInvite(deps: Deps, serverId: string, inviteId: string, actor: Actor = OPERATOR): Promise<void> {
+  await authorize(deps, actor, serverId, ServerAction.manageServer);
   if (!isSnowflake(serverId) || !isSnowflake(inviteId) || !(await deleteInviteRow(deps.db, serverId, inviteId))) {
-    throw new ApiError(404, UNKNOWN_INVITE, 'Unknown Invite');
+    throw new ApiError(404, UNKNOWN_INVITE, 'This invite link does not exist in this server.');
   }
 }

@@ -1,4 +1,4 @@
-import { avatar, formError, formList, formValue } from '../../web/components.js';
+import { avatar, formCard, formError, formList, formValue } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { isEveryoneRole, ungrantableBits, type Role } from './roles.js';
@@ -53,20 +53,16 @@ ${
 </div>
 ${
   can.manageServer
-    ? html`<div class="card">
-<h2>Invite a member</h2>
-${formError(input.error, 'add-member')}
-<form method="post" action="/servers/${server.id}/members">
-${csrfField(ctx.csrfToken)}
-<label for="member-username">Username</label>
-<input id="member-username" name="username" type="text" required maxlength="33" value="${addFailed ? formValue(input.values, 'username') : ''}" autocapitalize="none" spellcheck="false">
-${can.manageRoles ? html`<p class="hint">Roles to give them:</p>${roleCheckboxes(input.roles, addFailed ? formList(input.values, 'roles') : [], input.permissions, 'add')}` : ''}
-<div class="actions"><button type="submit">Send invitation</button></div>
-</form>
-<p class="hint">They see the invitation on their home page and become a member only if they accept it${can.manageRoles ? ', with the roles chosen here' : ''}.${
+    ? formCard(
+        ctx,
+        input.error,
+        { title: 'Invite a member', form: 'add-member', action: `/servers/${server.id}/members`, submit: 'Send invitation', after: html`<p class="hint">They see the invitation on their home page and become a member only if they accept it${can.manageRoles ? ', with the roles chosen here' : ''}.${
       input.pendingInvitations ? ` ${input.pendingInvitations} invitation${input.pendingInvitations === 1 ? '' : 's'} awaiting an answer.` : ''
-    } Or send an invite link from <a href="/servers/${server.id}/settings/invites">Invites</a>.</p>
-</div>`
+    } Or send an invite link from <a href="/servers/${server.id}/settings/invites">Invites</a>.</p>` },
+        html`<label for="member-username">Username</label>
+<input id="member-username" name="username" type="text" required maxlength="33" value="${addFailed ? formValue(input.values, 'username') : ''}" autocapitalize="none" spellcheck="false">
+${can.manageRoles ? html`<p class="hint">Roles to give them:</p>${roleCheckboxes(input.roles, addFailed ? formList(input.values, 'roles') : [], input.permissions, 'add')}` : ''}`,
+      )
     : ''
 }`;
 }

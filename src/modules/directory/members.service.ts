@@ -1,6 +1,10 @@
-import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
+import { AccessError, ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { OPERATOR, type Actor } from '../../core/actor.js';
+import { Permission } from '../../core/permissions.js';
+import { authorize, memberPermissions } from './access.service.js';
+import { ServerAction, requireMemberInReach, requireRoleChangesInReach } from './policy.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Member, MemberInvitation, MemberWithPerson } from './members.js';
@@ -21,6 +25,8 @@ import { isEveryoneRole, type Role } from './roles.js';
 import { listRoles } from './roles.repository.js';
 import { findServer } from './servers.repository.js';
 
+/** Discord's Unknown Member: the person acted on is not a member (an error page, not a form message). */
+const unknownMember = () => new AccessError(404, 10007, 'Unknown Member');
 const alreadyMember = () => invalidField(['username'], 'ALREADY_MEMBER', 'That person is already a member of this server.');
 const ownerCannotLeave = () => new ApiError(403, 50013, "The server's owner cannot be removed.");
 const ownerCannotDepart = () => new ApiError(403, 50013, "The server's owner cannot leave it: delete the server instead.");
@@ -57,9 +63,11 @@ export async function findPersonToAdd(deps: Deps, username: string): Promise<Per
  * Makes a person a member with the given roles, all or nothing: the operator's action
  * (`gatehouse members add`, seed-demo), trusted, so it needs no acceptance; such a membership is
  * not the person's own act and never counts as consent to bot DMs (members.ts JOINED_BY_OWN_ACT).
- * People add others only by invitation (inviteMember). Throws 10004, 10013 or 50035.
+ * People add others only by invitation (inviteMember), so any other actor gets 50013. Throws
+ * 10004, 10013 or 50035.
  */
-export async function addMember(deps: Deps, serverId: string, userId: string, roleIds: readonly string[] = []): Promise<Member> {
+export async function addMember(deps: Deps, serverId: string, userId: string, roleIds: readonly string[] = [], actor: Actor = OPERATOR): Promise<Member> {
+  if (actor.kind !== 'operator') throw ApiErrors.missingPermissions();
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
   if (!isSnowflake(userId) || !(await findPersonById(deps.db, userId))) throw ApiErrors.unknownUser();
   const roles = await assignableRoles(deps, serverId, roleIds);
@@ -83,8 +91,16 @@ export async function addMember(deps: Deps, serverId: string, userId: string, ro
   return { serverId, userId, nickname: null, joinedAt, joinedVia: 'operator', roleIds: roles.map((r) => r.id) };
 }
 
-/** Removes a member (never the owner). The caller checks permissions and reach. Throws 10013 when not a member. */
-export async function removeMember(deps: Deps, serverId: string, userId: string): Promise<void> {
+/**
+ * Removes a member (never the owner). The actor needs Kick members or Manage server, and the
+ * member must hold nothing the actor lacks (policy.ts). Throws 10004, 50013, or 10013 when not a
+ * member.
+ */
+export async function removeMember(deps: Deps, serverId: string, userId: string, actor: Actor = OPERATOR): Promise<void> {
+  const held = await authorize(deps, actor, serverId, ServerAction.removeMember);
+  const target = await memberPermissions(deps, serverId, userId);
+  if (target === undefined) throw unknownMember();
+  requireMemberInReach(held, target);
   const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
   if (!server) throw ApiErrors.unknownServer();
   if (server.ownerId === userId) throw ownerCannotLeave();
@@ -113,13 +129,19 @@ function typedUsername(raw: string): string {
 
 /**
  * Invites a person by username to join a server, with roles to receive on acceptance (issue #21
- * §3: adding is an invitation, never a membership without the person's act). The caller checks
- * Manage server (and Manage roles, reach for each role). The answer is the same whether the
+ * §3: adding is an invitation, never a membership without the person's act). The inviter needs
+ * Manage server, and to offer roles Manage roles and each role within reach (docs/permissions.md:
+ * inviting by username is ours, Discord has no such action). The answer is the same whether the
  * username exists, names a bot, or already has an invitation pending, so the form is no oracle
  * for usernames; only an empty name, bad roles, or an existing member (whom the inviter can see in
  * the member list anyway) are refused. Throws 10004 or 50035.
  */
 export async function inviteMember(deps: Deps, serverId: string, inviterId: string, rawUsername: string, roleIds: readonly string[] = []): Promise<void> {
+  const held = await authorize(deps, { kind: 'person', id: inviterId }, serverId, ServerAction.manageServer);
+  if (roleIds.length > 0) {
+    if ((held & Permission.MANAGE_ROLES) === 0n) throw new ApiError(403, 50013, 'Giving roles needs the Manage roles permission.');
+    requireRoleChangesInReach(held, await listRoles(deps.db, serverId), [], roleIds);
+  }
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
   const username = typedUsername(rawUsername);
   if (username === '') throw invalidField(['username'], 'BASE_TYPE_REQUIRED', 'Enter the username of the person to invite.');
@@ -185,13 +207,16 @@ export async function declineInvitation(deps: Deps, invitationId: string, userId
 
 /**
  * Sets a member's roles to exactly `roleIds`, keeping any app-managed roles they hold (those come
- * and go with installs). The caller checks Manage roles and reach for every role added or removed.
+ * and go with installs). The actor needs Manage roles, and every role added or removed (and every
+ * app-managed role the member holds) within reach (policy.ts). Throws 10004, 10013, 50013, 50035.
  */
-export async function setMemberRoles(deps: Deps, serverId: string, userId: string, roleIds: readonly string[]): Promise<Member> {
+export async function setMemberRoles(deps: Deps, serverId: string, userId: string, roleIds: readonly string[], actor: Actor = OPERATOR): Promise<Member> {
+  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
   const member = isSnowflake(serverId) && isSnowflake(userId) ? await findMember(deps.db, serverId, userId) : undefined;
-  if (!member) throw ApiErrors.unknownUser();
-  const roles = await assignableRoles(deps, serverId, roleIds);
+  if (!member) throw unknownMember();
   const all = await listRoles(deps.db, serverId);
+  requireRoleChangesInReach(held, all, member.roleIds, roleIds);
+  const roles = await assignableRoles(deps, serverId, roleIds);
   const managedKept = member.roleIds.filter((id) => all.find((r) => r.id === id)?.managedApplicationId != null);
   const next = [...new Set([...roles.map((r) => r.id), ...managedKept])].sort();
   await deps.db.transaction().execute(async (trx) => replaceMemberRoles(trx, serverId, userId, next));

@@ -1,5 +1,5 @@
 import type { Actor } from '../../core/actor.js';
-import { ApiError, ApiErrors } from '../../core/errors.js';
+import { AccessError, ApiError, ApiErrors } from '../../core/errors.js';
 import { ALL_PERMISSIONS, PERMISSION_LABELS, Permission, permissionNames } from '../../core/permissions.js';
 import { ungrantableBits } from './roles.js';
 
@@ -55,10 +55,13 @@ export function permissionLabels(bits: bigint): string {
 export function check(standing: Standing, need: Need, unknown: () => ApiError = ApiErrors.unknownServer): bigint {
   if (standing.actor.kind === 'operator') return ALL_PERMISSIONS;
   const held = standing.held;
-  if (held === undefined) throw unknown();
+  if (held === undefined) {
+    const error = unknown();
+    throw new AccessError(error.status, error.code, error.message);
+  }
   if (can(standing, need)) return held;
-  if ('all' in need) throw new ApiError(403, 50013, `You need the ${permissionLabels(need.all & ~held)} permission in this server to do this.`);
-  throw new ApiError(403, 50013, `You need one of these permissions in this server: ${permissionLabels(need.any)}.`);
+  if ('all' in need) throw new AccessError(403, 50013, `You need the ${permissionLabels(need.all & ~held)} permission in this server to do this.`);
+  throw new AccessError(403, 50013, `You need one of these permissions in this server: ${permissionLabels(need.any)}.`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { PERMISSION_LABELS, Permission, has, type PermissionName } from '../../core/permissions.js';
-import { formError, formValue, type FormValues } from '../../web/components.js';
+import { formCard, formError, formValue, type FormValues } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { PERMISSION_GROUPS, isEveryoneRole, ungrantableBits } from './roles.js';
@@ -35,20 +35,12 @@ ${r.managedApplicationId ? html`<span class="badge">APP</span>` : ''}
 <span class="muted small">${input.members.filter((m) => isEveryoneRole(r) || m.roleIds.includes(r.id)).length} member(s)</span></li>`,
   )}</ul>
 </div>
-<div class="card">
-<h2>Create a role</h2>
-${formError(input.error, 'create-role')}
-<form method="post" action="/servers/${server.id}/roles">
-${csrfField(ctx.csrfToken)}
-<label for="role-name">Name</label>
+${formCard(ctx, input.error, { title: 'Create a role', form: 'create-role', action: `/servers/${server.id}/roles`, submit: 'Create role' }, html`<label for="role-name">Name</label>
 <input id="role-name" name="name" type="text" required maxlength="100" value="${failed ? formValue(input.values, 'name') : ''}">
 <label for="role-color">Colour <span class="muted">(optional, like #5865f2)</span></label>
 <input id="role-color" name="color" type="text" maxlength="7" value="${failed ? formValue(input.values, 'color') : ''}" autocapitalize="none" spellcheck="false">
 <h3>Permissions</h3>
-${permissionCheckboxes(failed ? selectedPermissions(input.values, 0n) : 0n, input.permissions, true)}
-<div class="actions"><button type="submit">Create role</button></div>
-</form>
-</div>`;
+${permissionCheckboxes(failed ? selectedPermissions(input.values, 0n) : 0n, input.permissions, true)}`)}`;
 }
 
 function colorText(color: number): string {

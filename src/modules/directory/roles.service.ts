@@ -3,6 +3,9 @@ import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/name
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
+import { OPERATOR, type Actor } from '../../core/actor.js';
+import { authorize } from './access.service.js';
+import { ServerAction, requireGrantable, requireRoleInReach } from './policy.js';
 import { MAX_ROLE_COLOR, ROLE_NAME_MAX_LENGTH, isEveryoneRole, type Role } from './roles.js';
 import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
 import { codePointLength } from './servers.js';
@@ -42,10 +45,12 @@ export async function getRoles(deps: Deps, serverId: string): Promise<Role[]> {
 }
 
 /**
- * Creates a role above the others. The caller checks Manage roles and that the actor may grant
- * these bits (permissions.service). Throws 10004 or 50035 (`name`, `color`).
+ * Creates a role above the others. The actor needs Manage roles and may only give out bits they
+ * hold (policy.ts). Throws 10004, 50013 or 50035 (`name`, `color`).
  */
-export async function createRole(deps: Deps, serverId: string, input: { name: string; permissions: bigint; color?: number }): Promise<Role> {
+export async function createRole(deps: Deps, serverId: string, input: { name: string; permissions: bigint; color?: number }, actor: Actor = OPERATOR): Promise<Role> {
+  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
+  requireGrantable(held, input.permissions);
   const name = validName(input.name);
   const color = validColor(input.color) ?? 0;
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
@@ -65,10 +70,14 @@ export async function createRole(deps: Deps, serverId: string, input: { name: st
 
 /**
  * Changes a role's name, permissions or colour. @everyone keeps its name; a managed role is not
- * editable here. The caller checks Manage roles, reach and grantable bits. Returns the new role.
+ * editable here. The actor needs Manage roles, the role within reach and every bit it gives
+ * (policy.ts). Returns the new role. Throws 10004, 10011, 50013 or 50035.
  */
-export async function updateRole(deps: Deps, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }): Promise<Role> {
+export async function updateRole(deps: Deps, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }, actor: Actor = OPERATOR): Promise<Role> {
+  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
   const role = await getRole(deps, serverId, roleId);
+  requireRoleInReach(held, role);
+  if (changes.permissions !== undefined) requireGrantable(held, changes.permissions);
   if (role.managedApplicationId !== null) throw managedRoleError();
   let name: string | undefined;
   if (changes.name !== undefined && changes.name.trim() !== role.name) {
@@ -86,9 +95,11 @@ export async function updateRole(deps: Deps, serverId: string, roleId: string, c
   return { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
 }
 
-/** Deletes a role (never @everyone, never a managed role); members lose it. The caller checks Manage roles and reach. */
-export async function deleteRole(deps: Deps, serverId: string, roleId: string): Promise<void> {
+/** Deletes a role (never @everyone, never a managed role); members lose it. The actor needs Manage roles and the role within reach. */
+export async function deleteRole(deps: Deps, serverId: string, roleId: string, actor: Actor = OPERATOR): Promise<void> {
+  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
   const role = await getRole(deps, serverId, roleId);
+  requireRoleInReach(held, role);
   if (isEveryoneRole(role)) throw everyoneRoleError();
   if (role.managedApplicationId !== null) throw managedRoleError();
   await deleteRoleRow(deps.db, serverId, roleId);

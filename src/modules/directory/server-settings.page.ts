@@ -1,4 +1,4 @@
-import { formError, formValue, notice, page } from '../../web/components.js';
+import { formCard, formError, formValue, notice, page } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { invitesSection } from './invite.page.js';
@@ -70,19 +70,11 @@ ${
     : html`<p class="muted">No channels yet.</p>`
 }
 </div>
-<div class="card">
-<h2>Create a channel</h2>
-${formError(input.error, 'create-channel')}
-<form method="post" action="/servers/${server.id}/channels">
-${csrfField(ctx.csrfToken)}
-<label for="channel-name">Name</label>
+${formCard(ctx, input.error, { title: 'Create a channel', form: 'create-channel', action: `/servers/${server.id}/channels`, submit: 'Create channel' }, html`<label for="channel-name">Name</label>
 <input id="channel-name" name="name" type="text" required maxlength="100" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'name') : ''}" autocapitalize="none" spellcheck="false">
 <p class="hint">Lower-case letters, digits, dashes and underscores; spaces become dashes.</p>
 <label for="channel-topic">Topic <span class="muted">(optional)</span></label>
-<input id="channel-topic" name="topic" type="text" maxlength="1024" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'topic') : ''}">
-<div class="actions"><button type="submit">Create channel</button></div>
-</form>
-</div>`;
+<input id="channel-topic" name="topic" type="text" maxlength="1024" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'topic') : ''}">`)}`;
 }
 
 export function settingsPage(input: SettingsPageInput): string {

@@ -3,6 +3,7 @@ import type { FormError, FormValues, PageCtx } from '../../web/components.js';
 import type { Channel } from './channels.js';
 import type { Invite } from './invites.js';
 import type { MemberWithPerson } from './members.js';
+import { ServerAction, type Need } from './policy.js';
 import type { Role } from './roles.js';
 
 /** What the server settings pages show, section by section (server-settings.page.ts). */
@@ -17,6 +18,21 @@ export interface SettingsAbilities {
   removeMembers: boolean;
   /** Manage webhooks or Manage server: the Integrations section (webhooks, installed apps). */
   integrations: boolean;
+}
+
+/** Who may open which settings section (docs/permissions.md). */
+export const SECTION_NEEDS: Record<SettingsSection, Need> = {
+  overview: ServerAction.openSettings,
+  channels: ServerAction.manageChannels,
+  roles: ServerAction.manageRoles,
+  role: ServerAction.manageRoles,
+  members: ServerAction.seeMembers,
+  invites: ServerAction.createInvite,
+};
+
+/** A section named in a URL (the overview and each role have their own addresses). */
+export function isSection(value: string): value is Exclude<SettingsSection, 'role' | 'overview'> {
+  return value === 'channels' || value === 'roles' || value === 'members' || value === 'invites';
 }
 
 export function settingsAbilities(permissions: bigint): SettingsAbilities {

@@ -1,8 +1,8 @@
-import { DEFAULT_EVERYONE_PERMISSIONS, computePermissions } from '../../core/permissions.js';
+import { DEFAULT_EVERYONE_PERMISSIONS } from '../../core/permissions.js';
 import type { Deps } from '../../services.js';
 import { CHANNEL_TYPE_TEXT } from './channels.js';
 import { insertChannel, listChannels, listChannelsOfServers } from './channels.repository.js';
-import { findMember, insertMember, listMembers } from './members.repository.js';
+import { insertMember, listMembers } from './members.repository.js';
 import type { MemberWithPerson } from './members.js';
 import type { Invite } from './invites.js';
 import { listInvites } from './invites.repository.js';
@@ -22,6 +22,12 @@ import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Channel } from './channels.js';
+import { authorize, permissionsFrom } from './access.service.js';
+import { ServerAction } from './policy.js';
+import { OPERATOR, type Actor } from '../../core/actor.js';
+
+/** Re-exported: other modules ask the directory for a member's permissions here. */
+export { memberPermissions } from './access.service.js';
 
 /** A server as its member sees it in a list: with that member's computed permissions. */
 export interface ServerForPerson {
@@ -30,17 +36,6 @@ export interface ServerForPerson {
   iconUrl: string | null;
   ownerId: string;
   permissions: bigint;
-}
-
-function permissionsFrom(server: Pick<Server, 'id' | 'ownerId'>, userId: string, rows: ReadonlyArray<{ id: string; serverId: string; permissions: string }>): bigint {
-  let everyone = 0n;
-  const roles: bigint[] = [];
-  for (const row of rows) {
-    if (row.serverId !== server.id) continue;
-    if (row.id === server.id) everyone = BigInt(row.permissions);
-    else roles.push(BigInt(row.permissions));
-  }
-  return computePermissions({ isOwner: server.ownerId === userId, everyone, roles });
 }
 
 /** The servers a person belongs to, with their permissions there (GET /users/@me/servers). */
@@ -58,20 +53,6 @@ export async function listServersForPerson(deps: Deps, userId: string): Promise<
     ownerId: server.ownerId,
     permissions: permissionsFrom(server, userId, rows),
   }));
-}
-
-/**
- * A member's server-wide permissions (owner → all; @everyone ∪ roles; Administrator → all), or
- * undefined when the person is not a member or the server does not exist.
- */
-export async function memberPermissions(deps: Deps, serverId: string, userId: string): Promise<bigint | undefined> {
-  if (!isSnowflake(serverId) || !isSnowflake(userId)) return undefined;
-  const server = await findServer(deps.db, serverId);
-  if (!server) return undefined;
-  const member = await findMember(deps.db, serverId, userId);
-  if (!member) return undefined;
-  const rows = await listPermissionRows(deps.db, userId, [serverId]);
-  return permissionsFrom(server, userId, rows);
 }
 
 /** A newly created server with what it starts with. */
@@ -109,8 +90,9 @@ export async function createServer(deps: Deps, ownerId: string, input: { name: s
   return { ...server, everyoneRoleId: server.id, channels: [general] };
 }
 
-/** Renames a server (the caller checks Manage server). Throws a 50035 for a bad name. */
-export async function renameServer(deps: Deps, serverId: string, rawName: string): Promise<void> {
+/** Renames a server; the actor needs Manage server. Throws 10004, 50013 or 50035 (a bad name). */
+export async function renameServer(deps: Deps, serverId: string, rawName: string, actor: Actor = OPERATOR): Promise<void> {
+  await authorize(deps, actor, serverId, ServerAction.manageServer);
   const name = validateServerName(rawName, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   await updateServer(deps.db, serverId, { name: name.value });
@@ -164,17 +146,21 @@ export async function findOwnedServerByName(deps: Deps, ownerId: string, name: s
 
 const onlyOwnerDeletes = () => new ApiError(403, 50013, 'Only the server\'s owner can delete it.');
 
-/** A server its owner may delete, or 10004 / 50013. Members who are not the owner learn nothing more than "not yours". */
-async function ownedServer(deps: Deps, serverId: string, actorId: string): Promise<Server> {
+/**
+ * A server the actor may delete: its owner, or the operator. A non-member gets 10004, as for a
+ * server that does not exist; other members learn nothing more than "not yours" (50013).
+ */
+async function deletableServer(deps: Deps, serverId: string, actor: Actor): Promise<Server> {
+  await authorize(deps, actor, serverId, ServerAction.view);
   const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
   if (!server) throw ApiErrors.unknownServer();
-  if (server.ownerId !== actorId) throw onlyOwnerDeletes();
+  if (actor.kind !== 'operator' && server.ownerId !== actor.id) throw onlyOwnerDeletes();
   return server;
 }
 
 /** What deleting the server would remove, for its owner's confirmation page (issue #21 §3). Throws 10004 / 50013. */
-export async function serverDeletionPreview(deps: Deps, serverId: string, actorId: string): Promise<{ server: Server; contents: ServerContents }> {
-  const server = await ownedServer(deps, serverId, actorId);
+export async function serverDeletionPreview(deps: Deps, serverId: string, actor: Actor): Promise<{ server: Server; contents: ServerContents }> {
+  const server = await deletableServer(deps, serverId, actor);
   return { server, contents: await countServerContents(deps.db, serverId) };
 }
 
@@ -183,8 +169,8 @@ export async function serverDeletionPreview(deps: Deps, serverId: string, actorI
  * owner, as on Discord; the confirmation page states what goes with it. Open live views of its
  * channels end at once. Throws 10004 / 50013.
  */
-export async function deleteServer(deps: Deps, serverId: string, actorId: string): Promise<void> {
-  await ownedServer(deps, serverId, actorId);
+export async function deleteServer(deps: Deps, serverId: string, actor: Actor): Promise<void> {
+  await deletableServer(deps, serverId, actor);
   if (!(await deleteServerRow(deps.db, serverId))) throw ApiErrors.unknownServer();
   announceAccessChange(deps.events, serverId);
 }

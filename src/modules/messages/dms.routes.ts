@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
 import { ApiErrorResponses, ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
@@ -28,17 +28,15 @@ export function registerDmApi(app: App, services: Services): void {
 
 /** The Direct messages pages (pages context: viewer + CSRF). */
 export function registerDmPages(pages: App, services: Services): void {
-  pages.get('/messages', { schema: { hide: true } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const conversations = await dmConversations(services, viewer.id);
-    return sendHtml(reply, dmListPage({ ctx: { ...pageContext(request, services), viewer }, conversations }));
-  });
+  signedInPages(pages, (scope) => {
+    scope.get('/messages', { schema: { hide: true } }, async (request, reply) => {
+      const conversations = await dmConversations(services, request.signedInViewer.id);
+      return sendHtml(reply, dmListPage({ ctx: signedInContext(request, services), conversations }));
+    });
 
-  pages.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const conversation = await loadDmConversation(services, viewer.id, request.params.channelId);
-    return sendHtml(reply, dmConversationPage({ ctx: { ...pageContext(request, services), viewer }, conversation }));
+    scope.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
+      const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId);
+      return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation }));
+    });
   });
 }

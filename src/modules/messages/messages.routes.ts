@@ -4,7 +4,7 @@ import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import { formErrorMessage } from '../../web/components.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { requireServerPermission } from '../directory/access.service.js';
@@ -43,26 +43,26 @@ export function registerMessagePages(pages: App, services: Services): void {
     return sendHtml(reply, markup, failed?.status ?? 200);
   }
 
-  pages.get('/channels/:channelId', { schema: { ...hide, params: ChannelParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const channel = await serverChannel(request.params.channelId);
-    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
-    return render(request, reply, channel, permissions);
-  });
+  signedInPages(pages, (scope) => {
+    scope.get('/channels/:channelId', { schema: { ...hide, params: ChannelParams } }, async (request, reply) => {
+      const viewer = request.signedInViewer;
+      const channel = await serverChannel(request.params.channelId);
+      const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
+      return render(request, reply, channel, permissions);
+    });
 
-  pages.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const channel = await serverChannel(request.params.channelId);
-    const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, ApiErrors.unknownChannel);
-    const content = request.body.content ?? '';
-    try {
-      await postMessage(services, channel.id, viewer.id, content);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      return render(request, reply, channel, permissions, { error: formErrorMessage(error), content, status: error.status });
-    }
-    return reply.redirect(`/channels/${channel.id}#post`, 303);
+    scope.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {
+      const viewer = request.signedInViewer;
+      const channel = await serverChannel(request.params.channelId);
+      const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, ApiErrors.unknownChannel);
+      const content = request.body.content ?? '';
+      try {
+        await postMessage(services, channel.id, viewer.id, content);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        return render(request, reply, channel, permissions, { error: formErrorMessage(error), content, status: error.status });
+      }
+      return reply.redirect(`/channels/${channel.id}#post`, 303);
+    });
   });
 }

@@ -4,7 +4,7 @@ import { ApiError, PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
 import { findApplicationByClientId, getOwnedApplication } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
@@ -131,20 +131,20 @@ export function registerOpenIdPages(pages: App, services: Services): void {
     return answer(request, reply, outcome);
   });
 
-  pages.post('/developers/applications/:id/openid', { schema: { hide: true, params: AppParams, body: OpenIdSettingsBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    const uris = request.body.postLogoutRedirectUris === undefined ? undefined : request.body.postLogoutRedirectUris.split(/\r?\n/);
-    try {
-      await updateOpenIdClientSettings(services, app, { idTokenAlg: request.body.idTokenAlg, postLogoutRedirectUris: uris });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 50035) {
-        const messages = Object.values(error.errors ?? {}).flatMap((node) => (Array.isArray(node) ? node : ((node as { _errors?: { message: string }[] })._errors ?? []))).map((e) => e.message);
-        throw new PageError(400, 'OpenID Connect settings not saved', `${messages.join(' ')} Go back and correct them.`);
+  signedInPages(pages, (scope) => {
+    scope.post('/developers/applications/:id/openid', { schema: { hide: true, params: AppParams, body: OpenIdSettingsBody } }, async (request, reply) => {
+      const app = await getOwnedApplication(services, request.params.id, request.signedInViewer.id);
+      const uris = request.body.postLogoutRedirectUris === undefined ? undefined : request.body.postLogoutRedirectUris.split(/\r?\n/);
+      try {
+        await updateOpenIdClientSettings(services, app, { idTokenAlg: request.body.idTokenAlg, postLogoutRedirectUris: uris });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 50035) {
+          const messages = Object.values(error.errors ?? {}).flatMap((node) => (Array.isArray(node) ? node : ((node as { _errors?: { message: string }[] })._errors ?? []))).map((e) => e.message);
+          throw new PageError(400, 'OpenID Connect settings not saved', `${messages.join(' ')} Go back and correct them.`);
+        }
+        throw error;
       }
-      throw error;
-    }
-    return reply.redirect(`/developers/applications/${app.id}?saved=1#openid`, 303);
+      return reply.redirect(`/developers/applications/${app.id}?saved=1#openid`, 303);
+    });
   });
 }

@@ -1,0 +1,241 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PageError, invalidField } from '../../core/errors.js';
+import type { App } from '../../http/app-type.js';
+import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.js';
+import type { Services } from '../../services.js';
+import { refused, type FormError, type FormValues } from '../../web/components.js';
+import { createChannel, deleteChannel } from './channels.service.js';
+import {
+  AddMemberBody,
+  ChannelBody,
+  CsrfOnlyBody,
+  DoneQuery,
+  InviteBody,
+  MemberRolesBody,
+  NameBody,
+  RoleBody,
+  ServerChannelParams,
+  ServerInviteParams,
+  ServerMemberParams,
+  ServerParams,
+  ServerRoleParams,
+  SettingsSectionParams,
+} from './directory.schemas.js';
+import { parseInviteLifetime, parseInviteMaxUses } from './invites.js';
+import { createInvite, deleteInvite } from './invites.service.js';
+import { inviteMember, removeMember, setMemberRoles } from './members.service.js';
+import { parseColor, permissionsFromNames } from './roles.js';
+import { createRole, deleteRole, updateRole } from './roles.service.js';
+import { isSection, settingsAbilities, type SettingsSection } from './server-settings.js';
+import { settingsPage } from './server-settings.page.js';
+import { renameServer } from './servers.service.js';
+import { settingsView } from './settings.service.js';
+
+/** Page routes are HTML, not API: kept out of the OpenAPI document. */
+const hide = { hide: true } as const;
+
+/** Confirmations shown after post/redirect/get, by `?done=` key. */
+const NOTICES: Record<string, string> = {
+  renamed: 'Server renamed.',
+  'channel-created': 'Channel created.',
+  'channel-deleted': 'Channel deleted.',
+  'role-created': 'Role created.',
+  'role-saved': 'Role saved.',
+  'role-deleted': 'Role deleted.',
+  // The same words whether or not the username exists (issue #21 §3: the form is no username oracle).
+  'invitation-sent': 'Invitation sent. If that username belongs to someone, they see it on their home page and become a member once they accept it.',
+  'roles-saved': 'Roles saved.',
+  'member-removed': 'Member removed.',
+  'invite-revoked': 'Invite link revoked.',
+};
+
+interface SettingsExtra {
+  roleId?: string;
+  error?: FormError;
+  values?: FormValues;
+  notice?: string | undefined;
+  createdInviteUrl?: string;
+  status?: number;
+}
+
+/** Where a settings form is: its section (shown again on refusal) and the form's name. */
+interface FormAt {
+  serverId: string;
+  section: SettingsSection;
+  form: string;
+  roleId?: string;
+  values?: FormValues;
+}
+
+function asList(value: string[] | undefined): string[] {
+  return value ?? [];
+}
+
+/** A role form's permissions and colour (400 at the field when unreadable); `color` undefined when not sent. */
+function roleFields(body: { color?: string | undefined; permissions?: string[] | undefined }, colorRequired: boolean): { permissions: bigint; color: number | undefined } {
+  const permissions = permissionsFromNames(asList(body.permissions));
+  if (permissions === undefined) throw invalidField(['permissions'], 'PERMISSION_UNKNOWN', 'One of the chosen permissions does not exist.');
+  const color = body.color === undefined && !colorRequired ? undefined : parseColor(body.color ?? '');
+  if (color === undefined && (colorRequired || body.color !== undefined)) throw invalidField(['color'], 'COLOR_INVALID', 'A colour is written like #5865f2, or left empty.');
+  return { permissions, color };
+}
+
+/** Server settings: one section per page (channels, roles, members, invites), and the forms that change them. */
+export function registerServerSettingsPages(pages: App, services: Services): void {
+  /** One settings section as the viewer may see it (the service checks their access to it). */
+  async function render(request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
+    const view = await settingsView(services, actorOf(request), serverId, section, extra.roleId);
+    const { data, permissions } = view;
+    const names = new Map(data.members.map((m) => [m.userId, m.person.name]));
+    const { roleId: _roleId, status = 200, ...shown } = extra;
+    const markup = settingsPage({
+      ctx: pageContext(request, services),
+      section,
+      server: data.server,
+      permissions,
+      can: settingsAbilities(permissions),
+      channels: data.channels,
+      roles: data.roles,
+      members: data.members,
+      invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member' })),
+      pendingInvitations: view.pendingInvitations,
+      now: services.clock.now(),
+      ...(view.role ? { role: view.role } : {}),
+      ...shown,
+    });
+    return sendHtml(reply, markup, status);
+  }
+
+  const done = (query: { done?: string | undefined }) => ({ notice: NOTICES[query.done ?? ''] });
+
+  /**
+   * A settings form: the service call, then post/redirect/get to `doneUrl`; a refusal shows the
+   * section again with the message beside `form` and, when given, what was typed (`values`).
+   */
+  async function submit(request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) {
+    try {
+      await act();
+      return reply.redirect(doneUrl, 303);
+    } catch (error) {
+      const { values, ...refusal } = refused(error, at.form, at.values);
+      return render(request, reply, at.serverId, at.section, { ...(at.roleId ? { roleId: at.roleId } : {}), ...refusal, ...(at.values ? { values } : {}) });
+    }
+  }
+
+  signedInPages(pages, (scope) => {
+    scope.get('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, querystring: DoneQuery } }, async (request, reply) =>
+      render(request, reply, request.params.serverId, 'overview', done(request.query)),
+    );
+
+    scope.get('/servers/:serverId/settings/:section', { schema: { ...hide, params: SettingsSectionParams, querystring: DoneQuery } }, async (request, reply) => {
+      const { serverId, section } = request.params;
+      if (!isSection(section)) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
+      return render(request, reply, serverId, section, done(request.query));
+    });
+
+    scope.get('/servers/:serverId/settings/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, querystring: DoneQuery } }, async (request, reply) =>
+      render(request, reply, request.params.serverId, 'role', { roleId: request.params.roleId, ...done(request.query) }),
+    );
+
+    scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: NameBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name: request.body.name } };
+      return submit(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
+    });
+
+    scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      const { name, topic } = request.body;
+      const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
+      return submit(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
+    });
+
+    scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const { serverId, channelId } = request.params;
+      await deleteChannel(services, serverId, channelId, actorOf(request));
+      return reply.redirect(`/servers/${serverId}/settings/channels?done=channel-deleted`, 303);
+    });
+
+    scope.post('/servers/:serverId/roles', { schema: { ...hide, params: ServerParams, body: RoleBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      const body = request.body;
+      const at: FormAt = { serverId, section: 'roles', form: 'create-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
+      return submit(
+        request,
+        reply,
+        at,
+        async () => {
+          const { permissions, color } = roleFields(body, true);
+          return createRole(services, serverId, { name: body.name ?? '', permissions, ...(color !== undefined ? { color } : {}) }, actorOf(request));
+        },
+        `/servers/${serverId}/settings/roles?done=role-created`,
+      );
+    });
+
+    scope.post('/servers/:serverId/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, body: RoleBody } }, async (request, reply) => {
+      const { serverId, roleId } = request.params;
+      const body = request.body;
+      const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
+      return submit(
+        request,
+        reply,
+        at,
+        async () => {
+          const { permissions, color } = roleFields(body, false);
+          const changes = { permissions, ...(body.name !== undefined ? { name: body.name } : {}), ...(color !== undefined ? { color } : {}) };
+          return updateRole(services, serverId, roleId, changes, actorOf(request));
+        },
+        `/servers/${serverId}/settings/roles/${roleId}?done=role-saved`,
+      );
+    });
+
+    scope.post('/servers/:serverId/roles/:roleId/delete', { schema: { ...hide, params: ServerRoleParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const { serverId, roleId } = request.params;
+      const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role' };
+      return submit(request, reply, at, () => deleteRole(services, serverId, roleId, actorOf(request)), `/servers/${serverId}/settings/roles?done=role-deleted`);
+    });
+
+    scope.post('/servers/:serverId/members', { schema: { ...hide, params: ServerParams, body: AddMemberBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      const roleIds = asList(request.body.roles);
+      const at: FormAt = { serverId, section: 'members', form: 'add-member', values: { username: request.body.username, roles: roleIds } };
+      const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds);
+      return submit(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
+    });
+
+    scope.post('/servers/:serverId/members/:userId/roles', { schema: { ...hide, params: ServerMemberParams, body: MemberRolesBody } }, async (request, reply) => {
+      const { serverId, userId } = request.params;
+      const roleIds = asList(request.body.roles);
+      const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: { roles: roleIds } };
+      return submit(request, reply, at, () => setMemberRoles(services, serverId, userId, roleIds, actorOf(request)), `/servers/${serverId}/settings/members?done=roles-saved`);
+    });
+
+    scope.post('/servers/:serverId/members/:userId/remove', { schema: { ...hide, params: ServerMemberParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const { serverId, userId } = request.params;
+      const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: {} };
+      return submit(request, reply, at, () => removeMember(services, serverId, userId, actorOf(request)), `/servers/${serverId}/settings/members?done=member-removed`);
+    });
+
+    scope.post('/servers/:serverId/invites', { schema: { ...hide, params: ServerParams, body: InviteBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      try {
+        const expiresInMs = parseInviteLifetime(request.body.expiresIn);
+        if (expiresInMs === undefined) throw invalidField(['expiresIn'], 'BASE_TYPE_CHOICES', 'Choose one of the offered lifetimes.');
+        const maxUses = parseInviteMaxUses(request.body.maxUses);
+        if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
+        const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
+        // Shown once, so this answers with the page rather than redirecting (a reload must not show it again).
+        const createdInviteUrl = `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`;
+        return render(request, reply, serverId, 'invites', { createdInviteUrl, status: 201 });
+      } catch (error) {
+        return render(request, reply, serverId, 'invites', refused(error, 'create-invite'));
+      }
+    });
+
+    scope.post('/servers/:serverId/invites/:inviteId/delete', { schema: { ...hide, params: ServerInviteParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const { serverId, inviteId } = request.params;
+      await deleteInvite(services, serverId, inviteId, actorOf(request));
+      return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-revoked`, 303);
+    });
+  });
+}
