@@ -4,7 +4,7 @@ import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
 import type { CommandView } from './bots.js';
 import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages } from './portal.page.js';
-import type { PageCtx } from '../../web/components.js';
+import { dangerForm, type PageCtx } from '../../web/components.js';
 
 export interface DetailPageInput {
   ctx: PageCtx;
@@ -164,10 +164,7 @@ function confirmation(input: { ctx: PageCtx; app: Application; title: string; he
   const content = html`<div class="card">
 <h2>${input.heading}</h2>
 <p>${input.text}</p>
-<form method="post" action="${appPath(app, input.action)}">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">${input.button}</button><a class="button secondary" href="${appPath(app)}${input.cancel}">Cancel</a></div>
-</form>
+${dangerForm(ctx.csrfToken, appPath(app, input.action), input.button, `${appPath(app)}${input.cancel}`)}
 </div>`;
   return page(ctx, `${input.title} · ${app.name}`, html`<h1>${app.name}</h1>${withAppNav(app, input.nav, content)}`);
 }

@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
-import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import { settingsLayout, type PageCtx } from '../../web/components.js';
+import { layout, type Viewer } from '../../web/layout.js';
+import { dangerForm, settingsLayout, type PageCtx } from '../../web/components.js';
 import { appTile } from './authorize.page.js';
 
 /** One entry of Settings → Authorized apps. */
@@ -39,10 +39,7 @@ ${appTile(a.name, 'small')}
 </div>
 <p class="small">It can:</p>
 <ul class="plain scope-list">${a.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}</ul>
-<form method="post" action="/settings/authorized-apps/${a.applicationId}/deauthorize">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">Deauthorize ${a.name}</button></div>
-</form>
+${dangerForm(ctx.csrfToken, `/settings/authorized-apps/${a.applicationId}/deauthorize`, `Deauthorize ${a.name}`)}
 </div>`,
       )}`
     : html`<div class="card"><p>You have not authorized any apps.</p><p class="hint">When you allow an app to access your account, it appears here, and you can remove its access at any time.</p></div>`;

@@ -1,6 +1,5 @@
 import { html, type SafeHtml } from '../../web/html.js';
-import type { PageCtx } from '../../web/components.js';
-import { csrfField } from '../../web/layout.js';
+import { dangerForm, type PageCtx } from '../../web/components.js';
 import { integrationsScreen } from './webhooks.page.js';
 import type { Webhook } from './webhooks.js';
 
@@ -22,10 +21,7 @@ function confirmation(input: ConfirmWebhookInput, words: { title: string; questi
     html`<div class="card">
 <h1>${words.question}</h1>
 <p>${words.text}</p>
-<form method="post" action="${base}/webhooks/${webhook.id}/${words.action}">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">${words.button}</button><a class="button secondary" href="${base}">Cancel</a></div>
-</form>
+${dangerForm(ctx.csrfToken, `${base}/webhooks/${webhook.id}/${words.action}`, words.button, base)}
 </div>`,
   );
 }
