@@ -1,5 +1,5 @@
 import type { Actor } from '../../core/actor.js';
-import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
+import { AccessError, addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
@@ -77,7 +77,7 @@ function mayManage(actor: Actor, app: Application): boolean {
  */
 export async function getManagedApplication(deps: Deps, actor: Actor, appId: string): Promise<Application> {
   const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app || !mayManage(actor, app)) throw ApiErrors.unknownApplication();
+  if (!app || !mayManage(actor, app)) throw new AccessError(404, 10002, 'Unknown Application');
   return app;
 }
 

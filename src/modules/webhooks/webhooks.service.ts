@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { ApiErrors, invalidField } from '../../core/errors.js';
+import { AccessError, ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
@@ -74,6 +74,11 @@ function creatorOf(actor: Actor): WebhookCreator {
   return { userId: actor.id, applicationId: actor.kind === 'bot' ? actor.applicationId : null };
 }
 
+/** 403 50013 as Discord words it; an AccessError, so a page shows it as an error page, not beside a form. */
+function missingPermissions(): AccessError {
+  return new AccessError(403, 50013, 'Missing Permissions');
+}
+
 /** What the actor holds in a server: undefined for a non-member; everything for the operator. */
 async function heldBy(deps: Deps, actor: Actor, serverId: string): Promise<bigint | undefined> {
   return actor.kind === 'operator' ? ~0n : memberPermissions(deps, serverId, actor.id);
@@ -88,8 +93,8 @@ export async function createWebhook(deps: Deps, actor: Actor, channel: Channel, 
   // Direct-message channels have no server, hence no Manage webhooks to hold.
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
   const held = await heldBy(deps, actor, channel.serverId);
-  if (held === undefined) throw ApiErrors.unknownChannel();
-  if ((held & CREATE_BITS) !== CREATE_BITS) throw ApiErrors.missingPermissions();
+  if (held === undefined) throw new AccessError(404, 10003, 'Unknown Channel');
+  if ((held & CREATE_BITS) !== CREATE_BITS) throw missingPermissions();
   return insertWebhook(deps, channel, creatorOf(actor), input);
 }
 
@@ -175,8 +180,8 @@ async function webhookToManage(deps: Deps, actor: Actor, webhookId: string): Pro
   const webhook = isSnowflake(webhookId) ? await findWebhook(deps.db, webhookId) : undefined;
   if (!webhook) throw ApiErrors.unknownWebhook();
   const held = await heldBy(deps, actor, webhook.serverId);
-  if (held === undefined) throw ApiErrors.unknownWebhook();
-  if ((held & MANAGE_BITS) !== MANAGE_BITS) throw ApiErrors.missingPermissions();
+  if (held === undefined) throw new AccessError(404, 10015, 'Unknown Webhook');
+  if ((held & MANAGE_BITS) !== MANAGE_BITS) throw missingPermissions();
   return webhook;
 }
 
