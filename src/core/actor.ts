@@ -15,14 +15,5 @@ export function person(id: string): PersonActor {
   return { kind: 'person', id };
 }
 
-export function bot(id: string, applicationId: string): Actor {
-  return { kind: 'bot', id, applicationId };
-}
-
 /** The CLI's actor (`gatehouse …` commands run by whoever runs the service). */
 export const OPERATOR: Actor = Object.freeze({ kind: 'operator' });
-
-/** The user id that acts, or undefined for the operator (who is nobody's member). */
-export function actorUserId(actor: Actor): string | undefined {
-  return actor.kind === 'operator' ? undefined : actor.id;
-}

@@ -14,23 +14,27 @@ export interface ErrorTree {
   [key: string]: ErrorTree | FieldError[];
 }
 
-/** Adds one error at a path (['embeds', 0, 'title']) to a tree. */
+/**
+ * Adds one error at a path (['embeds', 0, 'title']) to a tree. Path keys come from request
+ * bodies, so only own properties are followed and each is defined as an own property: a key named
+ * `__proto__` or `constructor` becomes a field of the tree, never a way into Object.prototype.
+ */
 export function addFieldError(tree: ErrorTree, path: readonly (string | number)[], error: FieldError): ErrorTree {
   let node: ErrorTree = tree;
   for (const key of path) {
     const k = String(key);
-    const next = node[k];
+    const next = Object.hasOwn(node, k) ? node[k] : undefined;
     if (next === undefined || Array.isArray(next)) {
       const created: ErrorTree = {};
-      node[k] = created;
+      Object.defineProperty(node, k, { value: created, enumerable: true, writable: true, configurable: true });
       node = created;
     } else {
       node = next;
     }
   }
-  const list = node['_errors'];
+  const list = Object.hasOwn(node, '_errors') ? node['_errors'] : undefined;
   if (Array.isArray(list)) list.push(error);
-  else node['_errors'] = [error];
+  else Object.defineProperty(node, '_errors', { value: [error], enumerable: true, writable: true, configurable: true });
   return tree;
 }
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
  * this origin, they are what the strict CSP allows (script-src and style-src 'self', no inline
  * code; DESIGN §4, OAUTH-CHECKLIST A15).
  */
-export interface Asset {
+interface Asset {
   /** The URL pages link to: `/assets/<name>.<hash>.<ext>`. */
   path: string;
   /** Content-Type to serve it with. */

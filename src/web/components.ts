@@ -54,7 +54,7 @@ export function notice(text: string | undefined): SafeHtml {
   return text ? html`<div class="notice" role="status">${text}</div>` : html``;
 }
 
-export interface FormCardInput {
+interface FormCardInput {
   title: string;
   /** The form's name, for its refusal message (FormError.form). */
   form: string;
@@ -132,7 +132,7 @@ export function refused(error: unknown, form: string, values: FormValues = {}): 
 /** Messages per form field, from a 50035 error tree. */
 export type FieldMessages = Record<string, string[]>;
 
-export interface InputSpec {
+interface InputSpec {
   name: string;
   label: string;
   type: 'text' | 'password' | 'email' | 'url';

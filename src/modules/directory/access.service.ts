@@ -40,7 +40,7 @@ export async function memberPermissions(deps: Deps, serverId: string, userId: st
 }
 
 /** What the actor holds in a server (the operator: everything). */
-export async function standingIn(deps: Deps, actor: Actor, serverId: string): Promise<Standing> {
+async function standingIn(deps: Deps, actor: Actor, serverId: string): Promise<Standing> {
   if (actor.kind === 'operator') return { actor, held: ALL_PERMISSIONS };
   return { actor, held: await memberPermissions(deps, serverId, actor.id) };
 }

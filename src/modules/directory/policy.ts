@@ -41,7 +41,7 @@ export function can(standing: Standing, need: Need): boolean {
 }
 
 /** Plain-words labels of the bits set in `bits`, for messages. */
-export function permissionLabels(bits: bigint): string {
+function permissionLabels(bits: bigint): string {
   return permissionNames(bits)
     .map((name) => PERMISSION_LABELS[name])
     .join(', ');

@@ -80,74 +80,79 @@ function roleFields(body: { color?: string | undefined; permissions?: string[] |
   return { permissions, color };
 }
 
+/** One settings section as the viewer may see it (the service checks their access to it). */
+async function render(services: Services, request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
+  const view = await settingsView(services, actorOf(request), serverId, section, extra.roleId);
+  const { data, permissions } = view;
+  const names = new Map(data.members.map((m) => [m.userId, m.person.name]));
+  const { roleId: _roleId, status = 200, ...shown } = extra;
+  const markup = settingsPage({
+    ctx: pageContext(request, services),
+    section,
+    server: data.server,
+    permissions,
+    can: settingsAbilities(permissions),
+    channels: data.channels,
+    roles: data.roles,
+    members: data.members,
+    invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member' })),
+    pendingInvitations: view.pendingInvitations,
+    now: services.clock.now(),
+    ...(view.role ? { role: view.role } : {}),
+    ...shown,
+  });
+  return sendHtml(reply, markup, status);
+}
+
+function done(query: { done?: string | undefined }): { notice: string | undefined } {
+  return { notice: NOTICES[query.done ?? ''] };
+}
+
+/**
+ * A settings form: the service call, then post/redirect/get to `doneUrl`; a refusal shows the
+ * section again with the message beside `form` and, when given, what was typed (`values`).
+ */
+async function submit(services: Services, request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) {
+  try {
+    await act();
+    return reply.redirect(doneUrl, 303);
+  } catch (error) {
+    const { values, ...refusal } = refused(error, at.form, at.values);
+    return render(services, request, reply, at.serverId, at.section, { ...(at.roleId ? { roleId: at.roleId } : {}), ...refusal, ...(at.values ? { values } : {}) });
+  }
+}
+
 /** Server settings: one section per page (channels, roles, members, invites), and the forms that change them. */
 export function registerServerSettingsPages(pages: App, services: Services): void {
-  /** One settings section as the viewer may see it (the service checks their access to it). */
-  async function render(request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
-    const view = await settingsView(services, actorOf(request), serverId, section, extra.roleId);
-    const { data, permissions } = view;
-    const names = new Map(data.members.map((m) => [m.userId, m.person.name]));
-    const { roleId: _roleId, status = 200, ...shown } = extra;
-    const markup = settingsPage({
-      ctx: pageContext(request, services),
-      section,
-      server: data.server,
-      permissions,
-      can: settingsAbilities(permissions),
-      channels: data.channels,
-      roles: data.roles,
-      members: data.members,
-      invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member' })),
-      pendingInvitations: view.pendingInvitations,
-      now: services.clock.now(),
-      ...(view.role ? { role: view.role } : {}),
-      ...shown,
-    });
-    return sendHtml(reply, markup, status);
-  }
-
-  const done = (query: { done?: string | undefined }) => ({ notice: NOTICES[query.done ?? ''] });
-
-  /**
-   * A settings form: the service call, then post/redirect/get to `doneUrl`; a refusal shows the
-   * section again with the message beside `form` and, when given, what was typed (`values`).
-   */
-  async function submit(request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) {
-    try {
-      await act();
-      return reply.redirect(doneUrl, 303);
-    } catch (error) {
-      const { values, ...refusal } = refused(error, at.form, at.values);
-      return render(request, reply, at.serverId, at.section, { ...(at.roleId ? { roleId: at.roleId } : {}), ...refusal, ...(at.values ? { values } : {}) });
-    }
-  }
+  const show = (request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra?: SettingsExtra) => render(services, request, reply, serverId, section, extra);
+  const form = (request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) => submit(services, request, reply, at, act, doneUrl);
 
   signedInPages(pages, (scope) => {
     scope.get('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, querystring: DoneQuery } }, async (request, reply) =>
-      render(request, reply, request.params.serverId, 'overview', done(request.query)),
+      show(request, reply, request.params.serverId, 'overview', done(request.query)),
     );
 
     scope.get('/servers/:serverId/settings/:section', { schema: { ...hide, params: SettingsSectionParams, querystring: DoneQuery } }, async (request, reply) => {
       const { serverId, section } = request.params;
       if (!isSection(section)) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
-      return render(request, reply, serverId, section, done(request.query));
+      return show(request, reply, serverId, section, done(request.query));
     });
 
     scope.get('/servers/:serverId/settings/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, querystring: DoneQuery } }, async (request, reply) =>
-      render(request, reply, request.params.serverId, 'role', { roleId: request.params.roleId, ...done(request.query) }),
+      show(request, reply, request.params.serverId, 'role', { roleId: request.params.roleId, ...done(request.query) }),
     );
 
     scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: NameBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name: request.body.name } };
-      return submit(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
+      return form(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
     });
 
     scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const { name, topic } = request.body;
       const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
-      return submit(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
+      return form(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
     });
 
     scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
@@ -160,7 +165,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId } = request.params;
       const body = request.body;
       const at: FormAt = { serverId, section: 'roles', form: 'create-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
-      return submit(
+      return form(
         request,
         reply,
         at,
@@ -176,7 +181,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId, roleId } = request.params;
       const body = request.body;
       const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role', values: { name: body.name, color: body.color, permissions: asList(body.permissions) } };
-      return submit(
+      return form(
         request,
         reply,
         at,
@@ -192,7 +197,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
     scope.post('/servers/:serverId/roles/:roleId/delete', { schema: { ...hide, params: ServerRoleParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, roleId } = request.params;
       const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role' };
-      return submit(request, reply, at, () => deleteRole(services, serverId, roleId, actorOf(request)), `/servers/${serverId}/settings/roles?done=role-deleted`);
+      return form(request, reply, at, () => deleteRole(services, serverId, roleId, actorOf(request)), `/servers/${serverId}/settings/roles?done=role-deleted`);
     });
 
     scope.post('/servers/:serverId/members', { schema: { ...hide, params: ServerParams, body: AddMemberBody } }, async (request, reply) => {
@@ -200,20 +205,20 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const roleIds = asList(request.body.roles);
       const at: FormAt = { serverId, section: 'members', form: 'add-member', values: { username: request.body.username, roles: roleIds } };
       const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds);
-      return submit(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
+      return form(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
     });
 
     scope.post('/servers/:serverId/members/:userId/roles', { schema: { ...hide, params: ServerMemberParams, body: MemberRolesBody } }, async (request, reply) => {
       const { serverId, userId } = request.params;
       const roleIds = asList(request.body.roles);
       const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: { roles: roleIds } };
-      return submit(request, reply, at, () => setMemberRoles(services, serverId, userId, roleIds, actorOf(request)), `/servers/${serverId}/settings/members?done=roles-saved`);
+      return form(request, reply, at, () => setMemberRoles(services, serverId, userId, roleIds, actorOf(request)), `/servers/${serverId}/settings/members?done=roles-saved`);
     });
 
     scope.post('/servers/:serverId/members/:userId/remove', { schema: { ...hide, params: ServerMemberParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, userId } = request.params;
       const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: {} };
-      return submit(request, reply, at, () => removeMember(services, serverId, userId, actorOf(request)), `/servers/${serverId}/settings/members?done=member-removed`);
+      return form(request, reply, at, () => removeMember(services, serverId, userId, actorOf(request)), `/servers/${serverId}/settings/members?done=member-removed`);
     });
 
     scope.post('/servers/:serverId/invites', { schema: { ...hide, params: ServerParams, body: InviteBody } }, async (request, reply) => {
@@ -226,9 +231,9 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
         // Shown once, so this answers with the page rather than redirecting (a reload must not show it again).
         const createdInviteUrl = `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`;
-        return render(request, reply, serverId, 'invites', { createdInviteUrl, status: 201 });
+        return show(request, reply, serverId, 'invites', { createdInviteUrl, status: 201 });
       } catch (error) {
-        return render(request, reply, serverId, 'invites', refused(error, 'create-invite'));
+        return show(request, reply, serverId, 'invites', refused(error, 'create-invite'));
       }
     });
 
