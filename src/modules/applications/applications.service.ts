@@ -187,11 +187,6 @@ export async function deleteApplication(deps: Deps, actor: Actor, appId: string)
   if (!(await deleteApplicationRow(deps.db, app.id))) throw ApiErrors.unknownApplication();
 }
 
-/** The application `appId` if `ownerId` owns it; 404 10002 otherwise (getManagedApplication). */
-export async function getOwnedApplication(deps: Deps, appId: string, ownerId: string): Promise<Application> {
-  return getManagedApplication(deps, { kind: 'person', id: ownerId }, appId);
-}
-
 /** The applications a person owns, oldest first. */
 export async function listOwnedApplications(deps: Deps, ownerId: string): Promise<Application[]> {
   return listApplicationsOwnedBy(deps.db, ownerId);
