@@ -1,4 +1,3 @@
-import { PageError } from '../../core/errors.js';
 import type { Deps } from '../../services.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { Application } from '../applications/applications.js';
@@ -9,14 +8,15 @@ import {
   checkClientId,
   isPlainInstall,
   readAuthorizeParams,
+  refusedPage,
   resolveRedirectUri,
   unknownApplication,
   validateAuthorizeParams,
   validatePlainInstall,
   type AuthorizeErrorCode,
   type ConsentRequest,
-  type PageProblem,
   type RawAuthorizeParams,
+  type RefusedPage,
   type RedirectTarget,
 } from './authorize.js';
 import type { ConsentView, InstalledView } from './authorize.page.js';
@@ -37,7 +37,9 @@ export type AuthorizeOutcome =
   /** A plain install is done: the confirmation page (issue #4). */
   | { kind: 'installed'; view: InstalledView }
   /** A plain install was cancelled and there is no redirect URI to tell: a page saying nothing was added. */
-  | { kind: 'declined'; application: { id: string; name: string } };
+  | { kind: 'declined'; application: { id: string; name: string } }
+  /** Refused with an error page, never a redirect (RFC 6749 §4.1.2.1; issue #4). */
+  | RefusedPage;
 
 export interface ValidatedClient {
   app: Application;
@@ -48,20 +50,16 @@ export interface ValidatedClient {
   plain: boolean;
 }
 
-function pageError(problem: PageProblem): PageError {
-  return new PageError(problem.status, problem.title, problem.detail);
-}
-
 /**
  * RFC 6749 §4.1.2.1, OAUTH-CHECKLIST A3/A4/A7: the client and its redirect URI come first, and
- * any failure there is a page (thrown), never a redirect.
+ * any failure there is a page, never a redirect.
  */
-export async function validateClient(deps: Deps, source: unknown): Promise<ValidatedClient> {
+export async function validateClient(deps: Deps, source: unknown): Promise<ValidatedClient | RefusedPage> {
   const params = readAuthorizeParams(source);
   const client = checkClientId(params);
-  if (!client.ok) throw pageError(client.problem);
+  if (!client.ok) return { kind: 'refused', problem: client.problem };
   const app = await findApplicationByClientId(deps, client.clientId);
-  if (!app) throw pageError(unknownApplication());
+  if (!app) return { kind: 'refused', problem: unknownApplication() };
   const plain = isPlainInstall(params);
   // Issue #4: a plain install sends nothing back, so it needs no redirect URI; one that is sent
   // must still be registered, as in the code flow.
@@ -69,13 +67,13 @@ export async function validateClient(deps: Deps, source: unknown): Promise<Valid
   let target: RedirectTarget | undefined;
   if (!plain || named) {
     const redirect = resolveRedirectUri(params, app.redirectUris);
-    if (!redirect.ok) throw pageError(redirect.problem);
+    if (!redirect.ok) return { kind: 'refused', problem: redirect.problem };
     target = redirect.target;
   }
   // Issue #4, SPEC §4 notes: with "Require full OAuth2 authorization" a bot install link must
   // carry redirect_uri and response_type=code, else it is refused as a page.
   if (app.botRequireCodeGrant && requestsBot(params) && (plain || !target?.redirectUriSent)) {
-    throw new PageError(
+    return refusedPage(
       400,
       'This install link is not complete',
       `${app.name} requires full OAuth2 authorization: its install link must include redirect_uri and response_type=code. If you followed a link from the app, tell its developer. Nothing was added.`,
@@ -106,7 +104,7 @@ function echoedState(params: RawAuthorizeParams): string | undefined {
  * (RFC 6749 §4.1.2.1), or — for a plain install without redirect_uri — shown as a page.
  */
 export function errorRedirect(deps: Deps, client: ValidatedClient, error: AuthorizeErrorCode, description: string): AuthorizeOutcome {
-  if (client.target === undefined) throw new PageError(400, 'This install link is not valid', `${capitalise(description)}. If you followed a link from an application, tell its developer.`);
+  if (client.target === undefined) return refusedPage(400, 'This install link is not valid', `${capitalise(description)}. If you followed a link from an application, tell its developer.`);
   return { kind: 'redirect', location: authorizationErrorUri(client.target.redirectUri, error, description, echoedState(client.params), deps.config.baseUrl) };
 }
 
@@ -124,7 +122,7 @@ export function installProblem(deps: Deps, client: ValidatedClient, request: Con
   if (!install?.bot) return undefined;
   if (client.app.botUserId === null) return errorRedirect(deps, client, 'invalid_scope', 'scope bot was requested, but this application has no bot');
   if (!client.app.botPublic && client.app.ownerId !== userId) {
-    throw new PageError(403, 'This bot is private', `Only the owner of ${client.app.name} can add its bot to a server. Nothing was added.`);
+    return refusedPage(403, 'This bot is private', `Only the owner of ${client.app.name} can add its bot to a server. Nothing was added.`);
   }
   return undefined;
 }

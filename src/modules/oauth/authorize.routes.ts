@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { person } from '../../core/actor.js';
+import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../services.js';
 import type { Viewer } from '../../web/layout.js';
@@ -59,6 +60,9 @@ export function registerAuthorizePages(pages: App, services: Services): void {
         return sendHtml(grantPageHeaders(reply), installedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'declined':
         return sendHtml(grantPageHeaders(reply), declinedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, application: outcome.application }));
+      case 'refused':
+        // The one error handler renders it, as every error page (DESIGN §9.7).
+        throw new PageError(outcome.problem.status, outcome.problem.title, outcome.problem.detail);
     }
   }
 

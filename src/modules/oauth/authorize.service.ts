@@ -1,10 +1,9 @@
-import { PageError } from '../../core/errors.js';
 import type { Deps } from '../../services.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
 import { permissionLabelList } from '../applications/installs.js';
 import { installConsentView, planServerInstall, writeInstall, type ServerInstallPlan } from '../applications/installs.service.js';
-import { type ConsentRequest } from './authorize.js';
+import { refusedPage, type ConsentRequest, type RefusedPage } from './authorize.js';
 import type { ConsentView } from './authorize.page.js';
 import { authorizeUrl, requestFields } from './authorize-response.js';
 import {
@@ -42,6 +41,7 @@ export interface AuthorizeRequestInput {
  */
 export async function startAuthorization(deps: Deps, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.query);
+  if ('kind' in client) return client;
   const openId = await openIdStep(deps, client, input.query, input.userId, input.signedInAt, input.requestUrl);
   if (openId.outcome) return openId.outcome;
   if (input.userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
@@ -98,10 +98,9 @@ export interface AuthorizeDecisionInput {
  */
 export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.body);
+  if ('kind' in client) return client;
   if (input.userId === undefined) return { kind: 'sign-in', next: rawAuthorizeUrl(client.params) };
-  if (input.decision !== 'authorize' && input.decision !== 'cancel') {
-    throw new PageError(400, 'That did not work', 'Choose Authorize or Cancel on the consent screen.');
-  }
+  if (input.decision !== 'authorize' && input.decision !== 'cancel') return refusedPage(400, 'That did not work', 'Choose Authorize or Cancel on the consent screen.');
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
   const request = checked.request;
@@ -115,8 +114,11 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
   // Issue #23: the channel of webhook.incoming, checked now; the exchange creates the webhook.
   const webhookScopeProblem = incomingWebhookScopeProblem(request.scopes);
   if (webhookScopeProblem) return errorRedirect(deps, client, 'invalid_scope', webhookScopeProblem);
-  const webhookChannelId = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, input.userId, input.body) : undefined;
+  const webhook = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, input.userId, input.body) : undefined;
+  if (webhook && 'kind' in webhook) return webhook;
+  const webhookChannelId = webhook?.channelId;
   const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
+  if (plan && 'kind' in plan) return plan;
   if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
   const openId = await openIdStep(deps, client, input.body, input.userId, input.signedInAt, undefined);
   if (openId.outcome) return openId.outcome;
@@ -125,12 +127,12 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
 }
 
 /** The bot install the consent form asks for (issue #4; installs.service.ts decides), or the page saying why not. */
-async function botInstallPlan(deps: Deps, app: Application, request: ConsentRequest, userId: string, body: unknown): Promise<ServerInstallPlan> {
+async function botInstallPlan(deps: Deps, app: Application, request: ConsentRequest, userId: string, body: unknown): Promise<ServerInstallPlan | RefusedPage> {
   const ticked = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['permission'] : undefined;
   const planned = request.install ? await planServerInstall(deps, app, request.install, userId, ticked) : ({ ok: false, problem: 'no-server' } as const);
   if (planned.ok) return planned.plan;
-  if (planned.problem === 'no-server') throw new PageError(400, 'Choose a server', 'Choose the server to add the bot to, then press Authorize. Nothing was added.');
-  throw new PageError(403, 'You cannot add bots to that server', 'Adding a bot to a server needs the Manage server permission there. Nothing was added.');
+  if (planned.problem === 'no-server') return refusedPage(400, 'Choose a server', 'Choose the server to add the bot to, then press Authorize. Nothing was added.');
+  return refusedPage(403, 'You cannot add bots to that server', 'Adding a bot to a server needs the Manage server permission there. Nothing was added.');
 }
 
 /** A plain install (no code): the writes, then the confirmation page naming the server. */
