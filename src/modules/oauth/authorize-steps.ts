@@ -8,15 +8,14 @@ import {
   checkClientId,
   isPlainInstall,
   readAuthorizeParams,
-  refusedPage,
   resolveRedirectUri,
   unknownApplication,
   validateAuthorizeParams,
   validatePlainInstall,
   type AuthorizeErrorCode,
   type ConsentRequest,
+  type PageProblem,
   type RawAuthorizeParams,
-  type RefusedPage,
   type RedirectTarget,
 } from './authorize.js';
 import type { ConsentView, InstalledView } from './authorize.page.js';
@@ -26,6 +25,16 @@ import { authorizationErrorUri, authorizationResponseUri } from './authorize-res
  * The authorization endpoint's checks, one step each (authorize.service.ts runs them in order):
  * the client and its redirect URI, the request, what only installs need, and OpenID Connect's rules.
  */
+
+/** A request refused with a page rather than a redirect: the route shows it as an error page. */
+export interface RefusedPage {
+  kind: 'refused';
+  problem: PageProblem;
+}
+
+export function refusedPage(status: number, title: string, detail: string): RefusedPage {
+  return { kind: 'refused', problem: { status, title, detail } };
+}
 
 /** What the authorize route does next; it never decides anything itself. */
 export type AuthorizeOutcome =

@@ -3,7 +3,7 @@ import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
 import { permissionLabelList } from '../applications/installs.js';
 import { installConsentView, planServerInstall, writeInstall, type ServerInstallPlan } from '../applications/installs.service.js';
-import { refusedPage, type ConsentRequest, type RefusedPage } from './authorize.js';
+import type { ConsentRequest } from './authorize.js';
 import type { ConsentView } from './authorize.page.js';
 import { authorizeUrl, requestFields } from './authorize-response.js';
 import {
@@ -11,9 +11,11 @@ import {
   installProblem,
   openIdStep,
   rawAuthorizeUrl,
+  refusedPage,
   validateClient,
   validateRequest,
   type AuthorizeOutcome,
+  type RefusedPage,
 } from './authorize-steps.js';
 import { issueCode } from './codes.service.js';
 import { findConsentScopes } from './consents.repository.js';

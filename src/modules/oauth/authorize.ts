@@ -73,16 +73,6 @@ export interface PageProblem {
   detail: string;
 }
 
-/** A request refused with a page rather than a redirect: the route shows it as an error page. */
-export interface RefusedPage {
-  kind: 'refused';
-  problem: PageProblem;
-}
-
-export function refusedPage(status: number, title: string, detail: string): RefusedPage {
-  return { kind: 'refused', problem: { status, title, detail } };
-}
-
 /** The client_id, checked for shape only; existence is the caller's lookup. */
 export function checkClientId(params: RawAuthorizeParams): { ok: true; clientId: string } | { ok: false; problem: PageProblem } {
   // RFC 6749 §4.1.2.1: without a trustworthy client there is nowhere safe to redirect to.

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { OAuthError } from '../../core/errors.js';
-import { refusedPage, type RefusedPage } from './authorize.js';
+import { refusedPage, type RefusedPage } from './authorize-steps.js';
 import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../services.js';
