@@ -16,11 +16,13 @@ export const CHANNEL_NOT_FOUND: PageWords = { title: 'Channel not found', detail
 
 /** By Discord error code (DESIGN §1); the detail is the error's own message unless given here. */
 const BY_CODE: Record<number, { title: string; detail?: string }> = {
+  10002: { title: 'Application not found', detail: 'There is no application at this address, or it belongs to someone else.' },
   10003: CHANNEL_NOT_FOUND,
   10004: SERVER_NOT_FOUND,
   10006: { title: 'Invite not valid' },
   10007: { title: 'Member not found', detail: 'This person is not a member of this server.' },
   10011: { title: 'Role not found', detail: 'This role does not exist in this server.' },
+  10015: { title: 'Webhook not found', detail: 'This webhook does not exist here, or it was deleted.' },
   50001: { title: 'Missing permission' },
   50013: { title: 'Missing permission' },
 };

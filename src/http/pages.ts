@@ -49,17 +49,6 @@ function signInUrl(request: FastifyRequest): string {
 }
 
 /**
- * The signed-in viewer, or a redirect to sign-in that comes back to this very URL afterwards
- * (issue #3: "signs in and comes back to the same request"). Returns undefined after redirecting.
- * For a route outside `signedInPages` that serves both the signed-in and others.
- */
-export function requireViewer(request: FastifyRequest, reply: FastifyReply): Viewer | undefined {
-  if (request.viewer) return request.viewer;
-  void reply.redirect(signInUrl(request), 303);
-  return undefined;
-}
-
-/**
  * Registers page routes that only a signed-in person may use: a scope whose preHandler sends
  * everyone else to sign in (coming back afterwards, issue #3), so its handlers read
  * `request.signedInViewer` and never check. Call on the pages context (after the session and CSRF

@@ -78,6 +78,14 @@ ${card.after ?? ''}
 </div>`;
 }
 
+/** A form whose one button does what cannot be undone (a danger button), with Cancel when `cancel` is given. */
+export function dangerForm(csrfToken: string, action: string, button: string, cancel?: string): SafeHtml {
+  return html`<form method="post" action="${action}">
+${csrfField(csrfToken)}
+<div class="actions"><button type="submit" class="danger">${button}</button>${cancel === undefined ? '' : html`<a class="button secondary" href="${cancel}">Cancel</a>`}</div>
+</form>`;
+}
+
 /** An avatar image, or the name's first letter in a circle when there is none. */
 export function avatar(name: string, url: string | null): SafeHtml {
   if (url) return html`<img class="avatar" src="${url}" alt="" width="40" height="40">`;

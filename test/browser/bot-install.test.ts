@@ -6,6 +6,7 @@ import type { Application } from '../../src/modules/applications/applications.js
 import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/bot-install.test.ts');
 
@@ -27,14 +28,14 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
     served = await serveTestApp();
     const deps = served.t.services;
     const owner = await registerPerson(deps, { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
-    ({ application: app } = await createApplication(deps, owner.id, {
+    ({ application: app } = await createApplication(deps, { kind: 'person', id: owner.id }, {
       name: 'Merry Bot',
       description: 'Greets new members and keeps #general tidy.',
       iconUrl: 'https://icons.merry.example/bot.png',
       redirectUris: [],
       confidential: true,
     }));
-    ({ botUserId } = await enableBot(deps, app.id));
+    ({ botUserId } = await enableBot(deps, OPERATOR, app.id));
     sherwood = (await createServer(deps, owner.id, { name: 'Sherwood Forest' })).id;
     await createServer(deps, owner.id, { name: 'Nottingham' });
     browser = await launchBrowser();

@@ -30,7 +30,7 @@ describe.skipIf(!chromiumAvailable)('Integrations in Chromium', () => {
     const deps = served.t.services;
     const maker = await registerPerson(deps, { username: 'statusco', name: 'Status Co', password: 'maker password 123' });
     const robin = await registerPerson(deps, { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
-    ({ application: app } = await createApplication(deps, maker.id, {
+    ({ application: app } = await createApplication(deps, { kind: 'person', id: maker.id }, {
       name: 'Status Feed',
       description: 'Posts status changes.',
       redirectUris: ['http://127.0.0.1/hook-callback'],

@@ -10,6 +10,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/xss.test.ts');
 
@@ -81,16 +82,16 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
     await addMember(deps, server.id, other.id, [role.id]);
     await postMessage(deps, channelId, other.id, `${p('content')} ${SCRIPT} [click](javascript:__xss.push('md')) <a href="javascript:alert(1)">x</a>`);
 
-    const created = await createApplication(deps, owner.id, {
+    const created = await createApplication(deps, { kind: 'person', id: owner.id }, {
       name: `A${p('app')}`.slice(0, 32),
       description: `${p('description')} ${SCRIPT} ${ALERT}`,
       redirectUris: ['https://app.example/cb'],
       confidential: false,
     });
     appId = created.application.id;
-    await enableBot(deps, appId);
+    await enableBot(deps, OPERATOR, appId);
 
-    const { webhook, token } = await createWebhook(deps, server.channels[0]!, { userId: owner.id, applicationId: null }, { name: `Hook ${p('webhook')}`, avatarUrl: null });
+    const { webhook, token } = await createWebhook(deps, { kind: 'person', id: owner.id }, server.channels[0]!, { name: `Hook ${p('webhook')}`, avatarUrl: null });
     execute = (body: unknown) =>
       fetch(`${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const posted = await execute({

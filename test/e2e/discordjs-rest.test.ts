@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => served.close());
 
 async function newWebhook(name: string): Promise<{ id: string; token: string }> {
-  const { webhook, token } = await createWebhook(served.t.services, channel, { userId: ownerId, applicationId: null }, { name });
+  const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name });
   return { id: webhook.id, token };
 }
 

@@ -121,7 +121,7 @@ beforeAll(async () => {
   serverId = server.id;
   channel = server.channels[0] as Channel;
   for (const name of ['sync', 'async', 'busy'] as const) {
-    const { webhook, token } = await createWebhook(served.t.services, channel, { userId: ownerId, applicationId: null }, { name: `Hook ${name}`, avatarUrl: AVATAR });
+    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: `Hook ${name}`, avatarUrl: AVATAR });
     hooks[name] = { id: webhook.id, token };
   }
   // Asynchronously: the server answers from this process's event loop.

@@ -25,7 +25,7 @@ afterAll(async () => served.close());
 
 describe('@slack/webhook IncomingWebhook against …/{token}/slack', () => {
   it('sends text, attachments and blocks; the stored message and its embeds are what Slack would show', async () => {
-    const { webhook, token } = await createWebhook(served.t.services, channel, { userId: ownerId, applicationId: null }, { name: 'Monitoring' });
+    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: 'Monitoring' });
     const hook = new IncomingWebhook(`${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}/slack`, { username: 'Grafana', icon_url: 'https://img.example/grafana.png' });
 
     const textResult = await hook.send('*CPU* high on <https://grafana.example/d/1|web-1> <!channel>');

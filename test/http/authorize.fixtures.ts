@@ -32,7 +32,7 @@ export const signedIn = (t: TestApp, username = `person${++counter}`): Promise<{
 
 /** "Acme Reader", a public app by default, made as the developer portal makes it. */
 export async function createApp(t: TestApp, owner: Person, input: Partial<NewApplication> = {}): Promise<{ app: Application; clientSecret: string | null }> {
-  const created = await createApplication(t.services, owner.id, {
+  const created = await createApplication(t.services, { kind: 'person', id: owner.id }, {
     name: 'Acme Reader',
     description: 'Reads your profile to personalise Acme.',
     redirectUris: ['https://app.example/callback'],

@@ -15,6 +15,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, ISSUER, location, signedIn } from './authorize.fixtures.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 const P = Permission;
 const REDIRECT = 'https://bot.example/callback';
@@ -43,7 +44,7 @@ describe('bot install', () => {
     t = await createTestApp();
     ({ person: maker, agent: makerAgent } = await signedIn(t, 'botmaker'));
     ({ app } = await createApp(t, maker, { name: 'Helper Bot', description: 'Keeps the server tidy.', redirectUris: [REDIRECT] }));
-    ({ botUserId } = await enableBot(t.services, app.id));
+    ({ botUserId } = await enableBot(t.services, OPERATOR, app.id));
     app = { ...app, botUserId };
     sam = await signedIn(t, 'sam');
     marian = await signedIn(t, 'marian');
@@ -306,7 +307,7 @@ describe('bot install', () => {
   describe('what the app allows', () => {
     it('a private bot is installed by its owner; anyone else gets an error page and nothing is installed', async () => {
       const { app: priv } = await createApp(t, maker, { name: 'Secret Bot', redirectUris: [REDIRECT], botPublic: false });
-      const { botUserId: privBot } = await enableBot(t.services, priv.id);
+      const { botUserId: privBot } = await enableBot(t.services, OPERATOR, priv.id);
       const sherwood = await freshServer();
       await addMember(t.services, sherwood, maker.id);
       const mine = await createServer(t.services, maker.id, { name: 'Maker HQ' });
@@ -337,7 +338,7 @@ describe('bot install', () => {
 
     it('"Require full OAuth2 authorization": a link without redirect_uri and response_type=code is an error page; with them the install completes through the code flow', async () => {
       const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Strict Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
-      await enableBot(t.services, strict.id);
+      await enableBot(t.services, OPERATOR, strict.id);
       const sherwood = await freshServer();
 
       for (const params of [{}, { redirect_uri: REDIRECT }, { response_type: 'code' }]) {
@@ -364,7 +365,7 @@ describe('bot install', () => {
 
     it('issue #21 §5: for an app that requires the code grant, a code never exchanged adds nothing, and a replay ends the tokens but not the install the first exchange made', async () => {
       const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Exchange Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
-      const { botUserId: strictBot } = await enableBot(t.services, strict.id);
+      const { botUserId: strictBot } = await enableBot(t.services, OPERATOR, strict.id);
       const sherwood = await freshServer();
       const path = installPath({ server_id: sherwood, response_type: 'code', redirect_uri: REDIRECT, permissions: String(P.MANAGE_WEBHOOKS) }, strict);
       const unused = location(await install(marian.agent, path)).searchParams.get('code') as string;
@@ -387,10 +388,10 @@ describe('bot install', () => {
 
     it('turning the setting on later refuses links that worked before', async () => {
       const { app: later } = await createApp(t, maker, { name: 'Later Bot', redirectUris: [REDIRECT] });
-      await enableBot(t.services, later.id);
+      await enableBot(t.services, OPERATOR, later.id);
       const sherwood = await freshServer();
       expect((await marian.agent.get(installPath({ server_id: sherwood }, later))).statusCode).toBe(200);
-      await updateApplication(t.services, later.id, { botRequireCodeGrant: true });
+      await updateApplication(t.services, OPERATOR, later.id, { botRequireCodeGrant: true });
       expect((await marian.agent.get(installPath({ server_id: sherwood }, later))).statusCode).toBe(400);
     });
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 let t: TestApp;
 let client: TestClient;
@@ -26,9 +27,9 @@ beforeAll(async () => {
   t = await createTestApp();
   const owner = await createPerson(t);
   client = await createClient(t, { owner, name: 'Command App' });
-  token = (await enableBot(t.services, client.app.id)).token;
+  token = (await enableBot(t.services, OPERATOR, client.app.id)).token;
   const otherClient = await createClient(t, { owner, name: 'Other App' });
-  other = { client: otherClient, token: (await enableBot(t.services, otherClient.app.id)).token };
+  other = { client: otherClient, token: (await enableBot(t.services, OPERATOR, otherClient.app.id)).token };
 });
 afterAll(async () => t.close());
 

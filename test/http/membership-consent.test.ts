@@ -178,7 +178,7 @@ describe('an owner can delete their server', () => {
     await addMember(t.services, server.id, member.id);
     await postMessage(t.services, general.id, owner.person.id, 'one');
     await postMessage(t.services, general.id, owner.person.id, 'two');
-    const { webhook, token } = await createWebhook(t.services, general, { userId: owner.person.id, applicationId: null }, { name: 'CI', avatarUrl: null });
+    const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: owner.person.id }, general, { name: 'CI', avatarUrl: null });
     const bot = await createBot(t, { name: 'Doom Bot' });
     await t.services.db.transaction().execute((trx) =>
       writeServerInstall(t.services, trx, { application: { id: bot.client.app.id, name: 'Doom Bot', botUserId: bot.botUserId }, serverId: server.id, installerId: owner.person.id, granted: Permission.SEND_MESSAGES, commands: false }),

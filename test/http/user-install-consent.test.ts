@@ -7,6 +7,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, location, signedIn } from './authorize.fixtures.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 const REDIRECT = 'https://dm.example/callback';
 
@@ -24,7 +25,7 @@ describe('user install consent', () => {
     t = await createTestApp();
     const { person: maker } = await signedIn(t, 'dmmaker');
     ({ app } = await createApp(t, maker, { name: 'Reminder', redirectUris: [REDIRECT] }));
-    await enableBot(t.services, app.id);
+    await enableBot(t.services, OPERATOR, app.id);
     ({ agent, person } = await signedIn(t, 'robin'));
     // robin owns a server, which must not be offered: a user install has no picker.
     await createServer(t.services, person.id, { name: 'Robin Hood Inc' });

@@ -192,7 +192,7 @@ describe('webhook.incoming: the code exchange', () => {
     const req = request();
     const code = location(await choose(ana.agent, req.path, channel.id)).searchParams.get('code') as string;
     const made = [];
-    for (let i = 0; i < 10; i++) made.push(await createWebhook(t.services, channel, { userId: ana.person.id, applicationId: null }, { name: `Hook ${i}` }));
+    for (let i = 0; i < 10; i++) made.push(await createWebhook(t.services, { kind: 'person', id: ana.person.id }, channel, { name: `Hook ${i}` }));
     // …cannot create an 11th.
     const full = await exchange(code, req.verifier);
     expect(full.statusCode).toBe(400);

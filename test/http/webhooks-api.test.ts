@@ -287,7 +287,7 @@ describe('managing webhooks with bot credentials', () => {
     const { createWebhook } = await import('../../src/modules/webhooks/webhooks.service.js');
     const owner = await t.services.db.selectFrom('servers').select('owner_id').where('id', '=', serverId).executeTakeFirstOrThrow();
     const channel = { id: channelId, serverId, type: 0, name: 'general', topic: null, position: 0, createdAt: 0 };
-    const made = await createWebhook(t.services, channel, { userId: String(owner.owner_id), applicationId: null }, { name: 'By hand' });
+    const made = await createWebhook(t.services, { kind: 'person', id: String(owner.owner_id) }, channel, { name: 'By hand' });
     const res = await call(bot, 'GET', `/api/v1/webhooks/${made.webhook.id}`);
     expect(res.json()).toMatchObject({ name: 'By hand', application_id: null });
   });

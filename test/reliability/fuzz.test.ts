@@ -24,6 +24,7 @@ import { createTestWebhook, type TestWebhook } from '../http/webhook-url.fixture
 import { WEBHOOK_RULE } from '../../src/modules/webhooks/webhook-rate-limit.js';
 import { stored } from '../support/stored.js';
 import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Issue #7 §5: property-based fuzzing of every route the app registers (read from Fastify's route
@@ -199,7 +200,7 @@ async function refresh(t: TestApp, s: Seeded): Promise<void> {
     // A reset token (the developer portal's button) is the usual cause: reset it again to learn the new one.
     const botApp = await findApplicationByClientId(t.services, s.bot.client.app.id);
     if (botApp?.botUserId) {
-      const token = await resetBotToken(t.services, botApp.id);
+      const token = await resetBotToken(t.services, OPERATOR, botApp.id);
       s.bot = { ...s.bot, token, headers: { authorization: `Bot ${token}` } };
     } else {
       s.bot = await createBot(t, { owner: s.person, name: `Fuzz Bot ${++botCounter}` });

@@ -19,6 +19,7 @@ import { TEST_DATABASE_URL } from '../support/database.js';
 import { SecretIndex, scanLogDirectory } from '../support/secret-recorder.js';
 import { cliQuote, freshPostgresDatabase, freshSqliteFile, HttpAgent, seedViaCli, startServer, type ServerProcess } from '../support/server-process.js';
 import { registeredRoutes } from '../support/routes.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Issue #7 §6 (security), against the built server as a process where it matters (logs, files
@@ -368,9 +369,9 @@ async function buildWorld(env: Record<string, string> = {}): Promise<World> {
   const role = await createRole(t.services, server.id, { name: 'Walkers', permissions: 0n });
   await addMember(t.services, server.id, member.id, [role.id]);
   const invite = await createInvite(t.services, server.id, person.id, {});
-  const created = await createApplication(t.services, person.id, { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
-  await enableBot(t.services, created.application.id);
-  const webhook = await createWebhook(t.services, channel, { userId: person.id, applicationId: null }, { name: 'Walk Hook', avatarUrl: null });
+  const created = await createApplication(t.services, { kind: 'person', id: person.id }, { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
+  await enableBot(t.services, OPERATOR, created.application.id);
+  const webhook = await createWebhook(t.services, { kind: 'person', id: person.id }, channel, { name: 'Walk Hook', avatarUrl: null });
   const inviteRecord = invite as unknown as { id: string; code: string };
   return {
     t,

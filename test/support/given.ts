@@ -1,3 +1,4 @@
+import { OPERATOR, person as person_ } from '../../src/core/actor.js';
 import { MINUTE } from '../../src/core/clock.js';
 import { hashSecret, issueSecret } from '../../src/core/secrets.js';
 import { registerPerson, updateProfile } from '../../src/modules/accounts/accounts.service.js';
@@ -8,7 +9,7 @@ import { createApplication } from '../../src/modules/applications/applications.s
 import { enableBot } from '../../src/modules/applications/bots.service.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { createServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
+import { createServer, getServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { insertCode } from '../../src/modules/oauth/codes.repository.js';
 import { insertGrant } from '../../src/modules/oauth/grants.repository.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
@@ -94,7 +95,7 @@ export interface AppInput {
 async function app(t: TestApp, input: AppInput & { confidential: boolean }): Promise<TestClient> {
   const owner = input.owner ?? (await person(t));
   const redirectUris = input.redirectUris ?? ['https://app.example.com/callback'];
-  const created = await createApplication(t.services, owner.id, {
+  const created = await createApplication(t.services, person_(owner.id), {
     name: input.name ?? 'Test app',
     description: input.description ?? 'An app for tests',
     redirectUris,
@@ -130,7 +131,7 @@ export interface TestBot {
 /** An app with a bot account and its token, as the portal's "Add bot" makes it. */
 async function bot(t: TestApp, input: { name?: string; owner?: Person } = {}): Promise<TestBot> {
   const client = await confidentialApp(t, { ...(input.owner ? { owner: input.owner } : {}), name: input.name ?? 'Weather Bot' });
-  const { botUserId, token } = await enableBot(t.services, client.app.id);
+  const { botUserId, token } = await enableBot(t.services, OPERATOR, client.app.id);
   return { client, botUserId, token, headers: { authorization: `Bot ${token}` } };
 }
 
@@ -145,12 +146,18 @@ export interface TestWebhook {
 
 /**
  * A webhook in a new server's #general channel (or in `channel`, for a second one beside it),
- * created by a new person.
+ * created by that server's owner.
  */
 async function webhook(t: TestApp, input: { name?: string; avatarUrl?: string | null; channel?: Channel } = {}): Promise<TestWebhook> {
-  const creator = await person(t);
-  const channel = input.channel ?? ((await server(t, { owner: creator })).channels[0] as Channel);
-  const { webhook: made, token } = await createWebhook(t.services, channel, { userId: creator.id, applicationId: null }, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
+  // The creator needs Manage webhooks there (SPEC §8): the server's owner.
+  let channel = input.channel;
+  let creatorId = channel?.serverId ? (await getServer(t.services, channel.serverId))?.ownerId : undefined;
+  if (!channel || creatorId === undefined) {
+    const creator = await person(t);
+    creatorId = creator.id;
+    channel = (await server(t, { owner: creator })).channels[0] as Channel;
+  }
+  const { webhook: made, token } = await createWebhook(t.services, person_(creatorId), channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
   return { webhook: made, token, channel, path: `/api/v1/webhooks/${made.id}/${token}` };
 }
 

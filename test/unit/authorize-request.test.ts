@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  authorizationCodeUri,
-  authorizationErrorUri,
-  authorizationResponseUri,
-  checkClientId,
-  readAuthorizeParams,
-  resolveRedirectUri,
-  safeErrorDescription,
-  validateAuthorizeParams,
-  type RawAuthorizeParams,
-} from '../../src/modules/oauth/authorize.js';
+import { authorizationCodeUri, authorizationErrorUri, authorizationResponseUri, safeErrorDescription } from '../../src/modules/oauth/authorize-response.js';
+import { checkClientId, readAuthorizeParams, resolveRedirectUri, validateAuthorizeParams, type RawAuthorizeParams } from '../../src/modules/oauth/authorize.js';
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const TARGET = { redirectUri: 'https://app.example/cb', redirectUriSent: true };

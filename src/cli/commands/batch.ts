@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { ApiError } from '../../core/errors.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { CliUsageError, parseFlags, resolveCommand, type CliCommand } from '../command.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Person } from '../../modules/directory/people.js';
 import { createRole } from '../../modules/directory/roles.service.js';
 import { parseColor } from '../../modules/directory/roles.js';
 import { createServer } from '../../modules/directory/servers.service.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import { CliUsageError, type CliCommand } from '../command.js';
 import { OPERATOR } from '../../core/actor.js';
 

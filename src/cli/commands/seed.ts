@@ -7,7 +7,7 @@ import type { Person } from '../../modules/directory/people.js';
 import { createRole, getRoles } from '../../modules/directory/roles.service.js';
 import { createServer, findOwnedServerByName } from '../../modules/directory/servers.service.js';
 import { postMessage } from '../../modules/messages/messages.service.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../deps.js';
 import type { CliCommand } from '../command.js';
 import { OPERATOR } from '../../core/actor.js';
 

@@ -3,7 +3,7 @@ import { ApiError, ApiErrors, RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
-import { pageContext, requireViewer, safeNext, sendHtml } from '../../http/pages.js';
+import { pageContext, safeNext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } from './accounts.page.js';
 import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';
 import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, signUp, updateProfile } from './accounts.service.js';
@@ -22,6 +22,12 @@ function waitText(ms: number): string {
   if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** A refusal for too many attempts: Retry-After on the reply, and the words the form shows. */
+function tooManyAttempts(reply: FastifyReply, error: RateLimitedError): string {
+  reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+  return `${error.message} Try again in ${waitText(error.retryAfterMs)}.`;
 }
 
 /** Sign up, sign in, sign out, profile settings (pages context: viewer + CSRF). */
@@ -59,11 +65,7 @@ export function registerAccountPages(pages: App, services: Services): void {
       return reply.redirect(next, 303);
     } catch (error) {
       const values = { username: body.username, name: body.name, email: body.email };
-      if (error instanceof RateLimitedError) {
-        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
-        const errors = { signUp: [`${error.message} Try again in ${waitText(error.retryAfterMs)}.`] };
-        return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors }), 429);
-      }
+      if (error instanceof RateLimitedError) return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: { signUp: [tooManyAttempts(reply, error)] } }), 429);
       if (!isFormError(error)) throw error;
       return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: fieldMessages(error.errors) }), 400);
     }
@@ -88,11 +90,7 @@ export function registerAccountPages(pages: App, services: Services): void {
       return reply.redirect(next, 303);
     } catch (error) {
       const ctx = pageContext(request, services);
-      if (error instanceof RateLimitedError) {
-        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
-        const message = `${error.message} Try again in ${waitText(error.retryAfterMs)}.`;
-        return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: message }), 429);
-      }
+      if (error instanceof RateLimitedError) return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: tooManyAttempts(reply, error) }), 429);
       if (!isFormError(error)) throw error;
       return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: INCORRECT_CREDENTIALS }), 400);
     }
@@ -106,57 +104,49 @@ export function registerAccountPages(pages: App, services: Services): void {
 
   pages.get('/settings', { schema: hide }, async (_request, reply) => reply.redirect('/settings/profile', 303));
 
+  signedInPages(pages, (signedIn) => registerSettings(signedIn, services));
+}
+
+/** Settings → Profile and Password: the signed-in person's own account. */
+function registerSettings(pages: App, services: Services): void {
   pages.get('/settings/profile', { schema: { ...hide, querystring: SavedQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const person = await getPerson(services, viewer.id);
+    const person = await getPerson(services, request.signedInViewer.id);
     if (!person) throw ApiErrors.unknownUser();
     const saved = request.query.saved === '1';
-    return sendHtml(reply, profilePage({ ctx: pageContext(request, services), person, errors: {}, saved }));
+    return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, saved }));
   });
 
   pages.post('/settings/profile', { schema: { ...hide, body: ProfileBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
     const body = request.body;
     try {
-      await updateProfile(services, viewer.id, { name: body.name ?? '', email: body.email ?? null, avatarUrl: body.avatarUrl ?? null });
+      await updateProfile(services, request.signedInViewer.id, { name: body.name ?? '', email: body.email ?? null, avatarUrl: body.avatarUrl ?? null });
       // Post/redirect/get: a reload does not resubmit, and the header shows the new name.
       return reply.redirect('/settings/profile?saved=1', 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
-      const person = await getPerson(services, viewer.id);
+      const person = await getPerson(services, request.signedInViewer.id);
       if (!person) throw ApiErrors.unknownUser();
       const values = { name: body.name, email: body.email, avatarUrl: body.avatarUrl };
-      return sendHtml(reply, profilePage({ ctx: pageContext(request, services), person, values, errors: fieldMessages(error.errors) }), 400);
+      return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, values, errors: fieldMessages(error.errors) }), 400);
     }
   });
 
-  pages.get('/settings/password', { schema: hide }, async (request, reply) => {
-    if (!requireViewer(request, reply)) return reply;
-    return sendHtml(reply, passwordPage({ ctx: pageContext(request, services), errors: {} }));
-  });
+  pages.get('/settings/password', { schema: hide }, async (request, reply) => sendHtml(reply, passwordPage({ ctx: signedInContext(request, services), errors: {} })));
 
   pages.post('/settings/password', { schema: { ...hide, body: PasswordBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
     const body = request.body;
+    const ctx = signedInContext(request, services);
     try {
-      const changed = await changePassword(services, viewer.id, {
+      const changed = await changePassword(services, request.signedInViewer.id, {
         currentPassword: body.currentPassword ?? '',
         newPassword: body.newPassword ?? '',
         confirmPassword: body.confirmPassword ?? '',
         currentSessionToken: request.sessionToken,
         address: request.ip,
       });
-      return sendHtml(reply, passwordPage({ ctx: pageContext(request, services), errors: {}, changed }));
+      return sendHtml(reply, passwordPage({ ctx, errors: {}, changed }));
     } catch (error) {
-      const ctx = pageContext(request, services);
-      if (error instanceof RateLimitedError) {
-        reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
-        const errors = { currentPassword: [`${error.message} Try again in ${waitText(error.retryAfterMs)}.`] };
-        return sendHtml(reply, passwordPage({ ctx, errors }), 429);
-      }
+      if (error instanceof RateLimitedError) return sendHtml(reply, passwordPage({ ctx, errors: { currentPassword: [tooManyAttempts(reply, error)] } }), 429);
       if (!isFormError(error)) throw error;
       return sendHtml(reply, passwordPage({ ctx, errors: fieldMessages(error.errors) }), 400);
     }

@@ -1,7 +1,9 @@
+import type { FastifyRequest } from 'fastify';
+import { person, type Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { SCOPES } from '../../core/scopes.js';
 import { Permission, type PermissionName } from '../../core/permissions.js';
 import { redirectUrisFromText, type Application } from './applications.js';
@@ -9,12 +11,14 @@ import { generateInstallAwareLink, INSTALL_SCOPES } from './bots.js';
 import { enableBot, findBotAccount, resetBotToken } from './bots.service.js';
 import { listApplicationCommands } from './commands.service.js';
 import { registerCommandsApi } from './commands.routes.js';
-import { applicationPage, applicationsListPage, deleteApplicationPage, fieldMessages, permissionPicker, resetBotTokenPage, resetSecretPage, urlGeneratorPage, type BotSection } from './applications.page.js';
+import { applicationPage, deleteApplicationPage, resetBotTokenPage, resetSecretPage, type BotSection } from './app-detail.page.js';
+import { applicationsListPage, fieldMessages } from './portal.page.js';
+import { permissionPicker, urlGeneratorPage } from './url-generator.page.js';
 import { AppParams, BotSettingsBody, CreateAppBody, CsrfOnlyBody, DetailQuery, GeneralBody, ListQuery, OAuthSettingsBody, UrlGeneratorQuery } from './applications.schemas.js';
 import {
   createApplication,
   deleteApplication,
-  getOwnedApplication,
+  getManagedApplication,
   listOwnedApplications,
   resetClientSecret,
   updateApplication,
@@ -47,154 +51,134 @@ export function registerApplicationApi(app: App, services: Services): void {
   registerCommandsApi(app, services);
 }
 
+/** The signed-in person, as the actor of the portal's services. */
+function me(request: FastifyRequest): Actor {
+  return person(request.signedInViewer.id);
+}
+
 /**
  * The developer portal under /developers (pages context: viewer + CSRF). Every page is for the
- * signed-in owner only; any other application id, malformed ones included, is a 404 page
- * (getOwnedApplication), for GET and POST alike.
+ * signed-in owner only (signedInPages); any other application id, malformed ones included, is a
+ * 404 (getManagedApplication), for GET and POST alike.
  */
 export function registerApplicationPages(pages: App, services: Services): void {
   pages.get('/developers', { schema: hide }, async (_request, reply) => reply.redirect('/developers/applications', 303));
+  signedInPages(pages, (signedIn) => registerPortal(signedIn, services));
+}
+
+function registerPortal(pages: App, services: Services): void {
+  /** The app page again with `extra` (a notice, a one-time secret, a refused form's messages). */
+  async function detail(request: FastifyRequest, app: Application, extra: Omit<Parameters<typeof applicationPage>[0], 'ctx' | 'app' | 'bot'>): Promise<string> {
+    return applicationPage({ ctx: signedInContext(request, services), app, ...extra, bot: await botSection(services, app) });
+  }
 
   pages.get('/developers/applications', { schema: { ...hide, querystring: ListQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const apps = await listOwnedApplications(services, viewer.id);
-    return sendHtml(reply, applicationsListPage({ ctx: pageContext(request, services), apps, values: {}, errors: {}, deleted: request.query.deleted === '1' }));
+    const apps = await listOwnedApplications(services, request.signedInViewer.id);
+    return sendHtml(reply, applicationsListPage({ ctx: signedInContext(request, services), apps, values: {}, errors: {}, deleted: request.query.deleted === '1' }));
   });
 
   pages.post('/developers/applications', { schema: { ...hide, body: CreateAppBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
     const body = request.body;
     const confidential = body.clientType !== 'public';
     try {
-      const { application, clientSecret } = await createApplication(services, viewer.id, { name: body.name ?? '', redirectUris: [], confidential });
+      const { application, clientSecret } = await createApplication(services, me(request), { name: body.name ?? '', redirectUris: [], confidential });
       if (clientSecret === null) return reply.redirect(`/developers/applications/${application.id}?created=1`, 303);
       // The secret exists in plaintext only in this response (no-store): it is never shown again.
       const notice = 'Application created. Add its redirect URIs below.';
-      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app: application, notice, newSecret: clientSecret }), 201);
+      return sendHtml(reply, applicationPage({ ctx: signedInContext(request, services), app: application, notice, newSecret: clientSecret }), 201);
     } catch (error) {
       if (!isFormError(error)) throw error;
-      const apps = await listOwnedApplications(services, viewer.id);
+      const apps = await listOwnedApplications(services, request.signedInViewer.id);
       const values = { name: body.name, clientType: body.clientType };
-      return sendHtml(reply, applicationsListPage({ ctx: pageContext(request, services), apps, values, errors: fieldMessages(error.errors) }), 400);
+      return sendHtml(reply, applicationsListPage({ ctx: signedInContext(request, services), apps, values, errors: fieldMessages(error.errors) }), 400);
     }
   });
 
   pages.get('/developers/applications/:id', { schema: { ...hide, params: AppParams, querystring: DetailQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     const notice = request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined;
-    const ctx = pageContext(request, services);
+    const ctx = signedInContext(request, services);
     const openId = { ...(await openIdPortalView(services, app.id)), csrfToken: ctx.csrfToken };
     return sendHtml(reply, applicationPage({ ctx, app, notice, bot: await botSection(services, app), openId }));
   });
 
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const body = request.body;
     try {
-      await updateApplication(services, app.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
-      return reply.redirect(`/developers/applications/${app.id}?saved=1`, 303);
+      await updateApplication(services, me(request), request.params.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
+      return reply.redirect(`/developers/applications/${request.params.id}?saved=1`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
+      const app = await getManagedApplication(services, me(request), request.params.id);
       const general = { name: body.name, description: body.description, iconUrl: body.iconUrl };
-      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, general, generalErrors: fieldMessages(error.errors), bot: await botSection(services, app) }), 400);
+      return sendHtml(reply, await detail(request, app, { general, generalErrors: fieldMessages(error.errors) }), 400);
     }
   });
 
   pages.post('/developers/applications/:id/oauth2', { schema: { ...hide, params: AppParams, body: OAuthSettingsBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
     const text = request.body.redirectUris ?? '';
     try {
-      await updateApplication(services, app.id, { redirectUris: redirectUrisFromText(text) });
-      return reply.redirect(`/developers/applications/${app.id}?saved=1#oauth2`, 303);
+      await updateApplication(services, me(request), request.params.id, { redirectUris: redirectUrisFromText(text) });
+      return reply.redirect(`/developers/applications/${request.params.id}?saved=1#oauth2`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
-      return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, redirectUrisText: text, oauthErrors: fieldMessages(error.errors), bot: await botSection(services, app) }), 400);
+      const app = await getManagedApplication(services, me(request), request.params.id);
+      return sendHtml(reply, await detail(request, app, { redirectUrisText: text, oauthErrors: fieldMessages(error.errors) }), 400);
     }
   });
 
   pages.get('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     if (!app.confidential) return reply.redirect(`/developers/applications/${app.id}`, 303);
-    return sendHtml(reply, resetSecretPage({ ctx: pageContext(request, services), app }));
+    return sendHtml(reply, resetSecretPage({ ctx: signedInContext(request, services), app }));
   });
 
   pages.post('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    const secret = await resetClientSecret(services, app.id);
-    const notice = 'The client secret was reset. The previous secret no longer works.';
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newSecret: secret, bot: await botSection(services, app) }));
+    const app = await getManagedApplication(services, me(request), request.params.id);
+    const secret = await resetClientSecret(services, me(request), app.id);
+    return sendHtml(reply, await detail(request, app, { notice: 'The client secret was reset. The previous secret no longer works.', newSecret: secret }));
   });
 
   pages.post('/developers/applications/:id/bot', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     // A second click (or a reload) finds the bot there: back to the page, no second token.
     if (app.botUserId !== null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const { botUserId, token } = await enableBot(services, app.id);
-    const updated = { ...app, botUserId };
+    const { botUserId, token } = await enableBot(services, me(request), app.id);
     // The token exists in plaintext only in this response (no-store): it is never shown again.
-    const notice = 'Bot added. Copy its token now.';
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app: updated, notice, newBotToken: token, bot: await botSection(services, updated) }), 201);
+    return sendHtml(reply, await detail(request, { ...app, botUserId }, { notice: 'Bot added. Copy its token now.', newBotToken: token }), 201);
   });
 
   pages.get('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    return sendHtml(reply, resetBotTokenPage({ ctx: pageContext(request, services), app }));
+    return sendHtml(reply, resetBotTokenPage({ ctx: signedInContext(request, services), app }));
   });
 
   pages.post('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const token = await resetBotToken(services, app.id);
-    const notice = 'The bot token was reset. The previous token no longer works.';
-    return sendHtml(reply, applicationPage({ ctx: pageContext(request, services), app, notice, newBotToken: token, bot: await botSection(services, app) }));
+    const token = await resetBotToken(services, me(request), app.id);
+    return sendHtml(reply, await detail(request, app, { notice: 'The bot token was reset. The previous token no longer works.', newBotToken: token }));
   });
 
   pages.post('/developers/applications/:id/bot/settings', { schema: { ...hide, params: AppParams, body: BotSettingsBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    await updateApplication(services, app.id, { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' });
+    const changes = { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' };
+    const app = await updateApplication(services, me(request), request.params.id, changes);
     return reply.redirect(`/developers/applications/${app.id}?saved=1#bot`, 303);
   });
 
   pages.get('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    return sendHtml(reply, deleteApplicationPage({ ctx: pageContext(request, services), app }));
+    const app = await getManagedApplication(services, me(request), request.params.id);
+    return sendHtml(reply, deleteApplicationPage({ ctx: signedInContext(request, services), app }));
   });
 
   pages.post('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
-    await deleteApplication(services, app.id);
+    await deleteApplication(services, me(request), request.params.id);
     return reply.redirect('/developers/applications?deleted=1', 303);
   });
 
   pages.get('/developers/applications/:id/oauth2/url-generator', { schema: { ...hide, params: AppParams, querystring: UrlGeneratorQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const app = await getOwnedApplication(services, request.params.id, viewer.id);
+    const app = await getManagedApplication(services, me(request), request.params.id);
     const query = request.query;
     // Scopes the authorize endpoint accepts today; bot and applications.commands join when the
     // bot issue marks them accepted in core/scopes.ts.
@@ -212,7 +196,7 @@ export function registerApplicationPages(pages: App, services: Services): void {
     return sendHtml(
       reply,
       urlGeneratorPage({
-        ctx: pageContext(request, services),
+        ctx: signedInContext(request, services),
         app,
         scopes: offered,
         selectedScopes: result.scopes,

@@ -1,4 +1,5 @@
-import { addFieldError, ApiErrors, PageError, type ErrorTree } from '../../core/errors.js';
+import type { Actor } from '../../core/actor.js';
+import { AccessError, addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
@@ -63,12 +64,33 @@ export interface CreatedApplication {
 }
 
 /**
- * Registers an application owned by `ownerId`. The client id is the application's snowflake id;
+ * Who may manage an application (DESIGN §2: the service decides): its owner, and the operator
+ * (the CLI). Bots manage no application, not even their own.
+ */
+function mayManage(actor: Actor, app: Application): boolean {
+  return actor.kind === 'operator' || (actor.kind === 'person' && actor.id === app.ownerId);
+}
+
+/**
+ * The application `appId` when `actor` may manage it. Anything else — a malformed id, an unknown
+ * app, somebody else's app — is the same 404 10002, so the portal does not reveal which ids exist.
+ */
+export async function getManagedApplication(deps: Deps, actor: Actor, appId: string): Promise<Application> {
+  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
+  if (!app || !mayManage(actor, app)) throw new AccessError(404, 10002, 'Unknown Application');
+  return app;
+}
+
+/**
+ * Registers an application: a person's own, or — for the operator — `ownerId`'s (the CLI's
+ * --owner); a bot registers none (403 50001). The client id is the application's snowflake id;
  * a confidential app gets a client secret, returned here once and stored only as SHA-256
  * (DESIGN §3). Every field is checked and every problem reported at once as a 50035 (fields
  * `name`, `description`, `iconUrl`, `redirectUris`); nothing is stored unless all are fine.
  */
-export async function createApplication(deps: Deps, ownerId: string, input: NewApplication): Promise<CreatedApplication> {
+export async function createApplication(deps: Deps, actor: Actor, input: NewApplication & { ownerId?: string }): Promise<CreatedApplication> {
+  const ownerId = actor.kind === 'person' ? actor.id : actor.kind === 'operator' ? input.ownerId : undefined;
+  if (ownerId === undefined) throw ApiErrors.missingAccess();
   const errors = new FieldErrors();
   const name = errors.take('name', checkAppName(input.name, deps.config.serviceName));
   const description = errors.take('description', checkAppDescription(input.description));
@@ -103,11 +125,10 @@ export type ApplicationUpdate = ApplicationChanges;
 /**
  * Changes an application's settings with the same rules as creation (50035 on any problem,
  * nothing changed). Redirect URIs are replaced as a whole list and checked against the app's
- * client type. Unknown application → 404 (10002).
+ * client type. An application the actor may not manage, or none → 404 (10002).
  */
-export async function updateApplication(deps: Deps, appId: string, changes: ApplicationUpdate): Promise<Application> {
-  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app) throw ApiErrors.unknownApplication();
+export async function updateApplication(deps: Deps, actor: Actor, appId: string, changes: ApplicationUpdate): Promise<Application> {
+  const app = await getManagedApplication(deps, actor, appId);
 
   const errors = new FieldErrors();
   const checked: ApplicationChanges = {};
@@ -146,11 +167,10 @@ export async function updateApplication(deps: Deps, appId: string, changes: Appl
  * Issues a new client secret for a confidential application and returns it (shown once). The
  * old secret stops working at once: one UPDATE replaces the only stored hash. Tokens already
  * issued stay valid; revoking them is what deauthorization is for. A public app has no secret
- * to reset (50035 on `confidential`).
+ * to reset (50035 on `confidential`). Not the actor's to manage, or none → 404 (10002).
  */
-export async function resetClientSecret(deps: Deps, appId: string): Promise<string> {
-  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app) throw ApiErrors.unknownApplication();
+export async function resetClientSecret(deps: Deps, actor: Actor, appId: string): Promise<string> {
+  const app = await getManagedApplication(deps, actor, appId);
   if (!app.confidential) throw ApiErrors.invalidFormBody(addFieldError({}, ['confidential'], { code: 'APPLICATION_PUBLIC', message: 'A public application has no client secret.' }));
   const secret = issueSecret(deps.random, 'clientSecret');
   if (!(await replaceClientSecretHash(deps.db, appId, secret.hash, deps.clock.now()))) throw ApiErrors.unknownApplication();
@@ -160,20 +180,11 @@ export async function resetClientSecret(deps: Deps, appId: string): Promise<stri
 /**
  * Deletes an application. Its grants, authorization codes, access and refresh tokens and
  * remembered consents are deleted with it by ON DELETE CASCADE, so every token it held stops
- * working at once.
+ * working at once. Not the actor's to manage, or none → 404 (10002).
  */
-export async function deleteApplication(deps: Deps, appId: string): Promise<void> {
-  if (!isSnowflake(appId) || !(await deleteApplicationRow(deps.db, appId))) throw ApiErrors.unknownApplication();
-}
-
-/**
- * The application `appId` if `ownerId` owns it. Anything else — a malformed id, an unknown app,
- * somebody else's app — is the same 404 page, so the portal does not reveal which ids exist.
- */
-export async function getOwnedApplication(deps: Deps, appId: string, ownerId: string): Promise<Application> {
-  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app || app.ownerId !== ownerId) throw new PageError(404, 'Application not found', 'There is no application at this address, or it belongs to someone else.');
-  return app;
+export async function deleteApplication(deps: Deps, actor: Actor, appId: string): Promise<void> {
+  const app = await getManagedApplication(deps, actor, appId);
+  if (!(await deleteApplicationRow(deps.db, app.id))) throw ApiErrors.unknownApplication();
 }
 
 /** The applications a person owns, oldest first. */

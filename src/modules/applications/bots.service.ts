@@ -1,3 +1,4 @@
+import type { Actor } from '../../core/actor.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
@@ -10,7 +11,7 @@ import type { Person } from '../directory/people.js';
 import { createPerson, getPersonById, getPersonByUsername } from '../directory/people.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
-import { findApplication } from './applications.repository.js';
+import { getManagedApplication } from './applications.service.js';
 import { attachBot, findApplicationByBotTokenHash, isDmParticipant, replaceBotTokenHash } from './bots.repository.js';
 import { botUsername, parseBotAuthorization } from './bots.js';
 
@@ -38,11 +39,10 @@ const hasNoBot = () => invalidField(['bot'], 'APPLICATION_HAS_NO_BOT', 'This app
  * users row with bot = 1 and the app's id, named after the app, with the app's icon as avatar and
  * a unique username derived from the app's name — and a bot token, returned once here and stored
  * only as SHA-256 (DESIGN §3). The account and the link to it are written in one transaction.
- * Unknown app → 404 10002; an app that already has a bot → 50035 at `bot`.
+ * An app the actor may not manage, or none → 404 10002; one that already has a bot → 50035 at `bot`.
  */
-export async function enableBot(deps: Deps, appId: string): Promise<{ botUserId: string; token: string }> {
-  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app) throw ApiErrors.unknownApplication();
+export async function enableBot(deps: Deps, actor: Actor, appId: string): Promise<{ botUserId: string; token: string }> {
+  const app = await getManagedApplication(deps, actor, appId);
   if (app.botUserId !== null) throw alreadyHasBot();
 
   const token = issueSecret(deps.random, 'botToken');
@@ -70,11 +70,11 @@ export async function enableBot(deps: Deps, appId: string): Promise<{ botUserId:
 
 /**
  * Issues a new bot token and returns it (shown once). The old one stops working at once: one
- * UPDATE replaces the only stored hash. Unknown app → 10002; an app without a bot → 50035.
+ * UPDATE replaces the only stored hash. An app the actor may not manage, or none → 10002; an app
+ * without a bot → 50035.
  */
-export async function resetBotToken(deps: Deps, appId: string): Promise<string> {
-  const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app) throw ApiErrors.unknownApplication();
+export async function resetBotToken(deps: Deps, actor: Actor, appId: string): Promise<string> {
+  const app = await getManagedApplication(deps, actor, appId);
   if (app.botUserId === null) throw hasNoBot();
   const token = issueSecret(deps.random, 'botToken');
   if (!(await replaceBotTokenHash(deps.db, app.id, token.hash, deps.clock.now()))) throw hasNoBot();

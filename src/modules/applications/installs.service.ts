@@ -1,13 +1,17 @@
 import type { Transaction } from 'kysely';
-import { PageError } from '../../core/errors.js';
-import { permissionNames } from '../../core/permissions.js';
+import type { Actor } from '../../core/actor.js';
+import { ApiError } from '../../core/errors.js';
+import { Permission, has, permissionNames } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
+import { isUniqueViolation } from '../../storage/types.js';
+import { authorize } from '../directory/access.service.js';
 import { joinServerAsBot, removeMemberInTransaction } from '../directory/members.service.js';
-import { requireMemberInReach } from '../directory/policy.js';
+import { requireMemberInReach, ServerAction } from '../directory/policy.js';
 import { appendRoleInTransaction, updateRoleInTransaction } from '../directory/roles.service.js';
-import { memberPermissions } from '../directory/servers.service.js';
+import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
+import type { Application } from './applications.js';
 import { findApplication } from './applications.repository.js';
 import {
   assignRoleIfMissing,
@@ -18,7 +22,15 @@ import {
   listServerInstallRows,
   upsertServerInstall,
 } from './installs.repository.js';
-import { permissionLabelList, type InstalledApp } from './installs.js';
+import {
+  describeRequestedPermissions,
+  grantedPermissions,
+  permissionLabelList,
+  tickedPermissions,
+  type InstallConsent,
+  type InstalledApp,
+  type InstallRequest,
+} from './installs.js';
 import { insertUserInstall } from './user-installs.repository.js';
 
 /** The apps installed in a server (the caller has checked that the viewer may see the page). */
@@ -40,10 +52,123 @@ export async function listServerInstalls(deps: Deps, serverId: string): Promise<
   }));
 }
 
-/** What one bot install writes; the authorize flow computes it (installs.ts) and checks who may. */
+/**
+ * Bot installs (issue #4) live here, in three steps the authorize flow calls one each:
+ * installConsentView (what the consent screen shows), planServerInstall (what the answer may
+ * install, never trusting the form) and writeInstall (the writes, all or nothing).
+ */
+
+/**
+ * The install part of the consent screen (issue #4): for a bot, the servers where the person
+ * holds Manage server (owners and Administrators hold it), the chosen one — the link's server_id
+ * when it is among them, else the only one — and the requested permissions marked against what
+ * the person holds there.
+ */
+export async function installConsentView(deps: Deps, install: InstallRequest, userId: string): Promise<InstallConsent> {
+  if (!install.bot) {
+    return { kind: 'user', commands: install.commands, servers: [], chosenServer: undefined, locked: false, lockedUnavailable: false, permissions: [] };
+  }
+  const eligible = (await listServersForPerson(deps, userId)).filter((s) => has(s.permissions, Permission.MANAGE_SERVER));
+  const named = install.serverId === undefined ? undefined : eligible.find((s) => s.id === install.serverId);
+  const chosen = named ?? (!install.lockServer && eligible.length === 1 ? eligible[0] : undefined);
+  return {
+    kind: 'bot',
+    commands: install.commands,
+    servers: eligible.map((s) => ({ id: s.id, name: s.name })),
+    chosenServer: chosen ? { id: chosen.id, name: chosen.name } : undefined,
+    locked: install.lockServer,
+    lockedUnavailable: install.lockServer && named === undefined,
+    permissions: describeRequestedPermissions(install.permissions, chosen?.permissions),
+  };
+}
+
+/** A bot install the consent form's answer may make, or why it may not (the caller words the page). */
+export type InstallPlanResult = { ok: true; plan: ServerInstallPlan } | { ok: false; problem: 'no-server' | 'not-allowed' };
+
+/**
+ * The bot install the consent form asks for, never trusting the form (issue #4): the chosen
+ * server must be one where the person holds Manage server now, and the granted permissions are
+ * recomputed from what they hold there — requested ∩ held ∩ still ticked (`ticked`: the form's
+ * permission values), minus Administrator. A server the person is not in and one where they lack
+ * Manage server look alike.
+ */
+export async function planServerInstall(deps: Deps, app: Application, install: InstallRequest, installerId: string, ticked: unknown): Promise<InstallPlanResult> {
+  const serverId = install.serverId;
+  if (serverId === undefined) return { ok: false, problem: 'no-server' };
+  const held = await memberPermissions(deps, serverId, installerId);
+  if (held === undefined || !has(held, Permission.MANAGE_SERVER)) return { ok: false, problem: 'not-allowed' };
+  const server = await getServer(deps, serverId);
+  return {
+    ok: true,
+    plan: {
+      application: { id: app.id, name: app.name, botUserId: app.botUserId as string },
+      serverId,
+      serverName: server?.name,
+      installerId,
+      granted: grantedPermissions(install.permissions, held, tickedPermissions(ticked)),
+      commands: install.commands,
+    },
+  };
+}
+
+/** What the code of an app that requires the code grant recorded about its bot install. */
+export interface RecordedInstall {
+  serverId: string | null;
+  /** The granted permissions as a decimal string. */
+  permissions: string | null;
+  userId: string;
+  scopes: readonly string[];
+}
+
+/**
+ * The bot install a code carries for an app that requires the code grant (issue #21 §5), written
+ * in the exchange's transaction so only a code the app actually redeems adds the bot. The
+ * person's right to add it is checked again, since up to 10 minutes have passed: they must still
+ * hold Manage server there ('not-allowed' otherwise), and the bot gets what was granted and they
+ * still hold. Undefined when the code carries no such install.
+ */
+export async function planInstallAtExchange(deps: Deps, app: Application, recorded: RecordedInstall): Promise<ServerInstallPlan | 'not-allowed' | undefined> {
+  if (!app.botRequireCodeGrant || recorded.serverId === null || recorded.permissions === null || app.botUserId === null) return undefined;
+  const held = await memberPermissions(deps, recorded.serverId, recorded.userId);
+  if (held === undefined || !has(held, Permission.MANAGE_SERVER)) return 'not-allowed';
+  const granted = BigInt(recorded.permissions);
+  return {
+    application: { id: app.id, name: app.name, botUserId: app.botUserId },
+    serverId: recorded.serverId,
+    installerId: recorded.userId,
+    granted: has(held, Permission.ADMINISTRATOR) ? granted : granted & held,
+    commands: recorded.scopes.includes('applications.commands'),
+  };
+}
+
+/** What one authorization installs: a bot into a server, or the app's commands for the person. */
+export type InstallWrite = { kind: 'server'; plan: ServerInstallPlan } | { kind: 'user'; applicationId: string; userId: string };
+
+/**
+ * Writes an install and the rest of its authorization (`alongside`: grant, code, consent) in one
+ * transaction, all or nothing. Two installs of the same bot into the same server at once can both
+ * find it not yet a member; the loser fails on the primary key and runs once more, now finding it.
+ */
+export async function writeInstall(deps: Deps, install: InstallWrite | undefined, alongside?: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+  const writes = async (trx: Transaction<Database>): Promise<void> => {
+    if (install?.kind === 'server') await writeServerInstall(deps, trx, install.plan);
+    else if (install?.kind === 'user') await writeUserInstall(deps, trx, install.applicationId, install.userId);
+    if (alongside) await alongside(trx);
+  };
+  try {
+    await deps.db.transaction().execute(writes);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await deps.db.transaction().execute(writes);
+  }
+}
+
+/** What one bot install writes: planServerInstall (or planInstallAtExchange) computes it and checks who may. */
 export interface ServerInstallPlan {
   application: { id: string; name: string; botUserId: string };
   serverId: string;
+  /** For the confirmation page of a plain install; undefined when the plan was not made for one. */
+  serverName?: string | undefined;
   installerId: string;
   /** requested ∩ held ∩ ticked, minus Administrator (grantedPermissions). */
   granted: bigint;
@@ -79,23 +204,25 @@ export async function writeServerInstall(deps: Deps, trx: Transaction<Database>,
 }
 
 /** Records a user install (applications.commands without bot) inside the caller's transaction. */
-export async function writeUserInstall(deps: Deps, trx: Transaction<Database>, applicationId: string, userId: string): Promise<void> {
+async function writeUserInstall(deps: Deps, trx: Transaction<Database>, applicationId: string, userId: string): Promise<void> {
   await insertUserInstall(trx, { applicationId, userId, createdAt: deps.clock.now() });
 }
 
 /**
- * Removes an app's bot from a server (Server settings → Integrations; the route checks Manage
- * server): the bot's membership, its managed role and the install record go, all or nothing.
- * Webhooks the bot created stay (issue #4). Throws a 404 page when the app is not installed here,
- * and 403 (50013) when the bot holds a permission the actor lacks: a bot is a member like any
- * other, and its managed role does not take it out of reach (docs/permissions.md rule 4, issue #21 §5).
+ * Removes an app's bot from a server (Server settings → Integrations): the bot's membership, its
+ * managed role and the install record go, all or nothing. Webhooks the bot created stay (issue #4).
+ * The actor needs Manage server there (404 10004 for a non-member, 403 50013 otherwise), and the
+ * bot must be within their reach: a bot is a member like any other, and its managed role does not
+ * take it out of reach (docs/permissions.md rule 4, issue #21 §5; 403 50013). 404 when the app is
+ * not installed here.
  */
-export async function removeBot(deps: Deps, serverId: string, applicationId: string, actorPermissions: bigint): Promise<void> {
-  const notInstalled = () => new PageError(404, 'App not installed', 'This app is not installed in this server.');
-  if (!isSnowflake(serverId) || !isSnowflake(applicationId)) throw notInstalled();
+export async function removeBot(deps: Deps, actor: Actor, serverId: string, applicationId: string): Promise<void> {
+  const actorPermissions = await authorize(deps, actor, serverId, ServerAction.manageServer);
+  const notInstalled = () => new ApiError(404, 0, 'This app is not installed in this server.');
+  if (!isSnowflake(applicationId)) throw notInstalled();
   const installed = await findApplication(deps.db, applicationId);
   const botPermissions = installed?.botUserId ? await memberPermissions(deps, serverId, installed.botUserId) : undefined;
-  if (botPermissions !== undefined) requireMemberInReach(actorPermissions, botPermissions);
+  if (botPermissions !== undefined && actor.kind !== 'operator') requireMemberInReach(actorPermissions, botPermissions);
   const removed = await deps.db.transaction().execute(async (trx) => {
     const app = await findApplication(trx, applicationId);
     if (!(await deleteServerInstall(trx, serverId, applicationId))) return false;

@@ -61,6 +61,38 @@ export function tickedPermissions(values: unknown): bigint {
   return bits;
 }
 
+/**
+ * What an install link asks for (issue #4): `bot` adds the app's bot to a server chosen on the
+ * consent screen; `applications.commands` without `bot` is a user install.
+ */
+export interface InstallRequest {
+  bot: boolean;
+  commands: boolean;
+  /** The requested permission bits (SPEC §2.1 `permissions`; 0n when absent or without bot). */
+  permissions: bigint;
+  /** The server to pre-select (`server_id`, or Discord's `guild_id`), exactly as sent. */
+  serverId: string | undefined;
+  /** `disable_server_select=true` with a server_id: the picker is locked to that server. */
+  lockServer: boolean;
+}
+
+/** What the consent screen shows about an install (issue #4). */
+export interface InstallConsent {
+  kind: 'bot' | 'user';
+  /** applications.commands was requested. */
+  commands: boolean;
+  /** Bot installs: the servers where the person holds Manage server (the picker's choices). */
+  servers: { id: string; name: string }[];
+  /** The server the permissions below are computed for; undefined until one is chosen. */
+  chosenServer: { id: string; name: string } | undefined;
+  /** disable_server_select: the link decides the server. */
+  locked: boolean;
+  /** The link locked the picker to a server the person cannot add bots to. */
+  lockedUnavailable: boolean;
+  /** The requested permissions, each marked as grantable or not in the chosen server. */
+  permissions: RequestedPermission[];
+}
+
 /** Labels of the bits set, in bit order. */
 export function permissionLabelList(bits: bigint): string[] {
   return permissionNames(bits).map((name) => PERMISSION_LABELS[name]);

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { person } from '../../core/actor.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { installedAppsPage } from './user-installs.page.js';
 import { installedApps, removeUserInstall } from './user-installs.service.js';
 
@@ -9,20 +10,18 @@ const InstalledAppsQuery = Type.Object({ removed: Type.Optional(Type.String({ ma
 const RemoveParams = Type.Object({ applicationId: Type.String() });
 const CsrfOnlyBody = Type.Object({ _csrf: Type.Optional(Type.String()) });
 
-/** Settings → Installed apps, and Remove (pages context: viewer + CSRF). */
+/** Settings → Installed apps, and Remove (signed in; CSRF checked by the pages context). */
 export function registerUserInstallPages(pages: App, services: Services): void {
-  pages.get('/settings/apps', { schema: { hide: true, querystring: InstalledAppsQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const apps = await installedApps(services, viewer.id);
-    return sendHtml(reply, installedAppsPage({ ctx: { ...pageContext(request, services), viewer }, apps, removed: request.query.removed === '1' }));
-  });
+  signedInPages(pages, (signedIn) => {
+    signedIn.get('/settings/apps', { schema: { hide: true, querystring: InstalledAppsQuery } }, async (request, reply) => {
+      const apps = await installedApps(services, request.signedInViewer.id);
+      return sendHtml(reply, installedAppsPage({ ctx: signedInContext(request, services), apps, removed: request.query.removed === '1' }));
+    });
 
-  pages.post('/settings/apps/:applicationId/remove', { schema: { hide: true, params: RemoveParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const removed = await removeUserInstall(services, viewer.id, request.params.applicationId);
-    // Post/redirect/get; a second submit (nothing left to remove) lands on the plain list.
-    return reply.redirect(removed ? '/settings/apps?removed=1' : '/settings/apps', 303);
+    signedIn.post('/settings/apps/:applicationId/remove', { schema: { hide: true, params: RemoveParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const removed = await removeUserInstall(services, person(request.signedInViewer.id), request.params.applicationId);
+      // Post/redirect/get; a second submit (nothing left to remove) lands on the plain list.
+      return reply.redirect(removed ? '/settings/apps?removed=1' : '/settings/apps', 303);
+    });
   });
 }

@@ -1,3 +1,5 @@
+import type { Actor } from '../../core/actor.js';
+import { ApiErrors } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { deleteUserInstall, hasUserInstall, insertUserInstall, listUserInstalls, type UserInstall } from './user-installs.repository.js';
@@ -26,9 +28,11 @@ export async function installedApps(deps: Deps, userId: string): Promise<UserIns
 /**
  * Remove (Settings → Installed apps): the app's bot can no longer open a DM with the person, nor
  * post in an existing one, unless they share a server. Messages already sent stay. Returns
- * whether something was removed (a malformed or unknown id removes nothing).
+ * whether something was removed (a malformed or unknown id removes nothing). A person removes
+ * only their own installs; nobody else has any here (403 50001).
  */
-export async function removeUserInstall(deps: Deps, userId: string, applicationId: string): Promise<boolean> {
+export async function removeUserInstall(deps: Deps, actor: Actor, applicationId: string): Promise<boolean> {
+  if (actor.kind !== 'person') throw ApiErrors.missingAccess();
   if (!isSnowflake(applicationId)) return false;
-  return deleteUserInstall(deps.db, applicationId, userId);
+  return deleteUserInstall(deps.db, applicationId, actor.id);
 }

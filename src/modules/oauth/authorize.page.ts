@@ -1,10 +1,8 @@
-import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
-import { settingsLayout, type PageCtx } from '../../web/components.js';
-import type { RequestedPermission } from '../applications/installs.js';
-import type { AuthorizedApp, ConsentView, InstallConsent, InstalledView } from './authorize.js';
-import { webhookConsentPage } from './incoming-webhook.page.js';
+import type { PageCtx } from '../../web/components.js';
+import type { InstallConsent } from '../applications/installs.js';
+import type { WebhookConsent } from './incoming-webhook.js';
 
 /**
  * The app's "icon" on pages about granting access is its initial, drawn locally: the registered
@@ -16,7 +14,7 @@ export function appTile(name: string, size: 'large' | 'small'): SafeHtml {
   return html`<span class="avatar app-tile${size === 'large' ? ' large' : ''}" aria-hidden="true">${initial}</span>`;
 }
 
-function personTile(viewer: Viewer): SafeHtml {
+export function personTile(viewer: Viewer): SafeHtml {
   const initial = Array.from(viewer.name.trim() || viewer.username)[0]?.toUpperCase() ?? '?';
   return html`<span class="avatar" aria-hidden="true">${initial}</span>`;
 }
@@ -31,6 +29,32 @@ export function destination(redirectUri: string): string {
   }
 }
 
+/** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
+export interface ConsentView {
+  application: { id: string; name: string; description: string; ownerUsername: string | null };
+  /** The scopes in plain words (for installs: the ones besides bot and applications.commands). */
+  scopes: { name: string; description: string }[];
+  /** The request, re-sent by the form and re-validated on POST. */
+  fields: [string, string][];
+  /** Where the person will be sent, shown so a look-alike app gives itself away; undefined for a plain install. */
+  redirectUri: string | undefined;
+  /** The GET URL of this request: "Switch account" signs in and comes back here. */
+  authorizeUrl: string;
+  install?: InstallConsent;
+  /** webhook.incoming (issue #23): the server and channel picker. */
+  webhook?: WebhookConsent;
+}
+
+/** The page after a plain install (issue #4: "a confirmation naming the server"). */
+export interface InstalledView {
+  application: { id: string; name: string };
+  kind: 'bot' | 'user';
+  /** Bot installs: where the bot now is, and what its role holds. */
+  server?: { id: string; name: string };
+  granted: string[];
+  commands: boolean;
+}
+
 export interface ConsentPageInput {
   ctx: PageCtx & { viewer: Viewer };
   view: ConsentView;
@@ -39,28 +63,15 @@ export interface ConsentPageInput {
 /**
  * The consent screen (issue #3, OAUTH-CHECKLIST A18): the app and who made it, who is signed in
  * (with a way to switch), each scope in plain words, where the answer goes, and how to take it
- * back. Authorize and Cancel post the request again, with the CSRF token.
+ * back. Authorize and Cancel post the request again, with the CSRF token. Installs and
+ * webhook.incoming have their own screens (install-consent.page.ts, incoming-webhook.page.ts).
  */
 export function consentPage(input: ConsentPageInput): string {
-  if (input.view.install) return installConsentPage(input, input.view.install);
-  if (input.view.webhook) return webhookConsentPage(input, input.view.webhook);
   const { ctx, view } = input;
   const app = view.application;
-  const viewer = ctx.viewer;
-  const switchUrl = `/login?next=${encodeURIComponent(view.authorizeUrl)}`;
   const body = html`<div class="card consent">
-<div class="consent-head">
-${appTile(app.name, 'large')}
-<div>
-<h1>${app.name} wants to access your ${ctx.serviceName} account</h1>
-<p class="muted small">${app.ownerUsername ? html`Made by <strong>@${app.ownerUsername}</strong>` : 'Made by a deleted account'}</p>
-</div>
-</div>
-${app.description ? html`<p class="consent-description">${app.description}</p>` : ''}
-<div class="consent-who">
-${personTile(viewer)}
-<p class="small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})<br><a href="${switchUrl}">Not you? Switch account</a></p>
-</div>
+${consentHead(view, html`${app.name} wants to access your ${ctx.serviceName} account`)}
+${signedInAs(ctx.viewer, view)}
 <h2>This will allow ${app.name} to:</h2>
 <ul class="plain scope-list">
 ${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}
@@ -69,14 +80,14 @@ ${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">�
 <p class="hint">After you choose, you will be sent to <strong class="mono">${destination(view.redirectUri ?? '')}</strong>.</p>
 <form method="post" action="/app/oauth2/authorize">
 ${csrfField(ctx.csrfToken)}
-${view.fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+${hiddenFields(view.fields)}
 <div class="actions consent-actions">
 <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button>
 <button type="submit" name="decision" value="authorize">Authorize</button>
 </div>
 </form>
 </div>`;
-  return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
+  return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
 }
 
 export function hiddenFields(fields: readonly [string, string][]): SafeHtml {
@@ -103,144 +114,6 @@ ${personTile(viewer)}
 </div>`;
 }
 
-/**
- * The server picker (issue #4): its own GET form, so choosing another server reloads the screen
- * with that server's permissions, without JavaScript. Only servers where the person holds Manage
- * server are offered; a locked link shows its server and no picker.
- */
-function serverPicker(view: ConsentView, install: InstallConsent, serviceName: string): SafeHtml {
-  const chosen = install.chosenServer;
-  if (install.servers.length === 0) {
-    return html`<div class="error" role="alert"><strong>You cannot add this bot to any server.</strong> Adding a bot needs the Manage server permission, and you do not have it in any of your servers on ${serviceName}. Ask a server's owner or an administrator to add it, or create a server of your own.</div>`;
-  }
-  if (install.lockedUnavailable) {
-    return html`<div class="error" role="alert"><strong>This link is for a server you cannot add bots to.</strong> Adding a bot needs the Manage server permission there. Ask the server's owner or an administrator to use the link.</div>`;
-  }
-  if (install.locked && chosen) {
-    return html`<p class="install-server">Add to server: <strong>${chosen.name}</strong></p>
-<p class="hint">The link chose this server.</p>`;
-  }
-  return html`<form method="get" action="/app/oauth2/authorize" class="server-picker">
-${hiddenFields(view.fields)}
-<label for="server_id">Add to server</label>
-<div class="copyrow">
-<select id="server_id" name="server_id" required data-autosubmit>
-${chosen ? '' : html`<option value="" selected disabled>Select a server</option>`}
-${install.servers.map((s) => html`<option value="${s.id}"${s.id === chosen?.id ? html` selected` : ''}>${s.name}</option>`)}
-</select>
-<button type="submit" class="secondary" data-autosubmit-fallback>${chosen ? 'Change' : 'Choose'}</button>
-</div>
-<p class="hint">Only servers where you have the Manage server permission are listed.</p>
-</form>`;
-}
-
-function notGrantableNote(p: RequestedPermission, serverName: string): SafeHtml {
-  if (p.notGrantable === 'administrator') return html`<br><span class="hint">Never granted: a bot here is never an administrator.</span>`;
-  if (p.notGrantable === 'not-held') return html`<br><span class="hint">You cannot give it: you do not have it in ${serverName}.</span>`;
-  return html``;
-}
-
-/**
- * The requested permissions (issue #4): each grantable one is a ticked box the person may
- * untick; the others are shown crossed out with the reason. Without a chosen server they are
- * listed without boxes.
- */
-function permissionChoices(install: InstallConsent, appName: string): SafeHtml {
-  const chosen = install.chosenServer;
-  if (install.permissions.length === 0) {
-    return html`<h2>Permissions</h2><p class="small">${appName} asks for no permissions. Its bot can do what every member of the server can.</p>`;
-  }
-  if (!chosen) {
-    return html`<h2>${appName} asks for these permissions</h2>
-<ul class="plain permission-list">${install.permissions.map((p) => html`<li>${p.label}${p.notGrantable === 'administrator' ? notGrantableNote(p, '') : ''}</li>`)}</ul>
-<p class="hint">Choose a server to see which of them you can give.</p>`;
-  }
-  return html`<fieldset class="permission-list">
-<legend>Permissions for ${appName} in ${chosen.name}</legend>
-${install.permissions.map((p) =>
-  p.notGrantable === undefined
-    ? html`<label class="check"><input type="checkbox" name="permission" value="${p.name}" checked> <span>${p.label}</span></label>`
-    : html`<label class="check not-grantable"><input type="checkbox" disabled> <span><s>${p.label}</s>${notGrantableNote(p, chosen.name)}</span></label>`,
-)}
-<p class="hint">Untick anything you do not want to give. The bot gets a role named ${appName} holding what stays ticked, on top of what every member has.</p>
-</fieldset>`;
-}
-
-/**
- * The consent screen for an install (issue #4): for a bot, the server picker and the requested
- * permissions; for a user install, what the app will be able to do for the person. The other
- * scopes of the request are listed as on the plain consent screen.
- */
-function installConsentPage(input: ConsentPageInput, install: InstallConsent): string {
-  const { ctx, view } = input;
-  const app = view.application;
-  const bot = install.kind === 'bot';
-  const canAuthorize = !bot || (install.chosenServer !== undefined && !install.lockedUnavailable);
-  const title = bot ? html`Add ${app.name} to a server` : html`Add ${app.name} to your account`;
-  const alsoScopes = view.scopes.length
-    ? html`<h2>${app.name} will also be able to:</h2>
-<ul class="plain scope-list">${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}</ul>
-<p class="hint">It keeps this access until you remove it in <a href="/settings/authorized-apps">Settings → Authorized apps</a>.</p>`
-    : '';
-  const userLines = html`<h2>${app.name} will be able to:</h2>
-<ul class="plain scope-list">
-<li><span class="scope-mark" aria-hidden="true">✓</span> Let you use its commands</li>
-<li><span class="scope-mark" aria-hidden="true">✓</span> Send you direct messages</li>
-</ul>
-<p class="hint">You can remove it at any time in <a href="/settings/apps">Settings → Installed apps</a>.</p>`;
-  const where = view.redirectUri
-    ? html`<p class="hint">After you choose, you will be sent to <strong class="mono">${destination(view.redirectUri)}</strong>.</p>`
-    : html`<p class="hint">You stay on ${ctx.serviceName}: nothing is sent to the app's website.</p>`;
-  const body = html`<div class="card consent install-consent">
-${consentHead(view, title)}
-${signedInAs(ctx.viewer, view)}
-${bot ? serverPicker(view, install, ctx.serviceName) : userLines}
-<form method="post" action="/app/oauth2/authorize">
-${csrfField(ctx.csrfToken)}
-${hiddenFields(view.fields)}
-${bot && install.chosenServer ? html`<input type="hidden" name="server_id" value="${install.chosenServer.id}">` : ''}
-${bot && !(install.servers.length === 0 || install.lockedUnavailable) ? permissionChoices(install, app.name) : ''}
-${bot && install.commands ? html`<p class="small">Its commands will be available to the server's members.</p>` : ''}
-${alsoScopes}
-${where}
-<div class="actions consent-actions">
-<button type="submit" name="decision" value="cancel" class="secondary">Cancel</button>
-${canAuthorize ? html`<button type="submit" name="decision" value="authorize">Authorize</button>` : ''}
-</div>
-</form>
-</div>`;
-  return layout({ title: bot ? `Add ${app.name} to a server` : `Add ${app.name}`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow', scripts: [APP_JS_PATH] });
-}
-
-/** After a plain install (issue #4): a confirmation naming the server and what the bot got. */
-export function installedPage(input: { ctx: PageCtx & { viewer: Viewer }; view: InstalledView }): string {
-  const { ctx, view } = input;
-  const app = view.application;
-  const server = view.server;
-  const body =
-    view.kind === 'bot' && server
-      ? html`<div class="card consent" role="status">
-<div class="consent-head">${appTile(app.name, 'large')}<div><h1>${app.name} was added to ${server.name}</h1></div></div>
-${
-  view.granted.length
-    ? html`<p>Its role <strong>${app.name}</strong> holds:</p><p>${view.granted.map((g) => html`<span class="pill">${g}</span> `)}</p>`
-    : html`<p>It has no permissions of its own: it can do what every member of ${server.name} can.</p>`
-}
-${view.commands ? html`<p class="small">Its commands are available in ${server.name}.</p>` : ''}
-<div class="actions">
-<a class="button" href="/servers/${server.id}">Go to ${server.name}</a>
-<a class="button secondary" href="/servers/${server.id}/settings/integrations">See it in Integrations</a>
-</div>
-</div>`
-      : html`<div class="card consent" role="status">
-<div class="consent-head">${appTile(app.name, 'large')}<div><h1>${app.name} was added to your account</h1></div></div>
-<p>You can use its commands, and it can send you direct messages.</p>
-<div class="actions"><a class="button" href="/">Home</a><a class="button secondary" href="/settings/apps">Installed apps</a></div>
-</div>`;
-  const title = view.kind === 'bot' && server ? `${app.name} added to ${server.name}` : `${app.name} added`;
-  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
-}
-
 /** A plain install was cancelled: nothing was added, and there is no app to send the person back to. */
 export function declinedPage(input: { ctx: PageCtx & { viewer: Viewer }; application: { name: string } }): string {
   const { ctx, application } = input;
@@ -250,44 +123,4 @@ export function declinedPage(input: { ctx: PageCtx & { viewer: Viewer }; applica
 <div class="actions"><a class="button" href="/">Home</a></div>
 </div>`;
   return layout({ title: `${application.name} not added`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
-}
-
-export interface AuthorizedAppsPageInput {
-  ctx: PageCtx & { viewer: Viewer };
-  apps: AuthorizedApp[];
-  /** Set after a deauthorization, to confirm it. */
-  removed: boolean;
-}
-
-function formatDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** Settings → Authorized apps (issue #3, OAUTH-CHECKLIST A18): what each app may do, and Deauthorize. */
-export function authorizedAppsPage(input: AuthorizedAppsPageInput): string {
-  const { ctx, apps } = input;
-  const list = apps.length
-    ? html`${apps.map(
-        (a) => html`<div class="card authorized-app">
-<div class="consent-head">
-${appTile(a.name, 'small')}
-<div>
-<h2>${a.name}</h2>
-<p class="muted small">${a.ownerUsername ? html`Made by @${a.ownerUsername} · ` : ''}Authorized <time datetime="${new Date(a.authorizedAt).toISOString()}">${formatDate(a.authorizedAt)}</time></p>
-</div>
-</div>
-<p class="small">It can:</p>
-<ul class="plain scope-list">${a.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}</ul>
-<form method="post" action="/settings/authorized-apps/${a.applicationId}/deauthorize">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">Deauthorize ${a.name}</button></div>
-</form>
-</div>`,
-      )}`
-    : html`<div class="card"><p>You have not authorized any apps.</p><p class="hint">When you allow an app to access your account, it appears here, and you can remove its access at any time.</p></div>`;
-  const content = html`<h1>Authorized apps</h1>
-${input.removed ? html`<div class="notice" role="status">Access removed. The app can no longer use your account, and will have to ask again.</div>` : ''}
-<p class="muted">Apps you allowed to access your account. Deauthorizing an app ends its access at once: every token it holds stops working.</p>
-${list}`;
-  return layout({ title: 'Authorized apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('authorized-apps', content) });
 }

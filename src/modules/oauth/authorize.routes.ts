@@ -1,11 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { person } from '../../core/actor.js';
+import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import type { Viewer } from '../../web/layout.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
-import { authorizedAppsPage, consentPage, declinedPage, installedPage } from './authorize.page.js';
-import { authorizedApps, deauthorizeApp, decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
+import { pageContext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
+import { consentPage, declinedPage, type ConsentPageInput } from './authorize.page.js';
+import { authorizedAppsPage } from './authorized-apps.page.js';
+import { authorizedApps, deauthorizeApp } from './authorized-apps.service.js';
+import { decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
+import { webhookConsentPage } from './incoming-webhook.page.js';
+import { installConsentPage, installedPage } from './install-consent.page.js';
 
 /**
  * The app-wide CSP with images limited to this origin: pages about granting access load nothing
@@ -26,6 +32,13 @@ const AuthorizeBody = Type.Object({ decision: Type.Optional(Type.Unknown()) }, {
 const DeauthorizeParams = Type.Object({ applicationId: Type.String({ maxLength: 32 }) });
 const AuthorizedAppsQuery = Type.Object({ removed: Type.Optional(Type.String({ maxLength: 8 })) });
 
+/** The consent screen for what the request asks: an install, webhook.incoming, or scopes alone. */
+function consentScreen(input: ConsentPageInput): string {
+  if (input.view.install) return installConsentPage(input, input.view.install);
+  if (input.view.webhook) return webhookConsentPage(input, input.view.webhook);
+  return consentPage(input);
+}
+
 /** GET/POST /app/oauth2/authorize and Settings → Authorized apps. */
 export function registerAuthorizePages(pages: App, services: Services): void {
   /**
@@ -40,12 +53,16 @@ export function registerAuthorizePages(pages: App, services: Services): void {
       case 'sign-in':
         // OpenID Connect Core §3.1.2.1 login_hint prefills the username (issue #22).
         return reply.redirect(`/login?next=${encodeURIComponent(outcome.next)}${outcome.loginHint === undefined ? '' : `&login_hint=${encodeURIComponent(outcome.loginHint)}`}`, 303);
+      // The service asks for sign-in before any page, so these have a viewer.
       case 'consent':
-        return sendHtml(grantPageHeaders(reply), consentPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
+        return sendHtml(grantPageHeaders(reply), consentScreen({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'installed':
         return sendHtml(grantPageHeaders(reply), installedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, view: outcome.view }));
       case 'declined':
         return sendHtml(grantPageHeaders(reply), declinedPage({ ctx: { ...ctx, viewer: viewer as Viewer }, application: outcome.application }));
+      case 'refused':
+        // The one error handler renders it, as every error page (DESIGN §9.7).
+        throw new PageError(outcome.problem.status, outcome.problem.title, outcome.problem.detail);
     }
   }
 
@@ -61,18 +78,15 @@ export function registerAuthorizePages(pages: App, services: Services): void {
     return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
   });
 
-  pages.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    const apps = await authorizedApps(services, viewer.id);
-    const ctx = { ...pageContext(request, services), viewer };
-    return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx, apps, removed: request.query.removed === '1' }));
-  });
+  signedInPages(pages, (signedIn) => {
+    signedIn.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
+      const apps = await authorizedApps(services, request.signedInViewer.id);
+      return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx: signedInContext(request, services), apps, removed: request.query.removed === '1' }));
+    });
 
-  pages.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
-    const viewer = requireViewer(request, reply);
-    if (!viewer) return reply;
-    await deauthorizeApp(services, viewer.id, request.params.applicationId);
-    return reply.redirect('/settings/authorized-apps?removed=1', 303);
+    signedIn.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
+      await deauthorizeApp(services, person(request.signedInViewer.id), request.params.applicationId);
+      return reply.redirect('/settings/authorized-apps?removed=1', 303);
+    });
   });
 }

@@ -1,9 +1,8 @@
 import { MINUTE } from '../../core/clock.js';
 import { parsePermissions } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import type { RequestedPermission } from '../applications/installs.js';
+import type { InstallRequest } from '../applications/installs.js';
 import { matchRedirectUri } from '../applications/redirect-uris.js';
-import type { WebhookConsent } from './incoming-webhook.js';
 import { isValidPkceValue } from './pkce.js';
 import { INSTALL_SCOPES, parseScope } from '../../core/scopes.js';
 
@@ -142,21 +141,6 @@ export type AuthorizeErrorCode =
 
 /** `prompt` (Discord's, from OpenID Connect): `consent` always shows the screen, `none` never does. */
 export type Prompt = 'consent' | 'none';
-
-/**
- * What an install asks for (issue #4): `bot` adds the app's bot to a server chosen on the consent
- * screen; `applications.commands` without `bot` is a user install.
- */
-export interface InstallRequest {
-  bot: boolean;
-  commands: boolean;
-  /** The requested permission bits (SPEC §2.1 `permissions`; 0n when absent or without bot). */
-  permissions: bigint;
-  /** The server to pre-select (`server_id`, or Discord's `guild_id`), exactly as sent. */
-  serverId: string | undefined;
-  /** `disable_server_select=true` with a server_id: the picker is locked to that server. */
-  lockServer: boolean;
-}
 
 /** A fully validated authorization request (the code flow). */
 export interface AuthorizationRequest extends RedirectTarget {
@@ -306,139 +290,4 @@ function parsePrompt(raw: string | undefined): Prompt | undefined | 'invalid' {
   const values = raw.split(' ').filter(Boolean);
   if (values.includes('none')) return values.length === 1 ? 'none' : 'invalid';
   return values.includes('consent') ? 'consent' : undefined;
-}
-
-/**
- * RFC 6749 §4.1.2.1: error_description is limited to %x20-21 / %x23-5B / %x5D-7E; anything else
- * (quotes, backslashes, non-ASCII, controls) is replaced so no client can choke on it.
- */
-export function safeErrorDescription(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?');
-}
-
-/**
- * The authorization response URI: the redirect URI with the parameters appended, keeping a query
- * the registered URI already has (RFC 6749 §3.1.2, OAUTH-CHECKLIST A13). Values are encoded with
- * encodeURIComponent (space as %20), which every query parser decodes the same way, so `state`
- * arrives exactly as sent. Undefined values are left out (RFC 6749 §4.1.2: no state when none was sent).
- */
-export function authorizationResponseUri(redirectUri: string, params: readonly (readonly [string, string | undefined])[]): string {
-  const query = params
-    .filter((p): p is readonly [string, string] => p[1] !== undefined)
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-    .join('&');
-  if (query === '') return redirectUri;
-  if (!redirectUri.includes('?')) return `${redirectUri}?${query}`;
-  return redirectUri.endsWith('?') || redirectUri.endsWith('&') ? `${redirectUri}${query}` : `${redirectUri}&${query}`;
-}
-
-/**
- * An error response (RFC 6749 §4.1.2.1) with `iss` (RFC 9207 §2, OAUTH-CHECKLIST H4). `state` is
- * echoed only when it was sent exactly once.
- */
-export function authorizationErrorUri(redirectUri: string, error: AuthorizeErrorCode, description: string, state: string | undefined, issuer: string): string {
-  return authorizationResponseUri(redirectUri, [
-    ['error', error],
-    ['error_description', safeErrorDescription(description)],
-    ['state', state],
-    ['iss', issuer],
-  ]);
-}
-
-/**
- * A successful response: `code`, `state` when sent, `iss` (RFC 6749 §4.1.2, RFC 9207 §2). A bot
- * install adds the chosen server as `server_id` and, for Discord clients, `guild_id`, and the
- * granted permissions as a decimal string (issue #4; docs/bot-installs.md).
- */
-export function authorizationCodeUri(redirectUri: string, code: string, state: string | undefined, issuer: string, server?: { id: string; permissions: bigint }): string {
-  return authorizationResponseUri(redirectUri, [
-    ['code', code],
-    ['state', state],
-    ['iss', issuer],
-    ['server_id', server?.id],
-    ['guild_id', server?.id],
-    ['permissions', server?.permissions.toString()],
-  ]);
-}
-
-/**
- * The GET URL of a validated request, for coming back after sign-in from the consent form (the
- * hidden fields, re-validated) and for "Switch account".
- */
-export function authorizeUrl(request: ConsentRequest): string {
-  const serverId = request.install?.serverId;
-  return authorizationResponseUri('/app/oauth2/authorize', [...requestFields(request), ['server_id', serverId]]);
-}
-
-/**
- * The request as form fields, for the consent form's hidden inputs. The server is not among
- * them: the picker sends it (or, when locked, the page adds it).
- */
-export function requestFields(request: ConsentRequest): [AuthorizeParam, string | undefined][] {
-  const redirect = request.plain ? request.redirect : request;
-  const install = request.install;
-  return [
-    ['response_type', request.plain ? undefined : 'code'],
-    ['client_id', request.clientId],
-    ['redirect_uri', redirect?.redirectUriSent ? redirect.redirectUri : undefined],
-    ['scope', request.scopes.join(' ')],
-    ['state', request.state],
-    ['code_challenge', request.plain ? undefined : request.codeChallenge],
-    ['code_challenge_method', !request.plain && request.codeChallenge !== undefined ? 'S256' : undefined],
-    ['permissions', install?.bot ? install.permissions.toString() : undefined],
-    ['disable_server_select', install?.lockServer ? 'true' : undefined],
-  ];
-}
-
-/** What the consent screen shows about an install (issue #4). */
-export interface InstallConsent {
-  kind: 'bot' | 'user';
-  /** applications.commands was requested. */
-  commands: boolean;
-  /** Bot installs: the servers where the person holds Manage server (the picker's choices). */
-  servers: { id: string; name: string }[];
-  /** The server the permissions below are computed for; undefined until one is chosen. */
-  chosenServer: { id: string; name: string } | undefined;
-  /** disable_server_select: the link decides the server. */
-  locked: boolean;
-  /** The link locked the picker to a server the person cannot add bots to. */
-  lockedUnavailable: boolean;
-  /** The requested permissions, each marked as grantable or not in the chosen server. */
-  permissions: RequestedPermission[];
-}
-
-/** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
-export interface ConsentView {
-  application: { id: string; name: string; description: string; ownerUsername: string | null };
-  /** The scopes in plain words (for installs: the ones besides bot and applications.commands). */
-  scopes: { name: string; description: string }[];
-  /** The request, re-sent by the form and re-validated on POST. */
-  fields: [string, string][];
-  /** Where the person will be sent, shown so a look-alike app gives itself away; undefined for a plain install. */
-  redirectUri: string | undefined;
-  /** The GET URL of this request: "Switch account" signs in and comes back here. */
-  authorizeUrl: string;
-  install?: InstallConsent;
-  /** webhook.incoming (issue #23): the server and channel picker. */
-  webhook?: WebhookConsent;
-}
-
-/** The page after a plain install (issue #4: "a confirmation naming the server"). */
-export interface InstalledView {
-  application: { id: string; name: string };
-  kind: 'bot' | 'user';
-  /** Bot installs: where the bot now is, and what its role holds. */
-  server?: { id: string; name: string };
-  granted: string[];
-  commands: boolean;
-}
-
-/** One entry of Settings → Authorized apps. */
-export interface AuthorizedApp {
-  applicationId: string;
-  name: string;
-  description: string;
-  ownerUsername: string | null;
-  scopes: { name: string; description: string }[];
-  authorizedAt: number;
 }

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
-import { OAuthError, PageError } from '../../core/errors.js';
+import { OAuthError } from '../../core/errors.js';
+import { refusedPage, type RefusedPage } from './authorize-steps.js';
 import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
@@ -48,19 +49,20 @@ async function eligibleChannel(deps: Deps, userId: string, channelId: string): P
 
 /**
  * The channel the consent form chose, never trusting the form: a channel where the person holds
- * Manage webhooks and View channel now, with room for one more webhook. Nothing is written here.
+ * Manage webhooks and View channel now, with room for one more webhook; else the page saying why.
+ * Nothing is written here.
  */
-export async function chosenWebhookChannel(deps: Deps, userId: string, body: unknown): Promise<string> {
+export async function chosenWebhookChannel(deps: Deps, userId: string, body: unknown): Promise<{ channelId: string } | RefusedPage> {
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[WEBHOOK_CHANNEL_FIELD] : undefined;
-  if (typeof raw !== 'string' || raw === '') throw new PageError(400, 'Choose a channel', 'Choose the channel the webhook will post to, then press Authorize. Nothing was created.');
+  if (typeof raw !== 'string' || raw === '') return refusedPage(400, 'Choose a channel', 'Choose the channel the webhook will post to, then press Authorize. Nothing was created.');
   const channel = await eligibleChannel(deps, userId, raw);
   if (!channel) {
-    throw new PageError(403, 'You cannot add a webhook there', 'Adding a webhook needs the Manage webhooks and View channel permissions in the channel\'s server. Nothing was created.');
+    return refusedPage(403, 'You cannot add a webhook there', 'Adding a webhook needs the Manage webhooks and View channel permissions in the channel\'s server. Nothing was created.');
   }
   if (!(await channelHasWebhookRoom(deps, channel.id))) {
-    throw new PageError(400, 'That channel is full', `# ${channel.name} already has 10 webhooks, the most a channel can have. Delete one in the channel's settings → Integrations, or choose another channel. Nothing was created.`);
+    return refusedPage(400, 'That channel is full', `# ${channel.name} already has 10 webhooks, the most a channel can have. Delete one in the channel's settings → Integrations, or choose another channel. Nothing was created.`);
   }
-  return channel.id;
+  return { channelId: channel.id };
 }
 
 /** What the exchange will create, checked before its transaction starts. */

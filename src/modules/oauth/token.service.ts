@@ -8,10 +8,9 @@ import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
-import { getServer, memberPermissions } from '../directory/servers.service.js';
-import { writeServerInstall, type ServerInstallPlan } from '../applications/installs.service.js';
-import { Permission, has } from '../../core/permissions.js';
-import { findGrant, revokeGrant, type Grant } from './grants.repository.js';
+import { getServer } from '../directory/servers.service.js';
+import { planInstallAtExchange, writeServerInstall } from '../applications/installs.service.js';
+import { findGrant, revokeGrant } from './grants.repository.js';
 import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhook.service.js';
 import type { WebhookRecord } from '../webhooks/webhooks.js';
 import { presentGuild, type GuildResource } from '../resources/resources.js';
@@ -195,7 +194,9 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
 
   const grant = await findGrant(deps.db, stored.grantId);
-  const install = grant ? await installAtExchange(deps, app, grant) : undefined;
+  // Issue #21 §5: an app requiring the code grant gets its bot now, if the person still may add it.
+  const install = grant ? await planInstallAtExchange(deps, app, grant) : undefined;
+  if (install === 'not-allowed') throw new OAuthError('invalid_grant', 'the person who authorized can no longer add bots to that server');
   // Issue #23: webhook.incoming creates its webhook here, with the code's consumption: checked
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
@@ -223,28 +224,6 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
     if (idToken !== undefined) response.id_token = idToken;
   }
   return response;
-}
-
-/**
- * The bot install a code carries for an app that requires the code grant (issue #21 §5): it is
- * written in the exchange's transaction, so only a code the app actually redeems adds the bot.
- * The person's right to add it is checked again, since up to 10 minutes have passed: they must
- * still hold Manage server there, and the bot gets what was granted and they still hold.
- */
-async function installAtExchange(deps: Deps, app: Application, grant: Grant): Promise<ServerInstallPlan | undefined> {
-  if (!app.botRequireCodeGrant || grant.serverId === null || grant.permissions === null || app.botUserId === null) return undefined;
-  const held = await memberPermissions(deps, grant.serverId, grant.userId);
-  if (held === undefined || !has(held, Permission.MANAGE_SERVER)) {
-    throw new OAuthError('invalid_grant', 'the person who authorized can no longer add bots to that server');
-  }
-  const recorded = BigInt(grant.permissions);
-  return {
-    application: { id: app.id, name: app.name, botUserId: app.botUserId },
-    serverId: grant.serverId,
-    installerId: grant.userId,
-    granted: has(held, Permission.ADMINISTRATOR) ? recorded : recorded & held,
-    commands: grant.scopes.includes('applications.commands'),
-  };
 }
 
 async function replayedCode(deps: Deps, grantId: string, now: number): Promise<never> {

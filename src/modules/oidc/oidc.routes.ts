@@ -6,7 +6,7 @@ import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
 import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
-import { findApplicationByClientId, getOwnedApplication } from '../applications/applications.service.js';
+import { findApplicationByClientId, getManagedApplication } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
 import { ApiErrorBody } from '../oauth/oauth.schemas.js';
 import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
@@ -133,7 +133,7 @@ export function registerOpenIdPages(pages: App, services: Services): void {
 
   signedInPages(pages, (scope) => {
     scope.post('/developers/applications/:id/openid', { schema: { hide: true, params: AppParams, body: OpenIdSettingsBody } }, async (request, reply) => {
-      const app = await getOwnedApplication(services, request.params.id, request.signedInViewer.id);
+      const app = await getManagedApplication(services, { kind: 'person', id: request.signedInViewer.id }, request.params.id);
       const uris = request.body.postLogoutRedirectUris === undefined ? undefined : request.body.postLogoutRedirectUris.split(/\r?\n/);
       try {
         await updateOpenIdClientSettings(services, app, { idTokenAlg: request.body.idTokenAlg, postLogoutRedirectUris: uris });

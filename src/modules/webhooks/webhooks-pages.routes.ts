@@ -1,16 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ApiErrors, PageError } from '../../core/errors.js';
+import { person } from '../../core/actor.js';
+import { ApiError, ApiErrors } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
-import { pageContext, requireViewer, sendHtml } from '../../http/pages.js';
+import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { INSTALLED_APPS_NOTICES } from '../applications/installs.page.js';
 import { listServerInstalls } from '../applications/installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { settingsAbilities } from '../directory/server-settings.js';
 import { requireAnyServerPermission, requireServerPermission } from '../directory/access.service.js';
-import { confirmDeletePage, confirmRegeneratePage, integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
+import { confirmDeletePage, confirmRegeneratePage } from './webhook-confirm.page.js';
+import { integrationsBase, integrationsPage, type IntegrationsScope, type IssuedUrl } from './webhooks.page.js';
 import {
   IntegrationsChannelParams,
   IntegrationsChannelWebhookParams,
@@ -23,11 +25,11 @@ import {
 import {
   channelOfServer,
   createWebhook,
+  deleteWebhookAs,
   findScopedWebhook,
   loadIntegrations,
-  regenerateWebhookToken,
-  removeWebhook,
-  updateWebhookSettings,
+  regenerateWebhookTokenAs,
+  updateWebhookAs,
 } from './webhooks.service.js';
 import { githubSecretsOfServer, setGithubSecret } from './compat-execute.service.js';
 import { GithubSecretFormBody } from './compat.schemas.js';
@@ -61,13 +63,17 @@ interface RenderExtra {
 /**
  * Server settings → Integrations (/servers/:serverId/settings/integrations) and Channel settings →
  * Integrations (/channels/:channelId/settings/integrations): the same handlers for both, every
- * form posting below the page's own address (pages context: viewer + CSRF).
+ * form posting below the page's own address (signed in; CSRF checked by the pages context).
  *
  * Access (docs/webhooks-management.md): the server page opens for Manage webhooks or Manage server
  * (it also lists installed apps); the channel page and every webhook form need Manage webhooks
  * (creating also View channel). Non-members get 404, members without the permission 403.
  */
 export function registerWebhookPages(pages: App, services: Services): void {
+  signedInPages(pages, (signedIn) => registerIntegrations(signedIn, services));
+}
+
+function registerIntegrations(pages: App, services: Services): void {
   async function serverScope(serverId: string, viewerId: string, bits: bigint, anyOf: boolean): Promise<Resolved> {
     const permissions = anyOf ? await requireAnyServerPermission(services, serverId, viewerId, bits) : await requireServerPermission(services, serverId, viewerId, bits);
     const scope: IntegrationsScope = { kind: 'server' };
@@ -85,10 +91,10 @@ export function registerWebhookPages(pages: App, services: Services): void {
   async function render(request: FastifyRequest, reply: FastifyReply, at: Resolved, extra: RenderExtra = {}) {
     const channelId = at.scope.kind === 'channel' ? at.scope.channel.id : undefined;
     const data = await loadIntegrations(services, at.serverId, channelId);
-    if (!data) throw new PageError(404, 'Server not found', 'This server does not exist, or you are not a member of it.');
+    if (!data) throw ApiErrors.unknownServer();
     const canManageWebhooks = has(at.permissions, Permission.MANAGE_WEBHOOKS);
     const markup = integrationsPage({
-      ctx: pageContext(request, services),
+      ctx: signedInContext(request, services),
       scope: at.scope,
       server: data.server,
       can: settingsAbilities(at.permissions),
@@ -109,7 +115,7 @@ export function registerWebhookPages(pages: App, services: Services): void {
 
   async function webhookOr404(at: Resolved, webhookId: string): Promise<Webhook> {
     const webhook = await findScopedWebhook(services, { serverId: at.serverId, channelId: at.scope.kind === 'channel' ? at.scope.channel.id : undefined }, webhookId);
-    if (!webhook) throw new PageError(404, 'Webhook not found', 'This webhook does not exist here, or it was deleted.');
+    if (!webhook) throw ApiErrors.unknownWebhook();
     return webhook;
   }
 
@@ -119,30 +125,24 @@ export function registerWebhookPages(pages: App, services: Services): void {
 
   /** The handlers, for a way of resolving the scope from the request's parameters. */
   function routes(prefix: string, resolve: (params: Record<string, string>, viewerId: string, bits: bigint, forPage: boolean) => Promise<Resolved>, params: typeof IntegrationsServerParams | typeof IntegrationsChannelParams, webhookParams: typeof IntegrationsServerWebhookParams | typeof IntegrationsChannelWebhookParams) {
-    /** The scope and the webhook named in the path, for the per-webhook forms (Manage webhooks); undefined after a sign-in redirect. */
-    async function openWebhook(request: FastifyRequest, reply: FastifyReply): Promise<{ at: Resolved; webhook: Webhook } | undefined> {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return undefined;
+    /** The scope and the webhook named in the path, for the per-webhook forms (Manage webhooks). */
+    async function openWebhook(request: FastifyRequest): Promise<{ at: Resolved; webhook: Webhook }> {
       const p = request.params as Record<string, string>;
-      const at = await resolve(p, viewer.id, Permission.MANAGE_WEBHOOKS, false);
+      const at = await resolve(p, request.signedInViewer.id, Permission.MANAGE_WEBHOOKS, false);
       return { at, webhook: await webhookOr404(at, p['webhookId'] ?? '') };
     }
 
     pages.get(prefix, { schema: { ...hide, params, querystring: IntegrationsQuery } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const at = await resolve(request.params as Record<string, string>, viewer.id, Permission.MANAGE_WEBHOOKS | Permission.MANAGE_SERVER, true);
+      const at = await resolve(request.params as Record<string, string>, request.signedInViewer.id, Permission.MANAGE_WEBHOOKS | Permission.MANAGE_SERVER, true);
       return render(request, reply, at, { notice: NOTICES[request.query.done ?? ''] });
     });
 
     pages.post(`${prefix}/webhooks`, { schema: { ...hide, params, body: WebhookFormBody } }, async (request, reply) => {
-      const viewer = requireViewer(request, reply);
-      if (!viewer) return reply;
-      const at = await resolve(request.params as Record<string, string>, viewer.id, Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL, false);
+      const at = await resolve(request.params as Record<string, string>, request.signedInViewer.id, Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL, false);
       const { name, avatarUrl, channelId } = request.body;
       try {
         const channel = at.scope.kind === 'channel' ? at.scope.channel : await channelOfServer(services, at.serverId, channelId);
-        const created = await createWebhook(services, channel, { userId: viewer.id, applicationId: null }, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        const created = await createWebhook(services, person(request.signedInViewer.id), channel, { name: name ?? '', avatarUrl: avatarUrl ?? null });
         // The URL exists in plain text only in this response (no-store): never shown again.
         return await render(request, reply, at, { issued: issued(created.webhook, created.token, false), status: 201 });
       } catch (error) {
@@ -151,12 +151,10 @@ export function registerWebhookPages(pages: App, services: Services): void {
     });
 
     pages.post(`${prefix}/webhooks/:webhookId`, { schema: { ...hide, params: webhookParams, body: WebhookFormBody } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
+      const { at, webhook } = await openWebhook(request);
       const { name, avatarUrl } = request.body;
       try {
-        await updateWebhookSettings(services, webhook, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        await updateWebhookAs(services, person(request.signedInViewer.id), webhook.id, { name: name ?? '', avatarUrl: avatarUrl ?? null });
       } catch (error) {
         return render(request, reply, at, refused(error, `rename-${webhook.id}`, { name, avatarUrl }));
       }
@@ -165,9 +163,7 @@ export function registerWebhookPages(pages: App, services: Services): void {
 
     // Issue #23: the webhook's GitHub secret (compat-execute.service.ts); empty removes it.
     pages.post(`${prefix}/webhooks/:webhookId/github-secret`, { schema: { ...hide, params: webhookParams, body: GithubSecretFormBody } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
+      const { at, webhook } = await openWebhook(request);
       try {
         await setGithubSecret(services, webhook, request.body.githubSecret ?? '');
       } catch (error) {
@@ -177,35 +173,27 @@ export function registerWebhookPages(pages: App, services: Services): void {
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
+      const { at, webhook } = await openWebhook(request);
       const channel = await getChannel(services, webhook.channelId);
-      return sendHtml(reply, confirmRegeneratePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
+      return sendHtml(reply, confirmRegeneratePage({ ctx: signedInContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
     });
 
     pages.post(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
-      const regenerated = await regenerateWebhookToken(services, webhook);
+      const { at, webhook } = await openWebhook(request);
+      const regenerated = await regenerateWebhookTokenAs(services, person(request.signedInViewer.id), webhook.id);
       return render(request, reply, at, { issued: issued(regenerated.webhook, regenerated.token, true) });
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
+      const { at, webhook } = await openWebhook(request);
       const channel = await getChannel(services, webhook.channelId);
-      return sendHtml(reply, confirmDeletePage({ ctx: pageContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
+      return sendHtml(reply, confirmDeletePage({ ctx: signedInContext(request, services), base: at.base, webhook, channelName: channel?.name ?? 'its channel' }));
     });
 
     pages.post(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
-      const opened = await openWebhook(request, reply);
-      if (!opened) return reply;
-      const { at, webhook } = opened;
+      const { at, webhook } = await openWebhook(request);
       try {
-        await removeWebhook(services, webhook);
+        await deleteWebhookAs(services, person(request.signedInViewer.id), webhook.id);
       } catch (error) {
         // Deleted meanwhile (another tab): the outcome the person asked for.
         if (!(error instanceof ApiError) || error.code !== 10015) throw error;

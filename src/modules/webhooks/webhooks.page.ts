@@ -1,13 +1,13 @@
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField, layout } from '../../web/layout.js';
+import { csrfField } from '../../web/layout.js';
 import { renderInstalledApps, type InstalledAppsView } from '../applications/installs.page.js';
 import type { Channel } from '../directory/channels.js';
-import { avatar, formError as errorFor, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
+import { avatar, formError as errorFor, page, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
 import type { SettingsAbilities } from '../directory/server-settings.js';
 import { settingsNav } from '../directory/server-settings.page.js';
 import { GITHUB_SECRET_MAX } from './compat.js';
-import { WEBHOOKS_PER_CHANNEL, WEBHOOK_AVATAR_URL_MAX, WEBHOOK_NAME_MAX, type Webhook, type WebhookWithCreator } from './webhooks.js';
+import { WEBHOOKS_PER_CHANNEL, WEBHOOK_AVATAR_URL_MAX, WEBHOOK_NAME_MAX, type WebhookWithCreator } from './webhooks.js';
 
 /**
  * Channel settings → Integrations and Server settings → Integrations (issue #5 "Pages"): the
@@ -187,8 +187,9 @@ ${createForm(input, base)}
 </section>`;
 }
 
-function page(ctx: PageCtx, title: string, body: SafeHtml): string {
-  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, scripts: [APP_JS_PATH] });
+/** A page of the Integrations screens, with the copy buttons' script. */
+export function integrationsScreen(ctx: PageCtx, title: string, body: SafeHtml): string {
+  return page(ctx, title, body, { scripts: [APP_JS_PATH] });
 }
 
 function channelNav(input: { server: { id: string; name: string }; channel: Channel; can: SettingsAbilities }): SafeHtml {
@@ -207,7 +208,7 @@ export function integrationsPage(input: IntegrationsPageInput): string {
   const base = integrationsBase(server.id, scope);
   const nav = scope.kind === 'server' ? settingsNav(server, input.can, 'integrations') : channelNav({ server, channel: scope.channel, can: input.can });
   const heading = scope.kind === 'server' ? 'Integrations' : html`Integrations of # ${scope.channel.name}`;
-  return page(
+  return integrationsScreen(
     ctx,
     scope.kind === 'server' ? `Integrations · ${server.name}` : `Integrations · #${scope.channel.name}`,
     html`<div class="layout">
@@ -219,47 +220,6 @@ ${input.issued ? issuedBox(input.issued, ctx.serviceName) : ''}
 ${webhooksSection(input, base)}
 ${input.installedApps ? renderInstalledApps(input.installedApps, ctx.csrfToken) : ''}
 </div>
-</div>`,
-  );
-}
-
-export interface ConfirmWebhookInput {
-  ctx: PageCtx;
-  base: string;
-  webhook: Webhook;
-  channelName: string;
-}
-
-/** "Regenerate the URL of …?": the old URL stops working at once. */
-export function confirmRegeneratePage(input: ConfirmWebhookInput): string {
-  const { ctx, base, webhook } = input;
-  return page(
-    ctx,
-    `Regenerate URL · ${webhook.name}`,
-    html`<div class="card">
-<h1>Regenerate the URL of ${webhook.name}?</h1>
-<p>A new URL will be shown once. <strong>The current URL stops working immediately</strong>: anything posting to # ${input.channelName} with it fails until it uses the new one.</p>
-<form method="post" action="${base}/webhooks/${webhook.id}/regenerate">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">Regenerate URL</button><a class="button secondary" href="${base}">Cancel</a></div>
-</form>
-</div>`,
-  );
-}
-
-/** "Delete …?": the URL stops working; the messages it posted stay. */
-export function confirmDeletePage(input: ConfirmWebhookInput): string {
-  const { ctx, base, webhook } = input;
-  return page(
-    ctx,
-    `Delete webhook · ${webhook.name}`,
-    html`<div class="card">
-<h1>Delete ${webhook.name}?</h1>
-<p>This cannot be undone. Its URL stops working at once. The messages it posted in # ${input.channelName} stay.</p>
-<form method="post" action="${base}/webhooks/${webhook.id}/delete">
-${csrfField(ctx.csrfToken)}
-<div class="actions"><button type="submit" class="danger">Delete webhook</button><a class="button secondary" href="${base}">Cancel</a></div>
-</form>
 </div>`,
   );
 }

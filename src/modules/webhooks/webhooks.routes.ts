@@ -11,12 +11,13 @@ import {
   WebhookRecordBody,
 } from './webhooks.schemas.js';
 import {
+  botActor,
   botCreateWebhook,
-  botDeleteWebhook,
-  botGetWebhook,
   botListChannelWebhooks,
-  botRegenerateWebhookToken,
-  botUpdateWebhook,
+  deleteWebhookAs,
+  getWebhookAs,
+  regenerateWebhookTokenAs,
+  updateWebhookAs,
   type WebhookInput,
 } from './webhooks.service.js';
 import { presentWebhook } from './webhooks.js';
@@ -92,7 +93,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
         response: { 200: WebhookRecordBody, ...errors },
       },
     },
-    async (request) => presentWebhook(await botGetWebhook(services, botOf(request), request.params.id), { baseUrl }),
+    async (request) => presentWebhook(await getWebhookAs(services, botActor(botOf(request)), request.params.id), { baseUrl }),
   );
 
   app.patch(
@@ -109,7 +110,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
         response: { 200: WebhookRecordBody, ...errors },
       },
     },
-    async (request) => presentWebhook(await botUpdateWebhook(services, botOf(request), request.params.id, webhookInput(request.body)), { baseUrl }),
+    async (request) => presentWebhook(await updateWebhookAs(services, botActor(botOf(request)), request.params.id, webhookInput(request.body)), { baseUrl }),
   );
 
   app.delete(
@@ -126,7 +127,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
       },
     },
     async (request, reply) => {
-      await botDeleteWebhook(services, botOf(request), request.params.id);
+      await deleteWebhookAs(services, botActor(botOf(request)), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -145,7 +146,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
       },
     },
     async (request) => {
-      const issued = await botRegenerateWebhookToken(services, botOf(request), request.params.id);
+      const issued = await regenerateWebhookTokenAs(services, botActor(botOf(request)), request.params.id);
       return presentWebhook(issued.webhook, { withToken: issued.token, baseUrl });
     },
   );

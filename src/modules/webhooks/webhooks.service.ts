@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
-import { ApiErrors, invalidField } from '../../core/errors.js';
+import type { Actor } from '../../core/actor.js';
+import { AccessError, ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
@@ -23,9 +24,10 @@ import { checkWebhookName, WEBHOOKS_PER_CHANNEL, type Webhook, type WebhookWithC
 
 /**
  * Creating and managing incoming webhooks (issue #5 "Create", "Manage with bot credentials",
- * "Regenerate"; SPEC §4: people create them too, from the Integrations pages). The core
- * operations take an already authorised scope; the bot* functions add the bot's permission check
- * (SPEC §5.8: Manage webhooks) so the API routes make one call each.
+ * "Regenerate"; SPEC §4: people create them too, from the Integrations pages). What people and
+ * bots do takes the Actor and checks SPEC §5.8 (Manage webhooks) here, so the pages and the API
+ * routes make one call each. updateWebhookSettings, removeWebhook and regenerateWebhookToken act
+ * on a webhook already in hand: its token's holder (webhook-messages.service.ts) or a checked actor.
  */
 
 /** A webhook together with its token: returned only by creation and regeneration (shown once). */
@@ -64,14 +66,44 @@ function checkedAvatar(raw: string | null): string | null {
   return avatar.value;
 }
 
+/** Who a new webhook records as its creator: a person, or a bot with its application. */
+function creatorOf(actor: Actor): WebhookCreator {
+  // The operator has no account to record; no CLI command creates webhooks.
+  if (actor.kind === 'operator') throw ApiErrors.missingAccess();
+  return { userId: actor.id, applicationId: actor.kind === 'bot' ? actor.applicationId : null };
+}
+
+/** 403 50013 as Discord words it; an AccessError, so a page shows it as an error page, not beside a form. */
+function missingPermissions(): AccessError {
+  return new AccessError(403, 50013, 'Missing Permissions');
+}
+
+/** What the actor holds in a server: undefined for a non-member; everything for the operator. */
+async function heldBy(deps: Deps, actor: Actor, serverId: string): Promise<bigint | undefined> {
+  return actor.kind === 'operator' ? ~0n : memberPermissions(deps, serverId, actor.id);
+}
+
 /**
- * Creates a webhook in a server text channel for `creator` (the caller has checked Manage
- * webhooks). The token is drawn here, returned once and stored only as its SHA-256. Bad input →
- * 50035 at the field; a channel that already has 10 → 30007, decided atomically by the counter so
- * that racing creations never make an 11th (SPEC §8).
+ * Creates a webhook in a server text channel as `actor`, who needs Manage webhooks and View
+ * channel there (SPEC §5.8): a channel of a server they are not in → 404 10003, a member without
+ * them → 403 50013. The rest is insertWebhook's.
  */
-export async function createWebhook(deps: Deps, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
+export async function createWebhook(deps: Deps, actor: Actor, channel: Channel, input: WebhookInput): Promise<IssuedWebhook> {
   // Direct-message channels have no server, hence no Manage webhooks to hold.
+  if (channel.serverId === null) throw ApiErrors.missingPermissions();
+  const held = await heldBy(deps, actor, channel.serverId);
+  if (held === undefined) throw new AccessError(404, 10003, 'Unknown Channel');
+  if ((held & CREATE_BITS) !== CREATE_BITS) throw missingPermissions();
+  return insertWebhook(deps, channel, creatorOf(actor), input);
+}
+
+/**
+ * Writes a new webhook for a creator whose right was checked. The token is drawn here, returned
+ * once and stored only as its SHA-256. Bad input → 50035 at the field; a channel that already
+ * has 10 → 30007, decided atomically by the counter so that racing creations never make an 11th
+ * (SPEC §8).
+ */
+async function insertWebhook(deps: Deps, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
   const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, { name: checkedName(deps, input.name), avatarUrl: checkedAvatar(input.avatarUrl ?? null) });
   if (!(await insertWebhookCounted(deps.db, webhook))) {
@@ -137,19 +169,24 @@ export async function findScopedWebhook(deps: Deps, scope: { serverId: string; c
   return webhook;
 }
 
-// --- With bot credentials ---------------------------------------------------------------------
+// --- As an actor ---------------------------------------------------------------------------
 
 /**
- * A webhook the bot may manage: Manage webhooks in the webhook's server. Unknown ids and
- * webhooks of servers the bot is not in answer alike, 404 10015, so they do not leak.
+ * A webhook the actor may manage: Manage webhooks in the webhook's server (SPEC §5.8). Unknown
+ * ids and webhooks of servers the actor is not in answer alike, 404 10015, so they do not leak.
  */
-async function botWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<Webhook> {
+async function webhookToManage(deps: Deps, actor: Actor, webhookId: string): Promise<Webhook> {
   const webhook = isSnowflake(webhookId) ? await findWebhook(deps.db, webhookId) : undefined;
   if (!webhook) throw ApiErrors.unknownWebhook();
-  const held = await memberPermissions(deps, webhook.serverId, bot.botUserId);
-  if (held === undefined) throw ApiErrors.unknownWebhook();
-  if ((held & MANAGE_BITS) !== MANAGE_BITS) throw ApiErrors.missingPermissions();
+  const held = await heldBy(deps, actor, webhook.serverId);
+  if (held === undefined) throw new AccessError(404, 10015, 'Unknown Webhook');
+  if ((held & MANAGE_BITS) !== MANAGE_BITS) throw missingPermissions();
   return webhook;
+}
+
+/** The actor of a request with bot credentials. */
+export function botActor(bot: BotPrincipal): Actor {
+  return { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id };
 }
 
 /**
@@ -158,7 +195,7 @@ async function botWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Pro
  */
 export async function botCreateWebhook(deps: Deps, bot: BotPrincipal, channelId: string, input: WebhookInput): Promise<IssuedWebhook> {
   const { channel } = await requireBotChannelPermission(deps, bot, channelId, CREATE_BITS);
-  return createWebhook(deps, channel, { userId: bot.botUserId, applicationId: bot.application.id }, input);
+  return insertWebhook(deps, channel, { userId: bot.botUserId, applicationId: bot.application.id }, input);
 }
 
 /** GET /channels/{id}/webhooks: every webhook of the channel, whoever created it. */
@@ -167,20 +204,20 @@ export async function botListChannelWebhooks(deps: Deps, bot: BotPrincipal, chan
   return listChannelWebhooks(deps.db, channel.id);
 }
 
-export async function botGetWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<Webhook> {
-  return botWebhook(deps, bot, webhookId);
+export async function getWebhookAs(deps: Deps, actor: Actor, webhookId: string): Promise<Webhook> {
+  return webhookToManage(deps, actor, webhookId);
 }
 
-export async function botUpdateWebhook(deps: Deps, bot: BotPrincipal, webhookId: string, input: WebhookInput): Promise<Webhook> {
-  return updateWebhookSettings(deps, await botWebhook(deps, bot, webhookId), input);
+export async function updateWebhookAs(deps: Deps, actor: Actor, webhookId: string, input: WebhookInput): Promise<Webhook> {
+  return updateWebhookSettings(deps, await webhookToManage(deps, actor, webhookId), input);
 }
 
-export async function botDeleteWebhook(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<void> {
-  await removeWebhook(deps, await botWebhook(deps, bot, webhookId));
+export async function deleteWebhookAs(deps: Deps, actor: Actor, webhookId: string): Promise<void> {
+  await removeWebhook(deps, await webhookToManage(deps, actor, webhookId));
 }
 
-export async function botRegenerateWebhookToken(deps: Deps, bot: BotPrincipal, webhookId: string): Promise<IssuedWebhook> {
-  return regenerateWebhookToken(deps, await botWebhook(deps, bot, webhookId));
+export async function regenerateWebhookTokenAs(deps: Deps, actor: Actor, webhookId: string): Promise<IssuedWebhook> {
+  return regenerateWebhookToken(deps, await webhookToManage(deps, actor, webhookId));
 }
 
 // --- For the Integrations pages ---------------------------------------------------------------

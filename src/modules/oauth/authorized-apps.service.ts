@@ -1,0 +1,33 @@
+import type { Actor } from '../../core/actor.js';
+import { ApiErrors } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../deps.js';
+import type { AuthorizedApp } from './authorized-apps.page.js';
+import { listAuthorizedApps } from './consents.repository.js';
+import { revokeAllGrantsOf } from './grants.repository.js';
+import { describeScope, formatScopes } from '../../core/scopes.js';
+
+/** Every app the person has authorized and not deauthorized (OAUTH-CHECKLIST A18). */
+export async function authorizedApps(deps: Deps, userId: string): Promise<AuthorizedApp[]> {
+  const rows = await listAuthorizedApps(deps.db, userId);
+  return rows.map((r) => ({
+    ...r,
+    scopes: formatScopes(r.scopes)
+      .split(' ')
+      .filter(Boolean)
+      .map((name) => ({ name, description: describeScope(name) })),
+  }));
+}
+
+/**
+ * Deauthorize (issue #3: same effect as revocation): every grant the person gave the app ends —
+ * its access and refresh tokens stop working at once — and the remembered consent is forgotten,
+ * so the next request shows the screen again. Unknown ids change nothing. A person deauthorizes
+ * only for themselves; nobody else has grants to end here (403 50001).
+ */
+export async function deauthorizeApp(deps: Deps, actor: Actor, applicationId: string): Promise<void> {
+  if (actor.kind !== 'person') throw ApiErrors.missingAccess();
+  if (!isSnowflake(applicationId)) return;
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => revokeAllGrantsOf(trx, actor.id, applicationId, now));
+}
