@@ -215,6 +215,7 @@ describe('the Direct messages pages', () => {
     for (const url of [`/messages/${channelId}`, '/messages/123456789012345678', '/messages/nope']) {
       const res = await stranger.agent.get(url);
       expect(res.statusCode, url).toBe(404);
+      expect(res.body).toContain('Conversation not found');
       expect(res.body).not.toContain('A secret for you');
     }
     expect((await stranger.agent.get('/messages')).body).not.toContain(channelId);

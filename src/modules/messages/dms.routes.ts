@@ -1,3 +1,4 @@
+import { ApiError, PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
@@ -35,7 +36,11 @@ export function registerDmPages(pages: App, services: Services): void {
     });
 
     scope.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
-      const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId);
+      const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId).catch((error: unknown) => {
+        // A page of its own words for the service's 404 (http/page-errors.ts would say "Channel").
+        if (error instanceof ApiError && error.code === 10003) throw new PageError(404, 'Conversation not found', 'This conversation does not exist, or you are not part of it.');
+        throw error;
+      });
       return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation }));
     });
   });

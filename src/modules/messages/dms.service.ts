@@ -1,4 +1,4 @@
-import { ApiErrors, PageError, invalidField } from '../../core/errors.js';
+import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { isUniqueViolation } from '../../storage/types.js';
@@ -109,18 +109,16 @@ export async function dmConversations(deps: Deps, userId: string): Promise<DmCon
   });
 }
 
-const DM_NOT_FOUND = new PageError(404, 'Conversation not found', 'This conversation does not exist, or you are not part of it.');
-
 /**
  * A DM conversation for one of its two participants; anyone else — and any malformed or unknown
- * id — gets the same 404, so a conversation's existence does not leak.
+ * id — gets the same 404 (10003 Unknown Channel), so a conversation's existence does not leak.
  */
 export async function loadDmConversation(deps: Deps, viewerId: string, channelId: string): Promise<DmConversation> {
-  if (!isSnowflake(channelId)) throw DM_NOT_FOUND;
+  if (!isSnowflake(channelId)) throw ApiErrors.unknownChannel();
   const pair = await findDmPair(deps.db, channelId);
-  if (!pair || (pair.userLow !== viewerId && pair.userHigh !== viewerId)) throw DM_NOT_FOUND;
+  if (!pair || (pair.userLow !== viewerId && pair.userHigh !== viewerId)) throw ApiErrors.unknownChannel();
   const other = await findParty(deps.db, pair.userLow === viewerId ? pair.userHigh : pair.userLow);
-  if (!other) throw DM_NOT_FOUND;
+  if (!other) throw ApiErrors.unknownChannel();
   const [messages, mayMessage] = await Promise.all([
     latestMessages(deps, channelId),
     other.bot && other.applicationId !== null ? botMayMessage(deps, { applicationId: other.applicationId, botUserId: other.id }, { id: viewerId, bot: false }) : Promise.resolve(false),
