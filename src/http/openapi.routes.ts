@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import type { App } from './app-type.js';
-import { renderApiReference, type OpenApiDocument } from './openapi.page.js';
+import type { OpenApiDocument } from './openapi-document.js';
+import { renderApiReference } from './openapi.page.js';
 import { sendHtml } from './pages.js';
 
 /** Where the generated document and its reference page are served (README, docs/operations.md). */

@@ -2,7 +2,8 @@ import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedRoutesOnly } from '../../src/http/openapi.routes.js';
-import { describeType, operationAnchor, renderApiReference, type OpenApiDocument, type OpenApiOperation } from '../../src/http/openapi.page.js';
+import { describeType, type OpenApiDocument, type OpenApiOperation } from '../../src/http/openapi-document.js';
+import { operationAnchor, renderApiReference } from '../../src/http/openapi.page.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { registeredRoutes } from '../support/routes.js';
 
