@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { readOrCreateSecretFile } from './config/server-secret.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
-import { loggerOptions } from './http/logging.js';
+import { createProcessLog } from './http/log-destination.js';
 import { createMetrics, instrumentBucketStore, type Metrics } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
@@ -67,7 +67,9 @@ export interface ServiceOverrides {
 
 /** Explicit wiring of every dependency (DESIGN §9.1: no autoload). Runs migrations first. */
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const logger = overrides.logger ?? pino(loggerOptions(config.logLevel));
+  // Asynchronous JSON, or readable lines on a terminal (http/log-destination.ts, issue #26 §0).
+  const processLog = overrides.logger ? undefined : createProcessLog(config.logLevel);
+  const logger = overrides.logger ?? (processLog as NonNullable<typeof processLog>).logger;
   const clock = overrides.clock ?? systemClock;
   const random = overrides.random ?? cryptoRandom;
   const database =
@@ -136,6 +138,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await events.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
       if (!overrides.database) await database.close();
+      processLog?.close();
     },
   };
 }
