@@ -89,11 +89,21 @@ export function createProcessLog(level: string, options: { pretty?: boolean; fd?
   if (pretty) {
     return { logger: pino(loggerOptions(level), prettyDestination(fd)), flush: () => undefined, dropped: 0, close: () => undefined };
   }
-  const destination = pino.destination({ dest: fd, sync: false, minLength: MIN_LENGTH, maxLength: MAX_LENGTH, periodicFlush: FLUSH_INTERVAL_MS });
+  const destination = pino.destination({ dest: fd, sync: false, minLength: MIN_LENGTH, maxLength: MAX_LENGTH });
   let dropped = 0;
   destination.on('drop', () => {
     dropped += 1;
   });
+  // A reader that went away (EPIPE) must not become an unhandled 'error' event that ends the server.
+  destination.on('error', () => undefined);
+  const timer = setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // Not open yet: the next tick writes it.
+    }
+  }, FLUSH_INTERVAL_MS);
+  timer.unref();
   const flush = () => {
     try {
       destination.flushSync();
@@ -109,6 +119,7 @@ export function createProcessLog(level: string, options: { pretty?: boolean; fd?
       return dropped;
     },
     close() {
+      clearInterval(timer);
       flush();
       process.off('exit', flush);
     },
