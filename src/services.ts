@@ -12,6 +12,7 @@ import { createMetrics, instrumentBucketStore, type Metrics } from './http/metri
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
+import { RedisOutbox } from './realtime/redis-outbox.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { connectRedis, RedisBucketStore, redisAnswers, ResilientBucketStore, waitUntilReady } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle, type Dialect } from './storage/connect.js';
@@ -111,7 +112,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const redisReachable = overrides.redisReachable ?? bucketSetup.reachable;
 
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
-  const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger) : new MemoryChannelEvents());
+  const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger, undefined, bucketSetup.outbox) : new MemoryChannelEvents());
 
   const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
   const secrets: readonly [string, ...string[]] = [current as string, ...previous];
@@ -145,6 +146,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
 interface BucketSetup {
   store: BucketStore;
+  /** Present when the store is on Redis: live-update publishes ride with its bucket operations (realtime/redis-outbox.ts). */
+  outbox?: RedisOutbox;
   /** Present when the store is on Redis: whether Redis answers now. */
   reachable?: () => Promise<boolean>;
 }
@@ -157,5 +160,6 @@ async function createBucketStore(config: Config, logger: Logger): Promise<Bucket
   if (!config.redisUrl) return { store: new MemoryBucketStore() };
   const client = connectRedis(config.redisUrl);
   if (!(await waitUntilReady(client))) logger.warn('Redis did not answer at start-up: rate limiting starts on this instance’s memory');
-  return { store: new ResilientBucketStore(new RedisBucketStore(client), new MemoryBucketStore(), logger), reachable: () => redisAnswers(client) };
+  const outbox = new RedisOutbox(client);
+  return { store: new ResilientBucketStore(new RedisBucketStore(client, undefined, outbox), new MemoryBucketStore(), logger), outbox, reachable: () => redisAnswers(client) };
 }
