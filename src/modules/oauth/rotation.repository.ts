@@ -1,0 +1,42 @@
+/**
+ * What: a refresh token's rotation on PostgreSQL as one statement (issue #26 §1): the UPDATE that
+ * marks it used and names its successor, and the inserts of the new access and refresh tokens,
+ * as data-modifying CTEs of one statement, one round trip instead of BEGIN, three statements and
+ * COMMIT.
+ * Invariant: as the transaction it replaces (token.service.ts): all three rows or none, and only
+ * the one caller whose UPDATE matched an unused, unexpired token writes successors (SPEC §3,
+ * OAUTH-CHECKLIST F3, F5); the inserts read the rotated row, so a lost race inserts nothing.
+ * Tested: test/http/refresh.test.ts (both databases), test/http/token-round-trips.test.ts.
+ */
+import { sql } from 'kysely';
+import { prepareQuery } from '../../storage/prepared.js';
+
+export interface Rotation {
+  hash: string;
+  successorHash: string;
+  accessHash: string;
+  /** Space-separated, as stored. */
+  accessScopes: string;
+  refreshScopes: string;
+  rotationKey: string;
+  now: number;
+  accessExpiresAt: number;
+  refreshExpiresAt: number;
+}
+
+export const rotateInOneStatement = prepareQuery<Rotation>()((db, v) => ({
+  compile: () =>
+    sql<{ rotated: number }>`
+      with rotated as (
+        update oauth_refresh_tokens set used_at = ${v.now}, successor_hash = ${v.successorHash}
+        where token_hash = ${v.hash} and used_at is null and expires_at > ${v.now}
+        returning grant_id, application_id, user_id
+      ), access as (
+        insert into oauth_access_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at)
+        select ${v.accessHash}, grant_id, application_id, user_id, ${v.accessScopes}, ${v.now}, ${v.accessExpiresAt} from rotated
+      ), successor as (
+        insert into oauth_refresh_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at, used_at, successor_hash, rotation_key)
+        select ${v.successorHash}, grant_id, application_id, user_id, ${v.refreshScopes}, ${v.now}, ${v.refreshExpiresAt}, null, null, ${v.rotationKey} from rotated
+      )
+      select count(*)::int as rotated from rotated`.compile(db),
+}));
