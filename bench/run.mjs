@@ -29,6 +29,7 @@ import { fillMessages } from './lib/fill-messages.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
+import { roundTripCounters, roundTripsNote } from './lib/round-trips.mjs';
 import {
   codeExchangeForm,
   consentOnce,
@@ -319,7 +320,11 @@ async function main() {
         const b = await measure(bare, job);
         await bucketsRefilled();
         log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
+        const counters = world.database.kind === 'postgres' ? roundTripCounters(world.database, server) : undefined;
+        const countedBefore = await counters?.snapshot();
         const g = await measure(server, job);
+        const roundTrips = counters ? counters.perRequest(countedBefore, await counters.snapshot(), g.requestsServed ?? g.totalRequests) : undefined;
+        if (roundTrips) log(`  ${roundTripsNote(roundTrips)}`);
         profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
 
         const pick = (r) => ({
@@ -338,7 +343,7 @@ async function main() {
           reused: r.reused,
           ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
         });
-        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b) };
+        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b), ...(roundTrips ? { roundTrips } : {}) };
         if (s.n === 7) {
           row.server.sendLag = g.sendLag;
           row.bare.sendLag = b.sendLag;

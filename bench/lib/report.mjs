@@ -1,5 +1,6 @@
 // The verdict of each measurement, the median of several rounds, bench/REPORT.md and the table
 // printed at the end of a run (pure: no process, no file).
+import { roundTripsNote } from './round-trips.mjs';
 
 const fmt = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
@@ -119,6 +120,7 @@ export function reportMarkdown(record, file) {
       const each = r.rounds.map((x) => `${r.scenario === 7 ? `p99 ${fmt(x.p99, 1)} ms` : pct(x.ratio)} (${fmt(x.cpuMicrosPerRequest, 1)} µs, ${fmt(x.peakRssMb)} MB, stolen ${pct(x.stealShare?.[0])} / ${pct(x.stealShare?.[1])}, ${x.met === undefined ? 'not judged' : x.met ? 'met' : 'missed'})`);
       extra.push(`median of ${r.rounds.length} rounds (this row is round ${r.round}); round by round: ${each.join(', ')}`);
     }
+    if (r.roundTrips) extra.push(roundTripsNote(r.roundTrips));
     if (r.atWarn) extra.push(`the same build at LOG_LEVEL=warn, measured right after on the same database: ${fmt(r.atWarn.requestsPerSec)} req/s (${pct(r.atWarn.ratio)} of bare), ${fmt(r.atWarn.cpuMicrosPerRequest, 1)} µs per answer; the default level reaches ${pct(r.server.requestsPerSec / r.atWarn.requestsPerSec)} of it (target ≥ 90 %)`);
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
     L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);
