@@ -75,6 +75,8 @@ export function roundTripCounters(database, server) {
         serverStatements: per(after.statements.total, before.statements.total),
         serverStatementsByOperation: statements,
         redisCommands: Math.round((redisTotal / requests) * 1000) / 1000,
+        // A script is one round trip whatever it calls inside (commandstats counts those calls too).
+        redisScripts: Math.round(((redis.evalsha ?? 0) + (redis.eval ?? 0)) * 1000) / 1000,
         redisByCommand: redis,
       };
     },
@@ -85,5 +87,5 @@ export function roundTripCounters(database, server) {
 export function roundTripsNote(rt) {
   const ops = Object.entries(rt.serverStatementsByOperation).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
   const cmds = Object.entries(rt.redisByCommand).map(([k, v]) => `${k} ${v}`).join(', ');
-  return `round trips per request (${rt.requests} requests): PostgreSQL ${rt.pgTransactions} transactions (pg_stat_database), ${rt.serverStatements} statements sent by the server (${ops || 'none'}), ${rt.pgRowsInserted} rows inserted; Redis ${rt.redisCommands} commands (INFO commandstats, server-wide: ${cmds || 'none'})`;
+  return `round trips per request (${rt.requests} requests): PostgreSQL ${rt.pgTransactions} transactions (pg_stat_database), ${rt.serverStatements} statements sent by the server (${ops || 'none'}), ${rt.pgRowsInserted} rows inserted; Redis ${rt.redisScripts} script calls (one round trip each) and ${rt.redisCommands} commands counted in all, those run inside scripts included (INFO commandstats, server-wide: ${cmds || 'none'})`;
 }
