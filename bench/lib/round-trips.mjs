@@ -45,8 +45,9 @@ export function roundTripCounters(database, server) {
   const redisUrl = database.env.REDIS_URL;
   return {
     async snapshot() {
-      // PostgreSQL publishes a backend's counters within a second of its last transaction.
-      await sleep(1200);
+      // A PostgreSQL backend that went idle less than a second after its last report publishes its
+      // counters up to 10 s later (PGSTAT_IDLE_INTERVAL): wait that out on both sides.
+      await sleep(10_500);
       const { default: pg } = await import('pg');
       const c = new pg.Client({ connectionString: database.url });
       await c.connect();
