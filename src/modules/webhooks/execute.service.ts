@@ -14,7 +14,8 @@ import type { Webhook } from './webhooks.js';
 /**
  * The webhook URL (issue #5 "Execute"; SPEC §5.7: authorised by the token in the path). This is
  * the service's hottest path (DESIGN §5): one indexed lookup, a constant-time token check, one
- * bucket operation, then one insert.
+ * bucket operation, then one insert. On PostgreSQL the lookup is a per-instance hint and the
+ * insert checks the token again, shared by the executes of one turn (execute.repository.ts).
  */
 
 /** Which bucket answered, for the X-RateLimit-* headers of every answer. */
