@@ -319,6 +319,12 @@ async function main() {
         log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
         const b = await measure(bare, job);
         await bucketsRefilled();
+        if (s.n === 1 && opts.logCompare) {
+          // The same unmeasured warm-up as the LOG_LEVEL=warn server below gets, so that the two
+          // differ by their log level only (JIT, PostgreSQL's per-instance webhook hints).
+          await runLoad({ ...job, base: server.base, duration: Math.min(3, duration) });
+          await bucketsRefilled();
+        }
         log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
         const counters = world.database.kind === 'postgres' ? roundTripCounters(world.database, server) : undefined;
         const countedBefore = await counters?.snapshot();
@@ -366,8 +372,7 @@ async function main() {
           log(`scenario 1${tag}: the same build at LOG_LEVEL=warn, ${duration} s`);
           const quiet = await startServer({ ...world.database.env, LOG_LEVEL: 'warn' });
           processes.push(quiet);
-          // The default server was warmed by the seeding; this one gets the same load unmeasured
-          // for a few seconds first, so that neither JIT warm-up nor its cold caches are counted.
+          // Warmed like the default server above: the same load, unmeasured, for a few seconds.
           await bucketsRefilled();
           await runLoad({ ...job, base: quiet.base, duration: Math.min(3, duration) });
           await bucketsRefilled();
