@@ -74,9 +74,14 @@ export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner)
   directRunners.set(db, runner);
 }
 
-/** The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` and the rest → 'raw'. */
-export function statementOperation(kind: string): string {
-  return kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+/**
+ * The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` by its first word
+ * when `sql` is given and that word is insert, update, delete or select; the rest → 'raw'.
+ */
+export function statementOperation(kind: string, sql?: string): string {
+  if (kind.endsWith('QueryNode')) return kind.slice(0, -'QueryNode'.length).toLowerCase();
+  const first = sql === undefined ? undefined : /^\s*(insert|update|delete|select)\b/i.exec(sql)?.[1];
+  return first === undefined ? 'raw' : first.toLowerCase();
 }
 
 /** Stands in for a value while the query is compiled; replaced by the call's value afterwards. */
@@ -144,7 +149,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
         templates.set(dialect, template);
       }
       const runner = directRunners.get(db);
-      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind), cacheable });
+      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind, template.sql), cacheable });
       const binding = { template, direct };
       bindings.set(db, binding);
       return binding;

@@ -45,7 +45,7 @@ describe.skipIf(!onPostgres)('webhook execute round trips on PostgreSQL', () => 
       });
       expect(res?.statusCode).toBe(200);
       expect(res?.json()).toMatchObject({ content: `again ${i}`, channel_id: w.channel.id, author: { username: 'Deployer' } });
-      expect(statements.map((s) => s.operation)).toEqual(['raw']);
+      expect(statements.map((s) => s.operation)).toEqual(['insert']);
     }
   });
 
