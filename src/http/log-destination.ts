@@ -18,7 +18,7 @@ const MAX_LENGTH = 16 * 1024 * 1024;
 /** A quiet server's lines reach the output within this time. */
 const FLUSH_INTERVAL_MS = 100;
 
-export interface ProcessLog {
+interface ProcessLog {
   logger: Logger;
   /** Writes out whatever is buffered, synchronously (shutdown, exit). Never throws. */
   flush(): void;

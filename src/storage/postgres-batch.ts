@@ -8,7 +8,7 @@
  */
 
 /** Runs one statement for `items`; answers one result per item, in order (undefined: no row came back). */
-export type BatchStatement<I, R> = (items: readonly I[]) => Promise<readonly (R | undefined)[]>;
+type BatchStatement<I, R> = (items: readonly I[]) => Promise<readonly (R | undefined)[]>;
 
 /** More rows than this go into a second statement (a bound on parameter arrays and lock time). */
 const MAX_ROWS = 500;

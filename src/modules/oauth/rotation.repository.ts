@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import { prepareQuery } from '../../storage/prepared.js';
 
-export interface Rotation {
+interface Rotation {
   hash: string;
   successorHash: string;
   accessHash: string;

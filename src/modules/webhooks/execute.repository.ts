@@ -17,7 +17,7 @@ import { findWebhook } from './webhooks.repository.js';
 import type { Webhook } from './webhooks.js';
 
 /** One execute's row, before the webhook's own fields are joined in. */
-export interface CheckedMessage {
+interface CheckedMessage {
   id: string;
   webhookId: string;
   /** The hash of the token the request presented: the row is stored only if it is still the webhook's. */
@@ -32,7 +32,7 @@ export interface CheckedMessage {
 }
 
 /** What the webhook's row contributed to the stored message. */
-export interface StoredCheckedMessage {
+interface StoredCheckedMessage {
   channelId: string;
   applicationId: string | null;
   authorName: string;
