@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryTiming } from '../../src/storage/connect.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
-import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
+import { codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import type { Person } from '../../src/modules/directory/people.js';
 
 /**
@@ -44,6 +44,17 @@ describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQ
     expect((await getWithBearer(t, '/api/v1/users/@me', next.access_token)).statusCode).toBe(200);
     // The successor rotates in turn; the spent token is refused as reuse.
     expect((await postForm(t, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: client.clientId })).statusCode).toBe(200);
+  });
+
+  it('a code exchange is four statements: the client, the code, the grant, and one that consumes the code and stores both tokens', async () => {
+    const issued = await issueCode(t, { client, person, scopes: ['identify'] });
+    const { result, statements } = await statementsOf(() => postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued)));
+    expect(result.statusCode).toBe(200);
+    expect(statements.map((s) => s.operation)).toEqual(['select', 'select', 'select', 'raw']);
+    const tokens = result.json() as Tokens;
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+    // Single use (SPEC §3): the same code again is a replay.
+    expect((await postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued))).statusCode).toBe(400);
   });
 
   it('two concurrent refreshes of one token: one rotation is written, the other answers as its retry', async () => {
