@@ -17,6 +17,8 @@
 //   --profile        node --cpu-prof on the server; per-scenario summaries in bench/results/
 //   --no-build       use the existing dist/ (npm run build is skipped)
 //   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
+//   --no-log-compare skip scenario 1's second measurement on a server at LOG_LEVEL=warn (the
+//                    default level's cost, beside the same build, issue #26 §0)
 //   --rounds <n>     measure every scenario n times (each round on a fresh database and server,
 //                    seeded alike) and judge each by its median round: this machine's speed moves
 //                    from minute to minute
@@ -33,6 +35,7 @@ import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
+import { roundTripCounters, roundTripsNote } from './lib/round-trips.mjs';
 import {
   codeExchangeForm,
   consentOnce,
@@ -57,7 +60,7 @@ const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKE
 const PACED_WARMUP_S = 3;
 
 function parseArgs(argv) {
-  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1, instances: undefined };
+  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1, instances: undefined, logCompare: true };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--duration') {
@@ -73,6 +76,7 @@ function parseArgs(argv) {
     else if (a === '--no-report') o.report = false;
     else if (a === '--rounds') o.rounds = Number(argv[++i]);
     else if (a === '--instances') o.instances = Number(argv[++i]);
+    else if (a === '--no-log-compare') o.logCompare = false;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(readmeHelp());
       process.exit(0);
@@ -88,7 +92,7 @@ function parseArgs(argv) {
 }
 
 function readmeHelp() {
-  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n]\n';
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n] [--no-log-compare]\n';
 }
 
 const started = Date.now();
@@ -253,7 +257,7 @@ async function main() {
         log(`${channelIds.length} channels created in one gatehouse batch in ${((Date.now() - t) / 1000).toFixed(1)} s`);
       }
 
-      log(`starting the server (node ${startOptions().join(' ')} dist/src/main.js, LOG_LEVEL=warn)`);
+      log(`starting the server (node ${startOptions().join(' ')} dist/src/main.js, at its defaults: LOG_LEVEL=info)`);
       const server = await startServer(database.env, { cpuProfDir: profileDir });
       processes.push(server);
       const jar = await signIn(server.base);
@@ -338,8 +342,18 @@ async function main() {
         log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
         const b = await measure(bare, job);
         await bucketsRefilled();
+        if (s.n === 1 && opts.logCompare) {
+          // The same unmeasured warm-up as the LOG_LEVEL=warn server below gets, so that the two
+          // differ by their log level only (JIT, PostgreSQL's per-instance webhook hints).
+          await runLoad({ ...job, base: server.base, duration: Math.min(3, duration) });
+          await bucketsRefilled();
+        }
         log(`scenario ${s.n}${tag}: Gatehouse, ${duration} s`);
+        const counters = world.database.kind === 'postgres' ? roundTripCounters(world.database, server) : undefined;
+        const countedBefore = await counters?.snapshot();
         const g = await measure(server, job);
+        const roundTrips = counters ? counters.perRequest(countedBefore, await counters.snapshot(), g.requestsServed ?? g.totalRequests) : undefined;
+        if (roundTrips) log(`  ${roundTripsNote(roundTrips)}`);
         profileWindows.push({ name: `scenario ${s.n}${tag}: ${s.name}`, start: g.window.start, end: g.window.end });
 
         const pick = (r) => ({
@@ -358,7 +372,7 @@ async function main() {
           reused: r.reused,
           ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
         });
-        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b) };
+        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b), ...(roundTrips ? { roundTrips } : {}) };
         if (s.n === 7) {
           row.server.sendLag = g.sendLag;
           row.bare.sendLag = b.sendLag;
@@ -375,6 +389,21 @@ async function main() {
         }
         // Scenario 6 compares Gatehouse's correct 429s per second with every answer of bare node:http.
         if (check429) row.bare.rate = b.requestsPerSec;
+        // Issue #26 §0: what logging at the default level costs, measured beside the same build at
+        // warn on the same database, right after (the default server idles meanwhile).
+        if (s.n === 1 && opts.logCompare) {
+          log(`scenario 1${tag}: the same build at LOG_LEVEL=warn, ${duration} s`);
+          const quiet = await startServer({ ...world.database.env, LOG_LEVEL: 'warn' });
+          processes.push(quiet);
+          // Warmed like the default server above: the same load, unmeasured, for a few seconds.
+          await bucketsRefilled();
+          await runLoad({ ...job, base: quiet.base, duration: Math.min(3, duration) });
+          await bucketsRefilled();
+          const w = await measure(quiet, job);
+          await quiet.stop();
+          row.atWarn = { ...pick(w), ratio: w.requestsPerSec / b.requestsPerSec };
+          log(`  → at warn ${Math.round(w.requestsPerSec)} req/s; default level / warn = ${(g.requestsPerSec / w.requestsPerSec).toFixed(3)}`);
+        }
         row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
         row.judgement = judge(s, row.server, row.bare, opts.smoke);
         rows.push(row);

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -10,6 +10,7 @@ import { installStrictJsonParser } from './http/json-body.js';
 import { PAGE_BODY_LIMIT, parseForm } from './http/body-limits.js';
 import { lazySchemaController } from './http/lazy-schemas.js';
 import { lazyChildLoggerFactory } from './http/logging.js';
+import { installAccessLog } from './http/access-log.js';
 import { installRequestMetrics } from './http/metrics.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.routes.js';
@@ -45,6 +46,8 @@ export async function buildApp(services: Services): Promise<App> {
     loggerInstance: services.logger as FastifyBaseLogger,
     // A request's child logger only when it logs something (src/http/logging.ts, DESIGN §5).
     childLoggerFactory: lazyChildLoggerFactory,
+    // One access line per request instead of Fastify's two (src/http/access-log.ts, issue #26 §0).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     bodyLimit: config.bodyLimit,
     // Issue #21 §1: a request whose headers or body trickle in is ended (408) instead of holding
@@ -73,6 +76,7 @@ export async function buildApp(services: Services): Promise<App> {
   installStrictJsonParser(app);
   installExactJsonContentType(app);
   installRequestMetrics(app, services.metrics);
+  installAccessLog(app, services.logger);
   // Linear, with a bounded field count (src/http/body-limits.ts).
   await app.register(formbody, { parser: parseForm });
   // Issue #21 §5: no field of any route may carry a NUL or another control character.

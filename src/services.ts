@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { readOrCreateSecretFile } from './config/server-secret.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
 import type { Services } from './deps.js';
-import { loggerOptions } from './http/logging.js';
+import { createProcessLog } from './http/log-destination.js';
 import { createMetrics, instrumentBucketStore } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
+import { RedisOutbox } from './realtime/redis-outbox.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
@@ -42,7 +43,9 @@ export interface ServiceOverrides {
 
 /** Explicit wiring of every dependency (DESIGN §9.1: no autoload). Runs migrations first. */
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const logger = overrides.logger ?? pino(loggerOptions(config.logLevel));
+  // Asynchronous JSON, or readable lines on a terminal (http/log-destination.ts, issue #26 §0).
+  const processLog = overrides.logger ? undefined : createProcessLog(config.logLevel);
+  const logger = overrides.logger ?? (processLog as NonNullable<typeof processLog>).logger;
   const clock = overrides.clock ?? systemClock;
   const random = overrides.random ?? cryptoRandom;
   const database =
@@ -87,7 +90,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const redisReachable = overrides.redisReachable ?? bucketSetup.reachable;
 
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
-  const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger) : new MemoryChannelEvents());
+  const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger, undefined, bucketSetup.outbox) : new MemoryChannelEvents());
 
   const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
   const secrets: readonly [string, ...string[]] = [current as string, ...previous];
@@ -115,12 +118,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await events.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
       if (!overrides.database) await database.close();
+      processLog?.close();
     },
   };
 }
 
 interface BucketSetup {
   store: BucketStore;
+  /** Present when the store is on Redis: live-update publishes ride with its bucket operations (realtime/redis-outbox.ts). */
+  outbox?: RedisOutbox;
   /** Present when the store is on Redis: whether Redis answers now. */
   reachable?: () => Promise<boolean>;
 }
@@ -133,5 +139,6 @@ async function createBucketStore(config: Config, logger: Logger): Promise<Bucket
   if (!config.redisUrl) return { store: new MemoryBucketStore() };
   const client = connectRedis(config.redisUrl);
   if (!(await waitUntilReady(client))) logger.warn('Redis did not answer at start-up: rate limiting starts on this instance’s memory');
-  return { store: new ResilientBucketStore(new RedisBucketStore(client), new MemoryBucketStore(), logger), reachable: () => redisAnswers(client) };
+  const outbox = new RedisOutbox(client);
+  return { store: new ResilientBucketStore(new RedisBucketStore(client, undefined, outbox), new MemoryBucketStore(), logger), outbox, reachable: () => redisAnswers(client) };
 }

@@ -1,5 +1,6 @@
 // The verdict of each measurement, the median of several rounds, bench/REPORT.md and the table
 // printed at the end of a run (pure: no process, no file).
+import { roundTripsNote } from './round-trips.mjs';
 
 const fmt = (n, digits = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const pct = (r) => (r === undefined ? '–' : `${(r * 100).toFixed(1)} %`);
@@ -88,7 +89,7 @@ export function reportMarkdown(record, file) {
   const L = [];
   L.push('# Benchmark report', '');
   L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in bench/${file} (git-ignored: bench/README.md). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
-  L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) with LOG_LEVEL=warn and GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN=0 (seeding mints thousands of codes for one person; no measured request reads it).`);
+  L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : 'PostgreSQL + Redis'}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) at its defaults (LOG_LEVEL=info: one access line per request) and GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN=0 (seeding mints thousands of codes for one person; no measured request reads it).`);
   L.push(`- Machine: ${record.cores} cores shared by the server, autocannon (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
   if (record.rounds > 1) L.push(`- ${record.rounds} rounds: every scenario was measured ${record.rounds} times, each round on a fresh database and server seeded alike; each row below is the scenario's median round, judged alone (notes: every round). The raw file keeps every round (\`allRounds\`).`);
   L.push('- CPU stolen by the host: the share of the machine\'s CPU time its hypervisor gave to other guests during the measurement (/proc/stat). Each side of a ratio was measured at a different moment; where much was stolen from one side, its figures say more about the host than about the server.');
@@ -119,6 +120,8 @@ export function reportMarkdown(record, file) {
       const each = r.rounds.map((x) => `${r.scenario === 7 ? `p99 ${fmt(x.p99, 1)} ms` : pct(x.ratio)} (${fmt(x.cpuMicrosPerRequest, 1)} µs, ${fmt(x.peakRssMb)} MB, stolen ${pct(x.stealShare?.[0])} / ${pct(x.stealShare?.[1])}, ${x.met === undefined ? 'not judged' : x.met ? 'met' : 'missed'})`);
       extra.push(`median of ${r.rounds.length} rounds (this row is round ${r.round}); round by round: ${each.join(', ')}`);
     }
+    if (r.roundTrips) extra.push(roundTripsNote(r.roundTrips));
+    if (r.atWarn) extra.push(`the same build at LOG_LEVEL=warn, measured right after on the same database: ${fmt(r.atWarn.requestsPerSec)} req/s (${pct(r.atWarn.ratio)} of bare), ${fmt(r.atWarn.cpuMicrosPerRequest, 1)} µs per answer; the default level reaches ${pct(r.server.requestsPerSec / r.atWarn.requestsPerSec)} of it (target ≥ 90 %)`);
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
     L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);
   }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
 import type { MemoryBucketStore } from './memory-store.js';
+import type { RedisOutbox } from '../realtime/redis-outbox.js';
 
 /**
  * The bucket rule of bucket.ts as one atomic Lua script, so every instance sharing a Redis shares
@@ -50,11 +51,17 @@ export class RedisBucketStore implements BucketStore {
   constructor(
     readonly client: Redis,
     private readonly prefix = 'gh:rl:',
+    /**
+     * When given (services.ts: the live-update publisher on this client), each bucket operation
+     * also carries the publishes waiting to be sent: one round trip for both (realtime/redis-outbox.ts).
+     */
+    private readonly outbox?: RedisOutbox,
   ) {
     client.defineCommand('ghBucket', { numberOfKeys: 1, lua: SCRIPT });
   }
 
   private run(key: string, rule: BucketRule, now: number, cost: number, mode: 'take' | 'peek'): Promise<BucketDecision> {
+    if (this.outbox !== undefined) return this.outbox.bucket(mode, this.prefix + key, rule.limit, rule.windowMs, now, cost).then((reply) => toDecision(reply, rule, now));
     const command = (this.client as unknown as { ghBucket: (...args: (string | number)[]) => Promise<unknown> }).ghBucket;
     return command.call(this.client, this.prefix + key, rule.limit, rule.windowMs, now, cost, mode).then((reply) => toDecision(reply, rule, now));
   }

@@ -3,12 +3,38 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { connectRedis } from '../storage/redis.js';
 import { MemoryChannelEvents, type ChannelEvent, type ChannelEvents, type ChannelListener } from './channel-events.js';
+import { RedisOutbox } from './redis-outbox.js';
 
 const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete', 'access_change']);
 const ID = /^\d{1,20}$/;
 
 /** How long a live view waits for Redis to confirm a subscription before it goes on without. */
 const READY_TIMEOUT_MS = 2000;
+
+/**
+ * How long an instance's claim to watch a channel lasts unless renewed; it is renewed every third
+ * of it while a view is open there, and withdrawn when the last one closes. An instance that died
+ * keeps receiving (and ignoring) a channel's events for at most this long.
+ */
+const WATCH_TTL_MS = 60_000;
+
+/**
+ * KEYS[1]: a channel's watchers set (instance → expiry on Redis's clock). ARGV: origin, TTL ms
+ * ('0' withdraws). Expired members go on the way.
+ */
+const WATCH_SCRIPT = `
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+if ttl == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', clock - 1)
+redis.call('ZADD', KEYS[1], clock + ttl, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
 
 /** What travels through Redis: the event, and which instance sent it (it delivered it locally already). */
 interface WireEvent extends ChannelEvent {
@@ -42,20 +68,60 @@ function parseWire(text: string): WireEvent | undefined {
  *   instance still update; the failure is logged once, and its recovery once. Events published
  *   elsewhere during an outage are not replayed by Redis; a browser that reconnects asks for what
  *   it missed (live.routes.ts, Last-Event-ID).
+ * - Nobody watching elsewhere, nothing published (issue #26 §1): each instance with an open view
+ *   of a channel keeps itself in the channel's watchers set (`gh:ch:w:<id>`, WATCH_TTL_MS), and the
+ *   publish script (redis-outbox.ts) skips a channel whose set holds no other live instance. A
+ *   view is ready once both its SUBSCRIBE and its place in the set are acknowledged, so every
+ *   event published after that reaches it.
+ * - Publishes ride along with the next bucket operation on the same connection when services.ts
+ *   shares an outbox with the bucket store; otherwise the turn's publishes go in one script call.
  */
 export class RedisChannelEvents implements ChannelEvents {
   private readonly local = new MemoryChannelEvents();
   private readonly origin = randomBytes(9).toString('base64url');
   private readonly subscriptions = new Map<string, Promise<void>>();
   private degraded = false;
+  private readonly outbox: RedisOutbox;
+  private readonly watch: (key: string, origin: string, ttlMs: number) => Promise<unknown>;
+  private readonly renewal: NodeJS.Timeout;
 
   constructor(
     private readonly publisher: Redis,
     private readonly subscriber: Redis,
     private readonly logger: Pick<Logger, 'warn' | 'info'>,
     private readonly prefix = 'gh:ch:',
+    outbox?: RedisOutbox,
   ) {
     subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
+    this.outbox = outbox ?? new RedisOutbox(publisher);
+    this.outbox.onPublished = (error) => this.published(error);
+    publisher.defineCommand('ghWatch', { numberOfKeys: 1, lua: WATCH_SCRIPT });
+    const command = (publisher as unknown as { ghWatch: (key: string, origin: string, ttl: number) => Promise<unknown> }).ghWatch;
+    this.watch = (key, origin, ttlMs) => command.call(publisher, key, origin, ttlMs);
+    this.renewal = setInterval(() => this.renewWatches(), WATCH_TTL_MS / 3);
+    this.renewal.unref();
+    // Back from an outage: claim every watched channel again at once, not at the next renewal.
+    publisher.on('ready', () => this.renewWatches());
+  }
+
+  private watchersKey(channelId: string): string {
+    return `${this.prefix}w:${channelId}`;
+  }
+
+  private renewWatches(): void {
+    for (const channelId of this.subscriptions.keys()) this.watch(this.watchersKey(channelId), this.origin, WATCH_TTL_MS).catch(() => undefined);
+  }
+
+  private published(error: unknown): void {
+    if (error === undefined) {
+      if (!this.degraded) return;
+      this.degraded = false;
+      this.logger.info('live updates are back on Redis');
+      return;
+    }
+    if (this.degraded) return;
+    this.degraded = true;
+    this.logger.warn({ err: error }, 'Redis unreachable: live updates reach only the viewers on this instance');
   }
 
   private receive(channel: string, message: string): void {
@@ -67,18 +133,7 @@ export class RedisChannelEvents implements ChannelEvents {
   publish(event: ChannelEvent): void {
     this.local.publish(event);
     const wire: WireEvent = { type: event.type, channelId: event.channelId, messageId: event.messageId, origin: this.origin };
-    this.publisher.publish(this.prefix + event.channelId, JSON.stringify(wire)).then(
-      () => {
-        if (!this.degraded) return;
-        this.degraded = false;
-        this.logger.info('live updates are back on Redis');
-      },
-      (error: unknown) => {
-        if (this.degraded) return;
-        this.degraded = true;
-        this.logger.warn({ err: error }, 'Redis unreachable: live updates reach only the viewers on this instance');
-      },
-    );
+    this.outbox.publish(this.prefix + event.channelId, this.watchersKey(event.channelId), this.origin, JSON.stringify(wire));
   }
 
   subscribe(channelId: string, listener: ChannelListener): () => void {
@@ -87,7 +142,7 @@ export class RedisChannelEvents implements ChannelEvents {
       // Errors are the outage the publisher logs; ioredis subscribes again once reconnected.
       this.subscriptions.set(
         channelId,
-        this.subscriber.subscribe(key).then(
+        Promise.all([this.subscriber.subscribe(key), this.watch(this.watchersKey(channelId), this.origin, WATCH_TTL_MS)]).then(
           () => undefined,
           () => undefined,
         ),
@@ -102,6 +157,7 @@ export class RedisChannelEvents implements ChannelEvents {
       if (this.local.listenerCount(channelId) === 0) {
         this.subscriptions.delete(channelId);
         this.subscriber.unsubscribe(key).catch(() => undefined);
+        this.watch(this.watchersKey(channelId), this.origin, 0).catch(() => undefined);
       }
     };
   }
@@ -130,6 +186,7 @@ export class RedisChannelEvents implements ChannelEvents {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.renewal);
     this.subscriptions.clear();
     await this.local.close();
     this.subscriber.disconnect();
@@ -141,7 +198,7 @@ export class RedisChannelEvents implements ChannelEvents {
  * Two connections to `url`: a publisher that fails fast while Redis is down (nobody waits on it),
  * and a subscriber that queues its SUBSCRIBEs and keeps reconnecting.
  */
-export function createRedisChannelEvents(url: string, logger: Pick<Logger, 'warn' | 'info'>, prefix?: string): RedisChannelEvents {
+export function createRedisChannelEvents(url: string, logger: Pick<Logger, 'warn' | 'info'>, prefix?: string, outbox?: RedisOutbox): RedisChannelEvents {
   const subscriber = new Redis(url, {
     maxRetriesPerRequest: null,
     connectTimeout: 2000,
@@ -149,5 +206,5 @@ export function createRedisChannelEvents(url: string, logger: Pick<Logger, 'warn
   });
   // Connection errors surface through the publisher's single log line, not as unhandled events.
   subscriber.on('error', () => undefined);
-  return new RedisChannelEvents(connectRedis(url), subscriber, logger, prefix);
+  return new RedisChannelEvents(outbox?.client ?? connectRedis(url), subscriber, logger, prefix, outbox);
 }

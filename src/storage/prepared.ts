@@ -141,7 +141,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
         templates.set(dialect, template);
       }
       const runner = directRunners.get(db);
-      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind), cacheable });
+      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind, template.sql), cacheable });
       const binding = { template, direct };
       bindings.set(db, binding);
       return binding;

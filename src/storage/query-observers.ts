@@ -26,9 +26,14 @@ export interface QueryTiming {
 
 export type QueryObserver = (timing: QueryTiming) => void;
 
-/** The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` and the rest → 'raw'. */
-export function statementOperation(kind: string): string {
-  return kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : 'raw';
+/**
+ * The operation a query node is timed as: 'InsertQueryNode' → 'insert'; sql`` by its first word
+ * when `sql` is given and that word is insert, update, delete or select; the rest → 'raw'.
+ */
+export function statementOperation(kind: string, sql?: string): string {
+  if (kind.endsWith('QueryNode')) return kind.slice(0, -'QueryNode'.length).toLowerCase();
+  const first = sql === undefined ? undefined : /^\s*(insert|update|delete|select)\b/i.exec(sql)?.[1];
+  return first === undefined ? 'raw' : first.toLowerCase();
 }
 
 /**

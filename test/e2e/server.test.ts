@@ -41,7 +41,7 @@ function databaseUrlFor(database: TestDatabase): string {
 }
 
 function childEnv(databaseUrl: string): Record<string, string> {
-  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' };
+  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug' }; // debug: a request is logged when it arrives too (the SIGTERM test waits for that line)
 }
 
 interface LogLine {

@@ -156,3 +156,29 @@ describe('the logger configuration', () => {
     expect(redactUrl('/users/ghost_writer')).toBe('/users/ghost_writer');
   });
 });
+
+describe('the access log at the default level (issue #26 §0)', () => {
+  let t: TestApp;
+  let log: ReturnType<typeof capturedLogger>;
+  beforeAll(async () => {
+    log = capturedLogger('info');
+    t = await createTestApp({ logger: log.logger });
+  });
+  afterAll(async () => t.close());
+
+  it('writes exactly one line per request: request id, method, redacted route, status and time', async () => {
+    log.lines.length = 0;
+    const token = 'whtok_OneLinePerRequest_ffffffffffffffff';
+    await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/123456/${token}?wait=true`, headers: { 'x-request-id': 'one-line-1', 'content-type': 'application/json' }, payload: { content: 'x' } });
+    await t.app.inject({ method: 'GET', url: '/no/such/route', headers: { 'x-request-id': 'one-line-2' } });
+    const lines = log.lines.map((line) => JSON.parse(line) as LogLine & { responseTime?: number; level?: number });
+    const first = lines.filter((l) => l.reqId === 'one-line-1');
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'POST', url: '/api/v1/webhooks/123456/[REDACTED]?[REDACTED]' }, res: { statusCode: 404 } });
+    expect(typeof first[0]?.responseTime).toBe('number');
+    const second = lines.filter((l) => l.reqId === 'one-line-2');
+    expect(second).toHaveLength(1);
+    expect(second[0]).toMatchObject({ req: { method: 'GET', url: '/no/such/route' }, res: { statusCode: 404 } });
+    expect(log.text()).not.toContain(token);
+  });
+});

@@ -549,6 +549,30 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
     });
   });
 
+  it('a webhook deleted through one instance is refused by every instance from the moment the DELETE is answered, though each had executed on it', async () => {
+    await timed('webhook delete across instances', async () => {
+      const botAuth = { authorization: `Bot ${bot.botToken}` };
+      const gone = json<{ id: string; token: string }>(await client.send('POST', `/api/v1/channels/${channelId}/webhooks`, { cookies: false, headers: botAuth, json: { name: 'Doomed' } }));
+      const url = `${proxy.url}/api/v1/webhooks/${gone.id}/${gone.token}`;
+      const execute = (content: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content }) });
+      // One execute per instance (the proxy takes them in turn): each instance has seen the webhook.
+      const before = proxy.requests.length;
+      for (let i = 0; i < INSTANCES; i += 1) expect((await execute(`doomed before ${i}`)).status).toBe(204);
+      expect(new Set(proxy.requests.slice(before).map((r) => r.upstream)).size).toBe(INSTANCES);
+      const deleted = await fetch(`${proxy.url}/api/v1/webhooks/${gone.id}`, { method: 'DELETE', headers: botAuth });
+      expect(deleted.status).toBe(204);
+      const after: number[] = [];
+      for (let i = 0; i < INSTANCES; i += 1) after.push((await execute(`doomed after ${i}`)).status);
+      expect(after).toEqual(Array.from({ length: INSTANCES }, () => 404));
+      expect(new Set(proxy.requests.slice(-INSTANCES).map((r) => r.upstream)).size).toBe(INSTANCES);
+      client.tookTurn(proxy.requests.at(-1)!.upstream);
+      const view = await client.send('GET', `/channels/${channelId}`);
+      expect(view.text.match(/doomed before \d/g) ?? []).toHaveLength(INSTANCES);
+      expect(view.text).not.toContain('doomed after');
+      summary.push(`webhook deleted across instances: ${INSTANCES} executes accepted before, then ${after.join('/')} on the ${INSTANCES} instances right after the DELETE`);
+    });
+  });
+
   it('live channel view: a stream on one instance receives messages written through the others (Redis fan-out)', async () => {
     await timed('live view', async () => {
       const path = new URL(webhookUrl).pathname;

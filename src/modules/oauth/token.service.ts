@@ -7,6 +7,7 @@ import type { Deps } from '../../deps.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
+import { redeemInOneStatement, rotateInOneStatement } from './token-writes.repository.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { planInstallAtExchange, writeServerInstall } from '../applications/installs.service.js';
@@ -203,15 +204,32 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   let webhook: WebhookRecord | undefined;
   const access = issueSecret(deps.random, 'accessToken');
   const refreshToken = issueSecret(deps.random, 'refreshToken');
-  const consumed = await deps.db.transaction().execute(async (trx) => {
-    if (!(await consumeCode(trx, codeHash, now))) return false;
-    if (install) await writeServerInstall(deps, trx, install);
-    const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, scopes: stored.scopes, createdAt: now };
-    await insertAccessToken(trx, { ...row, tokenHash: access.hash, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
-    await insertRefreshToken(trx, { ...row, tokenHash: refreshToken.hash, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS, rotationKey: newRotationKey(deps) });
-    if (incoming) webhook = await createIncomingWebhook(deps, trx, incoming);
-    return true;
-  });
+  const inTransaction = () =>
+    deps.db.transaction().execute(async (trx) => {
+      if (!(await consumeCode(trx, codeHash, now))) return false;
+      if (install) await writeServerInstall(deps, trx, install);
+      const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, scopes: stored.scopes, createdAt: now };
+      await insertAccessToken(trx, { ...row, tokenHash: access.hash, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
+      await insertRefreshToken(trx, { ...row, tokenHash: refreshToken.hash, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS, rotationKey: newRotationKey(deps) });
+      if (incoming) webhook = await createIncomingWebhook(deps, trx, incoming);
+      return true;
+    });
+  // PostgreSQL with nothing to write beside the tokens: one statement, one round trip
+  // (token-writes.repository.ts); SQLite's transaction costs no network.
+  const inOneStatement = async () =>
+    (
+      await redeemInOneStatement(deps.db, {
+        codeHash,
+        accessHash: access.hash,
+        refreshHash: refreshToken.hash,
+        scopes: stored.scopes.join(' '),
+        rotationKey: newRotationKey(deps),
+        now,
+        accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
+        refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+      })
+    ).rows[0]?.consumed === 1;
+  const consumed = deps.dialect === 'postgres' && !install && !incoming ? await inOneStatement() : await inTransaction();
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, stored.grantId, now);
   const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
@@ -283,23 +301,53 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
   const successorRefreshHash = hashSecret(successors.refresh);
 
   if (stored.usedAt === null) {
-    const rotated = await deps.db.transaction().execute(async (trx) => {
-      if (!(await rotateRefreshToken(trx, tokenHash, successorRefreshHash, now))) return false;
-      const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, createdAt: now };
-      await insertAccessToken(trx, { ...row, tokenHash: hashSecret(successors.access), scopes: accessScopes, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
-      await insertRefreshToken(trx, {
-        ...row,
-        tokenHash: successorRefreshHash,
-        scopes: stored.scopes,
-        expiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
-        rotationKey: newRotationKey(deps),
-      });
-      return true;
-    });
+    const rotated = await writeRotation(deps, app, stored, { tokenHash, successorRefreshHash, accessHash: hashSecret(successors.access), accessScopes, now });
     if (rotated) return withIdToken(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
   return retryOrReuse(deps, app, stored, presented, tokenHash, successors, now);
+}
+
+/**
+ * The rotation's writes, all or none: the token marked used with its successor named, the new
+ * access and refresh tokens stored. False when a concurrent refresh rotated the token first.
+ */
+async function writeRotation(
+  deps: Deps,
+  app: Application,
+  stored: StoredRefreshToken,
+  r: { tokenHash: string; successorRefreshHash: string; accessHash: string; accessScopes: string[]; now: number },
+): Promise<boolean> {
+  const { tokenHash, successorRefreshHash, accessHash, accessScopes, now } = r;
+  if (deps.dialect === 'postgres') {
+    // One round trip instead of five (BEGIN, three statements, COMMIT): token-writes.repository.ts.
+    const { rows } = await rotateInOneStatement(deps.db, {
+      hash: tokenHash,
+      successorHash: successorRefreshHash,
+      accessHash,
+      accessScopes: accessScopes.join(' '),
+      refreshScopes: stored.scopes.join(' '),
+      rotationKey: newRotationKey(deps),
+      now,
+      accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
+      refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+    });
+    return rows[0]?.rotated === 1;
+  }
+  // SQLite: the same writes in one transaction, which costs no network.
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await rotateRefreshToken(trx, tokenHash, successorRefreshHash, now))) return false;
+    const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, createdAt: now };
+    await insertAccessToken(trx, { ...row, tokenHash: accessHash, scopes: accessScopes, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
+    await insertRefreshToken(trx, {
+      ...row,
+      tokenHash: successorRefreshHash,
+      scopes: stored.scopes,
+      expiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+      rotationKey: newRotationKey(deps),
+    });
+    return true;
+  });
 }
 
 /**

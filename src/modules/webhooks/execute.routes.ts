@@ -69,9 +69,9 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
    * answered without parsing anything, and the rate-limit headers are on every answer, errors
    * (invalid JSON included) as well as successes (DESIGN §1).
    */
-  async function gate(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  async function gateAs(use: 'record' | 'execute', request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const { id, token } = request.params as { id: string; token: string };
-    const opened = await openWebhook(services, id, token, request.ip);
+    const opened = await openWebhook(services, id, token, request.ip, use);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
     if (!opened.ok) {
       if (opened.error instanceof RateLimitedError) {
@@ -86,11 +86,14 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     }
     request.webhook = opened.webhook;
   }
+  const gate = (request: FastifyRequest, reply: FastifyReply) => gateAs('record', request, reply);
+  // Only execute stores through a statement that checks the token again (execute.service.ts).
+  const executeGate = (request: FastifyRequest, reply: FastifyReply) => gateAs('execute', request, reply);
 
   app.post(
     WEBHOOK_URL,
     {
-      onRequest: gate,
+      onRequest: executeGate,
       bodyLimit: messageBodyLimit,
       validatorCompiler: documentationOnly,
       schema: {

@@ -7,13 +7,15 @@ import { parseMessagePayload } from '../messages/message-payload.js';
 import { storeMessage } from '../messages/messages.service.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
+import { forgetWebhook, insertCheckedMessage, provisionalWebhook } from './execute.repository.js';
 import { findWebhook } from './webhooks.repository.js';
 import type { Webhook } from './webhooks.js';
 
 /**
  * The webhook URL (issue #5 "Execute"; SPEC §5.7: authorised by the token in the path). This is
  * the service's hottest path (DESIGN §5): one indexed lookup, a constant-time token check, one
- * bucket operation, then one insert.
+ * bucket operation, then one insert. On PostgreSQL the lookup is a per-instance hint and the
+ * insert checks the token again, shared by the executes of one turn (execute.repository.ts).
  */
 
 /** Which bucket answered, for the X-RateLimit-* headers of every answer. */
@@ -34,8 +36,12 @@ export type WebhookGate = { ok: true; webhook: Webhook; limit: RateLimitInfo } |
  * client address's bucket, never the webhook's, so nobody can exhaust a webhook they cannot
  * use; a valid URL spends the webhook's bucket (SPEC §8: 10 per 2 s). Over either → 429.
  */
-export async function openWebhook(deps: Deps, id: string, token: string, clientAddress: string): Promise<WebhookGate> {
-  const webhook = isSnowflake(id) ? await findWebhook(deps.db, id) : undefined;
+export async function openWebhook(deps: Deps, id: string, token: string, clientAddress: string, use: 'record' | 'execute' = 'record'): Promise<WebhookGate> {
+  // PostgreSQL, execute only: the webhook as last seen by this instance, because the insert
+  // checks the token again in the same statement (execute.repository.ts). SQLite's lookup is
+  // already answered from memory and exact (storage/row-cache.ts).
+  const lookup = use === 'execute' && deps.dialect === 'postgres' ? provisionalWebhook : findWebhook;
+  const webhook = isSnowflake(id) ? await lookup(deps.db, id, token) : undefined;
   // Hash comparison in constant time (DESIGN §3); the stored side is the only copy of the token.
   if (webhook === undefined || !matchesHash(token, webhook.tokenHash)) {
     const decision = await deps.buckets.take(invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, deps.clock.now());
@@ -86,7 +92,30 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     // Already the stored message's shape, so `wait` presents it without copying it (DESIGN §5).
     editedAt: null,
   };
-  await storeMessage(deps, message);
+  if (deps.dialect === 'postgres') {
+    // One statement checks the token and stores the row (execute.repository.ts): the webhook may
+    // have been deleted or its token regenerated, on any instance, since the gate saw it.
+    const stored = await insertCheckedMessage(deps.db, {
+      id: message.id,
+      webhookId: webhook.id,
+      tokenHash: webhook.tokenHash,
+      username: payload.username ?? null,
+      avatarUrl: payload.avatarUrl ?? null,
+      content: message.content,
+      embeds: JSON.stringify(message.embeds),
+      createdAt: message.createdAt,
+    });
+    if (stored === undefined) {
+      forgetWebhook(deps.db, webhook.id);
+      throw (await findWebhook(deps.db, webhook.id)) === undefined ? ApiErrors.unknownWebhook() : ApiErrors.invalidWebhookToken();
+    }
+    message.channelId = stored.channelId;
+    message.applicationId = stored.applicationId;
+    message.authorName = stored.authorName;
+    message.authorAvatarUrl = stored.authorAvatarUrl;
+  } else {
+    await storeMessage(deps, message);
+  }
   deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
   return wait ? presentWebhookMessage(message) : undefined;
 }

@@ -1,0 +1,119 @@
+/**
+ * What: live-update publishes ride along with the next bucket operation to the same Redis, in one
+ * script call (issue #26 §1): an execute costs one Redis round trip instead of two. Publishes no
+ * bucket operation picked up are sent by themselves at the end of the event-loop turn, all of the
+ * turn's together.
+ * Invariant: a channel's event is PUBLISHed only when another instance watches the channel (its
+ * watchers set, kept fresh by redis-channel-events.ts, has a member other than the sender that has
+ * not expired); the check runs inside the same script, on Redis's clock.
+ * Tested: test/storage/redis-channel-events.test.ts, test/storage/redis-outbox.test.ts.
+ */
+import type { Redis } from 'ioredis';
+
+/**
+ * KEYS: [bucket key when ARGV[1] ≠ 'none'], then per event its channel and its watchers set.
+ * ARGV: mode ('take' | 'peek' | 'none'), limit, window, now, cost, then per event origin and payload.
+ * The bucket part is rate-limit/redis-store.ts's rule, unchanged. Returns {allowed, count, reset}.
+ */
+const SCRIPT = `
+local mode = ARGV[1]
+local allowed, count, reset = 0, 0, 0
+local k = 1
+if mode ~= 'none' then
+  local limit = tonumber(ARGV[2])
+  local window = tonumber(ARGV[3])
+  local now = tonumber(ARGV[4])
+  local cost = tonumber(ARGV[5])
+  count = tonumber(redis.call('HGET', KEYS[1], 'c') or '0')
+  reset = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
+  if reset <= now then
+    count = 0
+    reset = now + window
+  end
+  if mode == 'take' then
+    if count + cost <= limit then
+      count = count + cost
+      allowed = 1
+      redis.call('HSET', KEYS[1], 'c', count, 'r', reset)
+      redis.call('PEXPIRE', KEYS[1], reset - now + 1000)
+    end
+  elseif count < limit then
+    allowed = 1
+  end
+  k = 2
+end
+if #KEYS > k then
+  local t = redis.call('TIME')
+  local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local a = 6
+  while k < #KEYS do
+    local watchers = redis.call('ZCOUNT', KEYS[k + 1], clock, '+inf')
+    if watchers > 0 then
+      local mine = redis.call('ZSCORE', KEYS[k + 1], ARGV[a])
+      if mine and tonumber(mine) >= clock then watchers = watchers - 1 end
+      if watchers > 0 then redis.call('PUBLISH', KEYS[k], ARGV[a + 1]) end
+    end
+    k = k + 2
+    a = a + 2
+  end
+end
+return {allowed, count, reset}
+`;
+
+type ScriptCall = (numberOfKeys: number, ...args: (string | number)[]) => Promise<unknown>;
+
+export class RedisOutbox {
+  private keys: string[] = [];
+  private args: string[] = [];
+  private scheduled = false;
+  private readonly script: ScriptCall;
+  /** Hears whether the last call that carried publishes reached Redis (for the "live updates degraded" log). */
+  onPublished: (error: unknown) => void = () => undefined;
+
+  constructor(readonly client: Redis) {
+    client.defineCommand('ghTakePublish', { lua: SCRIPT });
+    const command = (client as unknown as { ghTakePublish: ScriptCall }).ghTakePublish;
+    this.script = (...args) => command.apply(client, args);
+  }
+
+  /** Publishes `payload` on `channelKey` if another instance than `origin` watches it (`watchersKey`). */
+  publish(channelKey: string, watchersKey: string, origin: string, payload: string): void {
+    this.keys.push(channelKey, watchersKey);
+    this.args.push(origin, payload);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** The bucket rule on `bucketKey`, carrying every pending publish. Resolves to {allowed, count, reset}. */
+  bucket(mode: 'take' | 'peek', bucketKey: string, limit: number, windowMs: number, now: number, cost: number): Promise<unknown> {
+    return this.call(mode, bucketKey, [String(limit), String(windowMs), String(now), String(cost)]);
+  }
+
+  /** Sends what no bucket operation picked up this turn. */
+  flush(): void {
+    this.scheduled = false;
+    if (this.keys.length === 0) return;
+    void this.call('none', undefined, ['0', '0', '0', '0']).catch(() => undefined);
+  }
+
+  private call(mode: 'take' | 'peek' | 'none', bucketKey: string | undefined, numbers: string[]): Promise<unknown> {
+    const keys = this.keys;
+    const args = this.args;
+    const carries = keys.length > 0;
+    if (carries) {
+      this.keys = [];
+      this.args = [];
+    }
+    const allKeys = bucketKey === undefined ? keys : [bucketKey, ...keys];
+    const reply = this.script(allKeys.length, ...allKeys, mode, ...numbers, ...args);
+    if (carries) {
+      reply.then(
+        () => this.onPublished(undefined),
+        (error: unknown) => this.onPublished(error),
+      );
+    }
+    return reply;
+  }
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryTiming } from '../../src/storage/connect.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { testDialect } from '../support/database.js';
+import { codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
+import type { Person } from '../../src/modules/directory/people.js';
+
+/**
+ * Issue #26 §1 on PostgreSQL: the statements of a refresh rotation, counted. The client and the
+ * presented token are read (two selects, each needed before anything is written: the rotation's
+ * successors derive from the stored rotation key), then one statement rotates and stores both
+ * successors; a bearer check is one select.
+ */
+const onPostgres = testDialect === 'postgres';
+if (!onPostgres) console.log('token-round-trips: skipped on SQLite (no network between the server and its database)');
+
+describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQL', () => {
+  let t: TestApp;
+  let person: Person;
+  let client: TestClient;
+  beforeAll(async () => {
+    t = await createTestApp();
+    person = await createPerson(t);
+    client = await createClient(t, { owner: person, confidential: false });
+  });
+  afterAll(async () => t.close());
+
+  async function statementsOf<T>(run: () => Promise<T>): Promise<{ result: T; statements: QueryTiming[] }> {
+    const statements: QueryTiming[] = [];
+    const stop = t.database.handle.observeQueries((timing) => statements.push(timing));
+    try {
+      return { result: await run(), statements };
+    } finally {
+      stop();
+    }
+  }
+
+  it('a refresh rotation is three statements: the client, the token, and one that rotates and stores both successors', async () => {
+    const first = await obtainTokens(t, client, person, ['identify']);
+    const { result, statements } = await statementsOf(() => postForm(t, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId }));
+    expect(result.statusCode).toBe(200);
+    expect(statements.map((s) => s.operation)).toEqual(['select', 'select', 'raw']);
+    const next = result.json() as Tokens;
+    expect((await getWithBearer(t, '/api/v1/users/@me', next.access_token)).statusCode).toBe(200);
+    // The successor rotates in turn; the spent token is refused as reuse.
+    expect((await postForm(t, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: client.clientId })).statusCode).toBe(200);
+  });
+
+  it('a code exchange is four statements: the client, the code, the grant, and one that consumes the code and stores both tokens', async () => {
+    const issued = await issueCode(t, { client, person, scopes: ['identify'] });
+    const { result, statements } = await statementsOf(() => postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued)));
+    expect(result.statusCode).toBe(200);
+    expect(statements.map((s) => s.operation)).toEqual(['select', 'select', 'select', 'raw']);
+    const tokens = result.json() as Tokens;
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+    // Single use (SPEC §3): the same code again is a replay.
+    expect((await postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued))).statusCode).toBe(400);
+  });
+
+  it('two concurrent refreshes of one token: one rotation is written, the other answers as its retry', async () => {
+    const first = await obtainTokens(t, client, person, ['identify']);
+    const form = { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId };
+    const [a, b] = await Promise.all([postForm(t, '/api/oauth2/token', form), postForm(t, '/api/oauth2/token', form)]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect((a.json() as Tokens).refresh_token).toBe((b.json() as Tokens).refresh_token);
+    const grantTokens = await t.database.handle.db.selectFrom('oauth_refresh_tokens').select('token_hash').where('grant_id', '=', first.grantId).execute();
+    expect(grantTokens).toHaveLength(2);
+  });
+});

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RedisBucketStore } from '../../src/rate-limit/redis-store.js';
+import { connectRedis } from '../../src/storage/redis.js';
+import type { ChannelEvent } from '../../src/realtime/channel-events.js';
+import { createRedisChannelEvents, type RedisChannelEvents } from '../../src/realtime/redis-channel-events.js';
+import { RedisOutbox } from '../../src/realtime/redis-outbox.js';
+import { TEST_REDIS_URL } from '../support/database.js';
+
+if (!TEST_REDIS_URL) console.warn('[redis-outbox] TEST_REDIS_URL is not set: these tests need a Redis and do not run here.');
+
+const silent = pino({ level: 'silent' });
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+/**
+ * Issue #26 §1: a live-update publish costs no round trip of its own when a bucket operation goes
+ * to Redis in the same turn, and nothing is published for a channel no other instance watches.
+ */
+describe.skipIf(!TEST_REDIS_URL)('live-update publishes on Redis', () => {
+  const url = TEST_REDIS_URL as string;
+  const prefix = `gh:test:${randomBytes(6).toString('hex')}:ch:`;
+  let tap: Redis;
+  const published: string[] = [];
+  let a: RedisChannelEvents;
+  let b: RedisChannelEvents;
+  let bucketClient: Redis;
+  let store: RedisBucketStore;
+
+  beforeAll(async () => {
+    // Sees every PUBLISH on this test's channels without being a watcher itself.
+    tap = new Redis(url);
+    tap.on('pmessage', (_pattern: string, channel: string) => published.push(channel));
+    await tap.psubscribe(`${prefix}*`);
+    bucketClient = connectRedis(url);
+    const outbox = new RedisOutbox(bucketClient);
+    store = new RedisBucketStore(bucketClient, `${prefix}rl:`, outbox);
+    a = createRedisChannelEvents(url, silent, prefix, outbox);
+    b = createRedisChannelEvents(url, silent, prefix);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    tap?.disconnect();
+  });
+
+  const channel = () => String(1_000_000_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e9)));
+  const event = (channelId: string, messageId: string): ChannelEvent => ({ type: 'message_create', channelId, messageId });
+
+  it('publishes nothing for a channel nobody watches, nor for one watched only by the sender', async () => {
+    const id = channel();
+    a.publish(event(id, '1'));
+    await settle();
+    expect(published.filter((c) => c === prefix + id)).toEqual([]);
+    const seenOnA: string[] = [];
+    const off = a.subscribe(id, (e) => seenOnA.push(e.messageId));
+    await a.ready(id);
+    a.publish(event(id, '2'));
+    await settle();
+    expect(seenOnA).toEqual(['2']); // delivered on A itself, without Redis
+    expect(published.filter((c) => c === prefix + id)).toEqual([]);
+    off();
+  });
+
+  it('publishes once another instance watches, and stops once its last view closes', async () => {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    a.publish(event(id, '10'));
+    await expect.poll(() => seenOnB).toEqual(['10']);
+    expect(published.filter((c) => c === prefix + id)).toHaveLength(1);
+    off();
+    await settle();
+    a.publish(event(id, '11'));
+    await settle();
+    expect(published.filter((c) => c === prefix + id)).toHaveLength(1);
+  });
+
+  it('a publish and a bucket take of the same turn are one command to Redis', async () => {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    const sent = vi.spyOn(bucketClient, 'sendCommand');
+    try {
+      a.publish(event(id, '20'));
+      const decision = await store.take('wh:1', { limit: 10, windowMs: 2000 }, Date.now());
+      expect(decision.allowed).toBe(true);
+      await expect.poll(() => seenOnB).toEqual(['20']);
+      await settle();
+      expect(sent).toHaveBeenCalledTimes(1);
+    } finally {
+      sent.mockRestore();
+      off();
+    }
+  });
+});
