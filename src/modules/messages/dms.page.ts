@@ -3,7 +3,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { layout } from '../../web/layout.js';
 import { avatar, type PageCtx } from '../../web/components.js';
 import type { DmConversation, DmConversationSummary, DmParty } from './dms.js';
-import { messageList } from './messages.page.js';
+import { messageList } from './message-list.page.js';
 
 export type DmPageCtx = PageCtx;
 

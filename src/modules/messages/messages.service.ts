@@ -12,6 +12,7 @@ import {
   findWebhookMessage,
   insertMessage,
   listLatestMessages,
+  listMessagesBefore,
   listRecentWebhookAvatarUrls,
   updateWebhookMessage,
   type NewMessage,
@@ -71,20 +72,34 @@ export async function latestMessages(deps: Deps, channelId: string, limit = CHAN
   return rows.map(toMessageView);
 }
 
+/**
+ * One page of a channel's history, oldest first: the newest messages, or with `before` those
+ * older than that message id (keyset pagination, issue #24). One more row than shown is read to
+ * know whether anything older remains. A `before` that is not a snowflake is refused (50035).
+ */
+export async function channelHistory(deps: Deps, channelId: string, before?: string, limit = CHANNEL_VIEW_LIMIT): Promise<{ messages: MessageView[]; hasOlder: boolean }> {
+  if (before !== undefined && !isSnowflake(before)) throw invalidField(['before'], 'NUMBER_TYPE_COERCE', `Value "${before.slice(0, 40)}" is not snowflake.`);
+  if (!isSnowflake(channelId)) return { messages: [], hasOlder: false };
+  const rows = before === undefined ? await listLatestMessages(deps.db, channelId, limit + 1) : await listMessagesBefore(deps.db, channelId, before, limit + 1);
+  const hasOlder = rows.length > limit;
+  return { messages: (hasOlder ? rows.slice(1) : rows).map(toMessageView), hasOlder };
+}
+
 /** What the channel view shows besides its messages: the server and its channel list. */
 export interface ChannelPageData {
   server: Server;
   channels: Channel[];
   messages: MessageView[];
+  /** Messages older than the first shown exist (the "Load older messages" link). */
+  hasOlder: boolean;
 }
 
 /** The channel view's data; the caller has checked View channel. Undefined when the server is gone. */
-export async function loadChannelPage(deps: Deps, channel: Channel): Promise<ChannelPageData | undefined> {
+export async function loadChannelPage(deps: Deps, channel: Channel, before?: string): Promise<ChannelPageData | undefined> {
   if (channel.serverId === null) return undefined;
-  const server = await getServer(deps, channel.serverId);
+  const [server, channels, history] = await Promise.all([getServer(deps, channel.serverId), getChannels(deps, channel.serverId), channelHistory(deps, channel.id, before)]);
   if (!server) return undefined;
-  const [channels, messages] = await Promise.all([getChannels(deps, server.id), latestMessages(deps, channel.id)]);
-  return { server, channels, messages };
+  return { server, channels, ...history };
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)
