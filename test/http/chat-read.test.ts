@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../src/core/clock.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
+import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
@@ -111,5 +112,38 @@ describe('channel history (issue #24 "Reading")', () => {
     expect(body).toMatch(new RegExp(`id="m${a2.id}"[\\s\\S]*?<span class="visually-hidden">Gia Grouper</span>`));
     // Every message has the actions slot (the writing part fills it).
     expect(body).toContain(`<div class="message-actions" data-for="${a1.id}"></div>`);
+  });
+
+  it('unread state per person: a "New messages" marker and a bold channel for A after B posts, cleared once A opens it', async () => {
+    const { owner: a, server, channelId: general } = await channelOf('Ada Reader');
+    const b = await signedIn(t, { name: 'Bo Writer' });
+    await addMember(t.services, server.id, b.person.id);
+    const news = await createChannel(t.services, server.id, { name: 'news' });
+    const unreadLink = (id: string) => new RegExp(`<a href="/channels/${id}" class="(?:active )?unread"[^>]*># [a-z]+<span class="visually-hidden"> \\(unread\\)</span></a>`);
+
+    const mine = await postMessage(t.services, general, a.person.id, 'my own words');
+    await a.agent.get(`/channels/${general}`);
+    // A's own messages never make a channel unread for A.
+    expect((await a.agent.get(`/channels/${news.id}`)).body).not.toMatch(unreadLink(general));
+
+    const b1 = await postMessage(t.services, general, b.person.id, 'news from Bo');
+    await postMessage(t.services, general, b.person.id, 'and more');
+    const elsewhere = await a.agent.get(`/channels/${news.id}`);
+    expect(elsewhere.body).toMatch(unreadLink(general));
+    expect(elsewhere.body).not.toMatch(unreadLink(news.id));
+    // B has read nothing of general: bold for B too, and B's marker is independent of A's.
+    expect((await b.agent.get(`/channels/${news.id}`)).body).toMatch(unreadLink(general));
+
+    const opened = await a.agent.get(`/channels/${general}`);
+    expect(opened.body).toMatch(new RegExp(`<li class="new-messages" id="new-messages" role="separator" aria-label="New messages"><span>New messages</span></li>\\s*<li class="message" id="m${b1.id}"`));
+    expect(opened.body.indexOf(`id="m${mine.id}"`)).toBeLessThan(opened.body.indexOf('id="new-messages"'));
+    expect(opened.body).not.toMatch(unreadLink(general));
+
+    const again = await a.agent.get(`/channels/${general}`);
+    expect(again.body).not.toContain('id="new-messages"');
+    expect((await a.agent.get(`/channels/${news.id}`)).body).not.toMatch(unreadLink(general));
+    // An older page read later does not move the mark back.
+    await a.agent.get(`/channels/${general}?before=${b1.id}`);
+    expect((await a.agent.get(`/channels/${news.id}`)).body).not.toMatch(unreadLink(general));
   });
 });

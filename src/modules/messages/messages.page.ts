@@ -18,6 +18,8 @@ export interface ChannelPageInput {
   before?: string;
   /** The clock's now: relative times and day separators. */
   now: number;
+  /** Channels with messages the reader has not read: bold in the list. */
+  unreadChannelIds: ReadonlySet<string>;
   /** The first message the reader has not read yet: the "New messages" marker. */
   firstUnreadId?: string;
   /** Send messages: shows the post form. */
@@ -60,12 +62,18 @@ ${input.before !== undefined ? html`<p class="history-edge"><a href="${base}#pos
 </div>`;
 }
 
+/** A channel in the list: bold with "(unread)" for screen readers when it has unread messages. */
+function channelLink(c: Channel, current: boolean, unread: boolean): SafeHtml {
+  const classes = [current ? 'active' : '', unread ? 'unread' : ''].filter(Boolean).join(' ');
+  return html`<a href="/channels/${c.id}"${classes ? html` class="${classes}"` : ''}${current ? html` aria-current="page"` : ''}># ${c.name}${unread ? html`<span class="visually-hidden"> (unread)</span>` : ''}</a>`;
+}
+
 /** The channel view: channel list, messages with the newest at the bottom, and the post form. */
 export function channelPage(input: ChannelPageInput): string {
   const { ctx, server, channel } = input;
   const sidebar = html`<nav class="sidebar card" aria-label="Channels of ${server.name}">
 <p><strong>${server.name}</strong></p>
-${input.channels.map((c) => html`<a href="/channels/${c.id}"${c.id === channel.id ? html` class="active" aria-current="page"` : ''}># ${c.name}</a>`)}
+${input.channels.map((c) => channelLink(c, c.id === channel.id, input.unreadChannelIds.has(c.id)))}
 ${input.canInvite ? html`<p class="small"><a href="/servers/${server.id}/settings/invites">Invite people</a></p>` : ''}
 ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/settings">Server settings</a></p>` : ''}
 </nav>`;

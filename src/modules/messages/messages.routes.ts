@@ -26,7 +26,7 @@ export function registerMessagePages(pages: App, services: Services): void {
   }
 
   async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }, before?: string) {
-    const data = await loadChannelPage(services, channel, before);
+    const data = await loadChannelPage(services, channel, request.signedInViewer.id, before);
     if (!data) throw ApiErrors.unknownChannel();
     const markup = channelPage({
       ctx: pageContext(request, services),
@@ -35,6 +35,8 @@ export function registerMessagePages(pages: App, services: Services): void {
       channels: data.channels,
       messages: data.messages,
       hasOlder: data.hasOlder,
+      unreadChannelIds: data.unreadChannelIds,
+      ...(data.firstUnreadId ? { firstUnreadId: data.firstUnreadId } : {}),
       ...(before === undefined ? {} : { before }),
       now: services.clock.now(),
       canSend: has(permissions, Permission.SEND_MESSAGES),

@@ -18,6 +18,7 @@ import {
   type NewMessage,
 } from './messages.repository.js';
 import type { WebhookMessage } from './messages.js';
+import { findLastRead, listUnreadChannelIds, markRead } from './read-state.repository.js';
 
 /**
  * Posts a plain-text message as a person (or bot account). The caller checks View channel and
@@ -92,14 +93,37 @@ export interface ChannelPageData {
   messages: MessageView[];
   /** Messages older than the first shown exist (the "Load older messages" link). */
   hasOlder: boolean;
+  /** Channels of the server with messages this person has not read (bold in the list). */
+  unreadChannelIds: ReadonlySet<string>;
+  /** The first message shown that this person had not read when they opened the channel. */
+  firstUnreadId?: string;
 }
 
-/** The channel view's data; the caller has checked View channel. Undefined when the server is gone. */
-export async function loadChannelPage(deps: Deps, channel: Channel, before?: string): Promise<ChannelPageData | undefined> {
+const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
+
+/**
+ * The channel view's data for `viewerId`; the caller has checked View channel. Undefined when
+ * the server is gone. Opening the newest page reads the channel (issue #24 unread state): the
+ * person's mark moves to its newest message, and the first message after the old mark (by
+ * someone else) gets the "New messages" marker. An older page (`before`) changes no mark.
+ */
+export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: string, before?: string): Promise<ChannelPageData | undefined> {
   if (channel.serverId === null) return undefined;
-  const [server, channels, history] = await Promise.all([getServer(deps, channel.serverId), getChannels(deps, channel.serverId), channelHistory(deps, channel.id, before)]);
+  const [server, channels, history, lastRead, unread] = await Promise.all([
+    getServer(deps, channel.serverId),
+    getChannels(deps, channel.serverId),
+    channelHistory(deps, channel.id, before),
+    findLastRead(deps.db, viewerId, channel.id),
+    listUnreadChannelIds(deps.db, viewerId, channel.serverId),
+  ]);
   if (!server) return undefined;
-  return { server, channels, ...history };
+  const unreadChannelIds = new Set(unread);
+  const newest = history.messages.at(-1);
+  if (before !== undefined || !newest) return { server, channels, ...history, unreadChannelIds };
+  await markRead(deps.db, viewerId, channel.id, newest.id);
+  unreadChannelIds.delete(channel.id);
+  const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
+  return { server, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)
