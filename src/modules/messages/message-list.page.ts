@@ -39,13 +39,14 @@ function timeLabel(ms: number, now: number | undefined): string {
 }
 
 /**
- * A message's time: the relative label, with the exact instant in `datetime` and in the title
- * shown on hover; focusable so keyboard users reach the title too.
+ * A message's time: the relative label (or, `short`, the hour beside a grouped message), with
+ * the exact instant in `datetime` and in the title shown on hover; focusable so keyboard users
+ * reach the title too. `data-relative` lets history.js redo the label in the reader's time zone.
  */
-function time(ms: number, now: number | undefined): SafeHtml {
+function time(ms: number, now: number | undefined, short = false): SafeHtml {
   const iso = new Date(ms).toISOString();
   const exact = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-  return html`<time datetime="${iso}" title="${exact}" tabindex="0">${timeLabel(ms, now)}</time>`;
+  return html`<time datetime="${iso}" title="${exact}" tabindex="0" data-relative${short ? html` data-short` : ''}>${short ? hhmm(ms) : timeLabel(ms, now)}</time>`;
 }
 
 /**
@@ -82,7 +83,7 @@ export interface MessageItemOptions {
 export function messageItem(m: MessageView, options: MessageItemOptions = {}): SafeHtml {
   const edited = m.editedAt !== null ? html` <span class="small">(edited)</span>` : '';
   const head = options.grouped
-    ? html`<span class="gutter">${time(m.createdAt, options.now)}</span>`
+    ? html`<span class="gutter">${time(m.createdAt, options.now, true)}</span>`
     : messageAvatar(m.author.name, m.author.avatarUrl);
   const meta = options.grouped
     ? html`<span class="visually-hidden">${m.author.name}</span>${edited}`

@@ -118,9 +118,9 @@ export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: st
   ]);
   if (!server) return undefined;
   const unreadChannelIds = new Set(unread);
-  const newest = history.messages.at(-1);
-  if (before !== undefined || !newest) return { server, channels, ...history, unreadChannelIds };
-  await markRead(deps.db, viewerId, channel.id, newest.id);
+  if (before !== undefined) return { server, channels, ...history, unreadChannelIds };
+  // An empty channel is read too (mark 0): what is posted next is new to this person.
+  await markRead(deps.db, viewerId, channel.id, history.messages.at(-1)?.id ?? '0');
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
   return { server, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };

@@ -14,6 +14,36 @@
   var jump = pane.parentNode.querySelector("a[data-jump]");
   var loading = false;
 
+  // Times in the reader's time zone: the server renders UTC (deterministic for tests); here the
+  // labels are redone locally, "Today at 14:03", "2 minutes ago", the hour beside grouped messages.
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+  function hhmm(d) { return two(d.getHours()) + ":" + two(d.getMinutes()); }
+  function dayNumber(d) { return Math.floor(new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() / 864e5 + 0.5); }
+  function relative(d, now) {
+    var ago = now.getTime() - d.getTime();
+    if (ago >= 0 && ago < 6e4) return "Just now";
+    if (ago >= 0 && ago < 36e5) { var m = Math.floor(ago / 6e4); return m + (m === 1 ? " minute ago" : " minutes ago"); }
+    var days = dayNumber(now) - dayNumber(d);
+    if (days === 0) return "Today at " + hhmm(d);
+    if (days === 1) return "Yesterday at " + hhmm(d);
+    return d.toLocaleDateString() + " " + hhmm(d);
+  }
+  function localise(root) {
+    var now = new Date();
+    root.querySelectorAll("time[data-relative]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.title = d.toLocaleString([], { dateStyle: "full", timeStyle: "medium" });
+      t.textContent = t.hasAttribute("data-short") ? hhmm(d) : relative(d, now);
+    });
+  }
+  localise(list);
+  // Messages arriving live (live.js) or from older pages.
+  new window.MutationObserver(function (records) {
+    records.forEach(function (r) { r.addedNodes.forEach(function (n) { if (n.querySelectorAll) localise(n); }); });
+  }).observe(list, { childList: true });
+  setTimeout(function tick() { localise(list); setTimeout(tick, 60000); }, 60000);
+
   // Distance from the newest message: in a column-reverse scroller scrollTop is 0 at the bottom
   // and negative above it (Chromium, Firefox, Safari); in a normal one it grows downwards.
   var reversed = window.getComputedStyle(pane).flexDirection === "column-reverse";
@@ -85,5 +115,11 @@
     });
   }
   if (!reversed) toPresent();
+  // When the channel list stands above the messages (narrow screens), bring the composer into
+  // view, unless the address names a place to go.
+  var composer = document.getElementById("post");
+  if (composer && !window.location.hash && composer.getBoundingClientRect().bottom > window.innerHeight) {
+    composer.scrollIntoView({ block: "end" });
+  }
   check();
 })();
