@@ -44,14 +44,18 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
 
   /** Whether the element is wholly inside the window (and, for messages, inside the history pane). */
   const inView = (page: Page, selector: string) =>
-    page.evaluate((sel) => {
-      const el = document.querySelector(sel);
+    page.evaluate<boolean>(`(() => {
+      const el = document.querySelector(${JSON.stringify(selector)});
       if (!el) return false;
       const r = el.getBoundingClientRect();
       const pane = document.querySelector('.history')?.getBoundingClientRect();
       const inPane = !el.closest('.history') || !pane || (r.top >= pane.top - 1 && r.bottom <= pane.bottom + 1);
       return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0 && inPane;
-    }, selector);
+    })()`);
+  /** Scrolls the history pane to its top (older pages load from there with JavaScript). */
+  const scrollPaneUp = (page: Page) => page.evaluate(`document.querySelector('.history').scrollBy(0, -1e6)`);
+  const shownCount = `document.querySelectorAll('.history li[data-id]').length`;
+  const fontWeight = (page: Page, selector: string) => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).fontWeight`).then(Number);
 
   const shownIds = (page: Page) => page.locator('.history li[data-id]').evaluateAll((items) => items.map((li) => li.getAttribute('data-id') ?? ''));
 
@@ -87,8 +91,8 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
       expect(await inView(page, `#m${posted[499]}`)).toBe(true);
       expect(await inView(page, '#content')).toBe(true);
       // On a desktop the whole view fits; on a phone the channel list above is scrolled past.
-      if (!viewport) expect(await page.evaluate(() => window.scrollY)).toBe(0);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      if (!viewport) expect(await page.evaluate('window.scrollY')).toBe(0);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     });
   }
 
@@ -100,30 +104,30 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
 
     // The first load: the message at the top stays where it was once older ones are inserted above.
     const top = `#m${posted[450]}`;
-    await page.evaluate(() => document.querySelector('.history')?.scrollBy(0, -1e6));
+    await scrollPaneUp(page);
     const before = await page.locator(top).evaluate((el) => el.getBoundingClientRect().top);
-    await page.waitForFunction(() => document.querySelectorAll('.history li[data-id]').length >= 100);
+    await expect.poll(() => page.evaluate<boolean>(`${shownCount} >= 100`)).toBe(true);
     const after = await page.locator(top).evaluate((el) => el.getBoundingClientRect().top);
     expect(Math.abs(after - before)).toBeLessThan(3);
     await screenshot(page, 'chat-read-02-older-loaded', { fullPage: false });
 
     for (let round = 0; round < 20 && !(await page.getByText('This is the start of #general.').isVisible()); round += 1) {
       const count = (await shownIds(page)).length;
-      await page.evaluate(() => document.querySelector('.history')?.scrollBy(0, -1e6));
-      await page.waitForFunction((n) => document.querySelectorAll('.history li[data-id]').length > n || !document.querySelector('a[data-older]'), count);
+      await scrollPaneUp(page);
+      await expect.poll(() => page.evaluate<boolean>(`${shownCount} > ${count} || !document.querySelector('a[data-older]')`)).toBe(true);
     }
     expect(await shownIds(page)).toEqual(posted);
     expect(await page.locator('.history li.day-separator').count()).toBe(1);
-    await page.evaluate(() => document.querySelector('.history')?.scrollBy(0, -1e6));
+    await scrollPaneUp(page);
     expect(await inView(page, `#m${posted[0]}`)).toBe(true);
     expect(await page.locator('[data-jump]').isVisible()).toBe(true);
     await screenshot(page, 'chat-read-03-first-message', { fullPage: false });
 
     await page.locator('[data-jump]').click();
-    await page.waitForFunction(() => Math.abs(document.querySelector('.history')?.scrollTop ?? 1) < 2);
+    await expect.poll(() => page.evaluate<boolean>(`Math.abs(document.querySelector('.history').scrollTop) < 2`)).toBe(true);
     expect(await inView(page, `#m${posted[499]}`)).toBe(true);
     expect(await page.url()).toBe(`${served.baseUrl}/channels/${general}`);
-    await page.waitForFunction(() => (document.querySelector('[data-jump]') as HTMLElement | null)?.hidden === true);
+    await expect.poll(() => page.evaluate<boolean>(`document.querySelector('[data-jump]').hidden === true`)).toBe(true);
     expect(problems).toEqual([]);
   });
 
@@ -149,7 +153,7 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     await postMessage(deps, news, bo, 'Notes are in the wiki.');
     await page.goto(`${served.baseUrl}/channels/${general}`);
     const link = page.locator(`.sidebar a[href="/channels/${news}"]`);
-    expect(Number(await link.evaluate((el) => getComputedStyle(el).fontWeight))).toBeGreaterThanOrEqual(700);
+    expect(await fontWeight(page, `.sidebar a[href="/channels/${news}"]`)).toBeGreaterThanOrEqual(700);
     expect(await link.textContent()).toContain('(unread)');
     await screenshot(page, 'chat-read-05-unread-channel', { fullPage: false });
 
@@ -157,8 +161,8 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     await page.waitForURL((url) => url.pathname === `/channels/${news}`);
     const marker = page.getByRole('separator', { name: 'New messages' });
     expect(await marker.isVisible()).toBe(true);
-    expect(await page.evaluate((id) => document.getElementById('new-messages')?.nextElementSibling?.id === `m${id}`, first.id)).toBe(true);
-    expect(Number(await page.locator(`.sidebar a[href="/channels/${news}"]`).evaluate((el) => getComputedStyle(el).fontWeight))).toBeLessThan(700);
+    expect(await page.evaluate(`document.getElementById('new-messages').nextElementSibling.id`)).toBe(`m${first.id}`);
+    expect(await fontWeight(page, `.sidebar a[href="/channels/${news}"]`)).toBeLessThan(700);
     await screenshot(page, 'chat-read-06-new-messages-marker', { fullPage: false });
 
     await page.reload();

@@ -36,7 +36,7 @@ export function registerDmPages(pages: App, services: Services): void {
 
     scope.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
       const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId);
-      return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation }));
+      return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation, now: services.clock.now() }));
     });
   });
 }

@@ -8,11 +8,7 @@
  * present" shows once the reader is more than two screens up and scrolls back to the newest.
  */
 (function () {
-  var pane = document.querySelector(".history[data-history]");
-  if (!pane) return;
-  var list = pane.querySelector("ol.messages");
-  var jump = pane.parentNode.querySelector("a[data-jump]");
-  var loading = false;
+  var lists = document.querySelectorAll("ol.messages");
 
   // Times in the reader's time zone: the server renders UTC (deterministic for tests); here the
   // labels are redone locally, "Today at 14:03", "2 minutes ago", the hour beside grouped messages.
@@ -37,12 +33,20 @@
       t.textContent = t.hasAttribute("data-short") ? hhmm(d) : relative(d, now);
     });
   }
-  localise(list);
-  // Messages arriving live (live.js) or from older pages.
-  new window.MutationObserver(function (records) {
-    records.forEach(function (r) { r.addedNodes.forEach(function (n) { if (n.querySelectorAll) localise(n); }); });
-  }).observe(list, { childList: true });
-  setTimeout(function tick() { localise(list); setTimeout(tick, 60000); }, 60000);
+  lists.forEach(function (list) {
+    localise(list);
+    // Messages arriving live (live.js) or from older pages.
+    new window.MutationObserver(function (records) {
+      records.forEach(function (r) { r.addedNodes.forEach(function (n) { if (n.querySelectorAll) localise(n); }); });
+    }).observe(list, { childList: true });
+  });
+  setTimeout(function tick() { lists.forEach(localise); setTimeout(tick, 60000); }, 60000);
+
+  var pane = document.querySelector(".history[data-history]");
+  if (!pane) return;
+  var list = pane.querySelector("ol.messages");
+  var jump = pane.parentNode.querySelector("a[data-jump]");
+  var loading = false;
 
   // Distance from the newest message: in a column-reverse scroller scrollTop is 0 at the bottom
   // and negative above it (Chromium, Firefox, Safari); in a normal one it grows downwards.
