@@ -167,5 +167,11 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
 
     await page.reload();
     expect(await page.locator('#new-messages').count()).toBe(0);
+
+    // A message that arrives live while the page is open and visible is read there and then.
+    const live = await postMessage(deps, news, bo, 'One more thing.');
+    await page.locator(`#m${live.id}`).waitFor();
+    const mark = () => deps.db.selectFrom('channel_reads').select('last_read_id').where('channel_id', '=', news).where('user_id', '<>', bo).executeTakeFirst();
+    await expect.poll(async () => String((await mark())?.last_read_id)).toBe(live.id);
   });
 });

@@ -106,7 +106,7 @@ describe('channel history (issue #24 "Reading")', () => {
     const separators = [...body.matchAll(/<li class="day-separator" role="separator" aria-label="([^"]+)">/g)].map((m) => m[1]);
     expect(separators).toEqual(['2026-11-24', 'Today']);
     // Relative times, the exact instant in the title, focusable.
-    expect(body).toContain(`<time datetime="${new Date(start + 2 * DAY + 30 * MINUTE).toISOString()}" title="2026-11-26 22:30:00 UTC" tabindex="0">5 minutes ago</time>`);
+    expect(body).toContain(`<time datetime="${new Date(start + 2 * DAY + 30 * MINUTE).toISOString()}" title="2026-11-26 22:30:00 UTC" tabindex="0" data-relative>5 minutes ago</time>`);
     expect(body).toContain('>2026-11-24 22:00</time>');
     // A grouped message keeps its author for screen readers.
     expect(body).toMatch(new RegExp(`id="m${a2.id}"[\\s\\S]*?<span class="visually-hidden">Gia Grouper</span>`));
@@ -145,5 +145,35 @@ describe('channel history (issue #24 "Reading")', () => {
     // An older page read later does not move the mark back.
     await a.agent.get(`/channels/${general}?before=${b1.id}`);
     expect((await a.agent.get(`/channels/${news.id}`)).body).not.toMatch(unreadLink(general));
+  });
+
+  it('POST /channels/:id/read (the page script, for messages that arrive while it is open) moves the mark; junk is a 4xx', async () => {
+    const { owner: a, server, channelId: general } = await channelOf('Rae Live');
+    const b = await signedIn(t, { name: 'Sol Sender' });
+    await addMember(t.services, server.id, b.person.id);
+    const news = await createChannel(t.services, server.id, { name: 'news' });
+    const unread = async () => /class="unread"/.test((await a.agent.get(`/channels/${news.id}`)).body);
+    await a.agent.get(`/channels/${general}`);
+    await postMessage(t.services, general, b.person.id, 'one');
+    const two = await postMessage(t.services, general, b.person.id, 'two');
+    const three = await postMessage(t.services, general, b.person.id, 'three');
+    expect(await unread()).toBe(true);
+
+    // The token comes from another page: opening general itself would read it.
+    const read = (messageId: string, channelId = general) => a.agent.submit(`/channels/${news.id}`, `/channels/${channelId}/read`, { messageId });
+    expect((await read(two.id)).statusCode).toBe(204);
+    expect(await unread()).toBe(true);
+    expect((await read(three.id)).statusCode).toBe(204);
+    expect(await unread()).toBe(false);
+    // Never backwards.
+    expect((await read(two.id)).statusCode).toBe(204);
+    expect(await unread()).toBe(false);
+
+    expect((await read('abc')).statusCode).toBe(400);
+    expect((await read(three.id, news.id)).statusCode).toBe(404);
+    expect((await a.agent.postRaw(`/channels/${general}/read`, { messageId: three.id })).statusCode).toBe(403);
+    const outsider = await signedIn(t, { name: 'Out Sider' });
+    const refused = await outsider.agent.submit('/', `/channels/${general}/read`, { messageId: three.id });
+    expect(refused.statusCode).toBe(404);
   });
 });

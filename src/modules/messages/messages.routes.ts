@@ -9,8 +9,8 @@ import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { requireServerPermission } from '../directory/access.service.js';
 import { channelPage } from './messages.page.js';
-import { ChannelParams, ChannelQuery, PostMessageBody } from './messages.schemas.js';
-import { loadChannelPage, postMessage } from './messages.service.js';
+import { ChannelParams, ChannelQuery, PostMessageBody, ReadChannelBody } from './messages.schemas.js';
+import { loadChannelPage, postMessage, readChannelUpTo } from './messages.service.js';
 
 const hide = { hide: true } as const;
 
@@ -54,6 +54,14 @@ export function registerMessagePages(pages: App, services: Services): void {
       const channel = await serverChannel(request.params.channelId);
       const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
       return render(request, reply, channel, permissions, undefined, request.query.before);
+    });
+
+    // The page's script reports what it has shown while open and visible (unread state, issue #24).
+    scope.post('/channels/:channelId/read', { schema: { ...hide, params: ChannelParams, body: ReadChannelBody } }, async (request, reply) => {
+      const channel = await serverChannel(request.params.channelId);
+      await requireServerPermission(services, channel.serverId, request.signedInViewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
+      await readChannelUpTo(services, channel.id, request.signedInViewer.id, request.body.messageId);
+      return reply.code(204).send();
     });
 
     scope.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {

@@ -10,6 +10,7 @@ import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, ty
 import {
   deleteWebhookMessage,
   findWebhookMessage,
+  findStoredMessage,
   insertMessage,
   listLatestMessages,
   listMessagesBefore,
@@ -124,6 +125,17 @@ export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: st
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
   return { server, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+}
+
+/**
+ * Moves the person's read mark to `messageId`, a message of this channel (history.js, when
+ * messages arrive live while the page is open and visible). The caller has checked View channel.
+ * 50035 for a malformed id, 10008 for a message not in the channel.
+ */
+export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: string, messageId: string): Promise<void> {
+  if (!isSnowflake(messageId)) throw invalidField(['messageId'], 'NUMBER_TYPE_COERCE', 'Value is not snowflake.');
+  if (!(await findStoredMessage(deps.db, channelId, messageId))) throw ApiErrors.unknownMessage();
+  await markRead(deps.db, viewerId, channelId, messageId);
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)

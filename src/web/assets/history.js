@@ -103,6 +103,30 @@
     pane.scrollTop = reversed ? 0 : pane.scrollHeight;
   }
 
+  // Unread state: what arrives live while the page is visible and at its newest is read; the
+  // server is told (POST /channels/:id/read) so other pages do not show it as unread.
+  var csrf = document.querySelector("input[name=_csrf]");
+  function newestShown() {
+    var items = list.querySelectorAll("li[data-id]");
+    return items.length ? items[items.length - 1].getAttribute("data-id") : "";
+  }
+  var reported = newestShown();
+  var pending = null;
+  function report() {
+    pending = null;
+    var newest = newestShown();
+    if (!csrf || !newest || newest === reported || document.visibilityState !== "visible" || fromBottom() > 48) return;
+    reported = newest;
+    var body = new window.URLSearchParams({ messageId: newest, _csrf: csrf.value });
+    window.fetch(pane.getAttribute("data-history") + "/read", { method: "POST", credentials: "same-origin", body: body }).catch(function () { reported = ""; });
+  }
+  function soon() { if (!pending) pending = setTimeout(report, 500); }
+  if (list.hasAttribute("data-live")) {
+    new window.MutationObserver(soon).observe(list, { childList: true });
+    document.addEventListener("visibilitychange", soon);
+    pane.addEventListener("scroll", soon, { passive: true });
+  }
+
   pane.addEventListener("scroll", check, { passive: true });
   pane.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest("a[data-older]");
