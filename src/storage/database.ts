@@ -13,7 +13,7 @@ import type {
   ServersTable,
   UsersTable,
 } from '../modules/directory/directory.table.js';
-import type { MessagesTable } from '../modules/messages/messages.table.js';
+import type { ChannelReadsTable, MessagesTable } from '../modules/messages/messages.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
@@ -29,6 +29,7 @@ export interface Database {
   channels: ChannelsTable;
   invites: InvitesTable;
   messages: MessagesTable;
+  channel_reads: ChannelReadsTable;
   worker_leases: WorkerLeasesTable;
   applications: ApplicationsTable;
   oauth_grants: OAuthGrantsTable;

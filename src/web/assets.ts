@@ -34,9 +34,13 @@ export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS];
+/** Older history as the channel view is scrolled up, "Jump to present", times in the reader's zone (issue #24). */
+export const APP_HISTORY_JS = load('history.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_HISTORY_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
 export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
+export const APP_HISTORY_JS_PATH = APP_HISTORY_JS.path;
 

@@ -42,14 +42,18 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
-/** A fresh Chromium with its own temporary profile: no cookies, cache or history from earlier runs. */
-export async function launchBrowser(viewport = { width: 1280, height: 860 }): Promise<BrowserSession> {
+/**
+ * A fresh Chromium with its own temporary profile: no cookies, cache or history from earlier runs.
+ * `javaScriptEnabled: false` checks that a page works without its scripts.
+ */
+export async function launchBrowser(viewport = { width: 1280, height: 860 }, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {

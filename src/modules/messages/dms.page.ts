@@ -1,9 +1,9 @@
-import { APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { layout } from '../../web/layout.js';
 import { avatar, type PageCtx } from '../../web/components.js';
 import type { DmConversation, DmConversationSummary, DmParty } from './dms.js';
-import { messageList } from './messages.page.js';
+import { messageList } from './message-list.page.js';
 
 export type DmPageCtx = PageCtx;
 
@@ -54,7 +54,8 @@ ${avatar(c.other.name, c.other.avatarUrl)}
  * /messages/:channelId: one conversation, newest message at the bottom, kept up to date by the
  * channel view's live stream; read only (docs/user-installs.md).
  */
-export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConversation }): string {
+/** `now`: the clock's time, for relative times and day separators (message-list.page.ts). */
+export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConversation; now: number }): string {
   const { ctx, conversation } = input;
   const other = conversation.other;
   const footer = other.bot
@@ -69,12 +70,12 @@ export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConv
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
-    scripts: [APP_LIVE_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH],
     body: html`<p class="small"><a href="/messages">← Direct messages</a></p>
 <h1>${other.name} ${badge(other)}</h1>
 <p class="muted small">@${other.username}</p>
 <div class="card">
-${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.' })}
+${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.', now: input.now })}
 </div>
 ${footer}`,
   });

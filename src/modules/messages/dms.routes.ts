@@ -41,7 +41,7 @@ export function registerDmPages(pages: App, services: Services): void {
         if (error instanceof ApiError && error.code === 10003) throw new PageError(404, 'Conversation not found', 'This conversation does not exist, or you are not part of it.');
         throw error;
       });
-      return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation }));
+      return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation, now: services.clock.now() }));
     });
   });
 }

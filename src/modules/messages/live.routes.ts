@@ -5,7 +5,7 @@ import type { ChannelEvent } from '../../realtime/channel-events.js';
 import type { Services } from '../../deps.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
-import { messageItem } from './messages.page.js';
+import { messageItem } from './message-list.page.js';
 
 /** A comment line every 25 s keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 25_000;

@@ -1,9 +1,8 @@
-import { APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
-import { embedsBlock } from './embeds.page.js';
-import { renderMarkdown } from './markdown.js';
+import { messageList } from './message-list.page.js';
 import type { MessageView } from './messages.js';
 
 export interface ChannelPageInput {
@@ -11,7 +10,18 @@ export interface ChannelPageInput {
   server: { id: string; name: string };
   channel: Channel;
   channels: Channel[];
+  /** One page of history, oldest first (messages.service.ts channelHistory). */
   messages: MessageView[];
+  /** Older messages exist: the "Load older messages" link. */
+  hasOlder: boolean;
+  /** The page shows history older than this message id (`?before=`): no live updates, a link to the newest. */
+  before?: string;
+  /** The clock's now: relative times and day separators. */
+  now: number;
+  /** Channels with messages the reader has not read: bold in the list. */
+  unreadChannelIds: ReadonlySet<string>;
+  /** The first message the reader has not read yet: the "New messages" marker. */
+  firstUnreadId?: string;
   /** Send messages: shows the post form. */
   canSend: boolean;
   /** Any of Manage server/channels/roles: shows the settings link. */
@@ -25,46 +35,37 @@ export interface ChannelPageInput {
   content?: string;
 }
 
-function time(ms: number): SafeHtml {
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
-}
-
 /**
- * The author's picture over their initial: when there is no picture, or it fails to load (a
- * broken image with empty alt text paints nothing), the initial shows. Only https pictures and
- * this site's own paths are loaded (the CSP allows no other), without a referrer.
+ * The history pane (issue #24 "Reading"): a scroller of its own that opens at its bottom by
+ * layout (flex-direction: column-reverse in app.css), so the newest message and the composer
+ * are in view without JavaScript. Above the messages, "Load older messages" is a plain link to
+ * the previous page (`?before=` the first message shown); history.js fetches the same URL as you
+ * scroll up. A `?before=` page links back to the present; live updates only join the newest page.
  */
-function messageAvatar(name: string, url: string | null): SafeHtml {
-  const initial = [...name.trim()][0]?.toUpperCase() ?? '?';
-  const src = url && (url.startsWith('https://') || (url.startsWith('/') && !url.startsWith('//'))) ? url : undefined;
-  return html`<span class="avatar stacked" aria-hidden="true">${initial}${src ? html`<img src="${src}" alt="" width="40" height="40" loading="lazy" referrerpolicy="no-referrer">` : ''}</span>`;
-}
-
-/**
- * One message as a list item, the same markup for the page and for live updates (live.routes.ts
- * sends it over server-sent events): author, APP badge for webhooks and bots, time, content with
- * the Markdown subset of markdown.ts, and embeds.
- */
-export function messageItem(m: MessageView): SafeHtml {
-  return html`<li class="message" id="m${m.id}" data-id="${m.id}">
-${messageAvatar(m.author.name, m.author.avatarUrl)}
-<div class="message-main">
-<div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt)}${m.editedAt !== null ? html` <span class="small">(edited)</span>` : ''}</div>
-${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
-${embedsBlock(m.embeds)}
+function historyPane(input: ChannelPageInput): SafeHtml {
+  const { channel, messages } = input;
+  const base = `/channels/${channel.id}`;
+  const first = messages[0];
+  const top = input.hasOlder && first
+    ? html`<p class="history-edge"><a href="${base}?before=${first.id}" rel="prev" data-older>Load older messages</a></p>`
+    : html`<p class="history-edge muted">This is the start of #${channel.name}.</p>`;
+  const live = input.before === undefined ? { liveUrl: `${base}/events` } : {};
+  return html`<div class="card history-card">
+<div class="history" id="history" tabindex="0" role="region" aria-label="Messages in #${channel.name}" data-history="${base}">
+<div class="history-content">
+${top}
+${messageList(messages, { ...live, now: input.now, ...(input.firstUnreadId ? { firstUnreadId: input.firstUnreadId } : {}) })}
+${input.before !== undefined ? html`<p class="history-edge"><a href="${base}#post" data-present>You are viewing older messages. Jump to present</a></p>` : ''}
 </div>
-</li>`;
+</div>
+<a class="jump-present" href="${base}#post" data-jump hidden>Jump to present ↓</a>
+</div>`;
 }
 
-/**
- * A conversation's messages, oldest first. With `liveUrl` (an event stream, live.routes.ts) the
- * page script keeps it up to date; the empty-state text stays in the markup, hidden once a
- * message arrives.
- */
-export function messageList(messages: readonly MessageView[], options: { liveUrl?: string; emptyText?: string } = {}): SafeHtml {
-  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${messages.map(messageItem)}</ol>
-<p class="muted" data-empty${messages.length ? ' hidden' : ''}>${options.emptyText ?? 'No messages yet. Say hello!'}</p>`;
+/** A channel in the list: bold with "(unread)" for screen readers when it has unread messages. */
+function channelLink(c: Channel, current: boolean, unread: boolean): SafeHtml {
+  const classes = [current ? 'active' : '', unread ? 'unread' : ''].filter(Boolean).join(' ');
+  return html`<a href="/channels/${c.id}"${classes ? html` class="${classes}"` : ''}${current ? html` aria-current="page"` : ''}># ${c.name}${unread ? html`<span class="visually-hidden"> (unread)</span>` : ''}</a>`;
 }
 
 /** The channel view: channel list, messages with the newest at the bottom, and the post form. */
@@ -72,7 +73,7 @@ export function channelPage(input: ChannelPageInput): string {
   const { ctx, server, channel } = input;
   const sidebar = html`<nav class="sidebar card" aria-label="Channels of ${server.name}">
 <p><strong>${server.name}</strong></p>
-${input.channels.map((c) => html`<a href="/channels/${c.id}"${c.id === channel.id ? html` class="active" aria-current="page"` : ''}># ${c.name}</a>`)}
+${input.channels.map((c) => channelLink(c, c.id === channel.id, input.unreadChannelIds.has(c.id)))}
 ${input.canInvite ? html`<p class="small"><a href="/servers/${server.id}/settings/invites">Invite people</a></p>` : ''}
 ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/settings">Server settings</a></p>` : ''}
 </nav>`;
@@ -91,16 +92,14 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
-    scripts: [APP_LIVE_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH],
     body: html`<div class="layout">
 ${sidebar}
 <section aria-label="#${channel.name}">
 <h1># ${channel.name}</h1>
 ${input.canManageWebhooks ? html`<p class="small"><a href="/channels/${channel.id}/settings/integrations">Integrations (webhooks)</a></p>` : ''}
 ${channel.topic ? html`<p class="muted">${channel.topic}</p>` : ''}
-<div class="card">
-${messageList(input.messages, { liveUrl: `/channels/${channel.id}/events` })}
-</div>
+${historyPane(input)}
 ${form}
 </section>
 </div>`,

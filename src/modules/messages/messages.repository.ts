@@ -69,6 +69,15 @@ export async function listLatestMessages(db: Db, channelId: string, limit: numbe
   return rows.reverse().map(toStoredMessage);
 }
 
+/**
+ * Keyset page of history (issue #24 "Reading"): the newest `limit` messages older than
+ * `beforeId`, oldest first, through the (channel_id, id) index like listLatestMessages.
+ */
+export async function listMessagesBefore(db: Db, channelId: string, beforeId: string, limit: number): Promise<StoredMessage[]> {
+  const rows = await storedMessages(db).where('messages.channel_id', '=', channelId).where('messages.id', '<', beforeId).orderBy('messages.id', 'desc').limit(limit).execute();
+  return rows.reverse().map(toStoredMessage);
+}
+
 // --- A webhook's own messages (issue #5 "Messages"): every query is scoped by webhook_id, so a
 // message of anyone else is simply not found (10008) in the same single statement.
 // Each names the message id too, so the primary key finds the row: there is no index on

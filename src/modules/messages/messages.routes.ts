@@ -9,8 +9,8 @@ import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { requireServerPermission } from '../directory/access.service.js';
 import { channelPage } from './messages.page.js';
-import { ChannelParams, PostMessageBody } from './messages.schemas.js';
-import { loadChannelPage, postMessage } from './messages.service.js';
+import { ChannelParams, ChannelQuery, PostMessageBody, ReadChannelBody } from './messages.schemas.js';
+import { loadChannelPage, postMessage, readChannelUpTo } from './messages.service.js';
 
 const hide = { hide: true } as const;
 
@@ -25,8 +25,8 @@ export function registerMessagePages(pages: App, services: Services): void {
     return { ...channel, serverId: channel.serverId };
   }
 
-  async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }) {
-    const data = await loadChannelPage(services, channel);
+  async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }, before?: string) {
+    const data = await loadChannelPage(services, channel, request.signedInViewer.id, before);
     if (!data) throw ApiErrors.unknownChannel();
     const markup = channelPage({
       ctx: pageContext(request, services),
@@ -34,6 +34,11 @@ export function registerMessagePages(pages: App, services: Services): void {
       channel,
       channels: data.channels,
       messages: data.messages,
+      hasOlder: data.hasOlder,
+      unreadChannelIds: data.unreadChannelIds,
+      ...(data.firstUnreadId ? { firstUnreadId: data.firstUnreadId } : {}),
+      ...(before === undefined ? {} : { before }),
+      now: services.clock.now(),
       canSend: has(permissions, Permission.SEND_MESSAGES),
       canManage: (permissions & MANAGE_ANY) !== 0n,
       canInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
@@ -44,11 +49,19 @@ export function registerMessagePages(pages: App, services: Services): void {
   }
 
   signedInPages(pages, (scope) => {
-    scope.get('/channels/:channelId', { schema: { ...hide, params: ChannelParams } }, async (request, reply) => {
+    scope.get('/channels/:channelId', { schema: { ...hide, params: ChannelParams, querystring: ChannelQuery } }, async (request, reply) => {
       const viewer = request.signedInViewer;
       const channel = await serverChannel(request.params.channelId);
       const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
-      return render(request, reply, channel, permissions);
+      return render(request, reply, channel, permissions, undefined, request.query.before);
+    });
+
+    // The page's script reports what it has shown while open and visible (unread state, issue #24).
+    scope.post('/channels/:channelId/read', { schema: { ...hide, params: ChannelParams, body: ReadChannelBody } }, async (request, reply) => {
+      const channel = await serverChannel(request.params.channelId);
+      await requireServerPermission(services, channel.serverId, request.signedInViewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
+      await readChannelUpTo(services, channel.id, request.signedInViewer.id, request.body.messageId);
+      return reply.code(204).send();
     });
 
     scope.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {

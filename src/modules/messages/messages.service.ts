@@ -10,13 +10,16 @@ import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, ty
 import {
   deleteWebhookMessage,
   findWebhookMessage,
+  findStoredMessage,
   insertMessage,
   listLatestMessages,
+  listMessagesBefore,
   listRecentWebhookAvatarUrls,
   updateWebhookMessage,
   type NewMessage,
 } from './messages.repository.js';
 import type { WebhookMessage } from './messages.js';
+import { findLastRead, listUnreadChannelIds, markRead } from './read-state.repository.js';
 
 /**
  * Posts a plain-text message as a person (or bot account). The caller checks View channel and
@@ -71,20 +74,68 @@ export async function latestMessages(deps: Deps, channelId: string, limit = CHAN
   return rows.map(toMessageView);
 }
 
+/**
+ * One page of a channel's history, oldest first: the newest messages, or with `before` those
+ * older than that message id (keyset pagination, issue #24). One more row than shown is read to
+ * know whether anything older remains. A `before` that is not a snowflake is refused (50035).
+ */
+export async function channelHistory(deps: Deps, channelId: string, before?: string, limit = CHANNEL_VIEW_LIMIT): Promise<{ messages: MessageView[]; hasOlder: boolean }> {
+  if (before !== undefined && !isSnowflake(before)) throw invalidField(['before'], 'NUMBER_TYPE_COERCE', `Value "${before.slice(0, 40)}" is not snowflake.`);
+  if (!isSnowflake(channelId)) return { messages: [], hasOlder: false };
+  const rows = before === undefined ? await listLatestMessages(deps.db, channelId, limit + 1) : await listMessagesBefore(deps.db, channelId, before, limit + 1);
+  const hasOlder = rows.length > limit;
+  return { messages: (hasOlder ? rows.slice(1) : rows).map(toMessageView), hasOlder };
+}
+
 /** What the channel view shows besides its messages: the server and its channel list. */
 export interface ChannelPageData {
   server: Server;
   channels: Channel[];
   messages: MessageView[];
+  /** Messages older than the first shown exist (the "Load older messages" link). */
+  hasOlder: boolean;
+  /** Channels of the server with messages this person has not read (bold in the list). */
+  unreadChannelIds: ReadonlySet<string>;
+  /** The first message shown that this person had not read when they opened the channel. */
+  firstUnreadId?: string;
 }
 
-/** The channel view's data; the caller has checked View channel. Undefined when the server is gone. */
-export async function loadChannelPage(deps: Deps, channel: Channel): Promise<ChannelPageData | undefined> {
+const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
+
+/**
+ * The channel view's data for `viewerId`; the caller has checked View channel. Undefined when
+ * the server is gone. Opening the newest page reads the channel (issue #24 unread state): the
+ * person's mark moves to its newest message, and the first message after the old mark (by
+ * someone else) gets the "New messages" marker. An older page (`before`) changes no mark.
+ */
+export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: string, before?: string): Promise<ChannelPageData | undefined> {
   if (channel.serverId === null) return undefined;
-  const server = await getServer(deps, channel.serverId);
+  const [server, channels, history, lastRead, unread] = await Promise.all([
+    getServer(deps, channel.serverId),
+    getChannels(deps, channel.serverId),
+    channelHistory(deps, channel.id, before),
+    findLastRead(deps.db, viewerId, channel.id),
+    listUnreadChannelIds(deps.db, viewerId, channel.serverId),
+  ]);
   if (!server) return undefined;
-  const [channels, messages] = await Promise.all([getChannels(deps, server.id), latestMessages(deps, channel.id)]);
-  return { server, channels, messages };
+  const unreadChannelIds = new Set(unread);
+  if (before !== undefined) return { server, channels, ...history, unreadChannelIds };
+  // An empty channel is read too (mark 0): what is posted next is new to this person.
+  await markRead(deps.db, viewerId, channel.id, history.messages.at(-1)?.id ?? '0');
+  unreadChannelIds.delete(channel.id);
+  const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
+  return { server, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+}
+
+/**
+ * Moves the person's read mark to `messageId`, a message of this channel (history.js, when
+ * messages arrive live while the page is open and visible). The caller has checked View channel.
+ * 50035 for a malformed id, 10008 for a message not in the channel.
+ */
+export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: string, messageId: string): Promise<void> {
+  if (!isSnowflake(messageId)) throw invalidField(['messageId'], 'NUMBER_TYPE_COERCE', 'Value is not snowflake.');
+  if (!(await findStoredMessage(deps.db, channelId, messageId))) throw ApiErrors.unknownMessage();
+  await markRead(deps.db, viewerId, channelId, messageId);
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)

@@ -19,3 +19,10 @@ export interface MessagesTable {
   created_at: DbInt;
   edited_at: DbIntNullable;
 }
+
+/** What each person has read of each channel (issue #24 unread state): the newest message id seen. */
+export interface ChannelReadsTable {
+  user_id: DbId;
+  channel_id: DbId;
+  last_read_id: DbId;
+}

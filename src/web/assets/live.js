@@ -13,7 +13,8 @@
   var empty = list.parentNode.querySelector("[data-empty]");
 
   function localTimes(root) {
-    root.querySelectorAll("time[datetime]").forEach(function (t) {
+    // Times marked data-relative are history.js's (relative labels, issue #24).
+    root.querySelectorAll("time[datetime]:not([data-relative])").forEach(function (t) {
       var d = new Date(t.getAttribute("datetime"));
       if (isNaN(d.getTime())) return;
       t.title = t.getAttribute("datetime");

@@ -1,0 +1,139 @@
+import { DAY, MINUTE } from '../../core/clock.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { embedsBlock } from './embeds.page.js';
+import { renderMarkdown } from './markdown.js';
+import type { MessageView } from './messages.js';
+
+/**
+ * The markup of a conversation's messages (issue #24 "Reading"), shared by the channel view, the
+ * Direct messages page and live updates (live.routes.ts): grouping, day separators, times, the
+ * "New messages" marker. Times are rendered in UTC against the injected clock's `now`, so pages
+ * are deterministic in tests; the exact instant is in <time datetime> and its title.
+ */
+
+/** Consecutive messages of one author within this long share one header (Discord groups for 7 minutes). */
+const GROUP_WINDOW = 7 * MINUTE;
+
+const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+const dayOf = (ms: number): number => Math.floor(ms / DAY);
+
+/** "Today", "Yesterday" or the date (UTC), for day separators and times older than an hour. */
+function dayLabel(ms: number, now: number): string {
+  const days = dayOf(now) - dayOf(ms);
+  if (days === 0) return 'Today';
+  if (days === 1) return 'Yesterday';
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** "Just now", "2 minutes ago", "Today at 14:03", "Yesterday at 09:12", "2026-11-20 09:12" (UTC). */
+function timeLabel(ms: number, now: number | undefined): string {
+  if (now === undefined) return `${new Date(ms).toISOString().slice(0, 10)} ${hhmm(ms)}`;
+  const ago = now - ms;
+  if (ago >= 0 && ago < MINUTE) return 'Just now';
+  if (ago >= 0 && ago < 60 * MINUTE) {
+    const minutes = Math.floor(ago / MINUTE);
+    return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+  }
+  const day = dayLabel(ms, now);
+  return day === 'Today' || day === 'Yesterday' ? `${day} at ${hhmm(ms)}` : `${day} ${hhmm(ms)}`;
+}
+
+/**
+ * A message's time: the relative label (or, `short`, the hour beside a grouped message), with
+ * the exact instant in `datetime` and in the title shown on hover; focusable so keyboard users
+ * reach the title too. `data-relative` lets history.js redo the label in the reader's time zone.
+ */
+function time(ms: number, now: number | undefined, short = false): SafeHtml {
+  const iso = new Date(ms).toISOString();
+  const exact = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  return html`<time datetime="${iso}" title="${exact}" tabindex="0" data-relative${short ? html` data-short` : ''}>${short ? hhmm(ms) : timeLabel(ms, now)}</time>`;
+}
+
+/**
+ * The author's picture over their initial: when there is no picture, or it fails to load (a
+ * broken image with empty alt text paints nothing), the initial shows. Only https pictures and
+ * this site's own paths are loaded (the CSP allows no other), without a referrer.
+ */
+function messageAvatar(name: string, url: string | null): SafeHtml {
+  const initial = [...name.trim()][0]?.toUpperCase() ?? '?';
+  const src = url && (url.startsWith('https://') || (url.startsWith('/') && !url.startsWith('//'))) ? url : undefined;
+  return html`<span class="avatar stacked" aria-hidden="true">${initial}${src ? html`<img src="${src}" alt="" width="40" height="40" loading="lazy" referrerpolicy="no-referrer">` : ''}</span>`;
+}
+
+/**
+ * The slot for a message's actions (edit, delete: the writing part of issue #24 fills it). Empty
+ * for now, so the list's markup does not change when actions arrive.
+ */
+function messageActions(m: MessageView): SafeHtml {
+  return html`<div class="message-actions" data-for="${m.id}"></div>`;
+}
+
+export interface MessageItemOptions {
+  /** The clock's now, for relative times; without it times are absolute (UTC). */
+  now?: number;
+  /** Continues the previous message's group: no avatar or name shown (the name stays for screen readers). */
+  grouped?: boolean;
+}
+
+/**
+ * One message as a list item, the same markup for the page and for live updates (live.routes.ts
+ * sends it over server-sent events): author, APP badge for webhooks and bots, time, content with
+ * the Markdown subset of markdown.ts, and embeds.
+ */
+export function messageItem(m: MessageView, options: MessageItemOptions = {}): SafeHtml {
+  const edited = m.editedAt !== null ? html` <span class="small">(edited)</span>` : '';
+  const head = options.grouped
+    ? html`<span class="gutter">${time(m.createdAt, options.now, true)}</span>`
+    : messageAvatar(m.author.name, m.author.avatarUrl);
+  const meta = options.grouped
+    ? html`<span class="visually-hidden">${m.author.name}</span>${edited}`
+    : html`<div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt, options.now)}${edited}</div>`;
+  return html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}">
+${head}
+<div class="message-main">
+${meta}
+${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
+${embedsBlock(m.embeds)}
+</div>
+${messageActions(m)}
+</li>`;
+}
+
+const sameGroup = (a: MessageView, b: MessageView): boolean =>
+  a.author.id === b.author.id && a.author.name === b.author.name && b.createdAt - a.createdAt >= 0 && b.createdAt - a.createdAt <= GROUP_WINDOW && dayOf(a.createdAt) === dayOf(b.createdAt);
+
+/** The items of a list: messages with day separators, grouping and the "New messages" marker. */
+function listItems(messages: readonly MessageView[], now: number | undefined, firstUnreadId: string | undefined): SafeHtml[] {
+  const items: SafeHtml[] = [];
+  let previous: MessageView | undefined;
+  for (const m of messages) {
+    const newDay = previous === undefined || dayOf(previous.createdAt) !== dayOf(m.createdAt);
+    if (newDay && now !== undefined) {
+      items.push(html`<li class="day-separator" role="separator" aria-label="${dayLabel(m.createdAt, now)}"><span>${dayLabel(m.createdAt, now)}</span></li>`);
+    }
+    const unread = m.id === firstUnreadId;
+    if (unread) items.push(html`<li class="new-messages" id="new-messages" role="separator" aria-label="New messages"><span>New messages</span></li>`);
+    items.push(messageItem(m, { grouped: previous !== undefined && !newDay && !unread && sameGroup(previous, m), ...(now === undefined ? {} : { now }) }));
+    previous = m;
+  }
+  return items;
+}
+
+export interface MessageListOptions {
+  /** An event stream (live.routes.ts) the page script keeps the list up to date from. */
+  liveUrl?: string;
+  emptyText?: string;
+  /** The clock's now: relative times and day separators. */
+  now?: number;
+  /** The first message the reader has not read: the "New messages" marker goes above it. */
+  firstUnreadId?: string;
+}
+
+/**
+ * A conversation's messages, oldest first. With `liveUrl` the page script keeps it up to date;
+ * the empty-state text stays in the markup, hidden once a message arrives.
+ */
+export function messageList(messages: readonly MessageView[], options: MessageListOptions = {}): SafeHtml {
+  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${listItems(messages, options.now, options.firstUnreadId)}</ol>
+<p class="muted" data-empty${messages.length ? ' hidden' : ''}>${options.emptyText ?? 'No messages yet. Say hello!'}</p>`;
+}

@@ -1,0 +1,153 @@
+"use strict";
+/**
+ * Channel history (issue #24 "Reading"), an enhancement of the server-rendered pane
+ * `.history[data-history]` (messages.page.ts). The pane opens at its bottom by layout; this
+ * script fetches older pages as the reader nears the top — the same `?before=` URL as the
+ * "Load older messages" link — and inserts their messages above, keeping what is on screen where
+ * it is (in a column-reverse scroller the offset from the bottom does not move). "Jump to
+ * present" shows once the reader is more than two screens up and scrolls back to the newest.
+ */
+(function () {
+  var lists = document.querySelectorAll("ol.messages");
+
+  // Times in the reader's time zone: the server renders UTC (deterministic for tests); here the
+  // labels are redone locally, "Today at 14:03", "2 minutes ago", the hour beside grouped messages.
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+  function hhmm(d) { return two(d.getHours()) + ":" + two(d.getMinutes()); }
+  function dayNumber(d) { return Math.floor(new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() / 864e5 + 0.5); }
+  function relative(d, now) {
+    var ago = now.getTime() - d.getTime();
+    if (ago >= 0 && ago < 6e4) return "Just now";
+    if (ago >= 0 && ago < 36e5) { var m = Math.floor(ago / 6e4); return m + (m === 1 ? " minute ago" : " minutes ago"); }
+    var days = dayNumber(now) - dayNumber(d);
+    if (days === 0) return "Today at " + hhmm(d);
+    if (days === 1) return "Yesterday at " + hhmm(d);
+    return d.toLocaleDateString() + " " + hhmm(d);
+  }
+  function localise(root) {
+    var now = new Date();
+    root.querySelectorAll("time[data-relative]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.title = d.toLocaleString([], { dateStyle: "full", timeStyle: "medium" });
+      t.textContent = t.hasAttribute("data-short") ? hhmm(d) : relative(d, now);
+    });
+  }
+  lists.forEach(function (list) {
+    localise(list);
+    // Messages arriving live (live.js) or from older pages.
+    new window.MutationObserver(function (records) {
+      records.forEach(function (r) { r.addedNodes.forEach(function (n) { if (n.querySelectorAll) localise(n); }); });
+    }).observe(list, { childList: true });
+  });
+  setTimeout(function tick() { lists.forEach(localise); setTimeout(tick, 60000); }, 60000);
+
+  var pane = document.querySelector(".history[data-history]");
+  if (!pane) return;
+  var list = pane.querySelector("ol.messages");
+  var jump = pane.parentNode.querySelector("a[data-jump]");
+  var loading = false;
+
+  // Distance from the newest message: in a column-reverse scroller scrollTop is 0 at the bottom
+  // and negative above it (Chromium, Firefox, Safari); in a normal one it grows downwards.
+  var reversed = window.getComputedStyle(pane).flexDirection === "column-reverse";
+  function fromBottom() { return reversed ? Math.abs(pane.scrollTop) : pane.scrollHeight - pane.clientHeight - pane.scrollTop; }
+  function fromTop() { return pane.scrollHeight - pane.clientHeight - fromBottom(); }
+
+  function labelOf(node) { return node && node.classList && node.classList.contains("day-separator") ? node.getAttribute("aria-label") : null; }
+
+  function insertOlder(doc) {
+    var fetched = doc.querySelector(".history ol.messages");
+    var edge = doc.querySelector(".history .history-edge");
+    if (!fetched) return false;
+    var firstOld = list.firstElementChild;
+    var lastFetchedDay = null;
+    var items = Array.prototype.slice.call(fetched.children);
+    items.forEach(function (item) {
+      if (labelOf(item)) lastFetchedDay = labelOf(item);
+      // Already shown (a message posted live meanwhile cannot be older, but be safe).
+      if (item.id && document.getElementById(item.id)) return;
+      list.insertBefore(document.importNode(item, true), firstOld);
+    });
+    // The page boundary inside one day: one separator is enough.
+    if (lastFetchedDay && labelOf(firstOld) === lastFetchedDay) firstOld.remove();
+    var current = pane.querySelector(".history-edge");
+    if (current && edge) current.replaceWith(document.importNode(edge, true));
+    return true;
+  }
+
+  function loadOlder() {
+    var link = pane.querySelector("a[data-older]");
+    if (loading || !link) return;
+    loading = true;
+    pane.setAttribute("aria-busy", "true");
+    window.fetch(link.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (res) { if (!res.ok) throw new Error(String(res.status)); return res.text(); })
+      .then(function (text) {
+        insertOlder(new window.DOMParser().parseFromString(text, "text/html"));
+      })
+      .catch(function () { /* the link still works as a plain link */ })
+      .then(function () {
+        loading = false;
+        pane.removeAttribute("aria-busy");
+        check();
+      });
+  }
+
+  function check() {
+    if (fromTop() < pane.clientHeight) loadOlder();
+    if (jump) jump.hidden = fromBottom() < 2 * pane.clientHeight;
+  }
+
+  function toPresent() {
+    pane.scrollTop = reversed ? 0 : pane.scrollHeight;
+  }
+
+  // Unread state: what arrives live while the page is visible and at its newest is read; the
+  // server is told (POST /channels/:id/read) so other pages do not show it as unread.
+  var csrf = document.querySelector("input[name=_csrf]");
+  function newestShown() {
+    var items = list.querySelectorAll("li[data-id]");
+    return items.length ? items[items.length - 1].getAttribute("data-id") : "";
+  }
+  var reported = newestShown();
+  var pending = null;
+  function report() {
+    pending = null;
+    var newest = newestShown();
+    if (!csrf || !newest || newest === reported || document.visibilityState !== "visible" || fromBottom() > 48) return;
+    reported = newest;
+    var body = new window.URLSearchParams({ messageId: newest, _csrf: csrf.value });
+    window.fetch(pane.getAttribute("data-history") + "/read", { method: "POST", credentials: "same-origin", body: body }).catch(function () { reported = ""; });
+  }
+  function soon() { if (!pending) pending = setTimeout(report, 500); }
+  if (list.hasAttribute("data-live")) {
+    new window.MutationObserver(soon).observe(list, { childList: true });
+    document.addEventListener("visibilitychange", soon);
+    pane.addEventListener("scroll", soon, { passive: true });
+  }
+
+  pane.addEventListener("scroll", check, { passive: true });
+  pane.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-older]");
+    if (!link) return;
+    event.preventDefault();
+    loadOlder();
+  });
+  // On the newest page "Jump to present" scrolls; on an older page (?before=) it is a link.
+  if (jump && !/[?&]before=/.test(window.location.search)) {
+    jump.addEventListener("click", function (event) {
+      event.preventDefault();
+      toPresent();
+      pane.focus({ preventScroll: true });
+    });
+  }
+  if (!reversed) toPresent();
+  // When the channel list stands above the messages (narrow screens), bring the composer into
+  // view, unless the address names a place to go.
+  var composer = document.getElementById("post");
+  if (composer && !window.location.hash && composer.getBoundingClientRect().bottom > window.innerHeight) {
+    composer.scrollIntoView({ block: "end" });
+  }
+  check();
+})();
