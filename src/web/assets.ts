@@ -34,9 +34,16 @@ export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS];
+/** The channel composer: Enter sends without a reload (issue #24). */
+export const APP_COMPOSER_JS = load('composer.js', 'text/javascript; charset=utf-8');
+/** Inline edit and delete of messages (issue #24). */
+export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
 export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
+export const APP_COMPOSER_JS_PATH = APP_COMPOSER_JS.path;
+export const APP_MESSAGE_ACTIONS_JS_PATH = APP_MESSAGE_ACTIONS_JS.path;
 

@@ -6,6 +6,8 @@ import type { Services } from '../../deps.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
 import { messageItem } from './messages.page.js';
+import { rightsIn, type MessageRights } from './message-actions.service.js';
+import { person } from '../../core/actor.js';
 
 /** A comment line every 25 s keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 25_000;
@@ -18,18 +20,20 @@ export function sseEvent(event: string, data: string, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\n${lines.join('')}\n`;
 }
 
-function frame(update: LiveUpdate): string {
+/** `rights`: the viewer's Edit and Delete on each message (message-actions.page.ts), as on their page. */
+function frame(update: LiveUpdate, rights: MessageRights): string {
   if (update.kind === 'delete') return sseEvent('delete', update.messageId);
   // Only creations carry an id: Last-Event-ID then names the newest message this browser has.
-  return sseEvent('message', messageItem(update.message).value, update.created ? update.message.id : undefined);
+  return sseEvent('message', messageItem(update.message, rights).value, update.created ? update.message.id : undefined);
 }
 
 /**
  * GET /channels/:channelId/events: the channel view's live updates as server-sent events (pages
  * context: the signed-in viewer's session cookie). Only people who may read the channel get a
  * stream; others get the channel view's 404. Events:
- *   `message` — the rendered <li> of a created or edited message (id: the message id when created);
- *   `delete`  — the id of a removed message;
+ *   `message` — the rendered <li> of a created or edited message (id: the message id when created),
+ *               with the viewer's own Edit/Delete links; an edit replaces the <li> in place;
+ *   `delete`  — the id of a removed message (deleted by its author or with Manage messages);
  *   `end`     — access ended (signed out, removed from or left the server, server or channel
  *               deleted): the page stops listening. Sent at once on those changes (an
  *               `access_change` on the bus), and at the latest at the next heartbeat.
@@ -51,6 +55,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // EventSource does not follow a sign-in redirect usefully; a non-200 answer stops it instead.
     if (!viewer || !sessionToken) throw new PageError(401, 'Sign in required', 'Sign in to follow this channel.');
     const channel = await requireLiveChannel(services, viewer.id, request.params.channelId);
+    const rights = await rightsIn(services, person(viewer.id), channel);
     const lastEventId = request.headers['last-event-id'];
     const after = (typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after) ?? '';
 
@@ -101,7 +106,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     const unsubscribers = [
       services.events.subscribe(channel.id, (event: ChannelEvent) => {
         if (event.type === 'access_change') recheck();
-        else enqueue(async () => frame(await liveUpdate(services, event)));
+        else enqueue(async () => frame(await liveUpdate(services, event), rights));
       }),
       services.events.subscribe(viewer.id, recheck),
       ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
@@ -132,7 +137,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       await services.events.ready?.(channel.id);
       if (after === '') return undefined;
       const missed = await messagesAfter(services, channel.id, after);
-      return missed.map((message) => frame({ kind: 'message', created: true, message })).join('');
+      return missed.map((message) => frame({ kind: 'message', created: true, message }, rights)).join('');
     });
   });
 }

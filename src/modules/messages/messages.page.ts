@@ -1,8 +1,10 @@
-import { APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { APP_COMPOSER_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
 import { embedsBlock } from './embeds.page.js';
+import { messageActions } from './message-actions.page.js';
+import type { MessageRights } from './message-actions.service.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
 
@@ -23,6 +25,8 @@ export interface ChannelPageInput {
   error?: string;
   /** What was typed, when posting failed. */
   content?: string;
+  /** Which messages the viewer may edit or delete (message-actions.page.ts). */
+  rights?: MessageRights;
 }
 
 function time(ms: number): SafeHtml {
@@ -46,13 +50,14 @@ function messageAvatar(name: string, url: string | null): SafeHtml {
  * sends it over server-sent events): author, APP badge for webhooks and bots, time, content with
  * the Markdown subset of markdown.ts, and embeds.
  */
-export function messageItem(m: MessageView): SafeHtml {
+export function messageItem(m: MessageView, rights?: MessageRights): SafeHtml {
   return html`<li class="message" id="m${m.id}" data-id="${m.id}">
 ${messageAvatar(m.author.name, m.author.avatarUrl)}
 <div class="message-main">
 <div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt)}${m.editedAt !== null ? html` <span class="small">(edited)</span>` : ''}</div>
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
+${messageActions(m, rights)}
 </div>
 </li>`;
 }
@@ -62,8 +67,8 @@ ${embedsBlock(m.embeds)}
  * page script keeps it up to date; the empty-state text stays in the markup, hidden once a
  * message arrives.
  */
-export function messageList(messages: readonly MessageView[], options: { liveUrl?: string; emptyText?: string } = {}): SafeHtml {
-  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${messages.map(messageItem)}</ol>
+export function messageList(messages: readonly MessageView[], options: { liveUrl?: string; emptyText?: string; rights?: MessageRights } = {}): SafeHtml {
+  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${messages.map((m) => messageItem(m, options.rights))}</ol>
 <p class="muted" data-empty${messages.length ? ' hidden' : ''}>${options.emptyText ?? 'No messages yet. Say hello!'}</p>`;
 }
 
@@ -81,8 +86,8 @@ ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/setting
 ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <label for="content">Message #${channel.name}</label>
-<textarea id="content" name="content" required rows="3">${input.content ?? ''}</textarea>
-<p class="hint">Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>
+<textarea id="content" name="content" required rows="3" data-composer aria-describedby="composer-hint">${input.content ?? ''}</textarea>
+<p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>
 <div class="actions"><button type="submit">Send</button></div>
 </form>`
     : html`<p class="muted card" id="post">You do not have permission to send messages in this channel.</p>`;
@@ -91,7 +96,7 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
-    scripts: [APP_LIVE_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_COMPOSER_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     body: html`<div class="layout">
 ${sidebar}
 <section aria-label="#${channel.name}">
@@ -99,7 +104,7 @@ ${sidebar}
 ${input.canManageWebhooks ? html`<p class="small"><a href="/channels/${channel.id}/settings/integrations">Integrations (webhooks)</a></p>` : ''}
 ${channel.topic ? html`<p class="muted">${channel.topic}</p>` : ''}
 <div class="card">
-${messageList(input.messages, { liveUrl: `/channels/${channel.id}/events` })}
+${messageList(input.messages, { liveUrl: `/channels/${channel.id}/events`, ...(input.rights ? { rights: input.rights } : {}) })}
 </div>
 ${form}
 </section>
