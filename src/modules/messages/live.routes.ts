@@ -6,7 +6,8 @@ import type { Services } from '../../deps.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
 import { messageItem } from './messages.page.js';
-import { rightsIn, type MessageRights } from './message-actions.service.js';
+import { rightsIn } from './message-actions.service.js';
+import type { MessageRights } from './message-rights.js';
 import { person } from '../../core/actor.js';
 
 /** A comment line every 25 s keeps proxies and load balancers from closing an idle stream. */

@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { dangerForm, formError, page, type FormError, type PageCtx } from '../../web/components.js';
 import type { Channel } from '../directory/channels.js';
-import { mayDelete, mayEdit, type MessageRights } from './message-actions.service.js';
+import { mayDelete, mayEdit, type MessageRights } from './message-rights.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
 

@@ -10,28 +10,14 @@ import { findDmPair } from './dms.repository.js';
 import { deleteMessageRow, updateMessageContent } from './message-actions.repository.js';
 import { MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
 import { findStoredMessage } from './messages.repository.js';
+import { mayDelete, mayEdit, type MessageRights } from './message-rights.js';
 
 /**
- * Editing and deleting messages (issue #24 "Writing"; SPEC's Manage messages bit). The rules, for
- * pages and any later API alike: an author edits and deletes their own messages; a member with
- * Manage messages deletes anyone's in the server's channels (webhooks' and bots' included), and
- * edits nobody else's (Discord: 50005). In a DM only one's own. Someone who may not read the
- * channel gets 10003, as for a channel that does not exist.
+ * Editing and deleting messages (issue #24 "Writing"; SPEC's Manage messages bit), enforcing
+ * message-rights.ts for pages and any later API alike. Manage messages counts only in a server's
+ * channels: in a DM only one's own. Someone who may not read the channel gets 10003, as for a
+ * channel that does not exist.
  */
-
-/** What the viewer may do to messages of one conversation: theirs, and anyone's with Manage messages. */
-export interface MessageRights {
-  viewerId: string;
-  manageMessages: boolean;
-}
-
-export function mayEdit(rights: MessageRights, message: Pick<MessageView, 'author'>): boolean {
-  return message.author.id === rights.viewerId;
-}
-
-export function mayDelete(rights: MessageRights, message: Pick<MessageView, 'author'>): boolean {
-  return rights.manageMessages || message.author.id === rights.viewerId;
-}
 
 function actorId(actor: Actor): string {
   return actor.kind === 'operator' ? '' : actor.id;

@@ -4,7 +4,7 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
 import { embedsBlock } from './embeds.page.js';
 import { messageActions } from './message-actions.page.js';
-import type { MessageRights } from './message-actions.service.js';
+import type { MessageRights } from './message-rights.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
 

@@ -19,7 +19,7 @@
     event.preventDefault();
     if (box.value.trim() === "") return;
     if (form.requestSubmit) form.requestSubmit();
-    else form.dispatchEvent(new Event("submit", { cancelable: true }));
+    else form.dispatchEvent(new window.Event("submit", { cancelable: true }));
   });
 
   form.addEventListener("submit", function (event) {
@@ -27,8 +27,8 @@
     event.preventDefault();
     if (sending) return;
     sending = true;
-    var body = new URLSearchParams(new FormData(form));
-    fetch(form.action, { method: "POST", body: body, credentials: "same-origin", headers: { Accept: "application/json" } })
+    var body = new window.URLSearchParams(new window.FormData(form));
+    window.fetch(form.action, { method: "POST", body: body, credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) {
         if (response.status !== 201) throw new Error("not sent");
         return response.json();
@@ -37,7 +37,7 @@
         box.value = "";
         var error = form.querySelector(".error");
         if (error) error.remove();
-        if (list) list.dispatchEvent(new CustomEvent("gatehouse:upsert", { detail: answer.html }));
+        if (list) list.dispatchEvent(new window.CustomEvent("gatehouse:upsert", { detail: answer.html }));
         sending = false;
         box.focus();
       })

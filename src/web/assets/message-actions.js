@@ -26,7 +26,7 @@
     return form;
   }
   function send(form) {
-    return fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin", headers: { Accept: "application/json" } });
+    return window.fetch(form.action, { method: "POST", body: new window.URLSearchParams(new window.FormData(form)), credentials: "same-origin", headers: { Accept: "application/json" } });
   }
   function closeOpen(item) {
     item.querySelectorAll(".inline-edit, .inline-delete").forEach(function (node) { node.remove(); });
@@ -55,10 +55,10 @@
       link.focus();
     }
     // The text as typed, not as rendered: the edit page holds it.
-    fetch(link.href, { credentials: "same-origin" })
+    window.fetch(link.href, { credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : Promise.reject(new Error("no form")); })
       .then(function (markup) {
-        var page = new DOMParser().parseFromString(markup, "text/html");
+        var page = new window.DOMParser().parseFromString(markup, "text/html");
         var source = page.querySelector("textarea[name=content]");
         box.value = source ? source.value : "";
         box.disabled = false;
@@ -80,7 +80,7 @@
       send(form)
         .then(function (response) { return response.ok ? response.json() : Promise.reject(new Error("not saved")); })
         .then(function (answer) {
-          list.dispatchEvent(new CustomEvent("gatehouse:upsert", { detail: answer.html }));
+          list.dispatchEvent(new window.CustomEvent("gatehouse:upsert", { detail: answer.html }));
           var again = document.querySelector("#m" + answer.id + " [data-edit]");
           if (again) again.focus();
         })
@@ -113,7 +113,7 @@
       send(form)
         .then(function (response) {
           if (response.status !== 204) throw new Error("not deleted");
-          list.dispatchEvent(new CustomEvent("gatehouse:remove", { detail: item.getAttribute("data-id") }));
+          list.dispatchEvent(new window.CustomEvent("gatehouse:remove", { detail: item.getAttribute("data-id") }));
         })
         .catch(function () { form.submit(); });
     });
