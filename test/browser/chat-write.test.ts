@@ -51,14 +51,22 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     await page.locator('ol.messages[data-live-state="open"]').waitFor();
   }
 
+  /** `watcher` follows the channel live; `writer` too, marked so a reload would show. */
+  async function writerAndWatcher(writerName: string, watcherName: string): Promise<{ writer: Page; watcher: Page }> {
+    const writer = await personPage(writerName);
+    const watcher = await personPage(watcherName);
+    await live(writer);
+    await live(watcher);
+    await markWindow(writer);
+    return { writer, watcher };
+  }
+
   const item = (page: Page, text: string) => page.locator('li.message', { hasText: text });
 
   async function markWindow(page: Page): Promise<void> {
-    await page.evaluate(() => {
-      (window as unknown as { stayed: string }).stayed = 'same page';
-    });
+    await page.evaluate("window.stayed = 'same page'");
   }
-  const stillSamePage = (page: Page) => page.evaluate(() => (window as unknown as { stayed?: string }).stayed);
+  const stillSamePage = (page: Page) => page.evaluate('window.stayed');
 
   beforeAll(async () => {
     served = await serveTestApp();
@@ -83,11 +91,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
   });
 
   it('Enter sends without a reload, Shift+Enter adds a line, and the message shows once, also on a second person’s page', async () => {
-    const ada = await personPage('ada');
-    const bob = await personPage('bob');
-    await live(ada);
-    await live(bob);
-    await markWindow(ada);
+    const { writer: ada, watcher: bob } = await writerAndWatcher('ada', 'bob');
 
     const box = ada.getByLabel('Message #general');
     await box.click();
@@ -101,7 +105,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     expect(await item(ada, 'second line').locator('.body').innerText()).toBe('First line\nsecond line');
     expect(await stillSamePage(ada)).toBe('same page');
     expect(await box.inputValue()).toBe('');
-    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => box.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await item(bob, 'second line').waitFor();
     // The fetch answer and the live stream both bring it: it is shown once.
     await ada.waitForTimeout(300);
@@ -111,11 +115,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
   });
 
   it('edits inline (Escape cancels, Enter saves) and a second person sees "(edited)" live', async () => {
-    const ada = await personPage('ada');
-    const bob = await personPage('bob');
-    await live(ada);
-    await live(bob);
-    await markWindow(ada);
+    const { writer: ada, watcher: bob } = await writerAndWatcher('ada', 'bob');
     const mine = item(ada, 'Welcome to the writers room.');
 
     await mine.hover();
@@ -143,11 +143,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
   });
 
   it('deletes one’s own message after one inline confirmation, gone on both pages', async () => {
-    const ada = await personPage('ada');
-    const bob = await personPage('bob');
-    await live(ada);
-    await live(bob);
-    await markWindow(ada);
+    const { writer: ada, watcher: bob } = await writerAndWatcher('ada', 'bob');
     const box = ada.getByLabel('Message #general');
     await box.fill('A typo I regret');
     await box.press('Enter');
@@ -172,10 +168,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
   });
 
   it('a moderator with Manage messages deletes another person’s message; they see no Edit on it', async () => {
-    const mo = await personPage('mo');
-    const bob = await personPage('bob');
-    await live(mo);
-    await live(bob);
+    const { writer: mo, watcher: bob } = await writerAndWatcher('mo', 'bob');
     const spam = mo.locator(`#m${bobMessage}`);
     await spam.hover();
     expect(await spam.getByRole('link', { name: 'Edit message' }).count()).toBe(0);
@@ -228,7 +221,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     await mine.getByRole('group', { name: 'Delete this message?' }).waitFor();
     await mine.scrollIntoViewIfNeeded();
     await screenshot(bob, 'chat-write-08-delete-confirm-phone', { fullPage: false });
-    expect(await bob.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await bob.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await mine.getByRole('button', { name: 'Delete', exact: true }).click();
     await mine.waitFor({ state: 'detached' });
 
@@ -237,7 +230,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     await noJs.getByRole('button', { name: 'Send' }).click();
     await item(noJs, 'Phone without JavaScript').getByRole('link', { name: 'Edit message' }).click();
     await noJs.waitForURL(/\/edit$/);
-    expect(await noJs.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await noJs.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
     await screenshot(noJs, 'chat-write-09-nojs-edit-page-phone');
     expect(problems).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
-import { SseReader } from '../support/sse.js';
+import { SseReader, listenForStreams, stopListening } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
 
@@ -24,18 +24,13 @@ const streams: SseReader[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listenForStreams(t);
 });
 afterEach(() => {
   vi.useRealTimers();
   for (const s of streams.splice(0)) s.close();
 });
-afterAll(async () => {
-  t.app.server.closeAllConnections();
-  await t.close();
-});
+afterAll(async () => stopListening(t));
 
 type SignedIn = Awaited<ReturnType<typeof signedIn>>;
 
