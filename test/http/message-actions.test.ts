@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { Permission } from '../../src/core/permissions.js';
-import { addMember, leaveServer } from '../../src/modules/directory/members.service.js';
+import { addMember, leaveServer, setMemberRoles } from '../../src/modules/directory/members.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
@@ -286,6 +286,18 @@ describe('live views learn of edits and deletes', () => {
     expect(mine.data).toContain('data-edit');
     const theirs = await plainView.next((e) => e.event === 'message');
     expect(theirs.data).not.toContain('data-message-actions');
+  });
+
+  it('a moderator whose role is taken away is no longer offered Delete on others’ messages in the open stream', async () => {
+    const { server, general, owner, moderator } = await room();
+    const stream = await follow(moderator.agent, general);
+    await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'first' });
+    expect((await stream.next((e) => e.event === 'message')).data).toContain('data-delete');
+    await setMemberRoles(t.services, server.id, moderator.person.id, []);
+    await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'second' });
+    const later = await stream.next((e) => e.event === 'message');
+    expect(later.data).toContain('second');
+    expect(later.data).not.toContain('data-delete');
   });
 
   // The heartbeat interval is faked and never advanced: only the access change can end these streams.

@@ -56,7 +56,8 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // EventSource does not follow a sign-in redirect usefully; a non-200 answer stops it instead.
     if (!viewer || !sessionToken) throw new PageError(401, 'Sign in required', 'Sign in to follow this channel.');
     const channel = await requireLiveChannel(services, viewer.id, request.params.channelId);
-    const rights = await rightsIn(services, person(viewer.id), channel);
+    // Re-read on every access change below: a moderator whose role is taken away stops being offered Delete.
+    let rights = await rightsIn(services, person(viewer.id), channel);
     const lastEventId = request.headers['last-event-id'];
     const after = (typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after) ?? '';
 
@@ -94,7 +95,10 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     /** Ends the stream when the viewer may no longer follow the channel (signed out, removed…). */
     const recheck = () => {
       enqueue(async () => {
-        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return undefined;
+        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) {
+          rights = await rightsIn(services, person(viewer.id), channel);
+          return undefined;
+        }
         ending = true;
         setImmediate(() => response.end());
         return sseEvent('end', 'access ended');
