@@ -163,6 +163,8 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     await ask.getByRole('button', { name: 'Delete', exact: true }).click();
     await mine.waitFor({ state: 'detached' });
     await item(bob, 'A typo I regret').waitFor({ state: 'detached' });
+    // Keyboard focus stays in the conversation, not thrown back to the top of the page.
+    expect(await ada.evaluate('document.activeElement.closest("ol.messages") !== null')).toBe(true);
     expect(await stillSamePage(ada)).toBe('same page');
     expect(problems).toEqual([]);
   });

@@ -88,6 +88,17 @@
     });
   }
 
+  // Focus would fall to the page's start with the removed message: it goes to a neighbour's
+  // first action, or to the list itself.
+  function keepFocusNear(neighbour) {
+    var target = neighbour && neighbour.querySelector("a[data-edit], a[data-delete]");
+    if (!target) {
+      list.setAttribute("tabindex", "-1");
+      target = list;
+    }
+    target.focus({ preventScroll: true });
+  }
+
   function startDelete(link, item) {
     closeOpen(item);
     var form = postForm(link.href, "inline-delete");
@@ -113,7 +124,9 @@
       send(form)
         .then(function (response) {
           if (response.status !== 204) throw new Error("not deleted");
+          var neighbour = item.nextElementSibling || item.previousElementSibling;
           list.dispatchEvent(new window.CustomEvent("gatehouse:remove", { detail: item.getAttribute("data-id") }));
+          keepFocusNear(neighbour);
         })
         .catch(function () { form.submit(); });
     });
