@@ -22,6 +22,7 @@ import { registerInstallPages } from './modules/applications/installs.routes.js'
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
 import { registerLivePages } from './modules/messages/live.routes.js';
 import { registerMessagePages } from './modules/messages/messages.routes.js';
+import { registerMessageActionPages } from './modules/messages/message-actions.routes.js';
 import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
 import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js';
 import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
@@ -157,6 +158,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerAccountPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);
+    registerMessageActionPages(pages, services);
     registerLivePages(pages, services);
     registerApplicationPages(pages, services);
     registerOAuthPages(pages, services);

@@ -37,10 +37,17 @@ export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 /** Older history as the channel view is scrolled up, "Jump to present", times in the reader's zone (issue #24). */
 export const APP_HISTORY_JS = load('history.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_HISTORY_JS];
+/** The channel composer: Enter sends without a reload (issue #24). */
+export const APP_COMPOSER_JS = load('composer.js', 'text/javascript; charset=utf-8');
+/** Inline edit and delete of messages (issue #24). */
+export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
 export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
 export const APP_HISTORY_JS_PATH = APP_HISTORY_JS.path;
+export const APP_COMPOSER_JS_PATH = APP_COMPOSER_JS.path;
+export const APP_MESSAGE_ACTIONS_JS_PATH = APP_MESSAGE_ACTIONS_JS.path;
 

@@ -15,7 +15,7 @@ import type { MemoryChannelEvents } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
-import { SseReader } from '../support/sse.js';
+import { SseReader, listenForStreams, stopListening } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 
 /**
@@ -29,20 +29,13 @@ const open: SseReader[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listenForStreams(t);
 });
 afterEach(() => {
   vi.useRealTimers();
   for (const s of open.splice(0)) s.close();
 });
-afterAll(async () => {
-  // fetch (undici) may keep a spare connection that never carries a request; the server would
-  // wait for it on close. Every stream of these tests is closed by now.
-  t.app.server.closeAllConnections();
-  await t.close();
-});
+afterAll(async () => stopListening(t));
 
 function cookieOf(agent: PageAgent): string {
   return [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');

@@ -1,3 +1,5 @@
+import type { TestApp } from './app.js';
+
 /** One server-sent event as a browser's EventSource would see it. */
 export interface SseEvent {
   event: string;
@@ -99,4 +101,21 @@ export class SseReader {
   close(): void {
     this.controller.abort();
   }
+}
+
+/**
+ * A test app listening on a free port, for tests that read event streams with fetch; returns its
+ * base URL. `stopListening` then closes it.
+ */
+export async function listenForStreams(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
+
+export async function stopListening(t: TestApp): Promise<void> {
+  // fetch (undici) may keep a spare connection that never carries a request; the server would
+  // wait for it on close. Every stream of the tests is closed by then.
+  t.app.server.closeAllConnections();
+  await t.close();
 }

@@ -1,4 +1,4 @@
-import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { layout } from '../../web/layout.js';
 import { avatar, type PageCtx } from '../../web/components.js';
@@ -70,12 +70,12 @@ export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConv
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
-    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     body: html`<p class="small"><a href="/messages">← Direct messages</a></p>
 <h1>${other.name} ${badge(other)}</h1>
 <p class="muted small">@${other.username}</p>
 <div class="card">
-${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.', now: input.now })}
+${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.', now: input.now, rights: { viewerId: ctx.viewer?.id ?? '', manageMessages: false } })}
 </div>
 ${footer}`,
   });

@@ -6,6 +6,9 @@ import type { Services } from '../../deps.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
 import { messageItem } from './message-list.page.js';
+import { rightsIn } from './message-actions.service.js';
+import type { MessageRights } from './message-rights.js';
+import { person } from '../../core/actor.js';
 
 /** A comment line every 25 s keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 25_000;
@@ -18,18 +21,20 @@ export function sseEvent(event: string, data: string, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\n${lines.join('')}\n`;
 }
 
-function frame(update: LiveUpdate): string {
+/** `rights`: the viewer's Edit and Delete on each message (message-actions.page.ts), as on their page. */
+function frame(update: LiveUpdate, rights: MessageRights): string {
   if (update.kind === 'delete') return sseEvent('delete', update.messageId);
   // Only creations carry an id: Last-Event-ID then names the newest message this browser has.
-  return sseEvent('message', messageItem(update.message).value, update.created ? update.message.id : undefined);
+  return sseEvent('message', messageItem(update.message, { rights }).value, update.created ? update.message.id : undefined);
 }
 
 /**
  * GET /channels/:channelId/events: the channel view's live updates as server-sent events (pages
  * context: the signed-in viewer's session cookie). Only people who may read the channel get a
  * stream; others get the channel view's 404. Events:
- *   `message` — the rendered <li> of a created or edited message (id: the message id when created);
- *   `delete`  — the id of a removed message;
+ *   `message` — the rendered <li> of a created or edited message (id: the message id when created),
+ *               with the viewer's own Edit/Delete links; an edit replaces the <li> in place;
+ *   `delete`  — the id of a removed message (deleted by its author or with Manage messages);
  *   `end`     — access ended (signed out, removed from or left the server, server or channel
  *               deleted): the page stops listening. Sent at once on those changes (an
  *               `access_change` on the bus), and at the latest at the next heartbeat.
@@ -51,6 +56,8 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // EventSource does not follow a sign-in redirect usefully; a non-200 answer stops it instead.
     if (!viewer || !sessionToken) throw new PageError(401, 'Sign in required', 'Sign in to follow this channel.');
     const channel = await requireLiveChannel(services, viewer.id, request.params.channelId);
+    // Re-read on every access change below: a moderator whose role is taken away stops being offered Delete.
+    let rights = await rightsIn(services, person(viewer.id), channel);
     const lastEventId = request.headers['last-event-id'];
     const after = (typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after) ?? '';
 
@@ -88,7 +95,10 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     /** Ends the stream when the viewer may no longer follow the channel (signed out, removed…). */
     const recheck = () => {
       enqueue(async () => {
-        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return undefined;
+        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) {
+          rights = await rightsIn(services, person(viewer.id), channel);
+          return undefined;
+        }
         ending = true;
         setImmediate(() => response.end());
         return sseEvent('end', 'access ended');
@@ -101,7 +111,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     const unsubscribers = [
       services.events.subscribe(channel.id, (event: ChannelEvent) => {
         if (event.type === 'access_change') recheck();
-        else enqueue(async () => frame(await liveUpdate(services, event)));
+        else enqueue(async () => frame(await liveUpdate(services, event), rights));
       }),
       services.events.subscribe(viewer.id, recheck),
       ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
@@ -132,7 +142,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       await services.events.ready?.(channel.id);
       if (after === '') return undefined;
       const missed = await messagesAfter(services, channel.id, after);
-      return missed.map((message) => frame({ kind: 'message', created: true, message })).join('');
+      return missed.map((message) => frame({ kind: 'message', created: true, message }, rights)).join('');
     });
   });
 }

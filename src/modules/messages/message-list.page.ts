@@ -3,6 +3,8 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { embedsBlock } from './embeds.page.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
+import { messageActions } from './message-actions.page.js';
+import type { MessageRights } from './message-rights.js';
 
 /**
  * The markup of a conversation's messages (issue #24 "Reading"), shared by the channel view, the
@@ -60,19 +62,13 @@ function messageAvatar(name: string, url: string | null): SafeHtml {
   return html`<span class="avatar stacked" aria-hidden="true">${initial}${src ? html`<img src="${src}" alt="" width="40" height="40" loading="lazy" referrerpolicy="no-referrer">` : ''}</span>`;
 }
 
-/**
- * The slot for a message's actions (edit, delete: the writing part of issue #24 fills it). Empty
- * for now, so the list's markup does not change when actions arrive.
- */
-function messageActions(m: MessageView): SafeHtml {
-  return html`<div class="message-actions" data-for="${m.id}"></div>`;
-}
-
 export interface MessageItemOptions {
   /** The clock's now, for relative times; without it times are absolute (UTC). */
   now?: number;
   /** Continues the previous message's group: no avatar or name shown (the name stays for screen readers). */
   grouped?: boolean;
+  /** What the reader may do to it (message-rights.ts): Edit and Delete links when allowed. */
+  rights?: MessageRights;
 }
 
 /**
@@ -95,7 +91,7 @@ ${meta}
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
 </div>
-${messageActions(m)}
+${messageActions(m, options.rights)}
 </li>`;
 }
 
@@ -103,7 +99,7 @@ const sameGroup = (a: MessageView, b: MessageView): boolean =>
   a.author.id === b.author.id && a.author.name === b.author.name && b.createdAt - a.createdAt >= 0 && b.createdAt - a.createdAt <= GROUP_WINDOW && dayOf(a.createdAt) === dayOf(b.createdAt);
 
 /** The items of a list: messages with day separators, grouping and the "New messages" marker. */
-function listItems(messages: readonly MessageView[], now: number | undefined, firstUnreadId: string | undefined): SafeHtml[] {
+function listItems(messages: readonly MessageView[], now: number | undefined, firstUnreadId: string | undefined, rights: MessageRights | undefined): SafeHtml[] {
   const items: SafeHtml[] = [];
   let previous: MessageView | undefined;
   for (const m of messages) {
@@ -113,7 +109,7 @@ function listItems(messages: readonly MessageView[], now: number | undefined, fi
     }
     const unread = m.id === firstUnreadId;
     if (unread) items.push(html`<li class="new-messages" id="new-messages" role="separator" aria-label="New messages"><span>New messages</span></li>`);
-    items.push(messageItem(m, { grouped: previous !== undefined && !newDay && !unread && sameGroup(previous, m), ...(now === undefined ? {} : { now }) }));
+    items.push(messageItem(m, { grouped: previous !== undefined && !newDay && !unread && sameGroup(previous, m), ...(now === undefined ? {} : { now }), ...(rights ? { rights } : {}) }));
     previous = m;
   }
   return items;
@@ -127,6 +123,8 @@ export interface MessageListOptions {
   now?: number;
   /** The first message the reader has not read: the "New messages" marker goes above it. */
   firstUnreadId?: string;
+  /** What the reader may do to each message. */
+  rights?: MessageRights;
 }
 
 /**
@@ -134,6 +132,6 @@ export interface MessageListOptions {
  * the empty-state text stays in the markup, hidden once a message arrives.
  */
 export function messageList(messages: readonly MessageView[], options: MessageListOptions = {}): SafeHtml {
-  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${listItems(messages, options.now, options.firstUnreadId)}</ol>
+  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${listItems(messages, options.now, options.firstUnreadId, options.rights)}</ol>
 <p class="muted" data-empty${messages.length ? ' hidden' : ''}>${options.emptyText ?? 'No messages yet. Say hello!'}</p>`;
 }

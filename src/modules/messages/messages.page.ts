@@ -1,8 +1,9 @@
-import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH } from '../../web/assets.js';
+import { APP_COMPOSER_JS_PATH, APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
 import { messageList } from './message-list.page.js';
+import type { MessageRights } from './message-rights.js';
 import type { MessageView } from './messages.js';
 
 export interface ChannelPageInput {
@@ -33,6 +34,8 @@ export interface ChannelPageInput {
   error?: string;
   /** What was typed, when posting failed. */
   content?: string;
+  /** Which messages the viewer may edit or delete (message-actions.page.ts). */
+  rights?: MessageRights;
 }
 
 /**
@@ -54,7 +57,7 @@ function historyPane(input: ChannelPageInput): SafeHtml {
 <div class="history" id="history" tabindex="0" role="region" aria-label="Messages in #${channel.name}" data-history="${base}">
 <div class="history-content">
 ${top}
-${messageList(messages, { ...live, now: input.now, ...(input.firstUnreadId ? { firstUnreadId: input.firstUnreadId } : {}) })}
+${messageList(messages, { ...live, now: input.now, ...(input.firstUnreadId ? { firstUnreadId: input.firstUnreadId } : {}), ...(input.rights ? { rights: input.rights } : {}) })}
 ${input.before !== undefined ? html`<p class="history-edge"><a href="${base}#post" data-present>You are viewing older messages. Jump to present</a></p>` : ''}
 </div>
 </div>
@@ -82,8 +85,8 @@ ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/setting
 ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <label for="content">Message #${channel.name}</label>
-<textarea id="content" name="content" required rows="3">${input.content ?? ''}</textarea>
-<p class="hint">Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>
+<textarea id="content" name="content" required rows="3" data-composer aria-describedby="composer-hint">${input.content ?? ''}</textarea>
+<p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>
 <div class="actions"><button type="submit">Send</button></div>
 </form>`
     : html`<p class="muted card" id="post">You do not have permission to send messages in this channel.</p>`;
@@ -92,7 +95,7 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
-    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_COMPOSER_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     body: html`<div class="layout">
 ${sidebar}
 <section aria-label="#${channel.name}">

@@ -8,6 +8,8 @@ import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { requireServerPermission } from '../directory/access.service.js';
+import { wantsJson } from './message-actions.routes.js';
+import { messageItem } from './message-list.page.js';
 import { channelPage } from './messages.page.js';
 import { ChannelParams, ChannelQuery, PostMessageBody, ReadChannelBody } from './messages.schemas.js';
 import { loadChannelPage, postMessage, readChannelUpTo } from './messages.service.js';
@@ -43,6 +45,7 @@ export function registerMessagePages(pages: App, services: Services): void {
       canManage: (permissions & MANAGE_ANY) !== 0n,
       canInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
       canManageWebhooks: has(permissions, Permission.MANAGE_WEBHOOKS),
+      rights: { viewerId: request.signedInViewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) },
       ...(failed ? { error: failed.error, content: failed.content } : {}),
     });
     return sendHtml(reply, markup, failed?.status ?? 200);
@@ -70,7 +73,9 @@ export function registerMessagePages(pages: App, services: Services): void {
       const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, ApiErrors.unknownChannel);
       const content = request.body.content ?? '';
       try {
-        await postMessage(services, channel.id, viewer.id, content);
+        const posted = await postMessage(services, channel.id, viewer.id, content);
+        // composer.js: the new message in the answer; the live stream may bring it too (same id, replaced).
+        if (wantsJson(request)) return reply.code(201).send({ id: posted.id, html: messageItem(posted, { rights: { viewerId: viewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) } }).value });
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         return render(request, reply, channel, permissions, { error: formErrorMessage(error), content, status: error.status });

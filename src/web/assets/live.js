@@ -29,6 +29,10 @@
   }
   localTimes(list);
   avatars(list);
+  // composer.js and message-actions.js hand over what their own posts answered: placed by id
+  // like the stream's events, so a message both deliver shows once.
+  list.addEventListener("gatehouse:upsert", function (event) { upsert(event.detail); });
+  list.addEventListener("gatehouse:remove", function (event) { remove(event.detail); });
   if (!window.EventSource) return;
 
   // Snowflake ids are decimal strings: a shorter one is older.
@@ -78,15 +82,17 @@
     settle(wasAtBottom && !existing, item);
   }
 
+  function remove(id) {
+    var item = document.getElementById("m" + id);
+    if (item) item.remove();
+    settle(false);
+  }
+
   var url = list.getAttribute("data-live");
   var after = newestId();
   var source = new EventSource(after ? url + "?after=" + encodeURIComponent(after) : url);
   source.addEventListener("message", function (event) { upsert(event.data); });
-  source.addEventListener("delete", function (event) {
-    var item = document.getElementById("m" + event.data);
-    if (item) item.remove();
-    settle(false);
-  });
+  source.addEventListener("delete", function (event) { remove(event.data); });
   source.addEventListener("end", function () { source.close(); });
   list.setAttribute("data-live-state", "connecting");
   source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });

@@ -1,0 +1,96 @@
+import type { Actor } from '../../core/actor.js';
+import { AccessError, ApiErrors, invalidField } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../deps.js';
+import type { Channel } from '../directory/channels.js';
+import { getChannel } from '../directory/channels.service.js';
+import { memberPermissions } from '../directory/servers.service.js';
+import { findDmPair } from './dms.repository.js';
+import { deleteMessageRow, updateMessageContent } from './message-actions.repository.js';
+import { MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
+import { findStoredMessage } from './messages.repository.js';
+import { mayDelete, mayEdit, type MessageRights } from './message-rights.js';
+
+/**
+ * Editing and deleting messages (issue #24 "Writing"; SPEC's Manage messages bit), enforcing
+ * message-rights.ts for pages and any later API alike. Manage messages counts only in a server's
+ * channels: in a DM only one's own. Someone who may not read the channel gets 10003, as for a
+ * channel that does not exist.
+ */
+
+function actorId(actor: Actor): string {
+  return actor.kind === 'operator' ? '' : actor.id;
+}
+
+/**
+ * The actor's rights in a channel they may read: Manage messages counts only in a server's
+ * channels; a DM's two people hold nothing over each other's messages. Throws 10003 otherwise.
+ */
+export async function rightsIn(deps: Deps, actor: Actor, channel: Channel): Promise<MessageRights> {
+  const viewerId = actorId(actor);
+  if (actor.kind === 'operator') return { viewerId, manageMessages: true };
+  if (channel.serverId !== null) {
+    const held = await memberPermissions(deps, channel.serverId, viewerId);
+    if (held === undefined || (held & Permission.VIEW_CHANNEL) === 0n) throw ApiErrors.unknownChannel();
+    return { viewerId, manageMessages: (held & Permission.MANAGE_MESSAGES) !== 0n };
+  }
+  const pair = await findDmPair(deps.db, channel.id);
+  if (!pair || (pair.userLow !== viewerId && pair.userHigh !== viewerId)) throw ApiErrors.unknownChannel();
+  return { viewerId, manageMessages: false };
+}
+
+/** A message the actor can see, with the channel it is in and their rights there. */
+export interface MessageInPlace {
+  channel: Channel;
+  message: MessageView;
+  rights: MessageRights;
+}
+
+/** The message for an edit or delete screen: 10003 for a channel out of reach, 10008 for no such message. */
+export async function messageInPlace(deps: Deps, actor: Actor, channelId: string, messageId: string): Promise<MessageInPlace> {
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!channel) throw ApiErrors.unknownChannel();
+  const rights = await rightsIn(deps, actor, channel);
+  const stored = isSnowflake(messageId) ? await findStoredMessage(deps.db, channel.id, messageId) : undefined;
+  if (!stored) throw ApiErrors.unknownMessage();
+  return { channel, message: toMessageView(stored), rights };
+}
+
+/** The actor's own message, ready to edit; someone else's is refused with 403 50005. */
+export async function messageToEdit(deps: Deps, actor: Actor, channelId: string, messageId: string): Promise<MessageInPlace> {
+  const found = await messageInPlace(deps, actor, channelId, messageId);
+  if (!mayEdit(found.rights, found.message)) throw new AccessError(403, 50005, 'You can only edit your own messages.');
+  return found;
+}
+
+/** A message the actor may delete (their own, or any with Manage messages), else 403 50013. */
+export async function messageToDelete(deps: Deps, actor: Actor, channelId: string, messageId: string): Promise<MessageInPlace> {
+  const found = await messageInPlace(deps, actor, channelId, messageId);
+  if (!mayDelete(found.rights, found.message)) {
+    throw new AccessError(403, 50013, 'You can delete only your own messages here: deleting others’ needs the Manage messages permission.');
+  }
+  return found;
+}
+
+/** Edits the actor's own message; live views replace it (message_update). Returns it as edited. */
+export async function editMessage(deps: Deps, actor: Actor, channelId: string, messageId: string, rawContent: string): Promise<MessageInPlace> {
+  const found = await messageToEdit(deps, actor, channelId, messageId);
+  const checked = checkContent(rawContent);
+  if (!checked.ok) {
+    if (checked.code === 'empty') throw ApiErrors.emptyMessage();
+    throw invalidField(['content'], 'BASE_TYPE_MAX_LENGTH', `Must be ${MESSAGE_MAX_LENGTH} or fewer in length.`);
+  }
+  const editedAt = deps.clock.now();
+  if (!(await updateMessageContent(deps.db, found.channel.id, messageId, checked.content, editedAt))) throw ApiErrors.unknownMessage();
+  deps.events.publish({ type: 'message_update', channelId: found.channel.id, messageId });
+  return { ...found, message: { ...found.message, content: checked.content, editedAt } };
+}
+
+/** Deletes a message the actor may delete; live views remove it (message_delete). */
+export async function deleteMessage(deps: Deps, actor: Actor, channelId: string, messageId: string): Promise<MessageInPlace> {
+  const found = await messageToDelete(deps, actor, channelId, messageId);
+  if (!(await deleteMessageRow(deps.db, found.channel.id, messageId))) throw ApiErrors.unknownMessage();
+  deps.events.publish({ type: 'message_delete', channelId: found.channel.id, messageId });
+  return found;
+}
