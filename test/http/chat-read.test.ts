@@ -110,8 +110,8 @@ describe('channel history (issue #24 "Reading")', () => {
     expect(body).toContain('>2026-11-24 22:00</time>');
     // A grouped message keeps its author for screen readers.
     expect(body).toMatch(new RegExp(`id="m${a2.id}"[\\s\\S]*?<span class="visually-hidden">Gia Grouper</span>`));
-    // Every message has the actions slot (the writing part fills it).
-    expect(body).toContain(`<div class="message-actions" data-for="${a1.id}"></div>`);
+    // The reader's own messages carry their Edit and Delete actions, grouped or not.
+    for (const id of [a1.id, a2.id]) expect(body).toMatch(new RegExp(`id="m${id}"(?:(?!</li>)[\\s\\S])*aria-label="Edit message"(?:(?!</li>)[\\s\\S])*aria-label="Delete message"`));
   });
 
   it('unread state per person: a "New messages" marker and a bold channel for A after B posts, cleared once A opens it', async () => {
