@@ -29,7 +29,7 @@ function load(file: string, type: string): Asset {
 }
 
 export const APP_CSS = load('app.css', 'text/css; charset=utf-8');
-/** Copy buttons, select-on-focus fields, auto-submitting pickers (developer portal, consent). */
+/** Copy buttons and select-on-focus fields (developer portal). */
 export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
