@@ -34,7 +34,10 @@ export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS];
+/** Skip-link and error-message focus on every page (issue #24 accessibility). */
+export const APP_A11Y_JS = load('a11y.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
