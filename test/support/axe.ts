@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Result } from 'axe-core';
 import type { Page } from 'playwright-core';
 
 /**
@@ -14,13 +15,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** WCAG 2.x A and AA rules and axe's best practices (landmarks, heading order, skip links). */
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
-export interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  /** CSS selectors of the offending elements. */
-  targets: string[];
-}
+/** One rule axe-core found broken, with CSS selectors of the offending elements. */
+export type AxeViolation = Pick<Result, 'id' | 'impact' | 'help'> & { targets: string[] };
 
 /** The serious and critical WCAG A/AA violations on the page as it is now. */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
