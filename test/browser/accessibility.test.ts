@@ -15,9 +15,10 @@ import { openDm } from '../http/dms.fixtures.js';
 warnIfChromiumMissing('test/browser/accessibility.test.ts');
 
 /**
- * Every page, as a desktop and as a 390×844 phone (issue #24 "Done when"): axe-core finds no
- * serious or critical violation, nothing scrolls sideways, and a screenshot of each is kept as
- * test-results/a11y-<name>-<desktop|phone>.png. A new page is one more entry in PAGES.
+ * Every page, as a desktop and as a 390×844 phone (issue #24 "Done when"), the phone in the dark
+ * theme too: axe-core finds no serious or critical violation, nothing scrolls sideways, and a
+ * screenshot of each is kept as test-results/a11y-<name>-<desktop|phone|phone-dark>.png. A new
+ * page is one more entry in PAGES.
  */
 interface World {
   serverId: string;
@@ -120,11 +121,19 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     await served?.close();
   });
 
+  /** Desktop and phone in the light theme; the phone again in the dark one (prefers-color-scheme). */
+  const VARIANTS = [
+    { size: 'desktop', viewport: DESKTOP, colorScheme: 'light' },
+    { size: 'phone', viewport: PHONE, colorScheme: 'light' },
+    { size: 'phone-dark', viewport: PHONE, colorScheme: 'dark' },
+  ] as const;
+
   async function check(spec: PageSpec): Promise<void> {
     const { page } = browser;
     const found: Record<string, unknown> = {};
-    for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    for (const { size, viewport, colorScheme } of VARIANTS) {
       await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme });
       await page.goto(served.baseUrl + spec.path(world));
       await spec.setup?.(page, world);
       const violations = await seriousViolations(page);
@@ -133,6 +142,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
       if (violations.length) found[`${size} axe`] = violations;
       if (scrollWidth > viewport.width) found[`${size} scrollWidth`] = scrollWidth;
     }
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(found).toEqual({});
   }
 
