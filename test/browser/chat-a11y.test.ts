@@ -109,6 +109,14 @@ describe.skipIf(!chromiumAvailable)('accessibility and the phone layout in Chrom
     expect(await page.getByRole('link', { name: 'Developers' }).isVisible()).toBe(true);
     expect(await page.getByRole('navigation', { name: 'Channels of Camelot' }).isVisible()).toBe(true);
     expect(await page.locator('header.top summary').isVisible()).toBe(false);
+    // Just wider than a phone, the links wrap inside the header rather than widening the page.
+    for (const width of [701, 820]) {
+      await page.setViewportSize({ width, height: 860 });
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      expect(await page.getByRole('link', { name: 'Sign out' }).or(page.getByRole('button', { name: 'Sign out' })).isVisible()).toBe(true);
+    }
+    await screenshot(page, 'chat-a11y-header-820', { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   it('avatar initials contrast at least 4.5:1 with their circle', async () => {
