@@ -29,7 +29,7 @@ function load(file: string, type: string): Asset {
 }
 
 export const APP_CSS = load('app.css', 'text/css; charset=utf-8');
-/** Copy buttons, select-on-focus fields, auto-submitting pickers (developer portal, consent). */
+/** Copy buttons and select-on-focus fields (developer portal). */
 export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
@@ -42,7 +42,10 @@ export const APP_COMPOSER_JS = load('composer.js', 'text/javascript; charset=utf
 /** Inline edit and delete of messages (issue #24). */
 export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS];
+/** Skip-link and error-message focus on every page (issue #24 accessibility). */
+export const APP_A11Y_JS = load('a11y.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;

@@ -16,7 +16,7 @@ export interface PageCtx {
 }
 
 /** A whole page in the site's layout, for `ctx`'s viewer. */
-export function page(ctx: PageCtx, title: string, body: SafeHtml, options: Pick<PageInput, 'width' | 'scripts'> = {}): string {
+export function page(ctx: PageCtx, title: string, body: SafeHtml, options: Pick<PageInput, 'width' | 'scripts' | 'skipLinks'> = {}): string {
   return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, ...options });
 }
 
@@ -44,9 +44,9 @@ export function formList(values: FormValues | undefined, name: string): string[]
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
-/** The refusal message of `form`, when that is the form that was refused. */
+/** The refusal message of `form`, when that is the form that was refused (focused on load by a11y.js). */
 export function formError(error: FormError | undefined, form: string): SafeHtml {
-  return error && error.form === form ? html`<div class="error" role="alert">${error.message}</div>` : html``;
+  return error && error.form === form ? html`<div class="error" role="alert" tabindex="-1" data-error-summary>${error.message}</div>` : html``;
 }
 
 /** A confirmation after post/redirect/get (announced politely: role=status). */

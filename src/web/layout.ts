@@ -1,4 +1,4 @@
-import { APP_CSS } from './assets.js';
+import { APP_A11Y_JS, APP_CSS } from './assets.js';
 import { CSRF_FIELD } from './csrf.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -20,6 +20,8 @@ export interface PageInput {
   width?: 'narrow' | 'wide';
   /** Extra scripts by URL (same-origin only: CSP script-src 'self'). */
   scripts?: string[];
+  /** Skip links after "Skip to main content" (e.g. the channel view's message box), as fragment hrefs. */
+  skipLinks?: ReadonlyArray<{ href: string; label: string }>;
 }
 
 /** Hidden CSRF field for every state-changing form. */
@@ -27,18 +29,24 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 
+/**
+ * The site's page shell. The header holds one row on a phone: the main links fold into a menu
+ * (a <details>, so it opens without JavaScript), and opening it also shows the page's own
+ * sidebar (a channel list, a settings menu: `.layout > .sidebar`, app.css) as the drawer. Skip
+ * links come first in the reading order (WCAG 2.4.1); a11y.js moves focus to a refused form's
+ * error message.
+ */
 export function layout(page: PageInput): string {
   const viewer = page.viewer;
-  const nav = viewer
-    ? html`<nav aria-label="Main">
-        <a href="/">Home</a>
+  const links = viewer
+    ? html`<a href="/">Home</a>
         <a href="/messages">Messages</a>
         <a href="/developers/applications">Developers</a>
         <a href="/settings/profile">Settings</a>
         <span class="muted small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})</span>
-        <form method="post" action="/logout">${csrfField(page.csrfToken)}<button class="link" type="submit">Sign out</button></form>
-      </nav>`
-    : html`<nav aria-label="Main"><a href="/login">Sign in</a><a href="/register">Create account</a></nav>`;
+        <form method="post" action="/logout">${csrfField(page.csrfToken)}<button class="link" type="submit">Sign out</button></form>`
+    : html`<a href="/login">Sign in</a><a href="/register">Create account</a>`;
+  const skips = [{ href: '#main', label: 'Skip to main content' }, ...(page.skipLinks ?? [])];
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -46,11 +54,15 @@ export function layout(page: PageInput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · ${page.serviceName}</title>
 <link rel="stylesheet" href="${APP_CSS.path}">
+<script src="${APP_A11Y_JS.path}" defer></script>
 ${(page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
-<header class="top"><a class="brand" href="/">${page.serviceName}</a>${nav}</header>
-<main class="${page.width === 'narrow' ? 'narrow' : ''}">
+<div class="skip-links">${skips.map((l) => html`<a class="skip-link" href="${l.href}">${l.label}</a>`)}</div>
+<header class="top"><a class="brand" href="/">${page.serviceName}</a>
+<details class="nav-menu"><summary aria-label="Menu"><span class="nav-menu-icon" aria-hidden="true"></span></summary><nav aria-label="Main">${links}</nav></details>
+</header>
+<main id="main" tabindex="-1" class="${page.width === 'narrow' ? 'narrow' : ''}">
 ${page.body}
 </main>
 </body>

@@ -80,8 +80,10 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
     await expect.poll(() => page.locator('h1').textContent()).toBe('Add Merry Bot to a server');
     expect(await page.getByRole('button', { name: 'Authorize' }).count()).toBe(0);
     expect(await page.locator('#server_id option').allTextContents()).toEqual(['Select a server', 'Sherwood Forest', 'Nottingham']);
-    // With JavaScript the picker applies on change (the Choose button is for pages without it).
+    // Choosing a server changes nothing until Continue (WCAG 3.2.2 On Input).
     await page.locator('#server_id').selectOption({ label: 'Sherwood Forest' });
+    expect(page.url()).not.toContain('server_id=');
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(/server_id=/);
     await expect.poll(() => page.locator('legend').textContent()).toBe('Permissions for Merry Bot in Sherwood Forest');
     const grantable = page.locator('input[name="permission"]');

@@ -7,7 +7,8 @@ import { appTile, consentHead, destination, hiddenFields, signedInAs, type Conse
 
 /**
  * The server picker (issue #4): its own GET form, so choosing another server reloads the screen
- * with that server's permissions, without JavaScript. Only servers where the person holds Manage
+ * with that server's permissions, without JavaScript. Choosing changes nothing until the person
+ * presses Continue (WCAG 3.2.2 On Input: an arrow key in the list must not leave the page). Only servers where the person holds Manage
  * server are offered; a locked link shows its server and no picker.
  */
 function serverPicker(view: ConsentView, install: InstallConsent, serviceName: string): SafeHtml {
@@ -26,11 +27,11 @@ function serverPicker(view: ConsentView, install: InstallConsent, serviceName: s
 ${hiddenFields(view.fields)}
 <label for="server_id">Add to server</label>
 <div class="copyrow">
-<select id="server_id" name="server_id" required data-autosubmit>
+<select id="server_id" name="server_id" required>
 ${chosen ? '' : html`<option value="" selected disabled>Select a server</option>`}
 ${install.servers.map((s) => html`<option value="${s.id}"${s.id === chosen?.id ? html` selected` : ''}>${s.name}</option>`)}
 </select>
-<button type="submit" class="secondary" data-autosubmit-fallback>${chosen ? 'Change' : 'Choose'}</button>
+<button type="submit" class="secondary">Continue</button>
 </div>
 <p class="hint">Only servers where you have the Manage server permission are listed.</p>
 </form>`;

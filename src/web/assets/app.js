@@ -9,13 +9,6 @@
   document.querySelectorAll("[data-select]").forEach(function (field) {
     field.addEventListener("focus", function () { field.select(); });
   });
-  // Choices that reload the page (the install consent's server picker) apply on change; their
-  // submit button is only needed without JavaScript.
-  document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
-    var fallback = select.form && select.form.querySelector("[data-autosubmit-fallback]");
-    if (fallback) fallback.hidden = true;
-    select.addEventListener("change", function () { if (select.value) select.form.submit(); });
-  });
   if (!navigator.clipboard) return;
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var target = document.getElementById(button.getAttribute("data-copy"));

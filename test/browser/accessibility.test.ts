@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { Permission } from '../../src/core/permissions.js';
+import { OPERATOR } from '../../src/core/actor.js';
+import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { installForUser } from '../../src/modules/applications/user-installs.service.js';
+import { createInvite } from '../../src/modules/directory/invites.service.js';
+import { createRole } from '../../src/modules/directory/roles.service.js';
+import { postMessage } from '../../src/modules/messages/messages.service.js';
+import { seriousViolations } from '../support/axe.js';
+import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { given, type TestBot, type TestWebhook } from '../support/given.js';
+import { openDm } from '../http/dms.fixtures.js';
+
+warnIfChromiumMissing('test/browser/accessibility.test.ts');
+
+/**
+ * Every page, as a desktop and as a 390×844 phone (issue #24 "Done when"), the phone in the dark
+ * theme too: axe-core finds no serious or critical violation, nothing scrolls sideways, and a
+ * screenshot of each is kept as test-results/a11y-<name>-<desktop|phone|phone-dark>.png. A new
+ * page is one more entry in PAGES.
+ */
+interface World {
+  serverId: string;
+  channelId: string;
+  roleId: string;
+  inviteCode: string;
+  hook: TestWebhook;
+  bot: TestBot;
+  dmChannelId: string;
+  oauthClient: { clientId: string; redirectUri: string };
+}
+
+interface PageSpec {
+  name: string;
+  path: (w: World) => string;
+  /** Visited before signing in (sign-in and sign-up pages). */
+  signedOut?: boolean;
+  /** Brings the page to the state to check (e.g. a refused form). */
+  setup?: (page: Page, w: World) => Promise<void>;
+}
+
+const PAGES: PageSpec[] = [
+  { name: 'sign-in', path: () => '/login', signedOut: true },
+  {
+    name: 'sign-in-refused',
+    path: () => '/login',
+    signedOut: true,
+    setup: async (page) => {
+      await page.getByLabel('Username').fill('nobody');
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForLoadState('load');
+    },
+  },
+  { name: 'sign-up', path: () => '/register', signedOut: true },
+  { name: 'not-found-signed-out', path: () => '/no/such/page', signedOut: true },
+  { name: 'home', path: () => '/' },
+  { name: 'server', path: (w) => `/servers/${w.serverId}` },
+  { name: 'channel', path: (w) => `/channels/${w.channelId}` },
+  { name: 'messages', path: () => '/messages' },
+  { name: 'dm', path: (w) => `/messages/${w.dmChannelId}` },
+  { name: 'invite', path: (w) => `/invite/${w.inviteCode}` },
+  { name: 'server-settings', path: (w) => `/servers/${w.serverId}/settings` },
+  { name: 'server-channels', path: (w) => `/servers/${w.serverId}/settings/channels` },
+  { name: 'server-roles', path: (w) => `/servers/${w.serverId}/settings/roles` },
+  { name: 'server-role', path: (w) => `/servers/${w.serverId}/settings/roles/${w.roleId}` },
+  { name: 'server-members', path: (w) => `/servers/${w.serverId}/settings/members` },
+  { name: 'server-invites', path: (w) => `/servers/${w.serverId}/settings/invites` },
+  { name: 'server-integrations', path: (w) => `/servers/${w.serverId}/settings/integrations` },
+  { name: 'channel-webhooks', path: (w) => `/channels/${w.hook.channel.id}/settings/integrations` },
+  { name: 'webhook-regenerate', path: (w) => `/channels/${w.hook.channel.id}/settings/integrations/webhooks/${w.hook.webhook.id}/regenerate` },
+  { name: 'webhook-delete', path: (w) => `/channels/${w.hook.channel.id}/settings/integrations/webhooks/${w.hook.webhook.id}/delete` },
+  { name: 'developer-apps', path: () => '/developers/applications' },
+  { name: 'developer-app', path: (w) => `/developers/applications/${w.bot.client.app.id}` },
+  { name: 'developer-url-generator', path: (w) => `/developers/applications/${w.bot.client.app.id}/oauth2/url-generator` },
+  { name: 'consent-bot-install', path: (w) => `/app/oauth2/authorize?client_id=${w.bot.client.app.id}&scope=bot&permissions=${Permission.SEND_MESSAGES | Permission.ADMINISTRATOR}` },
+  { name: 'consent-bot-install-server', path: (w) => `/app/oauth2/authorize?client_id=${w.bot.client.app.id}&scope=bot&permissions=${Permission.SEND_MESSAGES}&server_id=${w.serverId}` },
+  {
+    name: 'consent-oauth',
+    path: (w) => `/app/oauth2/authorize?client_id=${w.oauthClient.clientId}&response_type=code&scope=identify%20email&redirect_uri=${encodeURIComponent(w.oauthClient.redirectUri)}&state=s`,
+  },
+  { name: 'settings-profile', path: () => '/settings/profile' },
+  { name: 'settings-password', path: () => '/settings/password' },
+  { name: 'settings-authorized-apps', path: () => '/settings/authorized-apps' },
+  { name: 'settings-apps', path: () => '/settings/apps' },
+  { name: 'not-found', path: () => '/no/such/page' },
+  { name: 'api-reference', path: () => '/api/docs' },
+];
+
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
+
+describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a phone', () => {
+  let served: ServedApp;
+  let browser: BrowserSession;
+  let world: World;
+
+  beforeAll(async () => {
+    served = await serveTestApp();
+    const t = served.t;
+    const owner = await registerPerson(t.services, { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 1' });
+    const server = await given.server(t, { owner, name: 'Difference Engine' });
+    const channelId = server.channels[0]?.id as string;
+    await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
+    await postMessage(t.services, channelId, owner.id, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');
+    const role = await createRole(t.services, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES, color: 0x1abc9c }, OPERATOR);
+    const invite = await createInvite(t.services, server.id, owner.id, {});
+    const hook = await given.webhook(t, { name: 'Deploys', channel: server.channels[0] });
+    const bot = await given.bot(t, { owner, name: 'Helper Bot' });
+    await installForUser(t.services, bot.client.app.id, owner.id);
+    const dm = await openDm(t, bot, { recipient_id: owner.id });
+    const dmChannelId = (dm.json() as { id: string }).id;
+    const oauth = await given.confidentialApp(t, { owner, name: 'Notes App', redirectUris: ['https://notes.example/callback'] });
+    world = { serverId: server.id, channelId, roleId: role.id, inviteCode: invite.code, hook, bot, dmChannelId, oauthClient: oauth };
+    browser = await launchBrowser(DESKTOP);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  /** Desktop and phone in the light theme; the phone again in the dark one (prefers-color-scheme). */
+  const VARIANTS = [
+    { size: 'desktop', viewport: DESKTOP, colorScheme: 'light' },
+    { size: 'phone', viewport: PHONE, colorScheme: 'light' },
+    { size: 'phone-dark', viewport: PHONE, colorScheme: 'dark' },
+  ] as const;
+
+  async function check(spec: PageSpec): Promise<void> {
+    const { page } = browser;
+    const found: Record<string, unknown> = {};
+    for (const { size, viewport, colorScheme } of VARIANTS) {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme });
+      await page.goto(served.baseUrl + spec.path(world));
+      await spec.setup?.(page, world);
+      const violations = await seriousViolations(page);
+      const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+      await screenshot(page, `a11y-${spec.name}-${size}`);
+      if (violations.length) found[`${size} axe`] = violations;
+      if (scrollWidth > viewport.width) found[`${size} scrollWidth`] = scrollWidth;
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(found).toEqual({});
+  }
+
+  describe('signed out', () => {
+    for (const spec of PAGES.filter((p) => p.signedOut)) it(spec.name, () => check(spec));
+  });
+
+  describe('signed in', () => {
+    beforeAll(async () => {
+      const { page } = browser;
+      await page.setViewportSize(DESKTOP);
+      await page.goto(`${served.baseUrl}/login`);
+      await page.getByLabel('Username').fill('ada');
+      await page.getByLabel('Password').fill('analytical engine 1');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/');
+    });
+    for (const spec of PAGES.filter((p) => !p.signedOut)) it(spec.name, () => check(spec));
+  });
+});
