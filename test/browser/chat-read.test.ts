@@ -159,7 +159,7 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
 
     await link.click();
     await page.waitForURL((url) => url.pathname === `/channels/${news}`);
-    const marker = page.getByRole('separator', { name: 'New messages' });
+    const marker = page.locator('#new-messages', { hasText: 'New messages' });
     expect(await marker.isVisible()).toBe(true);
     expect(await page.evaluate(`document.getElementById('new-messages').nextElementSibling.id`)).toBe(`m${first.id}`);
     expect(await fontWeight(page, `.sidebar a[href="/channels/${news}"]`)).toBeLessThan(700);

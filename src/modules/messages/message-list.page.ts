@@ -105,10 +105,11 @@ function listItems(messages: readonly MessageView[], now: number | undefined, fi
   for (const m of messages) {
     const newDay = previous === undefined || dayOf(previous.createdAt) !== dayOf(m.createdAt);
     if (newDay && now !== undefined) {
-      items.push(html`<li class="day-separator" role="separator" aria-label="${dayLabel(m.createdAt, now)}"><span>${dayLabel(m.createdAt, now)}</span></li>`);
+      // Plain list items: a role on the <li> would leave the list holding a non-item (axe "list").
+      items.push(html`<li class="day-separator"><span>${dayLabel(m.createdAt, now)}</span></li>`);
     }
     const unread = m.id === firstUnreadId;
-    if (unread) items.push(html`<li class="new-messages" id="new-messages" role="separator" aria-label="New messages"><span>New messages</span></li>`);
+    if (unread) items.push(html`<li class="new-messages" id="new-messages"><span>New messages</span></li>`);
     items.push(messageItem(m, { grouped: previous !== undefined && !newDay && !unread && sameGroup(previous, m), ...(now === undefined ? {} : { now }), ...(rights ? { rights } : {}) }));
     previous = m;
   }

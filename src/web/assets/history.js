@@ -54,7 +54,7 @@
   function fromBottom() { return reversed ? Math.abs(pane.scrollTop) : pane.scrollHeight - pane.clientHeight - pane.scrollTop; }
   function fromTop() { return pane.scrollHeight - pane.clientHeight - fromBottom(); }
 
-  function labelOf(node) { return node && node.classList && node.classList.contains("day-separator") ? node.getAttribute("aria-label") : null; }
+  function labelOf(node) { return node && node.classList && node.classList.contains("day-separator") ? node.textContent : null; }
 
   function insertOlder(doc) {
     var fetched = doc.querySelector(".history ol.messages");
