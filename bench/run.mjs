@@ -24,7 +24,7 @@
 //                    from minute to minute
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
@@ -34,7 +34,7 @@ import { bytesPerMessage, fillMessagesPg } from './lib/fill-messages-pg.mjs';
 import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
-import { judge, medianRounds, reportMarkdown, summaryTable } from './lib/report.mjs';
+import { judge, medianRounds, replaceReportSection, reportMarkdown, summaryTable } from './lib/report.mjs';
 import { roundTripCounters, roundTripsNote } from './lib/round-trips.mjs';
 import {
   codeExchangeForm,
@@ -128,19 +128,34 @@ async function freshDatabase(opts, dir) {
 }
 
 
-/** The scenarios, each with its target (issue #6). `job` gets the prepared data. */
+/**
+ * The scenarios, each with its target on SQLite (issue #6) and, where issue #26 set one, on
+ * PostgreSQL + Redis (`pgTarget`; a scenario without one is measured, not judged there). `job`
+ * gets the prepared data.
+ */
 const SCENARIOS = [
-  { n: 1, name: 'execute, no wait, ~100-byte content', target: { ratio: 0.4, zeroNon2xx: true }, needs: 'webhooks' },
+  { n: 1, name: 'execute, no wait, ~100-byte content', target: { ratio: 0.4, zeroNon2xx: true }, pgTarget: { ratio: 0.15, zeroNon2xx: true }, needs: 'webhooks' },
   { n: 2, name: 'execute, wait=true, one embed (3 fields)', target: { ratio: 0.3 }, needs: 'webhooks' },
-  { n: 3, name: 'GET /api/v1/users/@me, 1,000 bearer tokens', target: { ratio: 0.5 }, needs: 'oauth' },
-  { n: 4, name: 'token: refresh_token grant (each a new refresh token)', target: { ratio: 0.1 }, needs: 'oauth' },
-  { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, needs: 'oauth' },
+  { n: 3, name: 'GET /api/v1/users/@me, 1,000 bearer tokens', target: { ratio: 0.5 }, pgTarget: { ratio: 0.3 }, needs: 'oauth' },
+  { n: 4, name: 'token: refresh_token grant (each a new refresh token)', target: { ratio: 0.1 }, pgTarget: { ratio: 0.06 }, needs: 'oauth' },
+  { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, pgTarget: { ratio: 0.06 }, needs: 'oauth' },
   { n: 6, name: 'a few webhooks far past their buckets: correct 429s', target: { ratio: 0.5 }, needs: 'webhooks' },
   { n: 7, name: `execute, no wait, evenly paced ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
   // Issue #22: scenario 5 with scope openid, so the figure includes signing the ID token (ES256).
   // No target was set by the issue; this one is scenario 5's halved, to see signing's share.
   { n: 8, name: 'token: authorization_code + PKCE, scope openid (ID token signed, ES256)', target: { ratio: 0.05 }, needs: 'oauth' },
 ];
+
+/**
+ * bench/REPORT.md holds one section per kind of run (SQLite, PostgreSQL + Redis, several instances),
+ * each between its own markers, so every run replaces its own figures and keeps the others (issue
+ * #26: PostgreSQL's tables beside SQLite's).
+ */
+function writeReportSection(key, markdown) {
+  const path = join(BENCH_DIR, 'REPORT.md');
+  const existing = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  writeFileSync(path, replaceReportSection(existing, key, markdown));
+}
 
 async function measure(proc, job) {
   const meter = new RssMeter(proc.pid);
@@ -210,7 +225,10 @@ async function main() {
       const record = { mode: 'instances', date: new Date().toISOString(), database: 'postgres', smoke: opts.smoke, connections: 50, node: process.version, cores: cpus().length, loadAverageAtStart: load.map(Number), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))), instances: opts.instances, ...outcome };
       const file = writeResults(record);
       const markdown = instancesMarkdown(record);
-      if (opts.report && !opts.smoke) writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/${file}. Read with docs/capacity.md.\n\n${markdown}`);
+      if (opts.report && !opts.smoke) {
+        writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/${file}. Read with docs/capacity.md.\n\n${markdown}`);
+        writeReportSection('instances', `## PostgreSQL + Redis, ${opts.instances} instances behind nginx\n\nWritten by \`npm run bench -- --postgres --instances ${opts.instances}\` on ${record.date}; raw figures in bench/${file} (git-ignored). Read with docs/capacity.md.\n\n${markdown}`);
+      }
       process.stdout.write(`\n${markdown}\n`);
       const broken = outcome.results.filter((r) => r.server.requestsPerSec === 0 || Object.keys(r.server.statusCodes).some((c) => c.startsWith('5')) || Object.keys(r.single.statusCodes).some((c) => c.startsWith('5')));
       if (broken.length > 0 || (outcome.messages && outcome.messages.lost > 0) || outcome.results.some((r) => r.bucketsExact === false)) {
@@ -372,7 +390,7 @@ async function main() {
           reused: r.reused,
           ...(r.check429 ? { check429: { total: r.check429.total, tooMany: r.check429.tooMany, correct: r.check429.correct429, badHeaders: r.check429.badHeaders, sampleBad: r.check429.sampleBad } } : {}),
         });
-        const row = { scenario: s.n, name: s.name, duration, round, server: pick(g), bare: pick(b), ...(roundTrips ? { roundTrips } : {}) };
+        const row = { scenario: s.n, name: s.name, target: opts.postgres ? (s.pgTarget ?? {}) : s.target, duration, round, server: pick(g), bare: pick(b), ...(roundTrips ? { roundTrips } : {}) };
         if (s.n === 7) {
           row.server.sendLag = g.sendLag;
           row.bare.sendLag = b.sendLag;
@@ -405,7 +423,7 @@ async function main() {
           log(`  → at warn ${Math.round(w.requestsPerSec)} req/s; default level / warn = ${(g.requestsPerSec / w.requestsPerSec).toFixed(3)}`);
         }
         row.ratio = s.n === 7 ? undefined : row.server.rate / row.bare.rate;
-        row.judgement = judge(s, row.server, row.bare, opts.smoke);
+        row.judgement = judge(opts.postgres ? { ...s, target: s.pgTarget ?? {} } : s, row.server, row.bare, opts.smoke);
         rows.push(row);
         log(`  → ${summaryTable([row]).split('\n').slice(2).join('')}`);
       }
@@ -493,8 +511,9 @@ async function main() {
     };
     const file = writeResults(record);
     if (opts.report && !opts.smoke) {
-      writeFileSync(join(BENCH_DIR, 'REPORT.md'), reportMarkdown(record, file));
-      log('bench/REPORT.md written');
+      const key = opts.postgres ? 'postgres' : opts.messages1m ? 'sqlite-messages-1m' : 'sqlite';
+      writeReportSection(key, reportMarkdown(record, file));
+      log(`bench/REPORT.md written (its ${key} section)`);
     }
     process.stdout.write(`\n${summaryTable(results)}\n`);
     if (messages1m) process.stdout.write(`\n1M messages: peak RSS ${messages1m.baseline.peakRssMb} → ${messages1m.after.peakRssMb} MB (${(messages1m.rssGrowth * 100).toFixed(1)} %)\n`);

@@ -36,3 +36,6 @@ export function judge(s: ScenarioTarget, server: MeasuredSide & { non2xx?: numbe
 export function medianRounds(rows: ScenarioRow[]): ScenarioRow[];
 export function summaryTable(results: ScenarioRow[]): string;
 export function reportMarkdown(record: Record<string, unknown>, file: string): string;
+
+/** bench/REPORT.md with one marked section replaced or added. */
+export function replaceReportSection(existing: string, key: string, markdown: string): string;

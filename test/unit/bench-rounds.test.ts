@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judge, medianRounds, reportMarkdown, summaryTable, type ScenarioRow } from '../../bench/lib/report.mjs';
+import { judge, medianRounds, replaceReportSection, reportMarkdown, summaryTable, type ScenarioRow } from '../../bench/lib/report.mjs';
 
 /** The targets of bench/run.mjs's scenarios that these tests use. */
 const TARGETS: Record<number, { ratio?: number; zeroNon2xx?: boolean; p99Ms?: number }> = {
@@ -85,5 +85,27 @@ describe('bench report: the CPU the host took beside each measurement (docs/perf
     expect(summaryTable([measured])).toContain('18.3 % / 1.0 %');
     const record = { date: 'now', database: 'sqlite', cores: 2, node: 'v20', loadAverageAtStart: [0], loadAverageAtEnd: [0], rounds: 1, connections: 50, webhooks: 10, results: [{ ...measured, name: 'x', duration: 10 }] };
     expect(reportMarkdown(record, 'r.json')).toContain('| 18.3 % / 1.0 % |');
+  });
+});
+
+describe('bench/REPORT.md keeps one section per kind of run (issue #26: PostgreSQL beside SQLite)', () => {
+  it('a run replaces its own section and keeps the others, in their order', () => {
+    const first = replaceReportSection('', 'sqlite', '## SQLite\n\nold');
+    const both = replaceReportSection(first, 'postgres', '## PostgreSQL + Redis, one instance\n\npg');
+    const again = replaceReportSection(both, 'sqlite', '## SQLite\n\nnew');
+    expect(again.startsWith('# Benchmark report\n')).toBe(true);
+    expect(again).toContain('new');
+    expect(again).not.toContain('old');
+    expect(again.indexOf('<!-- report:sqlite -->')).toBeLessThan(again.indexOf('<!-- report:postgres -->'));
+    expect(again.match(/<!-- report:sqlite -->/g)).toHaveLength(1);
+  });
+
+  it('a PostgreSQL row states the target it was judged on, and none where none is set', () => {
+    const row = (scenario: number, target: object) => ({ scenario, name: `s${scenario}`, target, duration: 8, round: 1, ratio: 0.2, server: { rate: 200, latency: { p50: 1, p97_5: 2, p99: 3 }, non2xx: 0, peakRssMb: 100, statusCodes: { 204: 1600 } }, bare: { rate: 1000, latency: { p50: 0, p97_5: 1, p99: 1 }, peakRssMb: 60 }, judgement: { met: true, notes: [] } });
+    const record = { date: 'd', database: 'postgres', cores: 2, node: 'v20', loadAverageAtStart: [0, 0, 0], loadAverageAtEnd: [0, 0, 0], connections: 50, webhooks: 10, rounds: 1, results: [row(1, { ratio: 0.15, zeroNon2xx: true }), row(2, {})] };
+    const markdown = reportMarkdown(record, 'r.json');
+    expect(markdown).toContain('## PostgreSQL + Redis, one instance');
+    expect(markdown).toContain('≥ 15 %, 0 non-2xx; RSS ≤ 200 MB');
+    expect(markdown).toContain('none set; RSS ≤ 200 MB');
   });
 });
