@@ -50,13 +50,6 @@ const layers = [
 ];
 /** web/ renders; features build on it, never the reverse. */
 const webZone = { target: 'src/web', from: ['src/modules', 'src/http', 'src/deps.ts', ...top], message: 'web/ holds page building blocks: it imports no feature module, no Fastify glue and no services.' };
-/**
- * Files in a known import cycle: the consent page dispatches to the incoming-webhook page, which
- * borrows the consent page's parts; splitting the consent pages (issue #25) ends it. Remove each
- * entry when its cycle is gone.
- */
-const cycleExceptions = ['src/modules/oauth/authorize.page.ts', 'src/modules/oauth/incoming-webhook.page.ts'];
-
 const importRules = {
   'import-x/no-cycle': ['error', { ignoreExternal: true }],
   'import-x/no-restricted-paths': ['error', { basePath: root, zones: layers }],
@@ -104,7 +97,6 @@ export default tseslint.config(
     },
     rules: importRules,
   },
-  { files: cycleExceptions, rules: { 'import-x/no-cycle': 'off' } },
   {
     files: ['src/web/**/*.ts'],
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: root, zones: [...layers, webZone] }] },
