@@ -30,6 +30,7 @@ import { isSection, settingsAbilities, type SettingsSection } from './server-set
 import { settingsPage } from './server-settings.page.js';
 import { renameServer } from './servers.service.js';
 import { settingsView } from './settings.service.js';
+import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -47,6 +48,7 @@ const NOTICES: Record<string, string> = {
   'roles-saved': 'Roles saved.',
   'member-removed': 'Member removed.',
   'invite-revoked': 'Invite link revoked.',
+  'invite-created': 'Invite link created.',
 };
 
 interface SettingsExtra {
@@ -135,7 +137,9 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
     scope.get('/servers/:serverId/settings/:section', { schema: { ...hide, params: SettingsSectionParams, querystring: DoneQuery } }, async (request, reply) => {
       const { serverId, section } = request.params;
       if (!isSection(section)) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
-      return show(request, reply, serverId, section, done(request.query));
+      // The link made by the create form, once (reveals.service.ts): a reload no longer shows it.
+      const createdInviteUrl = section === 'invites' ? await takeOnce<string>(services, request.sessionToken, `invite:${serverId}`) : undefined;
+      return show(request, reply, serverId, section, { ...done(request.query), ...(createdInviteUrl ? { createdInviteUrl } : {}) });
     });
 
     scope.get('/servers/:serverId/settings/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, querystring: DoneQuery } }, async (request, reply) =>
@@ -229,9 +233,9 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         const maxUses = parseInviteMaxUses(request.body.maxUses);
         if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
         const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
-        // Shown once, so this answers with the page rather than redirecting (a reload must not show it again).
-        const createdInviteUrl = `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`;
-        return show(request, reply, serverId, 'invites', { createdInviteUrl, status: 201 });
+        // Post/redirect/get: the link waits for the one GET that shows it (a reload creates nothing).
+        await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`);
+        return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-created`, 303);
       } catch (error) {
         return show(request, reply, serverId, 'invites', refused(error, 'create-invite'));
       }
