@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { layout } from '../../web/layout.js';
-import { dangerForm, settingsLayout, type PageCtx } from '../../web/components.js';
+import { settingsLayout, type PageCtx } from '../../web/components.js';
 
 /** One user-installed app as the page lists it. */
 export interface InstalledAppView {
@@ -44,7 +44,7 @@ export function installedAppsPage(input: InstalledAppsPageInput): string {
 </div>
 </div>
 <p class="small">${a.botUserId ? 'Its bot may send you direct messages.' : 'It has no bot yet; if it gets one, that bot may send you direct messages.'}</p>
-${dangerForm(ctx.csrfToken, `/settings/apps/${a.applicationId}/remove`, `Remove ${a.name}`)}
+<p class="actions"><a class="button danger" href="/settings/apps/${a.applicationId}/remove">Remove ${a.name}…</a></p>
 </div>`,
       )}`
     : html`<div class="card"><p>You have not installed any apps.</p><p class="hint">When you add an app to your account (an authorization link with the applications.commands scope and no server), it appears here.</p></div>`;

@@ -61,3 +61,9 @@ export async function deleteChannel(db: Db, serverId: string, channelId: string)
   const result = await db.deleteFrom('channels').where('server_id', '=', serverId).where('id', '=', channelId).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** How many messages a channel holds: what deleting it removes (the confirmation names the number). */
+export async function countChannelMessages(db: Db, channelId: string): Promise<number> {
+  const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirst();
+  return row ? toNum(row.n as number | string | bigint) : 0;
+}

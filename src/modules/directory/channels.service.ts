@@ -6,7 +6,7 @@ import { OPERATOR, type Actor } from '../../core/actor.js';
 import { authorize } from './access.service.js';
 import { ServerAction } from './policy.js';
 import { CHANNEL_NAME_MAX_LENGTH, CHANNEL_TOPIC_MAX_LENGTH, CHANNEL_TYPE_TEXT, normalizeChannelName, type Channel } from './channels.js';
-import { deleteChannel as deleteChannelRow, findChannel, insertChannel, listChannels, maxChannelPosition } from './channels.repository.js';
+import { countChannelMessages, deleteChannel as deleteChannelRow, findChannel, insertChannel, listChannels, maxChannelPosition } from './channels.repository.js';
 import { codePointLength } from './servers.js';
 import { findServer } from './servers.repository.js';
 
@@ -46,6 +46,17 @@ export async function deleteChannel(deps: Deps, serverId: string, channelId: str
   }
   // Open live views of the channel end at once (issue #21 §5).
   announceAccessChange(deps.events, channelId);
+}
+
+/**
+ * What deleting a channel would remove, for its confirmation page: the channel and its message
+ * count. Same access as deleteChannel (Manage channels); 10003 when the server has no such channel.
+ */
+export async function channelDeletionPreview(deps: Deps, serverId: string, channelId: string, actor: Actor): Promise<{ channel: Channel; messages: number }> {
+  await authorize(deps, actor, serverId, ServerAction.manageChannels);
+  const channel = isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  if (!channel || channel.serverId !== serverId) throw ApiErrors.unknownChannel();
+  return { channel, messages: await countChannelMessages(deps.db, channelId) };
 }
 
 /** A channel by id, or undefined (also for ids that are not snowflakes). */

@@ -45,7 +45,7 @@ ${roleCheckboxes(input.roles, input.error?.form === formKey ? formList(input.val
 }
 ${
   can.removeMembers && !isOwner
-    ? html`<form method="post" action="/servers/${server.id}/members/${m.userId}/remove" class="actions">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Remove ${m.person.name} from the server">Remove</button></form>`
+    ? html`<p class="actions"><a class="button secondary" href="/servers/${server.id}/members/${m.userId}/remove" aria-label="Remove ${m.person.name} from the server…">Remove…</a></p>`
     : ''
 }
 </li>`;

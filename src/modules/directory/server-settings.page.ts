@@ -65,7 +65,7 @@ ${
   input.channels.length
     ? html`<ul class="plain">${input.channels.map(
         (c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a>${c.topic ? html` <span class="muted small">— ${c.topic}</span>` : ''}
-<form method="post" action="/servers/${server.id}/channels/${c.id}/delete" class="actions">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Delete #${c.name}">Delete</button></form></li>`,
+<a class="button secondary" href="/servers/${server.id}/channels/${c.id}/delete" aria-label="Delete #${c.name}…">Delete…</a></li>`,
       )}</ul>`
     : html`<p class="muted">No channels yet.</p>`
 }

@@ -5,6 +5,7 @@ import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
 import { createChannel, deleteChannel } from './channels.service.js';
+import { registerDangerPages } from './danger.routes.js';
 import {
   AddMemberBody,
   ChannelBody,
@@ -130,6 +131,8 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
   const form = (request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) => submit(services, request, reply, at, act, doneUrl);
 
   signedInPages(pages, (scope) => {
+    registerDangerPages(scope, services);
+
     scope.get('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, querystring: DoneQuery } }, async (request, reply) =>
       show(request, reply, request.params.serverId, 'overview', done(request.query)),
     );
