@@ -34,9 +34,13 @@ export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS];
+/** Channel names slugged as they are typed (server settings → Channels, issue #24). */
+export const APP_CHANNEL_NAME_JS = load('channel-name.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_CHANNEL_NAME_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
 export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
+export const APP_CHANNEL_NAME_JS_PATH = APP_CHANNEL_NAME_JS.path;
 

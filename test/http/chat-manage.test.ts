@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../src/core/permissions.js';
+import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
@@ -195,5 +196,64 @@ describe('destructive actions ask once, naming what they remove', () => {
     expect((await agent.get('/settings/apps')).body).toContain('Pocket Helper');
     expect((await agent.postRaw(path, { _csrf: await csrfFrom(agent, path) })).statusCode).toBe(303);
     expect((await agent.get(path)).statusCode).toBe(404);
+  });
+});
+
+describe('channels: rename, topic, order', () => {
+  async function names(serverId: string): Promise<string[]> {
+    const list = await t.services.db.selectFrom('channels').select(['name', 'position', 'id']).where('server_id', '=', serverId).orderBy('position').orderBy('id').execute();
+    return list.map((c) => c.name);
+  }
+
+  it('a channel is renamed with the slug rule ("Dev Ops!" → dev-ops) and given a topic', async () => {
+    const owner = await signedIn(t);
+    const server = await createServer(t.services, owner.person.id, { name: 'Renames' });
+    const channelId = server.channels[0]?.id as string;
+    const page = `/servers/${server.id}/settings/channels`;
+    const list = await owner.agent.get(page);
+    expect(list.body).toContain('data-channel-slug');
+    expect(list.body).toMatch(/<script src="\/assets\/channel-name\.[0-9a-f]+\.js" defer><\/script>/);
+    const res = await owner.agent.submit(page, `/servers/${server.id}/channels/${channelId}`, { name: 'Dev Ops!', topic: '  Where deploys are discussed ' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`${page}?done=channel-saved#channel-${channelId}`);
+    const row = await t.services.db.selectFrom('channels').select(['name', 'topic']).where('id', '=', channelId).executeTakeFirstOrThrow();
+    expect(row).toEqual({ name: 'dev-ops', topic: 'Where deploys are discussed' });
+    const cleared = await owner.agent.submit(page, `/servers/${server.id}/channels/${channelId}`, { name: 'dev-ops', topic: '' });
+    expect(cleared.statusCode).toBe(303);
+    expect((await t.services.db.selectFrom('channels').select('topic').where('id', '=', channelId).executeTakeFirstOrThrow()).topic).toBeNull();
+
+    const bad = await owner.agent.submit(page, `/servers/${server.id}/channels/${channelId}`, { name: '!!!', topic: '' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('A channel name is 1–100 letters');
+    expect(bad.body).toContain('value="!!!"');
+    expect(await names(server.id)).toEqual(['dev-ops']);
+  });
+
+  it('channels move up and down one place; the ends stay put; without Manage channels, 403', async () => {
+    const owner = await signedIn(t);
+    const server = await createServer(t.services, owner.person.id, { name: 'Order' });
+    const second = await createChannel(t.services, server.id, { name: 'second' });
+    await createChannel(t.services, server.id, { name: 'third' });
+    const page = `/servers/${server.id}/settings/channels`;
+    const move = (id: string, direction: string) => owner.agent.submit(page, `/servers/${server.id}/channels/${id}/move`, { direction });
+    expect((await move(second.id, 'up')).statusCode).toBe(303);
+    expect(await names(server.id)).toEqual(['second', 'general', 'third']);
+    await move(second.id, 'up');
+    expect(await names(server.id)).toEqual(['second', 'general', 'third']);
+    await move(second.id, 'down');
+    await move(second.id, 'down');
+    expect(await names(server.id)).toEqual(['general', 'third', 'second']);
+    expect((await move(second.id, 'sideways')).statusCode).toBe(400);
+
+    const member = await signedIn(t);
+    await addMember(t.services, server.id, member.person.id, []);
+    const refused = await member.agent.postRaw(`/servers/${server.id}/channels/${second.id}/move`, { direction: 'up', _csrf: await csrfFrom(member.agent) });
+    expect(refused.statusCode).toBe(403);
+    expect(await names(server.id)).toEqual(['general', 'third', 'second']);
+    // The settings page lists them in that order, the first with no "up" and the last with no "down".
+    const list = (await owner.agent.get(page)).body;
+    expect(list.indexOf('# general')).toBeLessThan(list.indexOf('# third'));
+    expect(list).toMatch(/aria-label="Move #general up"[^>]* disabled/);
+    expect(list).toMatch(/aria-label="Move #second down"[^>]* disabled/);
   });
 });

@@ -67,3 +67,16 @@ export async function countChannelMessages(db: Db, channelId: string): Promise<n
   const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirst();
   return row ? toNum(row.n as number | string | bigint) : 0;
 }
+
+/** Sets a channel's name and topic; false when the server has no such channel. */
+export async function updateChannelRow(db: Db, serverId: string, channelId: string, changes: { name: string; topic: string | null }): Promise<boolean> {
+  const result = await db.updateTable('channels').set({ name: changes.name, topic: changes.topic }).where('server_id', '=', serverId).where('id', '=', channelId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Writes the server's channel order: each id's position is its index in `orderedIds`. */
+export async function writeChannelOrder(db: Db, serverId: string, orderedIds: readonly string[]): Promise<void> {
+  for (const [position, id] of orderedIds.entries()) {
+    await db.updateTable('channels').set({ position }).where('server_id', '=', serverId).where('id', '=', id).execute();
+  }
+}

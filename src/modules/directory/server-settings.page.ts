@@ -1,6 +1,7 @@
-import { formCard, formError, formValue, notice, page } from '../../web/components.js';
+import { formError, formValue, notice, page } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
+import { channelsSection, CHANNELS_SECTION_SCRIPTS } from './channels-settings.page.js';
 import { invitesSection } from './invite.page.js';
 import { membersSection } from './members.page.js';
 import { roleSection, rolesSection } from './roles.page.js';
@@ -57,26 +58,6 @@ ${
 }`;
 }
 
-function channelsSection(input: SettingsPageInput): SafeHtml {
-  const { server, ctx } = input;
-  return html`<div class="card">
-<h1>Channels</h1>
-${
-  input.channels.length
-    ? html`<ul class="plain">${input.channels.map(
-        (c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a>${c.topic ? html` <span class="muted small">— ${c.topic}</span>` : ''}
-<a class="button secondary" href="/servers/${server.id}/channels/${c.id}/delete" aria-label="Delete #${c.name}…">Delete…</a></li>`,
-      )}</ul>`
-    : html`<p class="muted">No channels yet.</p>`
-}
-</div>
-${formCard(ctx, input.error, { title: 'Create a channel', form: 'create-channel', action: `/servers/${server.id}/channels`, submit: 'Create channel' }, html`<label for="channel-name">Name</label>
-<input id="channel-name" name="name" type="text" required maxlength="100" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'name') : ''}" autocapitalize="none" spellcheck="false">
-<p class="hint">Lower-case letters, digits, dashes and underscores; spaces become dashes.</p>
-<label for="channel-topic">Topic <span class="muted">(optional)</span></label>
-<input id="channel-topic" name="topic" type="text" maxlength="1024" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'topic') : ''}">`)}`;
-}
-
 export function settingsPage(input: SettingsPageInput): string {
   const section =
     input.section === 'overview'
@@ -97,5 +78,5 @@ ${sectionNav(input)}
 ${notice(input.notice)}
 ${section}
 </div>
-</div>`);
+</div>`, input.section === 'channels' ? { scripts: [...CHANNELS_SECTION_SCRIPTS] } : {});
 }

@@ -4,11 +4,12 @@ import type { App } from '../../http/app-type.js';
 import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
-import { createChannel, deleteChannel } from './channels.service.js';
+import { createChannel, deleteChannel, moveChannel, updateChannel } from './channels.service.js';
 import { registerDangerPages } from './danger.routes.js';
 import {
   AddMemberBody,
   ChannelBody,
+  ChannelMoveBody,
   CsrfOnlyBody,
   DoneQuery,
   InviteBody,
@@ -41,6 +42,7 @@ const NOTICES: Record<string, string> = {
   renamed: 'Server renamed.',
   'channel-created': 'Channel created.',
   'channel-deleted': 'Channel deleted.',
+  'channel-saved': 'Channel saved.',
   'role-created': 'Role created.',
   'role-saved': 'Role saved.',
   'role-deleted': 'Role deleted.',
@@ -160,6 +162,20 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { name, topic } = request.body;
       const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
       return form(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
+    });
+
+    scope.post('/servers/:serverId/channels/:channelId', { schema: { ...hide, params: ServerChannelParams, body: ChannelBody } }, async (request, reply) => {
+      const { serverId, channelId } = request.params;
+      const { name, topic } = request.body;
+      const at: FormAt = { serverId, section: 'channels', form: `channel-${channelId}`, values: { name, topic } };
+      const save = () => updateChannel(services, serverId, channelId, { name: name ?? '', topic: topic ?? null }, actorOf(request));
+      return form(request, reply, at, save, `/servers/${serverId}/settings/channels?done=channel-saved#channel-${channelId}`);
+    });
+
+    scope.post('/servers/:serverId/channels/:channelId/move', { schema: { ...hide, params: ServerChannelParams, body: ChannelMoveBody } }, async (request, reply) => {
+      const { serverId, channelId } = request.params;
+      await moveChannel(services, serverId, channelId, request.body.direction, actorOf(request));
+      return reply.redirect(`/servers/${serverId}/settings/channels#channel-${channelId}`, 303);
     });
 
     scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
