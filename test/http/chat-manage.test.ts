@@ -41,6 +41,9 @@ describe('create forms redirect, and the secret is shown once', () => {
     const link = /http:\/\/localhost:8080\/invite\/ghinv_[A-Za-z0-9_-]+/.exec(first.body)?.[0];
     expect(link).toBeDefined();
     expect(first.body).toContain('Invite link created.');
+    // Selectable text without JavaScript, and a Copy button app.js reveals.
+    expect(first.body).toContain(`<input id="invite-url" type="text" readonly data-select value="${link}"`);
+    expect(first.body).toContain('data-copy="invite-url" hidden>Copy</button>');
 
     const reload = await owner.agent.get(String(posted.headers.location));
     expect(reload.statusCode).toBe(200);
