@@ -37,11 +37,11 @@ ${
     ? html`<div class="card"><h2>Active links</h2>
 ${
   input.invites.length
-    ? html`<table><thead><tr><th>Created by</th><th>Created</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
+    ? html`<div class="table-scroll"><table><thead><tr><th>Created by</th><th>Created</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
         (i) => html`<tr><td>${i.creatorName}</td><td>${whenText(i.createdAt)}</td><td>${i.uses}${i.maxUses !== null ? html` / ${i.maxUses}` : ''}</td><td>${
           i.expiresAt === null ? 'never' : i.expiresAt <= input.now ? 'expired' : whenText(i.expiresAt)
         }</td><td><form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Revoke the link ${i.creatorName} created ${whenText(i.createdAt)}">Revoke</button></form></td></tr>`,
-      )}</tbody></table>`
+      )}</tbody></table></div>`
     : html`<p class="muted">No invite links.</p>`
 }</div>`
     : ''

@@ -1,3 +1,4 @@
+import { APP_JS_PATH } from '../../web/assets.js';
 import { formError, formValue, notice, page } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
@@ -78,5 +79,5 @@ ${sectionNav(input)}
 ${notice(input.notice)}
 ${section}
 </div>
-</div>`, input.section === 'channels' ? { scripts: [...CHANNELS_SECTION_SCRIPTS] } : {});
+</div>`, { scripts: input.section === 'channels' ? [...CHANNELS_SECTION_SCRIPTS] : input.section === 'invites' ? [APP_JS_PATH] : [] });
 }
