@@ -260,3 +260,27 @@ describe('channels: rename, topic, order', () => {
     expect(list).toMatch(/aria-label="Move #second down"[^>]* disabled/);
   });
 });
+
+describe('role colours', () => {
+  it('are chosen with a colour input and shown as a dot in the role list and on members', async () => {
+    const owner = await signedIn(t);
+    const server = await createServer(t.services, owner.person.id, { name: 'Colours' });
+    const page = `/servers/${server.id}/settings/roles`;
+    const form = await owner.agent.get(page);
+    expect(form.body).toContain('<input id="role-color" name="color" type="color" value="#000000"');
+    const res = await owner.agent.submit(page, `/servers/${server.id}/roles`, { name: 'Blurple', color: '#5865f2', permissions: [] });
+    expect(res.statusCode).toBe(303);
+    const none = await owner.agent.submit(page, `/servers/${server.id}/roles`, { name: 'Plain', color: '#000000', permissions: [] });
+    expect(none.statusCode).toBe(303);
+    const roles = await t.services.db.selectFrom('roles').select(['name', 'color']).where('server_id', '=', server.id).execute();
+    expect(roles.map((r) => [r.name, Number(r.color)]).filter(([name]) => name !== '@everyone')).toEqual([
+      ['Blurple', 0x5865f2],
+      ['Plain', 0],
+    ]);
+    const list = (await owner.agent.get(page)).body;
+    expect(list.match(/<circle[^>]*fill="#5865f2"/g)).toHaveLength(1);
+    const blurple = (await t.services.db.selectFrom('roles').select('id').where('name', '=', 'Blurple').executeTakeFirstOrThrow()).id;
+    await addMember(t.services, server.id, (await signedIn(t)).person.id, [String(blurple)]);
+    expect((await owner.agent.get(`/servers/${server.id}/settings/members`)).body).toMatch(/<span class="pill"><svg class="role-dot"[^>]*><circle[^>]*fill="#5865f2"\/><\/svg> Blurple<\/span>/);
+  });
+});
