@@ -284,3 +284,25 @@ describe('role colours', () => {
     expect((await owner.agent.get(`/servers/${server.id}/settings/members`)).body).toMatch(/<span class="pill"><svg class="role-dot"[^>]*><circle[^>]*fill="#5865f2"\/><\/svg> Blurple<\/span>/);
   });
 });
+
+describe('server name and icon', () => {
+  it('are edited in Overview; the icon must be https, empty removes it', async () => {
+    const owner = await signedIn(t);
+    const server = await createServer(t.services, owner.person.id, { name: 'Iconic' });
+    const page = `/servers/${server.id}/settings`;
+    const saved = await owner.agent.submit(page, page, { name: 'Iconic Two', iconUrl: 'https://img.example/icon.png' });
+    expect(saved.statusCode).toBe(303);
+    const row = () => t.services.db.selectFrom('servers').select(['name', 'icon_url']).where('id', '=', server.id).executeTakeFirstOrThrow();
+    expect(await row()).toEqual({ name: 'Iconic Two', icon_url: 'https://img.example/icon.png' });
+    const shown = await owner.agent.get(`${page}?done=renamed`);
+    expect(shown.body).toContain('<img class="avatar" src="https://img.example/icon.png"');
+    expect(shown.body).toContain('Server settings saved.');
+
+    const bad = await owner.agent.submit(page, page, { name: 'Iconic Two', iconUrl: 'http://img.example/icon.png' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('Must be an https:// URL.');
+    expect(bad.body).toContain('value="http://img.example/icon.png"');
+    await owner.agent.submit(page, page, { name: 'Iconic Two', iconUrl: '' });
+    expect((await row()).icon_url).toBeNull();
+  });
+});

@@ -127,7 +127,7 @@ describe('renaming a server', () => {
     const server = await createServer(t.services, owner.id, { name: 'Old name' });
     const res = await ownerAgent.submit(`/servers/${server.id}/settings`, `/servers/${server.id}/settings`, { name: 'New name' });
     expect(res.statusCode).toBe(303);
-    expect((await ownerAgent.get(location(res))).body).toContain('Server renamed.');
+    expect((await ownerAgent.get(location(res))).body).toContain('Server settings saved.');
 
     const { agent, person } = await signedIn(t);
     await addMember(t.services, server.id, person.id);

@@ -38,6 +38,9 @@ export const DoneQuery = Type.Object({ done: field });
 export type DoneQuery = Static<typeof DoneQuery>;
 
 export const NameBody = Type.Object({ name: field, _csrf: field });
+
+/** Server settings → Overview: name and icon URL (issue #24). */
+export const ServerProfileBody = Type.Object({ name: field, iconUrl: field, _csrf: field });
 export type NameBody = Static<typeof NameBody>;
 
 export const ChannelBody = Type.Object({ name: field, topic: field, _csrf: field });

@@ -1,5 +1,5 @@
 import { APP_JS_PATH } from '../../web/assets.js';
-import { formError, formValue, notice, page } from '../../web/components.js';
+import { avatar, formError, formValue, notice, page } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { channelsSection, CHANNELS_SECTION_SCRIPTS } from './channels-settings.page.js';
@@ -47,6 +47,9 @@ ${
 ${csrfField(ctx.csrfToken)}
 <label for="name">Server name</label>
 <input id="name" name="name" type="text" required maxlength="${SERVER_NAME_MAX_LENGTH}" value="${input.error?.form === 'rename' ? formValue(input.values, 'name') : server.name}">
+<label for="icon-url">Icon URL <span class="muted">(optional, https)</span></label>
+<div class="icon-row">${avatar(server.name, server.iconUrl)}<input id="icon-url" name="iconUrl" type="url" maxlength="2048" inputmode="url" value="${input.error?.form === 'rename' ? formValue(input.values, 'iconUrl') : (server.iconUrl ?? '')}" aria-describedby="icon-url-hint"></div>
+<p class="hint" id="icon-url-hint">An https address of a square picture; empty shows the name's first letter.</p>
 <div class="actions"><button type="submit">Save</button></div>
 </form>`
     : html`<p class="muted">Only people with Manage server can rename it.</p>`

@@ -14,7 +14,7 @@ import {
   DoneQuery,
   InviteBody,
   MemberRolesBody,
-  NameBody,
+  ServerProfileBody,
   RoleBody,
   ServerChannelParams,
   ServerInviteParams,
@@ -30,7 +30,7 @@ import { parseColor, permissionsFromNames } from './roles.js';
 import { createRole, deleteRole, updateRole } from './roles.service.js';
 import { isSection, settingsAbilities, type SettingsSection } from './server-settings.js';
 import { settingsPage } from './server-settings.page.js';
-import { renameServer } from './servers.service.js';
+import { updateServerProfile } from './servers.service.js';
 import { settingsView } from './settings.service.js';
 import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
@@ -39,7 +39,7 @@ const hide = { hide: true } as const;
 
 /** Confirmations shown after post/redirect/get, by `?done=` key. */
 const NOTICES: Record<string, string> = {
-  renamed: 'Server renamed.',
+  renamed: 'Server settings saved.',
   'channel-created': 'Channel created.',
   'channel-deleted': 'Channel deleted.',
   'channel-saved': 'Channel saved.',
@@ -151,10 +151,12 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       show(request, reply, request.params.serverId, 'role', { roleId: request.params.roleId, ...done(request.query) }),
     );
 
-    scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: NameBody } }, async (request, reply) => {
+    scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: ServerProfileBody } }, async (request, reply) => {
       const { serverId } = request.params;
-      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name: request.body.name } };
-      return form(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
+      const { name, iconUrl } = request.body;
+      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name, iconUrl } };
+      const save = () => updateServerProfile(services, serverId, { name: name ?? '', iconUrl: iconUrl ?? '' }, actorOf(request));
+      return form(request, reply, at, save, `/servers/${serverId}/settings?done=renamed`);
     });
 
     scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {
