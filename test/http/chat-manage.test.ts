@@ -306,3 +306,15 @@ describe('server name and icon', () => {
     expect((await row()).icon_url).toBeNull();
   });
 });
+
+describe('the current section is marked', () => {
+  it('in the top bar and the settings menu with aria-current="page"', async () => {
+    const owner = await signedIn(t);
+    const server = await createServer(t.services, owner.person.id, { name: 'Marked' });
+    const current = async (url: string) => [...(await owner.agent.get(url)).body.matchAll(/<a href="([^"]+)"[^>]* aria-current="page">/g)].map((m) => m[1]);
+    expect(await current(`/servers/${server.id}/settings/channels`)).toEqual(['/', `/servers/${server.id}/settings/channels`]);
+    expect(await current('/developers/applications')).toEqual(['/developers/applications']);
+    expect(await current('/settings/authorized-apps')).toContain('/settings/profile');
+    expect(await current('/')).toEqual(['/']);
+  });
+});

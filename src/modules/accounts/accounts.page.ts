@@ -148,7 +148,7 @@ ${otherErrors(errors, ['name', 'avatarUrl', 'email'])}
 </form>
 </div>
 <p class="muted small">Your username, <strong>@${person.username}</strong>, cannot be changed.</p>`;
-  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('profile', content) });
+  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('profile', content) });
 }
 
 export interface PasswordPageInput {
@@ -181,5 +181,5 @@ ${otherErrors(errors, ['currentPassword', 'newPassword', 'confirmPassword'])}
 </form>
 </div>
 <p class="muted small">Changing your password signs you out everywhere else.</p>`;
-  return layout({ title: 'Password', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('password', content) });
+  return layout({ title: 'Password', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('password', content) });
 }

@@ -52,5 +52,5 @@ export function installedAppsPage(input: InstalledAppsPageInput): string {
 ${input.removed ? html`<div class="notice" role="status">App removed. Its bot can no longer send you direct messages, unless it is in a server you joined yourself (created, joined by an invite link, or accepted an invitation to). Messages it already sent stay in <a href="/messages">Messages</a>.</div>` : ''}
 <p class="muted">Apps you installed for yourself rather than in a server. Their bots may send you direct messages. Removing an app stops that at once.</p>
 ${list}`;
-  return layout({ title: 'Installed apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('apps', content) });
+  return layout({ title: 'Installed apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('apps', content) });
 }

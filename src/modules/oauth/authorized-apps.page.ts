@@ -48,7 +48,7 @@ ${appTile(a.name, 'small')}
 ${input.removed ? html`<div class="notice" role="status">Access removed. The app can no longer use your account, and will have to ask again.</div>` : ''}
 <p class="muted">Apps you allowed to access your account. Deauthorizing an app ends its access at once: every token it holds stops working.</p>
 ${list}`;
-  return layout({ title: 'Authorized apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('authorized-apps', content) });
+  return layout({ title: 'Authorized apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('authorized-apps', content) });
 }
 
 /** "Deauthorize …?" (issue #24): every token it holds stops working; it must ask again. */
