@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, signedIn } from '../support/directory-fixtures.js';
 import { answerConsent, authorizePath, createApp, requestFor } from './authorize.fixtures.js';
 import { createBot, userInstall } from './dms.fixtures.js';
+import { PageAgent } from '../support/page-agent.js';
 
 /**
  * Issue #24, "Managing": every destructive action asks once with what it removes, and every create
@@ -316,5 +317,20 @@ describe('the current section is marked', () => {
     expect(await current('/developers/applications')).toEqual(['/developers/applications']);
     expect(await current('/settings/authorized-apps')).toContain('/settings/profile');
     expect(await current('/')).toEqual(['/']);
+  });
+});
+
+describe('the sign-in page reached from an authorization link', () => {
+  it('names the app that is asking; other sign-ins do not', async () => {
+    const { person } = await signedIn(t);
+    const { app } = await createApp(t, person, { name: 'Photo <Printer>' });
+    const visitor = new PageAgent(t.app);
+    const start = await visitor.get(authorizePath(requestFor(app, { scope: 'identify' })));
+    expect(start.statusCode).toBe(303);
+    const login = await visitor.get(String(start.headers.location));
+    expect(login.statusCode).toBe(200);
+    expect(login.body).toContain('<strong>Photo &lt;Printer&gt;</strong> wants to access your');
+    expect((await visitor.get('/login')).body).not.toContain('wants to access your');
+    expect((await visitor.get('/login?next=%2Fapp%2Foauth2%2Fauthorize%3Fclient_id%3D999')).body).not.toContain('wants to access your');
   });
 });

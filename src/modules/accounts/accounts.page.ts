@@ -78,6 +78,8 @@ export interface LoginPageInput {
   username?: string | undefined;
   /** One message for the whole form (never which of username and password was wrong). */
   error?: string | undefined;
+  /** The app whose authorization link led here (issue #24): named so the person knows who asks. */
+  askingApp?: string | undefined;
 }
 
 /**
@@ -89,6 +91,7 @@ export function loginPage(input: LoginPageInput): string {
   const viewer = ctx.viewer;
   const body = html`<div class="card">
 <h1>Sign in</h1>
+${input.askingApp ? html`<p class="asking-app"><strong>${input.askingApp}</strong> wants to access your ${ctx.serviceName} account. Sign in to see what it asks for; nothing is shared until you allow it.</p>` : ''}
 ${
   viewer
     ? html`<div class="notice">You are signed in as <strong>${viewer.name}</strong> (@${viewer.username}).
