@@ -16,11 +16,12 @@ export const CHANNELS_SECTION_SCRIPTS: readonly string[] = [APP_CHANNEL_NAME_JS_
 
 const SLUG_HINT = 'Lower-case letters, digits, dashes and underscores: spaces become dashes, other signs are dropped.';
 
-function nameAndTopic(prefix: string, values: { name: string; topic: string }): SafeHtml {
-  return html`<label for="${prefix}-name">Name</label>
+/** The name and topic fields; `which` tells a channel's edit form apart from the create form for labels. */
+function nameAndTopic(prefix: string, values: { name: string; topic: string }, which: 'new' | 'existing'): SafeHtml {
+  return html`<label for="${prefix}-name">${which === 'new' ? 'Name' : 'Channel name'}</label>
 <input id="${prefix}-name" name="name" type="text" required maxlength="${CHANNEL_NAME_MAX_LENGTH}" value="${values.name}" autocapitalize="none" spellcheck="false" data-channel-slug aria-describedby="${prefix}-name-hint">
 <p class="hint" id="${prefix}-name-hint">${SLUG_HINT}</p>
-<label for="${prefix}-topic">Topic <span class="muted">(optional)</span></label>
+<label for="${prefix}-topic">${which === 'new' ? 'Topic' : 'Channel topic'} <span class="muted">(optional)</span></label>
 <input id="${prefix}-topic" name="topic" type="text" maxlength="${CHANNEL_TOPIC_MAX_LENGTH}" value="${values.topic}">`;
 }
 
@@ -44,7 +45,7 @@ ${formError(input.error, formKey)}
 <details${failed ? html` open` : ''}><summary>Edit #${channel.name}</summary>
 <form method="post" action="/servers/${server.id}/channels/${channel.id}">
 ${csrfField(ctx.csrfToken)}
-${nameAndTopic(`c${channel.id}`, values)}
+${nameAndTopic(`c${channel.id}`, values, 'existing')}
 <div class="actions"><button type="submit">Save channel</button></div>
 </form></details>
 </li>`;
@@ -61,6 +62,6 @@ ${formCard(
   ctx,
   input.error,
   { title: 'Create a channel', form: 'create-channel', action: `/servers/${server.id}/channels`, submit: 'Create channel' },
-  nameAndTopic('channel', { name: createFailed ? formValue(input.values, 'name') : '', topic: createFailed ? formValue(input.values, 'topic') : '' }),
+  nameAndTopic('channel', { name: createFailed ? formValue(input.values, 'name') : '', topic: createFailed ? formValue(input.values, 'topic') : '' }, 'new'),
 )}`;
 }
