@@ -176,7 +176,9 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
 
     scope.post('/servers/:serverId/channels/:channelId/move', { schema: { ...hide, params: ServerChannelParams, body: ChannelMoveBody } }, async (request, reply) => {
       const { serverId, channelId } = request.params;
-      await moveChannel(services, serverId, channelId, request.body.direction, actorOf(request));
+      const direction = request.body.direction;
+      if (direction !== 'up' && direction !== 'down') throw invalidField(['direction'], 'BASE_TYPE_CHOICES', 'A channel moves up or down.');
+      await moveChannel(services, serverId, channelId, direction, actorOf(request));
       return reply.redirect(`/servers/${serverId}/settings/channels#channel-${channelId}`, 303);
     });
 
