@@ -25,7 +25,7 @@ declare module 'fastify' {
 
 /** The pieces every page needs from the request. */
 export function pageContext(request: FastifyRequest, services: { config: { serviceName: string } }): PageCtx {
-  return { viewer: request.viewer, csrfToken: request.csrfKey ? csrfToken(request.csrfKey) : '', serviceName: services.config.serviceName };
+  return { viewer: request.viewer, csrfToken: request.csrfKey ? csrfToken(request.csrfKey) : '', serviceName: services.config.serviceName, path: request.url.split('?')[0] };
 }
 
 /** pageContext on a signed-in route: the viewer is there. */

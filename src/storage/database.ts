@@ -14,6 +14,7 @@ import type {
   UsersTable,
 } from '../modules/directory/directory.table.js';
 import type { ChannelReadsTable, MessagesTable } from '../modules/messages/messages.table.js';
+import type { OneTimeRevealsTable } from '../modules/reveals/reveals.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
@@ -46,4 +47,5 @@ export interface Database {
   oidc_signing_keys: OidcSigningKeysTable;
   oidc_grants: OidcGrantsTable;
   oidc_clients: OidcClientsTable;
+  one_time_reveals: OneTimeRevealsTable;
 }

@@ -34,6 +34,9 @@ export const APP_JS = load('app.js', 'text/javascript; charset=utf-8');
 /** The live channel view (issue #5). */
 export const APP_LIVE_JS = load('live.js', 'text/javascript; charset=utf-8');
 
+/** Channel names slugged as they are typed (server settings → Channels, issue #24). */
+export const APP_CHANNEL_NAME_JS = load('channel-name.js', 'text/javascript; charset=utf-8');
+
 /** Older history as the channel view is scrolled up, "Jump to present", times in the reader's zone (issue #24). */
 export const APP_HISTORY_JS = load('history.js', 'text/javascript; charset=utf-8');
 
@@ -45,7 +48,7 @@ export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascrip
 /** Skip-link and error-message focus on every page (issue #24 accessibility). */
 export const APP_A11Y_JS = load('a11y.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS];
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS, APP_CHANNEL_NAME_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
@@ -53,4 +56,5 @@ export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
 export const APP_HISTORY_JS_PATH = APP_HISTORY_JS.path;
 export const APP_COMPOSER_JS_PATH = APP_COMPOSER_JS.path;
 export const APP_MESSAGE_ACTIONS_JS_PATH = APP_MESSAGE_ACTIONS_JS.path;
+export const APP_CHANNEL_NAME_JS_PATH = APP_CHANNEL_NAME_JS.path;
 

@@ -13,11 +13,13 @@ export interface PageCtx {
   viewer: Viewer | undefined;
   csrfToken: string;
   serviceName: string;
+  /** The request's path, for the top bar's aria-current (http/pages.ts pageContext). */
+  path?: string | undefined;
 }
 
 /** A whole page in the site's layout, for `ctx`'s viewer. */
 export function page(ctx: PageCtx, title: string, body: SafeHtml, options: Pick<PageInput, 'width' | 'scripts' | 'skipLinks'> = {}): string {
-  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, ...options });
+  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, path: ctx.path, ...options });
 }
 
 /** A page context on a signed-in route (http/pages.ts `signedInPages`). */

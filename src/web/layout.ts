@@ -22,6 +22,20 @@ export interface PageInput {
   scripts?: string[];
   /** Skip links after "Skip to main content" (e.g. the channel view's message box), as fragment hrefs. */
   skipLinks?: ReadonlyArray<{ href: string; label: string }>;
+  /** The request's path: the top bar marks its section with aria-current="page" (issue #24). */
+  path?: string | undefined;
+}
+
+/** The top bar's sections and the paths that belong to each. */
+const TOP_LINKS: ReadonlyArray<{ href: string; label: string; owns: (path: string) => boolean }> = [
+  { href: '/', label: 'Home', owns: (p) => p === '/' || p.startsWith('/servers/') || p.startsWith('/channels/') || p.startsWith('/invite/') },
+  { href: '/messages', label: 'Messages', owns: (p) => p === '/messages' || p.startsWith('/messages/') || p.startsWith('/dms/') },
+  { href: '/developers/applications', label: 'Developers', owns: (p) => p.startsWith('/developers') },
+  { href: '/settings/profile', label: 'Settings', owns: (p) => p.startsWith('/settings/') },
+];
+
+function topLinks(path: string | undefined): SafeHtml {
+  return html`${TOP_LINKS.map((l) => html`<a href="${l.href}"${path !== undefined && l.owns(path) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`;
 }
 
 /** Hidden CSRF field for every state-changing form. */
@@ -39,10 +53,7 @@ export function csrfField(token: string): SafeHtml {
 export function layout(page: PageInput): string {
   const viewer = page.viewer;
   const links = viewer
-    ? html`<a href="/">Home</a>
-        <a href="/messages">Messages</a>
-        <a href="/developers/applications">Developers</a>
-        <a href="/settings/profile">Settings</a>
+    ? html`${topLinks(page.path)}
         <span class="muted small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})</span>
         <form method="post" action="/logout">${csrfField(page.csrfToken)}<button class="link" type="submit">Sign out</button></form>`
     : html`<a href="/login">Sign in</a><a href="/register">Create account</a>`;

@@ -137,6 +137,9 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
     await page.goto(`${served.baseUrl}/settings/authorized-apps`);
     await expect.poll(() => page.locator('main h2').allTextContents()).toEqual(['Acme Reader']);
     await screenshot(page, 'oauth-consent-03-authorized-apps');
+    // Deauthorizing asks first, naming the app (issue #24).
+    await page.getByRole('link', { name: 'Deauthorize Acme Reader…' }).click();
+    await page.getByRole('heading', { name: 'Deauthorize Acme Reader?' }).waitFor();
     await page.getByRole('button', { name: 'Deauthorize Acme Reader' }).click();
     await page.waitForURL(/removed=1/);
     await expect.poll(() => page.locator('body').textContent()).toContain('You have not authorized any apps.');

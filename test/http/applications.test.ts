@@ -55,10 +55,12 @@ async function createThroughPortal(agent: PageAgent, name: string, clientType: '
     expect(id).toMatch(/^\d+$/);
     return { id: id as string, secret: undefined, res };
   }
-  expect(res.statusCode, res.body).toBe(201);
-  const id = /action="\/developers\/applications\/(\d+)"/.exec(res.body)?.[1];
+  // Post/redirect/get (issue #24): the secret is on the page the redirect leads to, once.
+  expect(res.statusCode, res.body).toBe(303);
+  const id = /^\/developers\/applications\/(\d+)$/.exec(String(res.headers.location))?.[1];
   expect(id).toMatch(/^\d+$/);
-  return { id: id as string, secret: fieldValue(res.body, 'client-secret'), res };
+  const shown = await agent.get(String(res.headers.location));
+  return { id: id as string, secret: fieldValue(shown.body, 'client-secret'), res: shown };
 }
 
 describe('developer portal: creating applications', () => {
@@ -311,7 +313,7 @@ describe('developer portal: client secret reset', () => {
     // Only looking at the confirmation changes nothing.
     expect(verifyClientSecret(await reload(t, id), first as string)).toBe(true);
 
-    const res = await agent.submit(`/developers/applications/${id}/reset-secret`, `/developers/applications/${id}/reset-secret`, {});
+    const res = await agent.submitAndFollow(`/developers/applications/${id}/reset-secret`, `/developers/applications/${id}/reset-secret`, {});
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     const second = fieldValue(res.body, 'client-secret');

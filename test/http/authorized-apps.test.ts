@@ -88,7 +88,7 @@ describe('Settings → Authorized apps', () => {
     expect(readerCard).toContain('Know your name, username and avatar');
     expect(readerCard).toContain('Know your e-mail address');
     expect(readerCard).toMatch(/Authorized <time datetime="2026-11-2\dT[0-9:.]+Z">2026-11-2\d<\/time>/);
-    expect(readerCard).toContain(`action="/settings/authorized-apps/${reader.id}/deauthorize"`);
+    expect(readerCard).toContain(`href="/settings/authorized-apps/${reader.id}/deauthorize"`);
     expect(readerCard).toContain('Deauthorize Acme Reader');
   });
 

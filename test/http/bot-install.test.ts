@@ -491,12 +491,13 @@ describe('bot install', () => {
           updatedAt: expect.any(Number),
         },
       ]);
-      const markup = renderInstalledApps({ serverId: sherwood, apps: installs, canManage: true }, 'tok').value;
+      const markup = renderInstalledApps({ serverId: sherwood, apps: installs, canManage: true }).value;
       expect(markup).toContain('Helper Bot <span class="badge">BOT</span>');
       expect(markup).toContain('<span class="pill">View channels</span>');
       expect(markup).toContain('<code>/roll</code>');
-      expect(markup).toContain(`action="/servers/${sherwood}/settings/integrations/apps/${app.id}/remove"`);
-      expect(renderInstalledApps({ serverId: sherwood, apps: installs, canManage: false }, 'tok').value).not.toContain('/remove');
+      // Removing asks first (issue #24): the list links to the confirmation page.
+      expect(markup).toContain(`href="/servers/${sherwood}/settings/integrations/apps/${app.id}/remove"`);
+      expect(renderInstalledApps({ serverId: sherwood, apps: installs, canManage: false }).value).not.toContain('/remove');
 
       // Without applications.commands the commands are not listed.
       await install(marian.agent, installPath({ server_id: sherwood, permissions: String(P.SEND_MESSAGES) }));
@@ -513,6 +514,15 @@ describe('bot install', () => {
         .values({ id: webhookId, token_hash: 'x'.repeat(64), server_id: sherwood, channel_id: String(channel.id), name: 'Helper hook', avatar_url: null, application_id: app.id, creator_id: botUserId, created_at: t.clock.now() })
         .execute();
       const path = `/servers/${sherwood}/settings/integrations/apps/${app.id}/remove`;
+
+      // Removing asks first, naming the app and what goes (issue #24); the question changes nothing.
+      const confirm = await marian.agent.get(path);
+      expect(confirm.statusCode).toBe(200);
+      expect(confirm.body).toContain('Remove Helper Bot from this server?');
+      expect(confirm.body).toContain('its role (Manage webhooks) is deleted');
+      expect(confirm.body).toContain(`action="${path}"`);
+      expect(await isMember(sherwood)).toBe(true);
+      expect((await tuck.agent.get(path)).statusCode).toBe(403);
 
       // tuck lacks Manage server: refused, nothing removed.
       const refused = await tuck.agent.postRaw(path, { _csrf: csrfTokenIn((await tuck.agent.get('/')).body) as string });

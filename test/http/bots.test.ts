@@ -199,8 +199,8 @@ describe('the Bot section of the developer portal', () => {
     const page = `/developers/applications/${client.app.id}`;
     const before = await agent.get(page);
     expect(before.body).toContain('Add bot');
-    const created = await agent.submit(page, `${page}/bot`, {});
-    expect(created.statusCode).toBe(201);
+    const created = await agent.submitAndFollow(page, `${page}/bot`, {});
+    expect(created.statusCode).toBe(200);
     expect(created.headers['cache-control']).toContain('no-store');
     const token = fieldValue(created.body, 'bot-token') as string;
     expect(token).toMatch(/^ghbt_/);
@@ -223,12 +223,12 @@ describe('the Bot section of the developer portal', () => {
     const { agent, person } = await signedIn(t);
     const client = await createClient(t, { owner: person });
     const page = `/developers/applications/${client.app.id}`;
-    const token = fieldValue((await agent.submit(page, `${page}/bot`, {})).body, 'bot-token') as string;
+    const token = fieldValue((await agent.submitAndFollow(page, `${page}/bot`, {})).body, 'bot-token') as string;
     const confirm = await agent.get(`${page}/bot/reset-token`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('stops working immediately');
     expect((await commandsWith(client.app.id, `Bot ${token}`)).statusCode).toBe(200); // the GET changed nothing
-    const reset = await agent.submit(`${page}/bot/reset-token`, `${page}/bot/reset-token`, {});
+    const reset = await agent.submitAndFollow(`${page}/bot/reset-token`, `${page}/bot/reset-token`, {});
     expect(reset.statusCode).toBe(200);
     const fresh = fieldValue(reset.body, 'bot-token') as string;
     expect(fresh).toMatch(/^ghbt_/);
@@ -257,7 +257,7 @@ describe('the Bot section of the developer portal', () => {
     const { agent, person } = await signedIn(t);
     const client = await createClient(t, { owner: person });
     const page = `/developers/applications/${client.app.id}`;
-    const token = fieldValue((await agent.submit(page, `${page}/bot`, {})).body, 'bot-token') as string;
+    const token = fieldValue((await agent.submitAndFollow(page, `${page}/bot`, {})).body, 'bot-token') as string;
     expect((await agent.get(page)).body).toContain('No commands yet');
     await t.app.inject({
       method: 'PUT',

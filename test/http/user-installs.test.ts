@@ -30,7 +30,7 @@ describe('Settings → Installed apps', () => {
     const installedAt = new Date(t.clock.now()).toISOString().slice(0, 10);
     expect(page.body).toContain(`Installed <time datetime="${new Date(t.clock.now()).toISOString()}">${installedAt}</time>`);
     expect(page.body.indexOf('Zeta Tracker')).toBeLessThan(page.body.indexOf('alpha Notes'));
-    expect(page.body).toContain(`action="/settings/apps/${first.client.app.id}/remove"`);
+    expect(page.body).toContain(`href="/settings/apps/${first.client.app.id}/remove"`);
   });
 
   it('shows only the viewer’s own installs, and says so when there are none', async () => {

@@ -20,8 +20,8 @@ describe('Integrations pages: the three URLs', () => {
     const server = await createServer(t.services, owner.person.id, { name: 'Newsroom' });
     const channelId = server.channels[0]?.id as string;
     const page = `/channels/${channelId}/settings/integrations`;
-    const res = await owner.agent.submit(page, `${page}/webhooks`, { name: 'Feeds' });
-    expect(res.statusCode).toBe(201);
+    const res = await owner.agent.submitAndFollow(page, `${page}/webhooks`, { name: 'Feeds' });
+    expect(res.statusCode).toBe(200);
     const urls = [...res.body.matchAll(URL_VALUE)].map((m) => `${m[1]}${m[2] ?? ''}`);
     expect(urls).toHaveLength(3);
     const plain = urls[0] as string;
@@ -43,7 +43,7 @@ describe('Integrations pages: the three URLs', () => {
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Feeds', channelId: server.channels[0]?.id as string });
     const [webhook] = await stored.serverWebhooks(t, server.id);
-    const res = await owner.agent.submit(`${page}/webhooks/${webhook?.id}/regenerate`, `${page}/webhooks/${webhook?.id}/regenerate`, {});
+    const res = await owner.agent.submitAndFollow(`${page}/webhooks/${webhook?.id}/regenerate`, `${page}/webhooks/${webhook?.id}/regenerate`, {});
     expect([...res.body.matchAll(URL_VALUE)]).toHaveLength(3);
   });
 });

@@ -45,8 +45,8 @@ describe('Server settings → Integrations', () => {
     // The installed-apps section of the same page (issue #4), rendered by installs.page.ts.
     expect(page.body).toContain('id="installed-apps"');
 
-    const res = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Wire feed', avatarUrl: 'https://cdn.example.com/wire.png', channelId });
-    expect(res.statusCode).toBe(201);
+    const res = await member.submitAndFollow(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Wire feed', avatarUrl: 'https://cdn.example.com/wire.png', channelId });
+    expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     const url = urlIn(res.body);
     expect(url).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
@@ -69,7 +69,7 @@ describe('Server settings → Integrations', () => {
 
   it('regenerates after a confirmation step: a new URL shown once, the old one refused (401)', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
-    const created = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Alerts', channelId });
+    const created = await member.submitAndFollow(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Alerts', channelId });
     const oldUrl = urlIn(created.body) as string;
     const [webhook] = await stored.serverWebhooks(t, server.id);
     const confirm = `${serverPage(server.id)}/webhooks/${webhook?.id}/regenerate`;
@@ -79,7 +79,7 @@ describe('Server settings → Integrations', () => {
     expect(confirmation.body).toContain('stops working immediately');
     expect(await stored.webhook(t, webhook?.id as string)).toMatchObject({ tokenHash: webhook?.tokenHash });
 
-    const res = await member.submit(confirm, confirm, {});
+    const res = await member.submitAndFollow(confirm, confirm, {});
     expect(res.statusCode).toBe(200);
     const newUrl = urlIn(res.body) as string;
     expect(newUrl).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
@@ -139,7 +139,7 @@ describe('Server settings → Integrations', () => {
 
   it('the 11th webhook of a channel is refused beside the form', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
-    for (let i = 0; i < 10; i += 1) expect((await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: `Hook ${i}`, channelId })).statusCode).toBe(201);
+    for (let i = 0; i < 10; i += 1) expect((await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: `Hook ${i}`, channelId })).statusCode).toBe(303);
     const res = await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Eleventh', channelId });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Maximum number of webhooks reached (10)');
@@ -207,8 +207,8 @@ describe('Channel settings → Integrations', () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     const other = await createChannel(t.services, server.id, { name: 'other' });
     await member.submit(channelPage(other.id), `${channelPage(other.id)}/webhooks`, { name: 'Other hook' });
-    const res = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks`, { name: 'Here hook', channelId: other.id });
-    expect(res.statusCode).toBe(201);
+    const res = await member.submitAndFollow(channelPage(channelId), `${channelPage(channelId)}/webhooks`, { name: 'Here hook', channelId: other.id });
+    expect(res.statusCode).toBe(200);
     expect(urlIn(res.body)).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
     const hooks = await stored.serverWebhooks(t, server.id);
     expect(hooks.map((h) => [h.name, h.channelId])).toEqual([
@@ -230,7 +230,7 @@ describe('Channel settings → Integrations', () => {
     const here = hooks[1];
     const renamed = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}`, { name: 'Renamed here', avatarUrl: '' });
     expect(location(renamed).startsWith(channelPage(channelId))).toBe(true);
-    const regen = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}/regenerate`, {});
+    const regen = await member.submitAndFollow(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}/regenerate`, {});
     expect(urlIn(regen.body)).toMatch(/^http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt_/);
     const deleted = await member.submit(channelPage(channelId), `${channelPage(channelId)}/webhooks/${here?.id}/delete`, {});
     expect(location(deleted).startsWith(channelPage(channelId))).toBe(true);

@@ -120,8 +120,11 @@ async function driveEverything(databaseUrl: string): Promise<Driven> {
   expect((await openDm(wrongBot)).status).toBe(401);
 
   const integrations = `/servers/${guild.id}/settings/integrations`;
-  const created = await owner.submit(integrations, `${integrations}/webhooks`, { name: 'Sec Hook', channelId: guild.channels[0]?.id ?? '' });
-  expect(created.status).toBe(201);
+  // Post/redirect/get (issue #24): the URL is on the page the redirect leads to, once.
+  const posted303 = await owner.submit(integrations, `${integrations}/webhooks`, { name: 'Sec Hook', channelId: guild.channels[0]?.id ?? '' });
+  expect(posted303.status).toBe(303);
+  const created = await owner.get(posted303.location ?? '');
+  expect(created.status).toBe(200);
   const url = /\/api\/v1\/webhooks\/(\d+)\/([A-Za-z0-9_-]+)/.exec(created.body);
   expect(url).not.toBeNull();
   const [webhookPath, webhookId, webhookToken] = url as unknown as [string, string, string];
@@ -252,7 +255,8 @@ describe('redirect attacks and throttling against a real server', () => {
     owner = new HttpAgent(server.baseUrl);
     await owner.signIn('redirowner', PASSWORD);
     const integrations = `/servers/${guild.id}/settings/integrations`;
-    const created = await owner.submit(integrations, `${integrations}/webhooks`, { name: 'Throttled', channelId: guild.channels[0]?.id ?? '' });
+    const posted = await owner.submit(integrations, `${integrations}/webhooks`, { name: 'Throttled', channelId: guild.channels[0]?.id ?? '' });
+    const created = await owner.get(posted.location ?? '');
     webhookUrl = /\/api\/v1\/webhooks\/\d+\/[A-Za-z0-9_-]+/.exec(created.body)?.[0] ?? '';
   });
   afterAll(async () => {

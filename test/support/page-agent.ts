@@ -52,6 +52,17 @@ export class PageAgent {
     if (!token) throw new Error(`no CSRF token on ${pageUrl} (status ${page.statusCode})`);
     return this.postRaw(action, { ...fields, _csrf: token });
   }
+
+  /**
+   * `submit`, then the GET its 303 leads to (post/redirect/get, issue #24): the page a person
+   * sees after a create form, where a one-time secret is shown. Throws unless the form redirected.
+   */
+  async submitAndFollow(pageUrl: string, action: string, fields: Record<string, string | string[]>): Promise<LightMyRequestResponse & { location: string }> {
+    const posted = await this.submit(pageUrl, action, fields);
+    if (posted.statusCode !== 303) throw new Error(`expected 303 from ${action}, got ${posted.statusCode}: ${posted.body.slice(0, 300)}`);
+    const location = String(posted.headers.location);
+    return Object.assign(await this.get(location), { location });
+  }
 }
 
 export function csrfTokenIn(markup: string): string | undefined {

@@ -10,7 +10,7 @@ import {
   permissionNames,
   type PermissionName,
 } from '../../src/core/permissions.js';
-import { normalizeChannelName } from '../../src/modules/directory/channels.js';
+import { channelSlug, normalizeChannelName } from '../../src/modules/directory/channels.js';
 import { PERMISSION_GROUPS, parseColor, permissionsFromNames, ungrantableBits } from '../../src/modules/directory/roles.js';
 import { checkContent, toMessageView, type StoredMessage } from '../../src/modules/messages/messages.js';
 
@@ -127,10 +127,24 @@ describe('channel names', () => {
     expect(normalizeChannelName('Café')).toBe('café');
   });
 
-  it('refuse empty names, punctuation and more than 100 characters', () => {
+  it('drop punctuation and collapse dashes as Discord does: "Dev Ops!" is dev-ops', () => {
+    expect(normalizeChannelName('Dev Ops!')).toBe('dev-ops');
+    expect(normalizeChannelName('<script>')).toBe('script');
+    expect(normalizeChannelName(' -- a  -  b -- ')).toBe('a-b');
+    expect(normalizeChannelName('a ! b')).toBe('a-b');
+    expect(normalizeChannelName('évé_nements 2')).toBe('évé_nements-2');
+  });
+
+  it('while typing keep a trailing dash so the next word can follow', () => {
+    expect(channelSlug('Dev ', true)).toBe('dev-');
+    expect(channelSlug('Dev ')).toBe('dev');
+    expect(channelSlug('  ', true)).toBe('');
+  });
+
+  it('refuse names with nothing left and more than 100 characters', () => {
     expect(normalizeChannelName('')).toBeUndefined();
     expect(normalizeChannelName('   ')).toBeUndefined();
-    expect(normalizeChannelName('<script>')).toBeUndefined();
+    expect(normalizeChannelName('!!!')).toBeUndefined();
     expect(normalizeChannelName('a'.repeat(100))).toBe('a'.repeat(100));
     expect(normalizeChannelName('a'.repeat(101))).toBeUndefined();
   });

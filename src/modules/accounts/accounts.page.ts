@@ -78,6 +78,8 @@ export interface LoginPageInput {
   username?: string | undefined;
   /** One message for the whole form (never which of username and password was wrong). */
   error?: string | undefined;
+  /** The app whose authorization link led here (issue #24): named so the person knows who asks. */
+  askingApp?: string | undefined;
 }
 
 /**
@@ -89,6 +91,7 @@ export function loginPage(input: LoginPageInput): string {
   const viewer = ctx.viewer;
   const body = html`<div class="card">
 <h1>Sign in</h1>
+${input.askingApp ? html`<p class="asking-app"><strong>${input.askingApp}</strong> wants to access your ${ctx.serviceName} account. Sign in to see what it asks for; nothing is shared until you allow it.</p>` : ''}
 ${
   viewer
     ? html`<div class="notice">You are signed in as <strong>${viewer.name}</strong> (@${viewer.username}).
@@ -148,7 +151,7 @@ ${otherErrors(errors, ['name', 'avatarUrl', 'email'])}
 </form>
 </div>
 <p class="muted small">Your username, <strong>@${person.username}</strong>, cannot be changed.</p>`;
-  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('profile', content) });
+  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('profile', content) });
 }
 
 export interface PasswordPageInput {
@@ -181,5 +184,5 @@ ${otherErrors(errors, ['currentPassword', 'newPassword', 'confirmPassword'])}
 </form>
 </div>
 <p class="muted small">Changing your password signs you out everywhere else.</p>`;
-  return layout({ title: 'Password', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('password', content) });
+  return layout({ title: 'Password', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('password', content) });
 }

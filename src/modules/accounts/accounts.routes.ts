@@ -8,6 +8,7 @@ import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } fro
 import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';
 import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, signUp, updateProfile } from './accounts.service.js';
 import type { StartedSession } from './sessions.service.js';
+import { applicationAskingIn } from '../applications/applications.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -71,9 +72,11 @@ export function registerAccountPages(pages: App, services: Services): void {
     }
   });
 
-  pages.get('/login', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) =>
-    sendHtml(reply, loginPage({ ctx: pageContext(request, services), next: safeNext(request.query.next), username: request.query.login_hint })),
-  );
+  pages.get('/login', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) => {
+    const next = safeNext(request.query.next);
+    const askingApp = await applicationAskingIn(services, next);
+    return sendHtml(reply, loginPage({ ctx: pageContext(request, services), next, username: request.query.login_hint, askingApp }));
+  });
 
   pages.post('/login', { schema: { ...hide, querystring: NextQuery, body: LoginBody } }, async (request, reply) => {
     const body = request.body;

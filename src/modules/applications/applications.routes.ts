@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { person, type Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
@@ -24,6 +24,7 @@ import {
   updateApplication,
 } from './applications.service.js';
 import { openIdPortalView } from '../oidc/oidc.service.js';
+import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -72,6 +73,17 @@ function registerPortal(pages: App, services: Services): void {
     return applicationPage({ ctx: signedInContext(request, services), app, ...extra, bot: await botSection(services, app) });
   }
 
+  /** A one-time secret and its notice, shown by the one GET the form redirects to (reveals.service.ts). */
+  interface Revealed {
+    notice: string;
+    newSecret?: string;
+    newBotToken?: string;
+  }
+  async function reveal(request: FastifyRequest, reply: FastifyReply, appId: string, shown: Revealed, hash = '') {
+    await holdOnce(services, request.sessionToken ?? '', `app-secret:${appId}`, shown);
+    return reply.redirect(`/developers/applications/${appId}${hash}`, 303);
+  }
+
   pages.get('/developers/applications', { schema: { ...hide, querystring: ListQuery } }, async (request, reply) => {
     const apps = await listOwnedApplications(services, request.signedInViewer.id);
     return sendHtml(reply, applicationsListPage({ ctx: signedInContext(request, services), apps, values: {}, errors: {}, deleted: request.query.deleted === '1' }));
@@ -83,9 +95,8 @@ function registerPortal(pages: App, services: Services): void {
     try {
       const { application, clientSecret } = await createApplication(services, me(request), { name: body.name ?? '', redirectUris: [], confidential });
       if (clientSecret === null) return reply.redirect(`/developers/applications/${application.id}?created=1`, 303);
-      // The secret exists in plaintext only in this response (no-store): it is never shown again.
-      const notice = 'Application created. Add its redirect URIs below.';
-      return sendHtml(reply, applicationPage({ ctx: signedInContext(request, services), app: application, notice, newSecret: clientSecret }), 201);
+      // Post/redirect/get: the secret waits for the one GET that shows it; a reload creates nothing.
+      return await reveal(request, reply, application.id, { notice: 'Application created. Add its redirect URIs below.', newSecret: clientSecret });
     } catch (error) {
       if (!isFormError(error)) throw error;
       const apps = await listOwnedApplications(services, request.signedInViewer.id);
@@ -96,10 +107,12 @@ function registerPortal(pages: App, services: Services): void {
 
   pages.get('/developers/applications/:id', { schema: { ...hide, params: AppParams, querystring: DetailQuery } }, async (request, reply) => {
     const app = await getManagedApplication(services, me(request), request.params.id);
-    const notice = request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined;
+    const shown = await takeOnce<Revealed>(services, request.sessionToken, `app-secret:${app.id}`);
+    const notice = shown?.notice ?? (request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined);
     const ctx = signedInContext(request, services);
     const openId = { ...(await openIdPortalView(services, app.id)), csrfToken: ctx.csrfToken };
-    return sendHtml(reply, applicationPage({ ctx, app, notice, bot: await botSection(services, app), openId }));
+    const secrets = { ...(shown?.newSecret ? { newSecret: shown.newSecret } : {}), ...(shown?.newBotToken ? { newBotToken: shown.newBotToken } : {}) };
+    return sendHtml(reply, applicationPage({ ctx, app, notice, ...secrets, bot: await botSection(services, app), openId }));
   });
 
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
@@ -136,16 +149,15 @@ function registerPortal(pages: App, services: Services): void {
   pages.post('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
     const app = await getManagedApplication(services, me(request), request.params.id);
     const secret = await resetClientSecret(services, me(request), app.id);
-    return sendHtml(reply, await detail(request, app, { notice: 'The client secret was reset. The previous secret no longer works.', newSecret: secret }));
+    return reveal(request, reply, app.id, { notice: 'The client secret was reset. The previous secret no longer works.', newSecret: secret });
   });
 
   pages.post('/developers/applications/:id/bot', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
     const app = await getManagedApplication(services, me(request), request.params.id);
     // A second click (or a reload) finds the bot there: back to the page, no second token.
     if (app.botUserId !== null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const { botUserId, token } = await enableBot(services, me(request), app.id);
-    // The token exists in plaintext only in this response (no-store): it is never shown again.
-    return sendHtml(reply, await detail(request, { ...app, botUserId }, { notice: 'Bot added. Copy its token now.', newBotToken: token }), 201);
+    const { token } = await enableBot(services, me(request), app.id);
+    return reveal(request, reply, app.id, { notice: 'Bot added. Copy its token now.', newBotToken: token }, '#bot');
   });
 
   pages.get('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams } }, async (request, reply) => {
@@ -158,7 +170,7 @@ function registerPortal(pages: App, services: Services): void {
     const app = await getManagedApplication(services, me(request), request.params.id);
     if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
     const token = await resetBotToken(services, me(request), app.id);
-    return sendHtml(reply, await detail(request, app, { notice: 'The bot token was reset. The previous token no longer works.', newBotToken: token }));
+    return reveal(request, reply, app.id, { notice: 'The bot token was reset. The previous token no longer works.', newBotToken: token }, '#bot');
   });
 
   pages.post('/developers/applications/:id/bot/settings', { schema: { ...hide, params: AppParams, body: BotSettingsBody } }, async (request, reply) => {

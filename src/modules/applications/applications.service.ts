@@ -193,6 +193,23 @@ export async function listOwnedApplications(deps: Deps, ownerId: string): Promis
 }
 
 /** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
+/**
+ * The name of the app whose authorization link sent someone to sign in (issue #24: the sign-in
+ * page names who is asking): `next` is the authorize URL sign-in returns to. Undefined for any
+ * other address or an unknown client_id.
+ */
+export async function applicationAskingIn(deps: Deps, next: string): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(next, 'http://next.invalid');
+  } catch {
+    return undefined;
+  }
+  if (url.pathname !== '/app/oauth2/authorize' && url.pathname !== '/oauth2/authorize') return undefined;
+  const app = await findApplicationByClientId(deps, url.searchParams.get('client_id') ?? '');
+  return app?.name;
+}
+
 export async function findApplicationByClientId(deps: Deps, clientId: string): Promise<Application | undefined> {
   if (!isSnowflake(clientId)) return undefined;
   return findApplication(deps.db, clientId);

@@ -1,5 +1,4 @@
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField } from '../../web/layout.js';
 import type { InstalledApp } from './installs.js';
 
 /** What the installed-apps section of Server settings → Integrations shows. */
@@ -31,7 +30,7 @@ function day(ms: number): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 10)}</time>`;
 }
 
-function installedApp(app: InstalledApp, view: InstalledAppsView, csrfToken: string): SafeHtml {
+function installedApp(app: InstalledApp, view: InstalledAppsView): SafeHtml {
   const installer = app.installer.username ? html`@${app.installer.username}` : html`a deleted account`;
   const permissions = app.permissions.labels.length
     ? html`<p>${app.permissions.labels.map((l) => html`<span class="pill">${l}</span> `)}</p>`
@@ -55,11 +54,8 @@ ${permissions}
 ${commands}
 ${
   view.canManage
-    ? html`<form method="post" action="${integrationsPath(view.serverId)}/apps/${app.application.id}/remove">
-${csrfField(csrfToken)}
-<div class="actions"><button type="submit" class="danger">Remove ${app.application.name}</button></div>
-<p class="hint">The bot leaves the server and its role is deleted. Webhooks it created stay until you delete them.</p>
-</form>`
+    ? html`<p class="actions"><a class="button danger" href="${integrationsPath(view.serverId)}/apps/${app.application.id}/remove">Remove ${app.application.name}…</a></p>
+<p class="hint">The bot leaves the server and its role is deleted. Webhooks it created stay until you delete them.</p>`
     : ''
 }
 </li>`;
@@ -70,12 +66,12 @@ ${csrfField(csrfToken)}
  * was added to the server, with the permissions its role holds, its commands, who added it and
  * when, and — for people with Manage server — Remove.
  */
-export function renderInstalledApps(view: InstalledAppsView, csrfToken: string): SafeHtml {
+export function renderInstalledApps(view: InstalledAppsView): SafeHtml {
   return html`<section class="card" aria-labelledby="installed-apps">
 <h2 id="installed-apps">Apps</h2>
 ${
   view.apps.length
-    ? html`<ul class="plain installed-apps">${view.apps.map((a) => installedApp(a, view, csrfToken))}</ul>`
+    ? html`<ul class="plain installed-apps">${view.apps.map((a) => installedApp(a, view))}</ul>`
     : html`<p class="muted">No apps have been added to this server. An app's install link lets someone with Manage server add its bot here.</p>`
 }
 </section>`;

@@ -232,3 +232,11 @@ export async function removeBot(deps: Deps, actor: Actor, serverId: string, appl
   });
   if (!removed) throw notInstalled();
 }
+
+/** The installed app removeBot would remove, for its confirmation page: Manage server, as removeBot; 404 when not installed here. */
+export async function botRemovalPreview(deps: Deps, actor: Actor, serverId: string, applicationId: string): Promise<InstalledApp> {
+  await authorize(deps, actor, serverId, ServerAction.manageServer);
+  const app = (await listServerInstalls(deps, serverId)).find((a) => a.application.id === applicationId);
+  if (!app) throw new ApiError(404, 0, 'This app is not installed in this server.');
+  return app;
+}

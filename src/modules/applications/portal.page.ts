@@ -66,7 +66,7 @@ export function clientTypeName(app: Pick<Application, 'confidential'>): string {
 }
 
 export function page(ctx: PageCtx, title: string, body: SafeHtml): string {
-  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, scripts: [APP_JS_PATH] });
+  return layout({ title, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body, scripts: [APP_JS_PATH] });
 }
 
 /** The application's own navigation, beside its pages (stacks above them on a phone). */

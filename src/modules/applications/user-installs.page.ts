@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { layout } from '../../web/layout.js';
-import { dangerForm, settingsLayout, type PageCtx } from '../../web/components.js';
+import { settingsLayout, type PageCtx } from '../../web/components.js';
 
 /** One user-installed app as the page lists it. */
 export interface InstalledAppView {
@@ -44,7 +44,7 @@ export function installedAppsPage(input: InstalledAppsPageInput): string {
 </div>
 </div>
 <p class="small">${a.botUserId ? 'Its bot may send you direct messages.' : 'It has no bot yet; if it gets one, that bot may send you direct messages.'}</p>
-${dangerForm(ctx.csrfToken, `/settings/apps/${a.applicationId}/remove`, `Remove ${a.name}`)}
+<p class="actions"><a class="button danger" href="/settings/apps/${a.applicationId}/remove">Remove ${a.name}…</a></p>
 </div>`,
       )}`
     : html`<div class="card"><p>You have not installed any apps.</p><p class="hint">When you add an app to your account (an authorization link with the applications.commands scope and no server), it appears here.</p></div>`;
@@ -52,5 +52,5 @@ ${dangerForm(ctx.csrfToken, `/settings/apps/${a.applicationId}/remove`, `Remove 
 ${input.removed ? html`<div class="notice" role="status">App removed. Its bot can no longer send you direct messages, unless it is in a server you joined yourself (created, joined by an invite link, or accepted an invitation to). Messages it already sent stay in <a href="/messages">Messages</a>.</div>` : ''}
 <p class="muted">Apps you installed for yourself rather than in a server. Their bots may send you direct messages. Removing an app stops that at once.</p>
 ${list}`;
-  return layout({ title: 'Installed apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body: settingsLayout('apps', content) });
+  return layout({ title: 'Installed apps', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('apps', content) });
 }

@@ -61,3 +61,22 @@ export async function deleteChannel(db: Db, serverId: string, channelId: string)
   const result = await db.deleteFrom('channels').where('server_id', '=', serverId).where('id', '=', channelId).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** How many messages a channel holds: what deleting it removes (the confirmation names the number). */
+export async function countChannelMessages(db: Db, channelId: string): Promise<number> {
+  const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirst();
+  return row ? toNum(row.n as number | string | bigint) : 0;
+}
+
+/** Sets a channel's name and topic; false when the server has no such channel. */
+export async function updateChannelRow(db: Db, serverId: string, channelId: string, changes: { name: string; topic: string | null }): Promise<boolean> {
+  const result = await db.updateTable('channels').set({ name: changes.name, topic: changes.topic }).where('server_id', '=', serverId).where('id', '=', channelId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Writes the server's channel order: each id's position is its index in `orderedIds`. */
+export async function writeChannelOrder(db: Db, serverId: string, orderedIds: readonly string[]): Promise<void> {
+  for (const [position, id] of orderedIds.entries()) {
+    await db.updateTable('channels').set({ position }).where('server_id', '=', serverId).where('id', '=', id).execute();
+  }
+}

@@ -17,10 +17,23 @@ export const CHANNEL_TOPIC_MAX_LENGTH = 1024;
 const CHANNEL_NAME_PATTERN = /^[\p{L}\p{N}_-]{1,100}$/u;
 
 /**
- * Discord-like text channel names: trimmed, lower-cased, runs of whitespace become '-', then
- * 1–100 letters, digits, '-' or '_'. Returns undefined when the result is not such a name.
+ * Discord's text channel slug (issue #24): lower-cased; runs of spaces and dashes become one '-';
+ * anything but letters, digits, '-' and '_' is dropped ("Dev Ops!" → "dev-ops"); no leading '-'.
+ * `typing` keeps a trailing '-' so the next word can follow it: the same rule runs as the name is
+ * typed (web/assets/channel-name.js mirrors it) and, without `typing`, on the server.
  */
+export function channelSlug(raw: string, typing = false): string {
+  const slug = raw
+    .toLowerCase()
+    .replace(/[\s-]+/gu, '-')
+    .replace(/[^\p{L}\p{N}_-]/gu, '')
+    .replace(/-{2,}/gu, '-')
+    .replace(/^-+/u, '');
+  return typing ? slug : slug.replace(/-+$/u, '');
+}
+
+/** A channel name as stored: the slug of what was typed, 1–100 characters; undefined when nothing is left or it is too long. */
 export function normalizeChannelName(raw: string): string | undefined {
-  const name = raw.trim().toLowerCase().replace(/\s+/gu, '-');
+  const name = channelSlug(raw);
   return CHANNEL_NAME_PATTERN.test(name) ? name : undefined;
 }

@@ -38,9 +38,16 @@ export const DoneQuery = Type.Object({ done: field });
 export type DoneQuery = Static<typeof DoneQuery>;
 
 export const NameBody = Type.Object({ name: field, _csrf: field });
+
+/** Server settings → Overview: name and icon URL (issue #24). */
+export const ServerProfileBody = Type.Object({ name: field, iconUrl: field, _csrf: field });
 export type NameBody = Static<typeof NameBody>;
 
 export const ChannelBody = Type.Object({ name: field, topic: field, _csrf: field });
+
+/** Channel settings → move one place (issue #24). */
+// `direction` is read by the route (up or down), so a form without a CSRF token is refused (403) before its fields are.
+export const ChannelMoveBody = Type.Object({ direction: field, _csrf: field });
 export type ChannelBody = Static<typeof ChannelBody>;
 
 export const RoleBody = Type.Object({ name: field, color: field, permissions: list, _csrf: field });

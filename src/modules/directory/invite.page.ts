@@ -11,7 +11,9 @@ export function invitesSection(input: SettingsPageInput): SafeHtml {
   const { server, ctx, can } = input;
   return html`${
     input.createdInviteUrl
-      ? html`<div class="notice" role="status"><p><strong>Your invite link.</strong> Copy it now: it is shown only this once.</p><code class="secret">${input.createdInviteUrl}</code></div>`
+      ? html`<div class="notice" role="status"><p><strong>Your invite link.</strong> Copy it now: it is shown only this once (only its hash is kept, so it cannot be shown again; revoke it below and make another if it is lost).</p>
+<label for="invite-url">Invite link</label>
+<div class="copyrow"><input id="invite-url" type="text" readonly data-select value="${input.createdInviteUrl}" spellcheck="false" class="mono"><button type="button" class="secondary" data-copy="invite-url" hidden>Copy</button></div></div>`
       : ''
   }
 <div class="card">
@@ -35,11 +37,11 @@ ${
     ? html`<div class="card"><h2>Active links</h2>
 ${
   input.invites.length
-    ? html`<table><thead><tr><th>Created by</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
-        (i) => html`<tr><td>${i.creatorName}</td><td>${i.uses}${i.maxUses !== null ? html` / ${i.maxUses}` : ''}</td><td>${
+    ? html`<div class="table-scroll"><table><thead><tr><th>Created by</th><th>Created</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
+        (i) => html`<tr><td>${i.creatorName}</td><td>${whenText(i.createdAt)}</td><td>${i.uses}${i.maxUses !== null ? html` / ${i.maxUses}` : ''}</td><td>${
           i.expiresAt === null ? 'never' : i.expiresAt <= input.now ? 'expired' : whenText(i.expiresAt)
-        }</td><td><form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit">Revoke</button></form></td></tr>`,
-      )}</tbody></table>`
+        }</td><td><form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Revoke the link ${i.creatorName} created ${whenText(i.createdAt)}">Revoke</button></form></td></tr>`,
+      )}</tbody></table></div>`
     : html`<p class="muted">No invite links.</p>`
 }</div>`
     : ''

@@ -2,11 +2,12 @@ import { avatar, formCard, formError, formList, formValue } from '../../web/comp
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { isEveryoneRole, ungrantableBits, type Role } from './roles.js';
+import { roleDot } from './roles.page.js';
 import type { SettingsPageInput } from './server-settings.js';
 
 function rolePills(roleIds: readonly string[], roles: readonly Role[]): SafeHtml {
   const named = roleIds.map((id) => roles.find((r) => r.id === id)).filter((r): r is Role => r !== undefined);
-  return named.length ? html`${named.map((r) => html`<span class="pill">${r.name}</span>`)}` : html`<span class="muted small">no roles</span>`;
+  return named.length ? html`${named.map((r) => html`<span class="pill">${roleDot(r.color)}${r.name}</span>`)}` : html`<span class="muted small">no roles</span>`;
 }
 
 /** One checkbox per permission, grouped; bits the viewer cannot grant are shown but disabled. */
@@ -45,7 +46,7 @@ ${roleCheckboxes(input.roles, input.error?.form === formKey ? formList(input.val
 }
 ${
   can.removeMembers && !isOwner
-    ? html`<form method="post" action="/servers/${server.id}/members/${m.userId}/remove" class="actions">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Remove ${m.person.name} from the server">Remove</button></form>`
+    ? html`<p class="actions"><a class="button secondary" href="/servers/${server.id}/members/${m.userId}/remove" aria-label="Remove ${m.person.name} from the server…">Remove…</a></p>`
     : ''
 }
 </li>`;

@@ -110,6 +110,22 @@ export async function removeMember(deps: Deps, serverId: string, userId: string,
 }
 
 /**
+ * Who removing a member would remove, for its confirmation page: the same checks as removeMember
+ * (so the page shows only when the button would work). Throws as removeMember does.
+ */
+export async function memberRemovalPreview(deps: Deps, serverId: string, userId: string, actor: Actor): Promise<{ person: Person; serverName: string }> {
+  const held = await authorize(deps, actor, serverId, ServerAction.removeMember);
+  const target = await memberPermissions(deps, serverId, userId);
+  if (target === undefined) throw unknownMember();
+  requireMemberInReach(held, target);
+  const [server, person] = await Promise.all([findServer(deps.db, serverId), isSnowflake(userId) ? findPersonById(deps.db, userId) : undefined]);
+  if (!server) throw ApiErrors.unknownServer();
+  if (server.ownerId === userId) throw ownerCannotLeave();
+  if (!person) throw ApiErrors.unknownUser();
+  return { person, serverName: server.name };
+}
+
+/**
  * A member leaves a server by their own act (issue #21 §3). The owner cannot: they delete the
  * server (servers.service deleteServer), since a server without an owner could be managed by
  * nobody. Throws 10004 for an unknown server or a non-member (so membership does not leak), 50013

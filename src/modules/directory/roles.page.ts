@@ -15,6 +15,21 @@ function permissionCheckboxes(selected: bigint, actor: bigint, editable: boolean
   )}`;
 }
 
+/**
+ * A role's colour as a dot (issue #24): an SVG fill, since the CSP forbids inline styles; nothing
+ * for colour 0, which means "no colour" as in Discord.
+ */
+export function roleDot(color: number): SafeHtml {
+  return color === 0 ? html`` : html`<svg class="role-dot" width="12" height="12" viewBox="0 0 12 12" aria-hidden="true"><circle cx="6" cy="6" r="6" fill="${colorText(color)}"/></svg> `;
+}
+
+/** The colour field: a colour picker whose black (#000000) means no colour. */
+function colorField(value: string, editable: boolean): SafeHtml {
+  return html`<label for="role-color">Colour</label>
+<input id="role-color" name="color" type="color" value="${value === '' ? '#000000' : value}"${editable ? '' : html` disabled`} aria-describedby="role-color-hint">
+<p class="hint" id="role-color-hint">Black means no colour.</p>`;
+}
+
 function selectedPermissions(values: FormValues | undefined, fallback: bigint): bigint {
   const raw = values?.['permissions'];
   if (raw === undefined) return values ? 0n : fallback;
@@ -30,15 +45,14 @@ export function rolesSection(input: SettingsPageInput): SafeHtml {
 <h1>Roles</h1>
 <p class="muted small">Members hold @everyone's permissions plus those of each of their roles. The owner and anyone with Administrator hold every permission. You can only give out permissions you hold yourself.</p>
 <ul class="plain">${input.roles.map(
-    (r) => html`<li><a href="/servers/${server.id}/settings/roles/${r.id}"><strong>${r.name}</strong></a>
+    (r) => html`<li>${roleDot(r.color)}<a href="/servers/${server.id}/settings/roles/${r.id}"><strong>${r.name}</strong></a>
 ${r.managedApplicationId ? html`<span class="badge">APP</span>` : ''}
 <span class="muted small">${input.members.filter((m) => isEveryoneRole(r) || m.roleIds.includes(r.id)).length} member(s)</span></li>`,
   )}</ul>
 </div>
 ${formCard(ctx, input.error, { title: 'Create a role', form: 'create-role', action: `/servers/${server.id}/roles`, submit: 'Create role' }, html`<label for="role-name">Name</label>
 <input id="role-name" name="name" type="text" required maxlength="100" value="${failed ? formValue(input.values, 'name') : ''}">
-<label for="role-color">Colour <span class="muted">(optional, like #5865f2)</span></label>
-<input id="role-color" name="color" type="text" maxlength="7" value="${failed ? formValue(input.values, 'color') : ''}" autocapitalize="none" spellcheck="false">
+${colorField(failed ? formValue(input.values, 'color') : '', true)}
 <h3>Permissions</h3>
 ${permissionCheckboxes(failed ? selectedPermissions(input.values, 0n) : 0n, input.permissions, true)}`)}`;
 }
@@ -58,7 +72,7 @@ export function roleSection(input: SettingsPageInput): SafeHtml {
   const failed = input.error?.form === 'edit-role';
   return html`<div class="card">
 <p><a href="/servers/${server.id}/settings/roles">← All roles</a></p>
-<h1>${role.name}</h1>
+<h1>${roleDot(role.color)}${role.name}</h1>
 ${managed ? html`<p class="notice">This role belongs to an app: it changes when the app is added again or removed, not here.</p>` : ''}
 ${!managed && !inReach ? html`<p class="notice">This role has permissions you do not have, so you cannot change it.</p>` : ''}
 ${formError(input.error, 'edit-role')}
@@ -69,8 +83,7 @@ ${
     ? html`<p class="hint">Every member has @everyone: what it allows, everyone can do.</p>`
     : html`<label for="role-name">Name</label>
 <input id="role-name" name="name" type="text" required maxlength="100" value="${failed ? formValue(input.values, 'name') : role.name}"${editable ? '' : html` disabled`}>
-<label for="role-color">Colour <span class="muted">(optional, like #5865f2)</span></label>
-<input id="role-color" name="color" type="text" maxlength="7" value="${failed ? formValue(input.values, 'color') : colorText(role.color)}"${editable ? '' : html` disabled`} autocapitalize="none" spellcheck="false">`
+${colorField(failed ? formValue(input.values, 'color') : colorText(role.color), editable)}`
 }
 <h2>Permissions</h2>
 ${permissionCheckboxes(failed ? selectedPermissions(input.values, role.permissions) : role.permissions, input.permissions, editable)}

@@ -1,6 +1,8 @@
-import { formCard, formError, formValue, notice, page } from '../../web/components.js';
+import { APP_JS_PATH } from '../../web/assets.js';
+import { avatar, formError, formValue, notice, page } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
+import { channelsSection, CHANNELS_SECTION_SCRIPTS } from './channels-settings.page.js';
 import { invitesSection } from './invite.page.js';
 import { membersSection } from './members.page.js';
 import { roleSection, rolesSection } from './roles.page.js';
@@ -45,6 +47,9 @@ ${
 ${csrfField(ctx.csrfToken)}
 <label for="name">Server name</label>
 <input id="name" name="name" type="text" required maxlength="${SERVER_NAME_MAX_LENGTH}" value="${input.error?.form === 'rename' ? formValue(input.values, 'name') : server.name}">
+<label for="icon-url">Icon URL <span class="muted">(optional, https)</span></label>
+<div class="icon-row">${avatar(server.name, server.iconUrl)}<input id="icon-url" name="iconUrl" type="url" maxlength="2048" inputmode="url" value="${input.error?.form === 'rename' ? formValue(input.values, 'iconUrl') : (server.iconUrl ?? '')}" aria-describedby="icon-url-hint"></div>
+<p class="hint" id="icon-url-hint">An https address of a square picture; empty shows the name's first letter.</p>
 <div class="actions"><button type="submit">Save</button></div>
 </form>`
     : html`<p class="muted">Only people with Manage server can rename it.</p>`
@@ -55,26 +60,6 @@ ${
     ? html`<div class="card"><h2>Delete this server</h2><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`
     : html`<div class="card"><h2>Leave this server</h2><p><a class="button secondary" href="/servers/${server.id}/leave">Leave server…</a></p></div>`
 }`;
-}
-
-function channelsSection(input: SettingsPageInput): SafeHtml {
-  const { server, ctx } = input;
-  return html`<div class="card">
-<h1>Channels</h1>
-${
-  input.channels.length
-    ? html`<ul class="plain">${input.channels.map(
-        (c) => html`<li><a href="/channels/${c.id}"># ${c.name}</a>${c.topic ? html` <span class="muted small">— ${c.topic}</span>` : ''}
-<form method="post" action="/servers/${server.id}/channels/${c.id}/delete" class="actions">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Delete #${c.name}">Delete</button></form></li>`,
-      )}</ul>`
-    : html`<p class="muted">No channels yet.</p>`
-}
-</div>
-${formCard(ctx, input.error, { title: 'Create a channel', form: 'create-channel', action: `/servers/${server.id}/channels`, submit: 'Create channel' }, html`<label for="channel-name">Name</label>
-<input id="channel-name" name="name" type="text" required maxlength="100" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'name') : ''}" autocapitalize="none" spellcheck="false">
-<p class="hint">Lower-case letters, digits, dashes and underscores; spaces become dashes.</p>
-<label for="channel-topic">Topic <span class="muted">(optional)</span></label>
-<input id="channel-topic" name="topic" type="text" maxlength="1024" value="${input.error?.form === 'create-channel' ? formValue(input.values, 'topic') : ''}">`)}`;
 }
 
 export function settingsPage(input: SettingsPageInput): string {
@@ -97,5 +82,5 @@ ${sectionNav(input)}
 ${notice(input.notice)}
 ${section}
 </div>
-</div>`);
+</div>`, { scripts: input.section === 'channels' ? [...CHANNELS_SECTION_SCRIPTS] : input.section === 'invites' ? [APP_JS_PATH] : [] });
 }

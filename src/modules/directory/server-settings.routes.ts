@@ -4,15 +4,17 @@ import type { App } from '../../http/app-type.js';
 import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
-import { createChannel, deleteChannel } from './channels.service.js';
+import { createChannel, deleteChannel, moveChannel, updateChannel } from './channels.service.js';
+import { registerDangerPages } from './danger.routes.js';
 import {
   AddMemberBody,
   ChannelBody,
+  ChannelMoveBody,
   CsrfOnlyBody,
   DoneQuery,
   InviteBody,
   MemberRolesBody,
-  NameBody,
+  ServerProfileBody,
   RoleBody,
   ServerChannelParams,
   ServerInviteParams,
@@ -28,17 +30,19 @@ import { parseColor, permissionsFromNames } from './roles.js';
 import { createRole, deleteRole, updateRole } from './roles.service.js';
 import { isSection, settingsAbilities, type SettingsSection } from './server-settings.js';
 import { settingsPage } from './server-settings.page.js';
-import { renameServer } from './servers.service.js';
+import { updateServerProfile } from './servers.service.js';
 import { settingsView } from './settings.service.js';
+import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
 
 /** Confirmations shown after post/redirect/get, by `?done=` key. */
 const NOTICES: Record<string, string> = {
-  renamed: 'Server renamed.',
+  renamed: 'Server settings saved.',
   'channel-created': 'Channel created.',
   'channel-deleted': 'Channel deleted.',
+  'channel-saved': 'Channel saved.',
   'role-created': 'Role created.',
   'role-saved': 'Role saved.',
   'role-deleted': 'Role deleted.',
@@ -47,6 +51,7 @@ const NOTICES: Record<string, string> = {
   'roles-saved': 'Roles saved.',
   'member-removed': 'Member removed.',
   'invite-revoked': 'Invite link revoked.',
+  'invite-created': 'Invite link created.',
 };
 
 interface SettingsExtra {
@@ -128,6 +133,8 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
   const form = (request: FastifyRequest, reply: FastifyReply, at: FormAt, act: () => Promise<unknown>, doneUrl: string) => submit(services, request, reply, at, act, doneUrl);
 
   signedInPages(pages, (scope) => {
+    registerDangerPages(scope, services);
+
     scope.get('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, querystring: DoneQuery } }, async (request, reply) =>
       show(request, reply, request.params.serverId, 'overview', done(request.query)),
     );
@@ -135,17 +142,21 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
     scope.get('/servers/:serverId/settings/:section', { schema: { ...hide, params: SettingsSectionParams, querystring: DoneQuery } }, async (request, reply) => {
       const { serverId, section } = request.params;
       if (!isSection(section)) throw new PageError(404, 'Page not found', 'There is nothing at this address.');
-      return show(request, reply, serverId, section, done(request.query));
+      // The link made by the create form, once (reveals.service.ts): a reload no longer shows it.
+      const createdInviteUrl = section === 'invites' ? await takeOnce<string>(services, request.sessionToken, `invite:${serverId}`) : undefined;
+      return show(request, reply, serverId, section, { ...done(request.query), ...(createdInviteUrl ? { createdInviteUrl } : {}) });
     });
 
     scope.get('/servers/:serverId/settings/roles/:roleId', { schema: { ...hide, params: ServerRoleParams, querystring: DoneQuery } }, async (request, reply) =>
       show(request, reply, request.params.serverId, 'role', { roleId: request.params.roleId, ...done(request.query) }),
     );
 
-    scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: NameBody } }, async (request, reply) => {
+    scope.post('/servers/:serverId/settings', { schema: { ...hide, params: ServerParams, body: ServerProfileBody } }, async (request, reply) => {
       const { serverId } = request.params;
-      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name: request.body.name } };
-      return form(request, reply, at, () => renameServer(services, serverId, request.body.name ?? '', actorOf(request)), `/servers/${serverId}/settings?done=renamed`);
+      const { name, iconUrl } = request.body;
+      const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name, iconUrl } };
+      const save = () => updateServerProfile(services, serverId, { name: name ?? '', iconUrl: iconUrl ?? '' }, actorOf(request));
+      return form(request, reply, at, save, `/servers/${serverId}/settings?done=renamed`);
     });
 
     scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {
@@ -153,6 +164,22 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { name, topic } = request.body;
       const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
       return form(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
+    });
+
+    scope.post('/servers/:serverId/channels/:channelId', { schema: { ...hide, params: ServerChannelParams, body: ChannelBody } }, async (request, reply) => {
+      const { serverId, channelId } = request.params;
+      const { name, topic } = request.body;
+      const at: FormAt = { serverId, section: 'channels', form: `channel-${channelId}`, values: { name, topic } };
+      const save = () => updateChannel(services, serverId, channelId, { name: name ?? '', topic: topic ?? null }, actorOf(request));
+      return form(request, reply, at, save, `/servers/${serverId}/settings/channels?done=channel-saved#channel-${channelId}`);
+    });
+
+    scope.post('/servers/:serverId/channels/:channelId/move', { schema: { ...hide, params: ServerChannelParams, body: ChannelMoveBody } }, async (request, reply) => {
+      const { serverId, channelId } = request.params;
+      const direction = request.body.direction;
+      if (direction !== 'up' && direction !== 'down') throw invalidField(['direction'], 'BASE_TYPE_CHOICES', 'A channel moves up or down.');
+      await moveChannel(services, serverId, channelId, direction, actorOf(request));
+      return reply.redirect(`/servers/${serverId}/settings/channels#channel-${channelId}`, 303);
     });
 
     scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
@@ -229,9 +256,9 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         const maxUses = parseInviteMaxUses(request.body.maxUses);
         if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
         const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
-        // Shown once, so this answers with the page rather than redirecting (a reload must not show it again).
-        const createdInviteUrl = `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`;
-        return show(request, reply, serverId, 'invites', { createdInviteUrl, status: 201 });
+        // Post/redirect/get: the link waits for the one GET that shows it (a reload creates nothing).
+        await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`);
+        return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-created`, 303);
       } catch (error) {
         return show(request, reply, serverId, 'invites', refused(error, 'create-invite'));
       }

@@ -53,7 +53,7 @@ export interface InviteRow extends Invite {
 export interface SettingsPageInput {
   ctx: PageCtx;
   section: SettingsSection;
-  server: { id: string; name: string; ownerId: string };
+  server: { id: string; name: string; ownerId: string; iconUrl: string | null };
   /** The viewer's permissions here, to disable what they cannot grant. */
   permissions: bigint;
   can: SettingsAbilities;

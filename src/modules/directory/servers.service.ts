@@ -25,6 +25,7 @@ import type { Channel } from './channels.js';
 import { authorize, permissionsFrom } from './access.service.js';
 import { ServerAction } from './policy.js';
 import { OPERATOR, type Actor } from '../../core/actor.js';
+import { checkHttpsImageUrl } from '../../core/checked.js';
 
 /** Re-exported: other modules ask the directory for a member's permissions here. */
 export { memberPermissions } from './access.service.js';
@@ -96,6 +97,19 @@ export async function renameServer(deps: Deps, serverId: string, rawName: string
   const name = validateServerName(rawName, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   await updateServer(deps.db, serverId, { name: name.value });
+}
+
+/**
+ * Server settings → Overview (issue #24): the name and the icon URL (https, or empty for none:
+ * core/checked.ts). Manage server. Throws 10004, 50013 or 50035 at `name` or `iconUrl`.
+ */
+export async function updateServerProfile(deps: Deps, serverId: string, input: { name: string; iconUrl: string }, actor: Actor): Promise<void> {
+  await authorize(deps, actor, serverId, ServerAction.manageServer);
+  const name = validateServerName(input.name, deps.config.serviceName);
+  if (!name.ok) throw invalidField(['name'], name.code, name.message);
+  const icon = checkHttpsImageUrl(input.iconUrl);
+  if (!icon.ok) throw invalidField(['iconUrl'], icon.code, icon.message);
+  await updateServer(deps.db, serverId, { name: name.value, iconUrl: icon.value });
 }
 
 export async function getServer(deps: Deps, serverId: string): Promise<Server | undefined> {

@@ -45,6 +45,7 @@ ${avatar(c.other.name, c.other.avatarUrl)}
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
+    path: ctx.path,
     body: html`<h1>Direct messages</h1>
 <div class="card">${list}</div>`,
   });
@@ -70,6 +71,7 @@ export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConv
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
+    path: ctx.path,
     scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     body: html`<p class="small"><a href="/messages">← Direct messages</a></p>
 <h1>${other.name} ${badge(other)}</h1>

@@ -7,7 +7,7 @@ import type { Services } from '../../deps.js';
 import type { Viewer } from '../../web/layout.js';
 import { pageContext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { consentPage, declinedPage, type ConsentPageInput } from './authorize.page.js';
-import { authorizedAppsPage } from './authorized-apps.page.js';
+import { authorizedAppsPage, confirmDeauthorizePage } from './authorized-apps.page.js';
 import { authorizedApps, deauthorizeApp } from './authorized-apps.service.js';
 import { decideAuthorization, startAuthorization, type AuthorizeOutcome } from './authorize.service.js';
 import { webhookConsentPage } from './incoming-webhook.page.js';
@@ -82,6 +82,12 @@ export function registerAuthorizePages(pages: App, services: Services): void {
     signedIn.get('/settings/authorized-apps', { schema: { hide: true, querystring: AuthorizedAppsQuery } }, async (request, reply) => {
       const apps = await authorizedApps(services, request.signedInViewer.id);
       return sendHtml(grantPageHeaders(reply), authorizedAppsPage({ ctx: signedInContext(request, services), apps, removed: request.query.removed === '1' }));
+    });
+
+    signedIn.get('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
+      const app = (await authorizedApps(services, request.signedInViewer.id)).find((a) => a.applicationId === request.params.applicationId);
+      if (!app) throw new PageError(404, 'Page not found', 'This app has no access to your account.');
+      return sendHtml(grantPageHeaders(reply), confirmDeauthorizePage(signedInContext(request, services), app));
     });
 
     signedIn.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {

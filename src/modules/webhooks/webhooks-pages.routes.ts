@@ -34,6 +34,7 @@ import {
 import { githubSecretsOfServer, setGithubSecret } from './compat-execute.service.js';
 import { GithubSecretFormBody } from './compat.schemas.js';
 import { webhookUrl, type Webhook } from './webhooks.js';
+import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
 const hide = { hide: true } as const;
 
@@ -123,6 +124,11 @@ function registerIntegrations(pages: App, services: Services): void {
     return { webhookId: webhook.id, name: webhook.name, url: webhookUrl(services.config.baseUrl, webhook.id, token), regenerated };
   }
 
+  async function reveal(request: FastifyRequest, reply: FastifyReply, at: Resolved, url: IssuedUrl) {
+    await holdOnce(services, request.sessionToken ?? '', `webhook-url:${at.base}`, url);
+    return reply.redirect(`${at.base}#webhook-${url.webhookId}`, 303);
+  }
+
   /** The handlers, for a way of resolving the scope from the request's parameters. */
   function routes(prefix: string, resolve: (params: Record<string, string>, viewerId: string, bits: bigint, forPage: boolean) => Promise<Resolved>, params: typeof IntegrationsServerParams | typeof IntegrationsChannelParams, webhookParams: typeof IntegrationsServerWebhookParams | typeof IntegrationsChannelWebhookParams) {
     /** The scope and the webhook named in the path, for the per-webhook forms (Manage webhooks). */
@@ -134,7 +140,9 @@ function registerIntegrations(pages: App, services: Services): void {
 
     pages.get(prefix, { schema: { ...hide, params, querystring: IntegrationsQuery } }, async (request, reply) => {
       const at = await resolve(request.params as Record<string, string>, request.signedInViewer.id, Permission.MANAGE_WEBHOOKS | Permission.MANAGE_SERVER, true);
-      return render(request, reply, at, { notice: NOTICES[request.query.done ?? ''] });
+      // A URL made by the create or regenerate form, once (reveals.service.ts): gone on reload.
+      const shown = await takeOnce<IssuedUrl>(services, request.sessionToken, `webhook-url:${at.base}`);
+      return render(request, reply, at, { notice: NOTICES[request.query.done ?? ''], ...(shown ? { issued: shown } : {}) });
     });
 
     pages.post(`${prefix}/webhooks`, { schema: { ...hide, params, body: WebhookFormBody } }, async (request, reply) => {
@@ -143,8 +151,8 @@ function registerIntegrations(pages: App, services: Services): void {
       try {
         const channel = at.scope.kind === 'channel' ? at.scope.channel : await channelOfServer(services, at.serverId, channelId);
         const created = await createWebhook(services, person(request.signedInViewer.id), channel, { name: name ?? '', avatarUrl: avatarUrl ?? null });
-        // The URL exists in plain text only in this response (no-store): never shown again.
-        return await render(request, reply, at, { issued: issued(created.webhook, created.token, false), status: 201 });
+        // Post/redirect/get: the URL waits for the one GET that shows it; a reload creates nothing.
+        return await reveal(request, reply, at, issued(created.webhook, created.token, false));
       } catch (error) {
         return render(request, reply, at, refused(error, 'create', { name, avatarUrl, channelId }));
       }
@@ -181,7 +189,7 @@ function registerIntegrations(pages: App, services: Services): void {
     pages.post(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
       const { at, webhook } = await openWebhook(request);
       const regenerated = await regenerateWebhookTokenAs(services, person(request.signedInViewer.id), webhook.id);
-      return render(request, reply, at, { issued: issued(regenerated.webhook, regenerated.token, true) });
+      return reveal(request, reply, at, issued(regenerated.webhook, regenerated.token, true));
     });
 
     pages.get(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams } }, async (request, reply) => {

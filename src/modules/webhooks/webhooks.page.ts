@@ -218,7 +218,7 @@ ${nav}
 ${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
 ${input.issued ? issuedBox(input.issued, ctx.serviceName) : ''}
 ${webhooksSection(input, base)}
-${input.installedApps ? renderInstalledApps(input.installedApps, ctx.csrfToken) : ''}
+${input.installedApps ? renderInstalledApps(input.installedApps) : ''}
 </div>
 </div>`,
   );

@@ -10,6 +10,7 @@ import * as membershipConsent from './2026-11-25-10-membership-consent-sec-membe
 import * as integrations from './2026-11-25-08-integrations.js';
 import * as oidc from './2026-11-25-08-oidc.js';
 import * as scalePartitions from './2026-11-25-20-scale-partitions.js';
+import * as oneTimeReveals from './2026-11-25-30-chat-manage-one-time-reveals.js';
 import * as chatReadChannelReads from './2026-11-25-30-chat-read-channel-reads.js';
 
 /**
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-08-oidc': oidc,
   '2026-11-25-10-membership-consent-sec-membership': membershipConsent,
   '2026-11-25-20-scale-partitions': scalePartitions,
+  '2026-11-25-30-chat-manage-one-time-reveals': oneTimeReveals,
   '2026-11-25-30-chat-read-channel-reads': chatReadChannelReads,
 };
