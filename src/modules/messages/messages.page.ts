@@ -1,13 +1,14 @@
 import { APP_COMPOSER_JS_PATH, APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import type { PageCtx } from '../../web/components.js';
+import { csrfField, layout } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
 import { messageList } from './message-list.page.js';
 import type { MessageRights } from './message-rights.js';
 import type { MessageView } from './messages.js';
 
 export interface ChannelPageInput {
-  ctx: { viewer: Viewer | undefined; csrfToken: string; serviceName: string };
+  ctx: PageCtx;
   server: { id: string; name: string };
   channel: Channel;
   channels: Channel[];
