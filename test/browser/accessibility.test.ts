@@ -28,6 +28,7 @@ interface World {
   hook: TestWebhook;
   bot: TestBot;
   dmChannelId: string;
+  messageId: string;
   oauthClient: { clientId: string; redirectUri: string };
 }
 
@@ -61,6 +62,9 @@ const PAGES: PageSpec[] = [
   { name: 'messages', path: () => '/messages' },
   { name: 'dm', path: (w) => `/messages/${w.dmChannelId}` },
   { name: 'invite', path: (w) => `/invite/${w.inviteCode}` },
+  { name: 'message-edit', path: (w) => `/channels/${w.channelId}/messages/${w.messageId}/edit` },
+  { name: 'message-delete', path: (w) => `/channels/${w.channelId}/messages/${w.messageId}/delete` },
+  { name: 'channel-delete', path: (w) => `/servers/${w.serverId}/channels/${w.channelId}/delete` },
   { name: 'server-settings', path: (w) => `/servers/${w.serverId}/settings` },
   { name: 'server-channels', path: (w) => `/servers/${w.serverId}/settings/channels` },
   { name: 'server-roles', path: (w) => `/servers/${w.serverId}/settings/roles` },
@@ -102,7 +106,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const owner = await registerPerson(t.services, { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 1' });
     const server = await given.server(t, { owner, name: 'Difference Engine' });
     const channelId = server.channels[0]?.id as string;
-    await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
+    const long = await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
     await postMessage(t.services, channelId, owner.id, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');
     const role = await createRole(t.services, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES, color: 0x1abc9c }, OPERATOR);
     const invite = await createInvite(t.services, server.id, owner.id, {});
@@ -112,7 +116,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const dm = await openDm(t, bot, { recipient_id: owner.id });
     const dmChannelId = (dm.json() as { id: string }).id;
     const oauth = await given.confidentialApp(t, { owner, name: 'Notes App', redirectUris: ['https://notes.example/callback'] });
-    world = { serverId: server.id, channelId, roleId: role.id, inviteCode: invite.code, hook, bot, dmChannelId, oauthClient: oauth };
+    world = { serverId: server.id, channelId, roleId: role.id, inviteCode: invite.code, hook, bot, dmChannelId, messageId: long.id, oauthClient: oauth };
     browser = await launchBrowser(DESKTOP);
   });
 
