@@ -63,7 +63,7 @@ export function registerMessagePages(pages: App, services: Services): void {
     scope.post('/channels/:channelId/read', { schema: { ...hide, params: ChannelParams, body: ReadChannelBody } }, async (request, reply) => {
       const channel = await serverChannel(request.params.channelId);
       await requireServerPermission(services, channel.serverId, request.signedInViewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
-      await readChannelUpTo(services, channel.id, request.signedInViewer.id, request.body.messageId);
+      await readChannelUpTo(services, channel.id, request.signedInViewer.id, request.body.messageId ?? '');
       return reply.code(204).send();
     });
 

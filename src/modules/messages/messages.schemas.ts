@@ -12,5 +12,6 @@ export const ChannelQuery = Type.Object({ before: Type.Optional(Type.String({ ma
 export type ChannelQuery = Static<typeof ChannelQuery>;
 
 /** POST /channels/:channelId/read (history.js): the newest message the page has shown. */
-export const ReadChannelBody = Type.Object({ messageId: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String()) });
+// Optional like every page form's fields, so CSRF is judged (403) before the body (docs/architecture.md §Exceptions).
+export const ReadChannelBody = Type.Object({ messageId: Type.Optional(Type.String({ maxLength: 64 })), _csrf: Type.Optional(Type.String()) });
 export type ReadChannelBody = Static<typeof ReadChannelBody>;
