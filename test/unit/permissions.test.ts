@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ALL_PERMISSIONS,
   DEFAULT_EVERYONE_PERMISSIONS,
+  PERMISSION_LABELS,
   Permission,
   computePermissions,
   formatPermissions,
@@ -10,8 +11,9 @@ import {
   permissionNames,
   type PermissionName,
 } from '../../src/core/permissions.js';
+import { LISTED_PERMISSIONS, PERMISSION_CATALOG } from '../../src/core/permission-catalog.js';
 import { channelSlug, normalizeChannelName } from '../../src/modules/directory/channels.js';
-import { PERMISSION_GROUPS, parseColor, permissionsFromNames, ungrantableBits } from '../../src/modules/directory/roles.js';
+import { parseColor, permissionsFromNames, ungrantableBits } from '../../src/modules/directory/roles.js';
 import { checkContent, toMessageView, type StoredMessage } from '../../src/modules/messages/messages.js';
 
 describe('permission computation', () => {
@@ -95,14 +97,32 @@ describe('who may grant what', () => {
   });
 });
 
-describe('role editor checkboxes', () => {
-  it('lists every permission exactly once', () => {
-    const listed = PERMISSION_GROUPS.flatMap((g) => g.names);
-    const all = Object.keys(Permission) as PermissionName[];
-    expect([...listed].sort()).toEqual([...all].sort());
+describe('the permission catalog the pages list (issue #24)', () => {
+  // Every bit the code checks (docs/permissions.md "What each action needs", SPEC §5.6).
+  const ENFORCED: PermissionName[] = ['ADMINISTRATOR', 'VIEW_CHANNEL', 'MANAGE_CHANNELS', 'MANAGE_ROLES', 'MANAGE_WEBHOOKS', 'MANAGE_SERVER', 'CREATE_INSTANT_INVITE', 'KICK_MEMBERS', 'SEND_MESSAGES', 'EMBED_LINKS', 'MANAGE_MESSAGES'];
+
+  it('lists every enforced permission exactly once and nothing else', () => {
+    const listed = PERMISSION_CATALOG.flatMap((g) => g.entries.map((e) => e.name));
+    expect([...listed].sort()).toEqual([...ENFORCED].sort());
     expect(new Set(listed).size).toBe(listed.length);
+    expect(listed).not.toContain('ADD_REACTIONS');
+    expect(LISTED_PERMISSIONS).toBe(ENFORCED.reduce((all, name) => all | Permission[name], 0n));
   });
 
+  it("groups them under Discord's group titles, each entry with its label and a one-line description", () => {
+    expect(PERMISSION_CATALOG.map((g) => g.title)).toEqual(['General server permissions', 'Membership permissions', 'Text channel permissions', 'Advanced permissions']);
+    for (const group of PERMISSION_CATALOG) {
+      expect(group.entries.length).toBeGreaterThan(0);
+      for (const entry of group.entries) {
+        expect(entry.label).toBe(PERMISSION_LABELS[entry.name]);
+        expect(entry.description).toMatch(/^\S.*\.$/);
+        expect(entry.description).not.toContain('\n');
+      }
+    }
+  });
+});
+
+describe('role editor checkboxes', () => {
   it('turns checked names into bits and refuses unknown names', () => {
     expect(permissionsFromNames(['MANAGE_SERVER', 'SEND_MESSAGES'])).toBe(Permission.MANAGE_SERVER | Permission.SEND_MESSAGES);
     expect(permissionsFromNames([])).toBe(0n);

@@ -1,26 +1,22 @@
-import { PERMISSION_LABELS, Permission, type PermissionName } from '../../core/permissions.js';
+import { Permission, type PermissionName } from '../../core/permissions.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { permissionList } from '../../web/permission-list.js';
 import type { Application } from './applications.js';
 import type { PageCtx } from '../../web/components.js';
 import { appPath, copyField, page, withAppNav } from './portal.page.js';
 
-/** Permissions in the order the picker lists them (Discord's bit order). */
+/** Permissions in the order the picker lists them within their groups (Discord's bit order). */
 const PICKER_PERMISSIONS = Object.keys(Permission) as PermissionName[];
 
 /**
- * The URL generator's permission picker (issue #4): one checkbox per permission, by name, and the
- * resulting decimal string, which goes into the link as `permissions` with the bot scope.
+ * The URL generator's permission picker (issue #4): one checkbox per permission that does something
+ * here (issue #24; bits of a loaded value beyond them are kept), and the resulting decimal string, which goes into the link as `permissions` with the bot scope.
  */
 export function permissionPicker(selected: bigint): SafeHtml {
   return html`<fieldset class="card">
 <legend>Bot permissions</legend>
 <p class="hint">Used with the <code>bot</code> scope: what the bot asks for in the server it joins. The person installing it can grant only what they hold there, and never Administrator.</p>
-<div class="grid2">
-${PICKER_PERMISSIONS.map((name) => {
-  const bit = Permission[name];
-  return html`<label class="check"><input type="checkbox" name="permission" value="${name}"${(selected & bit) === bit ? html` checked` : ''}><span>${PERMISSION_LABELS[name]}</span></label>`;
-})}
-</div>
+${permissionList({ field: 'permission', idPrefix: 'perm', items: PICKER_PERMISSIONS.map((name) => ({ name, box: { checked: (selected & Permission[name]) === Permission[name], disabled: false } })), keep: selected })}
 <label for="permissions-value">Permissions integer</label>
 <input id="permissions-value" type="text" readonly data-select value="${selected.toString()}" class="mono" aria-describedby="permissions-value-hint">
 <p class="hint" id="permissions-value-hint">The decimal string of the ticked permissions (Discord's bit positions), updated when you generate the URL.</p>

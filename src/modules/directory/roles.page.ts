@@ -1,18 +1,21 @@
-import { PERMISSION_LABELS, Permission, has, type PermissionName } from '../../core/permissions.js';
+import { Permission, has, type PermissionName } from '../../core/permissions.js';
 import { formCard, formError, formValue, type FormValues } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
-import { PERMISSION_GROUPS, isEveryoneRole, ungrantableBits } from './roles.js';
+import { permissionList } from '../../web/permission-list.js';
+import { isEveryoneRole, ungrantableBits } from './roles.js';
 import type { SettingsPageInput } from './server-settings.js';
 
+/**
+ * The role's permissions (issue #24): only those that do something here are offered; the bits a
+ * role holds beyond them are kept as they are when the form is saved.
+ */
 function permissionCheckboxes(selected: bigint, actor: bigint, editable: boolean): SafeHtml {
-  return html`${PERMISSION_GROUPS.map(
-    (group) => html`<fieldset><legend>${group.title}</legend><div class="grid2">${group.names.map((name: PermissionName) => {
-      const bit = Permission[name];
-      const grantable = editable && ungrantableBits(actor, bit) === 0n;
-      return html`<label class="check"><input type="checkbox" name="permissions" value="${name}"${has(selected, bit) ? html` checked` : ''}${grantable ? '' : html` disabled`}> <span>${PERMISSION_LABELS[name]}${name === 'ADMINISTRATOR' ? html`<br><span class="hint">Every permission, everywhere in the server.</span>` : ''}</span></label>`;
-    })}</div></fieldset>`,
-  )}`;
+  const items = (Object.keys(Permission) as PermissionName[]).map((name) => {
+    const bit = Permission[name];
+    return { name, box: { checked: has(selected, bit), disabled: !(editable && ungrantableBits(actor, bit) === 0n) } };
+  });
+  return permissionList({ field: 'permissions', idPrefix: 'perm', items, keep: editable ? selected : 0n });
 }
 
 /**

@@ -38,46 +38,6 @@ export function ungrantableBits(actorPermissions: bigint, requested: bigint): bi
 }
 
 /**
- * The role editor's sections, in Discord's order, so every permission appears exactly once
- * under a heading people recognise (test/unit/permissions.test.ts checks the coverage).
- */
-export const PERMISSION_GROUPS: ReadonlyArray<{ title: string; names: readonly PermissionName[] }> = [
-  {
-    title: 'General',
-    names: ['VIEW_CHANNEL', 'MANAGE_CHANNELS', 'MANAGE_ROLES', 'CREATE_SERVER_EXPRESSIONS', 'MANAGE_SERVER_EXPRESSIONS', 'VIEW_AUDIT_LOG', 'VIEW_SERVER_INSIGHTS', 'MANAGE_WEBHOOKS', 'MANAGE_SERVER'],
-  },
-  { title: 'Membership', names: ['CREATE_INSTANT_INVITE', 'CHANGE_NICKNAME', 'MANAGE_NICKNAMES', 'KICK_MEMBERS', 'BAN_MEMBERS', 'MODERATE_MEMBERS'] },
-  {
-    title: 'Text channels',
-    names: [
-      'SEND_MESSAGES',
-      'SEND_MESSAGES_IN_THREADS',
-      'CREATE_PUBLIC_THREADS',
-      'CREATE_PRIVATE_THREADS',
-      'EMBED_LINKS',
-      'ATTACH_FILES',
-      'ADD_REACTIONS',
-      'USE_EXTERNAL_EMOJIS',
-      'USE_EXTERNAL_STICKERS',
-      'MENTION_EVERYONE',
-      'MANAGE_MESSAGES',
-      'MANAGE_THREADS',
-      'READ_MESSAGE_HISTORY',
-      'SEND_TTS_MESSAGES',
-      'SEND_VOICE_MESSAGES',
-      'SEND_POLLS',
-    ],
-  },
-  {
-    title: 'Voice channels',
-    names: ['CONNECT', 'SPEAK', 'STREAM', 'USE_EMBEDDED_ACTIVITIES', 'USE_SOUNDBOARD', 'USE_EXTERNAL_SOUNDS', 'USE_VAD', 'PRIORITY_SPEAKER', 'MUTE_MEMBERS', 'DEAFEN_MEMBERS', 'MOVE_MEMBERS', 'REQUEST_TO_SPEAK'],
-  },
-  { title: 'Apps', names: ['USE_APPLICATION_COMMANDS', 'USE_EXTERNAL_APPS'] },
-  { title: 'Events', names: ['CREATE_EVENTS', 'MANAGE_EVENTS'] },
-  { title: 'Advanced', names: ['ADMINISTRATOR', 'VIEW_CREATOR_MONETIZATION_ANALYTICS'] },
-];
-
-/**
  * Permission bits from the role editor's checkboxes (one value per permission name). Returns
  * undefined when a value is not a permission name.
  */

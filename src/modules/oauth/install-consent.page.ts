@@ -1,6 +1,9 @@
+import { LISTED_PERMISSIONS } from '../../core/permission-catalog.js';
+import { Permission } from '../../core/permissions.js';
 import { APP_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
+import { permissionList } from '../../web/permission-list.js';
 import type { InstallConsent, RequestedPermission } from '../applications/installs.js';
 import type { PageCtx } from '../../web/components.js';
 import { appTile, consentHead, destination, hiddenFields, signedInAs, type ConsentPageInput, type ConsentView, type InstalledView } from './authorize.page.js';
@@ -37,10 +40,10 @@ ${install.servers.map((s) => html`<option value="${s.id}"${s.id === chosen?.id ?
 </form>`;
 }
 
-function notGrantableNote(p: RequestedPermission, serverName: string): SafeHtml {
-  if (p.notGrantable === 'administrator') return html`<br><span class="hint">Never granted: a bot here is never an administrator.</span>`;
-  if (p.notGrantable === 'not-held') return html`<br><span class="hint">You cannot give it: you do not have it in ${serverName}.</span>`;
-  return html``;
+function notGrantableNote(p: RequestedPermission, serverName: string): SafeHtml | undefined {
+  if (p.notGrantable === 'administrator') return html`<span class="hint">Never granted: a bot here is never an administrator.</span>`;
+  if (p.notGrantable === 'not-held') return html`<span class="hint">You cannot give it: you do not have it in ${serverName}.</span>`;
+  return undefined;
 }
 
 /**
@@ -50,23 +53,33 @@ function notGrantableNote(p: RequestedPermission, serverName: string): SafeHtml 
  */
 function permissionChoices(install: InstallConsent, appName: string): SafeHtml {
   const chosen = install.chosenServer;
+  // Requested bits that do nothing here are not listed (issue #24); the grantable ones still go with the form, so what is granted is unchanged.
+  const unlisted = install.permissions.every((p) => (Permission[p.name] & LISTED_PERMISSIONS) === 0n)
+    ? html`<p class="small">None of them does anything on this platform yet.</p>`
+    : '';
   if (install.permissions.length === 0) {
     return html`<h2>Permissions</h2><p class="small">${appName} asks for no permissions. Its bot can do what every member of the server can.</p>`;
   }
   if (!chosen) {
     return html`<h2>${appName} asks for these permissions</h2>
-<ul class="plain permission-list">${install.permissions.map((p) => html`<li>${p.label}${p.notGrantable === 'administrator' ? notGrantableNote(p, '') : ''}</li>`)}</ul>
+<div class="permission-list">${permissionList({ field: 'permission', idPrefix: 'perm', items: install.permissions.map((p) => ({ name: p.name, note: p.notGrantable === 'administrator' ? notGrantableNote(p, '') : undefined })) })}</div>${unlisted}
 <p class="hint">Choose a server to see which of them you can give.</p>`;
   }
   return html`<fieldset class="permission-list">
 <legend>Permissions for ${appName} in ${chosen.name}</legend>
-${install.permissions.map((p) =>
-  p.notGrantable === undefined
-    ? html`<label class="check"><input type="checkbox" name="permission" value="${p.name}" checked> <span>${p.label}</span></label>`
-    : html`<label class="check not-grantable"><input type="checkbox" disabled> <span><s>${p.label}</s>${notGrantableNote(p, chosen.name)}</span></label>`,
-)}
+${unlisted}${permissionList({
+  field: 'permission',
+  idPrefix: 'perm',
+  items: install.permissions.map((p) => ({ name: p.name, box: { checked: p.notGrantable === undefined, disabled: p.notGrantable !== undefined }, struck: p.notGrantable !== undefined, note: notGrantableNote(p, chosen.name) })),
+  keep: grantableBits(install.permissions),
+})}
 <p class="hint">Untick anything you do not want to give. The bot gets a role named ${appName} holding what stays ticked, on top of what every member has.</p>
 </fieldset>`;
+}
+
+/** The requested bits the person can give, which the form sends unless unticked. */
+function grantableBits(permissions: readonly RequestedPermission[]): bigint {
+  return permissions.reduce((bits, p) => (p.notGrantable === undefined ? bits | Permission[p.name] : bits), 0n);
 }
 
 /**
