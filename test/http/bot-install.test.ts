@@ -68,10 +68,13 @@ describe('bot install', () => {
     return authorizePath({ client_id: forApp.id, scope: 'bot', ...params });
   }
 
-  /** The boxes of the consent form: ticked (grantable) ones by name, and the disabled ones' labels. */
+  /**
+   * The boxes of the consent form: what it sends by name (ticked grantable boxes, then the grantable
+   * bits it does not list, as hidden fields), and the disabled ones' labels.
+   */
   function boxes(body: string): { ticked: string[]; disabled: string[] } {
-    const ticked = [...body.matchAll(/<input type="checkbox" name="permission" value="([A-Z_]+)" checked>/g)].map((m) => m[1] as string);
-    const disabled = [...body.matchAll(/<label class="check not-grantable"><input type="checkbox" disabled> <span><s>([^<]+)<\/s>/g)].map((m) => m[1] as string);
+    const ticked = [...body.matchAll(/<input type="checkbox" id="[^"]+" name="permission" value="([A-Z_]+)" checked aria-describedby/g), ...body.matchAll(/<input type="hidden" name="permission" value="([A-Z_]+)">/g)].map((m) => m[1] as string);
+    const disabled = [...body.matchAll(/<label class="check not-grantable"><input type="checkbox"[^>]* disabled[^>]*> <span><s>([^<]+)<\/s>/g)].map((m) => m[1] as string);
     return { ticked, disabled };
   }
 
@@ -150,13 +153,14 @@ describe('bot install', () => {
 
       const inSherwood = await marian.agent.get(installPath({ permissions: requested, server_id: sherwood }));
       expect(inSherwood.body).toMatch(new RegExp(`<option value="${sherwood}" selected>Sherwood</option>`));
-      expect(boxes(inSherwood.body)).toEqual({ ticked: ['MANAGE_WEBHOOKS'], disabled: ['Ban members'] });
+      // Ban members does nothing here (issue #24): not listed, and not given since she lacks it.
+      expect(boxes(inSherwood.body)).toEqual({ ticked: ['MANAGE_WEBHOOKS'], disabled: [] });
       // The picker is a GET form re-sending the request, so changing the server reloads this screen.
       expect(inSherwood.body).toContain('<form method="get" action="/app/oauth2/authorize" class="server-picker">');
       expect(inSherwood.body).toContain(`<input type="hidden" name="permissions" value="${requested}">`);
 
       const inHers = await marian.agent.get(installPath({ permissions: requested, server_id: mine.id }));
-      expect(boxes(inHers.body)).toEqual({ ticked: ['BAN_MEMBERS', 'MANAGE_WEBHOOKS'], disabled: [] });
+      expect(boxes(inHers.body)).toEqual({ ticked: ['MANAGE_WEBHOOKS', 'BAN_MEMBERS'], disabled: [] });
       expect(consentFields(inHers.body)['server_id']).toBe(mine.id);
     });
 
@@ -189,9 +193,13 @@ describe('bot install', () => {
       const sherwood = await freshServer();
       const requested = P.ADMINISTRATOR | P.BAN_MEMBERS | P.MANAGE_WEBHOOKS | P.VIEW_CHANNEL | P.SEND_MESSAGES;
       const page = await marian.agent.get(installPath({ permissions: String(requested), server_id: sherwood }));
-      expect(boxes(page.body)).toEqual({ ticked: ['VIEW_CHANNEL', 'SEND_MESSAGES', 'MANAGE_WEBHOOKS'], disabled: ['Ban members', 'Administrator'] });
-      expect(page.body).toContain('<s>Ban members</s><br><span class="hint">You cannot give it: you do not have it in Sherwood.</span>');
-      expect(page.body).toContain('<s>Administrator</s><br><span class="hint">Never granted: a bot here is never an administrator.</span>');
+      expect(boxes(page.body)).toEqual({ ticked: ['VIEW_CHANNEL', 'MANAGE_WEBHOOKS', 'SEND_MESSAGES'], disabled: ['Administrator'] });
+      expect(page.body).toContain('<span class="hint">Never granted: a bot here is never an administrator.</span>');
+      // Only permissions that do something here, grouped as Discord groups them, each with its line (issue #24).
+      for (const heading of ['General server permissions', 'Text channel permissions', 'Advanced permissions']) expect(page.body).toContain(`<legend>${heading}</legend>`);
+      expect(page.body).not.toContain('<legend>Membership permissions</legend>');
+      expect(page.body).toContain('aria-describedby="perm-manage_webhooks-hint"> <span>Manage webhooks<br><span class="hint" id="perm-manage_webhooks-hint">Create, edit and delete webhooks and see their URLs.</span>');
+      expect(page.body).not.toContain('Ban members');
       expect(page.body).toContain('<legend>Permissions for Helper Bot in Sherwood</legend>');
     });
 

@@ -293,7 +293,10 @@ describe('the OAuth2 URL generator with bots', () => {
     const empty = await agent.get(base);
     expect(empty.body).toContain('name="scope" value="bot"');
     expect(empty.body).toContain('name="scope" value="applications.commands"');
-    expect(empty.body).toContain('<input type="checkbox" name="permission" value="MANAGE_WEBHOOKS"><span>Manage webhooks</span>');
+    expect(empty.body).toContain('<input type="checkbox" id="perm-manage_webhooks" name="permission" value="MANAGE_WEBHOOKS" aria-describedby="perm-manage_webhooks-hint"> <span>Manage webhooks<br><span class="hint" id="perm-manage_webhooks-hint">Create, edit and delete webhooks and see their URLs.</span>');
+    // Only what does something here, in Discord's groups (issue #24).
+    for (const heading of ['General server permissions', 'Membership permissions', 'Text channel permissions', 'Advanced permissions']) expect(empty.body).toContain(`<legend>${heading}</legend>`);
+    expect(empty.body).not.toContain('Add reactions');
     expect(empty.body).toMatch(/<form method="get"/);
 
     const query = new URLSearchParams([
@@ -311,6 +314,11 @@ describe('the OAuth2 URL generator with bots', () => {
     expect(fieldValue(res.body, 'permissions-value')).toBe(expected);
     expect(res.body).toContain('name="permission" value="MANAGE_WEBHOOKS" checked');
     expect(fieldValue(res.body, 'generated-url')).toBe(`${BASE_URL}/app/oauth2/authorize?client_id=${client.app.id}&permissions=${expected}&scope=bot%20applications.commands`);
+
+    // A bit the picker does not list, from a link made elsewhere, stays in the value.
+    const kept = await agent.get(`${base}?scope=bot&redirect_uri=&permission=ADD_REACTIONS&permission=SEND_MESSAGES`);
+    expect(kept.body).toContain('<input type="hidden" name="permission" value="ADD_REACTIONS">');
+    expect(fieldValue(kept.body, 'permissions-value')).toBe((Permission.ADD_REACTIONS | Permission.SEND_MESSAGES).toString());
 
     const withCode = await agent.get(`${base}?scope=bot&scope=identify&redirect_uri=${encodeURIComponent('https://app.example/cb')}&permission=SEND_MESSAGES`);
     const url = new URL(fieldValue(withCode.body, 'generated-url') as string);

@@ -63,7 +63,7 @@ describe('creating roles', () => {
   it("nobody can grant a permission they do not hold: 403, and the role is not created", async () => {
     const { server, member } = await serverWithMember(Permission.MANAGE_ROLES);
     const page = await member.get(rolesPage(server.id));
-    expect(page.body).toMatch(/value="BAN_MEMBERS" disabled/);
+    expect(page.body).toMatch(/value="KICK_MEMBERS" disabled/);
     const before = await rolesOf(server.id);
     const res = await member.submit(rolesPage(server.id), `/servers/${server.id}/roles`, { name: 'Power', permissions: ['SEND_MESSAGES', 'BAN_MEMBERS'] });
     expect(res.statusCode).toBe(403);
@@ -71,6 +71,23 @@ describe('creating roles', () => {
     expect(await rolesOf(server.id)).toEqual(before);
     const ok = await member.submit(rolesPage(server.id), `/servers/${server.id}/roles`, { name: 'Talkers', permissions: ['SEND_MESSAGES'] });
     expect(ok.statusCode).toBe(303);
+  });
+
+  it("lists only the permissions that do something here, in Discord's groups, each with its line; saving keeps the bits it does not list (issue #24)", async () => {
+    const { server, owner } = await serverWithMember(Permission.MANAGE_ROLES);
+    const everyoneUrl = `/servers/${server.id}/settings/roles/${server.id}`;
+    const page = await owner.get(everyoneUrl);
+    for (const heading of ['General server permissions', 'Membership permissions', 'Text channel permissions', 'Advanced permissions']) expect(page.body).toContain(`<legend>${heading}</legend>`);
+    expect(page.body).toContain('<input type="checkbox" id="perm-kick_members" name="permissions" value="KICK_MEMBERS" aria-describedby="perm-kick_members-hint">');
+    expect(page.body).toContain('<span class="hint" id="perm-kick_members-hint">Remove members (never the owner) who hold nothing more than oneself.</span>');
+    expect(page.body).not.toContain('Add reactions');
+    expect(page.body).not.toMatch(/type="checkbox"[^>]*value="ADD_REACTIONS"/);
+    // What the form sends as it stands: the ticked boxes and the kept bits.
+    const ticked = [...page.body.matchAll(/<input type="checkbox" id="[^"]+" name="permissions" value="([A-Z_]+)" checked/g), ...page.body.matchAll(/<input type="hidden" name="permissions" value="([A-Z_]+)">/g)].map((m) => m[1] as string);
+    expect(ticked).toContain('ADD_REACTIONS');
+    const res = await owner.submit(everyoneUrl, `/servers/${server.id}/roles/${server.id}`, { permissions: ticked });
+    expect(res.statusCode).toBe(303);
+    expect((await rolesOf(server.id)).find((r) => r.id === server.id)?.permissions).toBe(String(DEFAULT_EVERYONE_PERMISSIONS));
   });
 
   it('only the owner or an Administrator can create a role holding Administrator', async () => {
