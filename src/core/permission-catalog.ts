@@ -27,7 +27,7 @@ export const PERMISSION_CATALOG: readonly PermissionGroup[] = [
     entries: [
       entry('VIEW_CHANNEL', "See the server and its channels and read their messages."),
       entry('MANAGE_CHANNELS', 'Create, rename, reorder and delete channels.'),
-      entry('MANAGE_ROLES', "Create, edit and delete roles below one's own, and give or take them."),
+      entry('MANAGE_ROLES', "Create, edit, give and take away roles that hold nothing beyond one's own permissions."),
       entry('MANAGE_WEBHOOKS', 'Create, edit and delete webhooks and see their URLs.'),
       entry('MANAGE_SERVER', 'Rename the server, invite people, manage invite links, remove members and add bots.'),
     ],
