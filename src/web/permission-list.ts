@@ -2,7 +2,7 @@ import { LISTED_PERMISSIONS, PERMISSION_CATALOG } from '../core/permission-catal
 import { permissionNames, type PermissionName } from '../core/permissions.js';
 import { html, type SafeHtml } from './html.js';
 
-/** One permission as a page lists it; items keep the order given within their group. */
+/** One permission as a page lists it (in the catalog's order within its group). */
 export interface PermissionListItem {
   name: PermissionName;
   /** A checkbox state; undefined lists the permission as text, without a box. */
@@ -31,10 +31,14 @@ export interface PermissionListOptions {
  * (the hint that describes its checkbox).
  */
 export function permissionList(options: PermissionListOptions): SafeHtml {
-  const groups = PERMISSION_CATALOG.map((group) => {
-    const names = new Map(group.entries.map((e) => [e.name, e]));
-    return { title: group.title, rows: options.items.flatMap((item) => (names.has(item.name) ? [{ item, entry: names.get(item.name)! }] : [])) };
-  }).filter((group) => group.rows.length > 0);
+  const byName = new Map(options.items.map((item) => [item.name, item]));
+  const groups = PERMISSION_CATALOG.map((group) => ({
+    title: group.title,
+    rows: group.entries.flatMap((entry) => {
+      const item = byName.get(entry.name);
+      return item ? [{ item, entry }] : [];
+    }),
+  })).filter((group) => group.rows.length > 0);
   const kept = permissionNames((options.keep ?? 0n) & ~LISTED_PERMISSIONS);
   return html`${groups.map(
     (group) => html`<fieldset class="permission-group"><legend>${group.title}</legend>${group.rows.map(({ item, entry }) => {
