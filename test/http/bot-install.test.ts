@@ -117,8 +117,11 @@ describe('bot install', () => {
       await addMember(t.services, other.id, marian.person.id);
       const mine = await createServer(t.services, marian.person.id, { name: 'Marian Hall' });
 
-      const page = await marian.agent.get(installPath({ permissions: String(P.SEND_MESSAGES) }));
+      const page = await marian.agent.get(installPath({ permissions: String(P.SEND_MESSAGES | P.ADD_REACTIONS) }));
       expect(page.statusCode).toBe(200);
+      // Before a server is chosen the requested permissions are listed without boxes, grouped, each with its line; Add reactions does nothing here (issue #24).
+      expect(page.body).toContain('<legend>Text channel permissions</legend><p class="permission-item"><span>Send messages<br><span class="hint" id="perm-send_messages-hint">Post messages in channels.</span></span></p>');
+      expect(page.body).not.toContain('Add reactions');
       expect(page.body).toContain('<h1>Add Helper Bot to a server</h1>');
       const options = [...page.body.matchAll(/<option value="(\d+)"[^>]*>([^<]+)<\/option>/g)].map((m) => [m[1], m[2]]);
       expect(options).toContainEqual([sherwood, 'Sherwood']);
