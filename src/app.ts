@@ -34,7 +34,7 @@ import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.j
 import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
 import type { Services } from './services.js';
 import { ASSETS } from './web/assets.js';
-import { installPageContext } from './modules/accounts/page-context.hook.js';
+import { installPageContext, viewerIdentifier } from './modules/accounts/page-context.hook.js';
 
 
 /**
@@ -73,7 +73,8 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('bot', undefined);
   app.decorateRequest('bearer', undefined);
 
-  installErrorHandling(app, config.serviceName);
+  const identifyViewer = viewerIdentifier(services);
+  installErrorHandling(app, config.serviceName, identifyViewer);
   installStrictJsonParser(app);
   installExactJsonContentType(app);
   installRequestMetrics(app, services.metrics);
@@ -130,7 +131,7 @@ export async function buildApp(services: Services): Promise<App> {
   // Browsers ask for /favicon.ico on every site; answer "no icon" instead of a logged 404.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   registerOperationsRoutes(app, services);
-  registerOpenApiRoutes(app, { serviceName: services.config.serviceName });
+  registerOpenApiRoutes(app, { serviceName: services.config.serviceName, identifyViewer });
   registerApplicationApi(app, services);
   registerOAuthApi(app, services);
   registerOpenIdApi(app, services);

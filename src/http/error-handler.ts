@@ -170,11 +170,17 @@ function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply,
   return sendPage(request, reply, 500, 'Something went wrong', 'The server could not finish this request. Try again in a moment.', serviceName);
 }
 
-export function installErrorHandling(app: App, serviceName: string): void {
+/**
+ * `identifyViewer` (accounts/page-context.hook.ts viewerIdentifier) lets the 404 page show who is
+ * signed in: unknown URLs never pass through the pages context that would have said.
+ */
+export function installErrorHandling(app: App, serviceName: string, identifyViewer?: (request: FastifyRequest) => Promise<void>): void {
   app.setErrorHandler((raw: unknown, request, reply) => renderError(raw, request, reply, serviceName));
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     if (isApiRequest(request)) return sendApiError(reply, ApiErrors.notFound());
+    // A lookup that fails (database down) leaves the page signed out rather than failing it.
+    if (identifyViewer) await identifyViewer(request).catch(() => undefined);
     return sendPage(request, reply, 404, 'Page not found', 'There is nothing at this address.', serviceName);
   });
 }

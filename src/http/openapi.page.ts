@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../web/html.js';
-import { layout } from '../web/layout.js';
+import { layout, type Viewer } from '../web/layout.js';
 import { describeType, MAX_DEPTH, resolver, type JsonSchema, type OpenApiDocument, type OpenApiOperation } from './openapi-document.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'] as const;
@@ -17,7 +17,7 @@ export function operationAnchor(method: string, path: string): string {
 }
 
 /** The API reference at /api/docs: operations grouped by tag, each with its parameters, body and responses. */
-export function renderApiReference(doc: OpenApiDocument, options: { serviceName: string; documentUrl: string }): string {
+export function renderApiReference(doc: OpenApiDocument, options: { serviceName: string; documentUrl: string; viewer?: Viewer; csrfToken?: string }): string {
   const resolve = resolver(doc);
   const groups = groupByTag(doc);
   const tagInfo = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
@@ -48,7 +48,7 @@ export function renderApiReference(doc: OpenApiDocument, options: { serviceName:
           )}`
     }`;
 
-  return layout({ title: 'API reference', serviceName: options.serviceName, csrfToken: '', body });
+  return layout({ title: 'API reference', serviceName: options.serviceName, viewer: options.viewer, csrfToken: options.csrfToken ?? '', body });
 }
 
 function groupByTag(doc: OpenApiDocument): [string, Operation[]][] {

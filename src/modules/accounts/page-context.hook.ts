@@ -1,3 +1,4 @@
+import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { PageError } from '../../core/errors.js';
@@ -57,4 +58,25 @@ export function installPageContext(app: App, services: Services): void {
       }
     }
   });
+}
+
+/**
+ * Who is signed in, for the pages answered outside the pages context (the 404 page, the API
+ * reference): reads the session cookie from the raw header and sets `request.viewer` and its CSRF
+ * key, so the header shows the person and their Sign out form (issue #24). Never writes a cookie;
+ * an unknown or expired session leaves the request signed out.
+ */
+export function viewerIdentifier(services: Services): (request: FastifyRequest) => Promise<void> {
+  const names = cookieNames(services.config.secureCookies);
+  return async (request) => {
+    const header = request.headers.cookie;
+    if (!header) return;
+    const token = fastifyCookie.parse(header)[names.session];
+    if (!token) return;
+    const resolved = await resolveSession(services, token);
+    if (!resolved) return;
+    const p = resolved.person;
+    request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl };
+    request.csrfKey = token;
+  };
 }
