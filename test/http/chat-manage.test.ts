@@ -330,6 +330,12 @@ describe('the sign-in page reached from an authorization link', () => {
     const login = await visitor.get(String(start.headers.location));
     expect(login.statusCode).toBe(200);
     expect(login.body).toContain('<strong>Photo &lt;Printer&gt;</strong> wants to access your');
+    // A refused attempt names it again.
+    const loginUrl = String(start.headers.location);
+    const next = new URL(loginUrl, 'http://x').searchParams.get('next') ?? '';
+    const refused = await visitor.submit(loginUrl, loginUrl, { username: person.username, password: 'not the password at all', next });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('<strong>Photo &lt;Printer&gt;</strong> wants to access your');
     expect((await visitor.get('/login')).body).not.toContain('wants to access your');
     expect((await visitor.get('/login?next=%2Fapp%2Foauth2%2Fauthorize%3Fclient_id%3D999')).body).not.toContain('wants to access your');
   });

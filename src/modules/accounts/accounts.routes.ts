@@ -93,9 +93,11 @@ export function registerAccountPages(pages: App, services: Services): void {
       return reply.redirect(next, 303);
     } catch (error) {
       const ctx = pageContext(request, services);
-      if (error instanceof RateLimitedError) return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: tooManyAttempts(reply, error) }), 429);
+      // The app asking (issue #24) is named again on a refused attempt.
+      const askingApp = await applicationAskingIn(services, next);
+      if (error instanceof RateLimitedError) return sendHtml(reply, loginPage({ ctx, next, username: body.username, askingApp, error: tooManyAttempts(reply, error) }), 429);
       if (!isFormError(error)) throw error;
-      return sendHtml(reply, loginPage({ ctx, next, username: body.username, error: INCORRECT_CREDENTIALS }), 400);
+      return sendHtml(reply, loginPage({ ctx, next, username: body.username, askingApp, error: INCORRECT_CREDENTIALS }), 400);
     }
   });
 
