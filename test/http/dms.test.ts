@@ -204,6 +204,34 @@ describe('opening a direct message (POST /api/v1/users/@me/channels)', () => {
 });
 
 describe('the Direct messages pages', () => {
+  it('a long conversation opens at its newest 50 and pages back with ?before= (issue #24), a junk before refused with 400', async () => {
+    const { agent, person } = await signedIn(t);
+    const bot = await createBot(t);
+    await userInstall(t, bot, person);
+    const channelId = ((await openDm(t, bot, { recipientId: person.id })).json() as { id: string }).id;
+    for (let i = 1; i <= 60; i += 1) expect((await botPost(t, bot, channelId, { content: `note ${i}.` })).statusCode).toBe(200);
+
+    const newest = await agent.get(`/messages/${channelId}`);
+    expect(newest.statusCode).toBe(200);
+    expect(newest.body).toContain('note 60.');
+    expect(newest.body).toContain('note 11.');
+    expect(newest.body).not.toContain('note 10.');
+    expect(newest.body).toContain('data-live=');
+    const older = /href="(\/messages\/\d+\?before=\d+)" rel="prev">Load older messages/.exec(newest.body)?.[1];
+    expect(older).toBeDefined();
+
+    const page = await agent.get(older as string);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('note 1.');
+    expect(page.body).toContain('note 10.');
+    expect(page.body).not.toContain('note 11.');
+    expect(page.body).toContain('This is the start of your conversation.');
+    expect(page.body).toContain('Jump to present');
+    expect(page.body).not.toContain('data-live=');
+
+    expect((await agent.get(`/messages/${channelId}?before=yesterday`)).statusCode).toBe(400);
+  });
+
   it('only the two participants may see a conversation; anyone else, and unknown or malformed ids, get 404', async () => {
     const { person } = await signedIn(t);
     const stranger = await signedIn(t);

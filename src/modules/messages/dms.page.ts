@@ -51,6 +51,14 @@ ${avatar(c.other.name, c.other.avatarUrl)}
   });
 }
 
+/** Above the messages: "Load older messages" (`?before=`, 50 a page) or the conversation's start. */
+function historyEdge(conversation: DmConversation): SafeHtml {
+  const first = conversation.messages[0];
+  return conversation.hasOlder && first
+    ? html`<p class="history-edge"><a href="/messages/${conversation.channelId}?before=${first.id}" rel="prev">Load older messages</a></p>`
+    : html`<p class="history-edge muted">This is the start of your conversation.</p>`;
+}
+
 /**
  * /messages/:channelId: one conversation, newest message at the bottom, kept up to date by the
  * channel view's live stream; read only (docs/user-installs.md).
@@ -77,7 +85,15 @@ export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConv
 <h1>${other.name} ${badge(other)}</h1>
 <p class="muted small">@${other.username}</p>
 <div class="card">
-${messageList(conversation.messages, { liveUrl: `/channels/${conversation.channelId}/events`, emptyText: 'No messages yet.', now: input.now, rights: { viewerId: ctx.viewer?.id ?? '', manageMessages: false } })}
+${historyEdge(conversation)}
+${messageList(conversation.messages, {
+  // An older page (?before=) is history: no live updates, and a way back to the present.
+  ...(conversation.before === undefined ? { liveUrl: `/channels/${conversation.channelId}/events` } : {}),
+  emptyText: 'No messages yet.',
+  now: input.now,
+  rights: { viewerId: ctx.viewer?.id ?? '', manageMessages: false },
+})}
+${conversation.before !== undefined ? html`<p class="history-edge"><a href="/messages/${conversation.channelId}" data-present>You are viewing older messages. Jump to present</a></p>` : ''}
 </div>
 ${footer}`,
   });

@@ -5,6 +5,7 @@ import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
 import { ApiErrorResponses, ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
+import { ChannelQuery } from './messages.schemas.js';
 import { dmConversations, loadDmConversation, openDm } from './dms.service.js';
 
 /** POST /api/v1/users/@me/channels with bot credentials (SPEC §5.2). */
@@ -35,8 +36,8 @@ export function registerDmPages(pages: App, services: Services): void {
       return sendHtml(reply, dmListPage({ ctx: signedInContext(request, services), conversations }));
     });
 
-    scope.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams } }, async (request, reply) => {
-      const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId).catch((error: unknown) => {
+    scope.get('/messages/:channelId', { schema: { hide: true, params: ConversationParams, querystring: ChannelQuery } }, async (request, reply) => {
+      const conversation = await loadDmConversation(services, request.signedInViewer.id, request.params.channelId, request.query.before).catch((error: unknown) => {
         // A page of its own words for the service's 404 (http/page-errors.ts would say "Channel").
         if (error instanceof ApiError && error.code === 10003) throw new PageError(404, 'Conversation not found', 'This conversation does not exist, or you are not part of it.');
         throw error;

@@ -7,7 +7,7 @@ import { isUserInstalled } from '../applications/user-installs.service.js';
 import { JOINED_BY_OWN_ACT } from '../directory/members.js';
 import { type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
 import { findDmChannelIdForPair, findDmPair, findMessageContents, findParty, insertDmChannel, listDmConversations, shareAServer } from './dms.repository.js';
-import { latestMessages } from './messages.service.js';
+import { channelHistory } from './messages.service.js';
 import { presentDmChannel, type DmChannelResource } from '../resources/resources.js';
 
 /** POST /api/v1/users/@me/channels answers Discord's DM channel object (resources.ts). */
@@ -113,15 +113,15 @@ export async function dmConversations(deps: Deps, userId: string): Promise<DmCon
  * A DM conversation for one of its two participants; anyone else — and any malformed or unknown
  * id — gets the same 404 (10003 Unknown Channel), so a conversation's existence does not leak.
  */
-export async function loadDmConversation(deps: Deps, viewerId: string, channelId: string): Promise<DmConversation> {
+export async function loadDmConversation(deps: Deps, viewerId: string, channelId: string, before?: string): Promise<DmConversation> {
   if (!isSnowflake(channelId)) throw ApiErrors.unknownChannel();
   const pair = await findDmPair(deps.db, channelId);
   if (!pair || (pair.userLow !== viewerId && pair.userHigh !== viewerId)) throw ApiErrors.unknownChannel();
   const other = await findParty(deps.db, pair.userLow === viewerId ? pair.userHigh : pair.userLow);
   if (!other) throw ApiErrors.unknownChannel();
-  const [messages, mayMessage] = await Promise.all([
-    latestMessages(deps, channelId),
+  const [history, mayMessage] = await Promise.all([
+    channelHistory(deps, channelId, before),
     other.bot && other.applicationId !== null ? botMayMessage(deps, { applicationId: other.applicationId, botUserId: other.id }, { id: viewerId, bot: false }) : Promise.resolve(false),
   ]);
-  return { channelId, other, messages, botMayStillMessage: mayMessage };
+  return { channelId, other, messages: history.messages, hasOlder: history.hasOlder, before, botMayStillMessage: mayMessage };
 }

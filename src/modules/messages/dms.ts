@@ -33,6 +33,10 @@ export interface DmConversation {
   other: DmParty;
   /** Oldest first: the newest is at the bottom. */
   messages: MessageView[];
+  /** Messages older than the first shown exist (the "Load older messages" link). */
+  hasOlder: boolean;
+  /** The page shown ends before this message (`?before=`); undefined for the newest page. */
+  before?: string | undefined;
   /** Whether the other party, a bot, may still send messages here (the person may have removed its app). */
   botMayStillMessage: boolean;
 }

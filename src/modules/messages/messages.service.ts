@@ -67,13 +67,6 @@ export async function postMessage(deps: Deps, channelId: string, authorId: strin
   });
 }
 
-/** The newest messages of a channel, oldest first (the channel view shows the newest at the bottom). */
-export async function latestMessages(deps: Deps, channelId: string, limit = CHANNEL_VIEW_LIMIT): Promise<MessageView[]> {
-  if (!isSnowflake(channelId)) return [];
-  const rows = await listLatestMessages(deps.db, channelId, limit);
-  return rows.map(toMessageView);
-}
-
 /**
  * One page of a channel's history, oldest first: the newest messages, or with `before` those
  * older than that message id (keyset pagination, issue #24). One more row than shown is read to
