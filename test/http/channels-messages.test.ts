@@ -225,3 +225,20 @@ describe('seed-demo', () => {
     expect((await t.services.db.selectFrom('servers').select('id').where('name', '=', 'Demo Server').execute()).length).toBe(1);
   });
 });
+
+describe('the channel view switches servers (issue #24: the server list beside the channels)', () => {
+  it('a member of two servers sees both in the sidebar, the current one marked; a member of one sees no switcher', async () => {
+    const { agent, person } = await signedIn(t, { name: 'Sam Switcher' });
+    const first = await createServer(t.services, person.id, { name: 'First Hall' });
+    const second = await createServer(t.services, person.id, { name: 'Second Hall' });
+    const page = await agent.get(`/channels/${first.channels[0]?.id ?? ''}`);
+    expect(page.statusCode).toBe(200);
+    const list = /<nav class="server-list" aria-label="Your servers">[\s\S]*?<\/nav>/.exec(page.body)?.[0] ?? '';
+    expect(list).toContain(`<a href="/servers/${first.id}" class="active" aria-current="true">First Hall</a>`);
+    expect(list).toContain(`<a href="/servers/${second.id}">Second Hall</a>`);
+
+    const { agent: loner, person: lonerPerson } = await signedIn(t, { name: 'Lou Loner' });
+    const only = await createServer(t.services, lonerPerson.id, { name: 'Only Hall' });
+    expect((await loner.get(`/channels/${only.channels[0]?.id ?? ''}`)).body).not.toContain('Your servers');
+  });
+});

@@ -10,6 +10,8 @@ import type { MessageView } from './messages.js';
 export interface ChannelPageInput {
   ctx: PageCtx;
   server: { id: string; name: string };
+  /** The person's servers (the sidebar's switcher). */
+  servers: readonly { id: string; name: string }[];
   channel: Channel;
   channels: Channel[];
   /** One page of history, oldest first (messages.service.ts channelHistory). */
@@ -72,6 +74,14 @@ function channelLink(c: Channel, current: boolean, unread: boolean): SafeHtml {
   return html`<a href="/channels/${c.id}"${classes ? html` class="${classes}"` : ''}${current ? html` aria-current="page"` : ''}># ${c.name}${unread ? html`<span class="visually-hidden"> (unread)</span>` : ''}</a>`;
 }
 
+/** The person's servers, to switch between them (on a phone, part of the drawer with the channels). */
+function serverList(servers: readonly { id: string; name: string }[], currentId: string): SafeHtml {
+  if (servers.length < 2) return html``;
+  return html`<nav class="server-list" aria-label="Your servers"><p class="small muted">Your servers</p>
+${servers.map((s) => html`<a href="/servers/${s.id}"${s.id === currentId ? html` class="active" aria-current="true"` : ''}>${s.name}</a>`)}
+</nav>`;
+}
+
 /** The channel view: channel list, messages with the newest at the bottom, and the post form. */
 export function channelPage(input: ChannelPageInput): string {
   const { ctx, server, channel } = input;
@@ -80,6 +90,7 @@ export function channelPage(input: ChannelPageInput): string {
 ${input.channels.map((c) => channelLink(c, c.id === channel.id, input.unreadChannelIds.has(c.id)))}
 ${input.canInvite ? html`<p class="small"><a href="/servers/${server.id}/settings/invites">Invite people</a></p>` : ''}
 ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/settings">Server settings</a></p>` : ''}
+${serverList(input.servers, server.id)}
 </nav>`;
   const form = input.canSend
     ? html`<form method="post" action="/channels/${channel.id}/messages" id="post" class="card">

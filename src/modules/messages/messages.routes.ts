@@ -33,6 +33,7 @@ export function registerMessagePages(pages: App, services: Services): void {
     const markup = channelPage({
       ctx: pageContext(request, services),
       server: data.server,
+      servers: data.servers,
       channel,
       channels: data.channels,
       messages: data.messages,

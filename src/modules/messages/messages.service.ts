@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
 import type { Server } from '../directory/servers.js';
-import { getServer } from '../directory/servers.service.js';
+import { getServer, listServersForPerson } from '../directory/servers.service.js';
 import { getPersonById } from '../directory/people.service.js';
 import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
 import {
@@ -83,6 +83,8 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
 /** What the channel view shows besides its messages: the server and its channel list. */
 export interface ChannelPageData {
   server: Server;
+  /** Every server the person is a member of, for switching (the sidebar's server list). */
+  servers: { id: string; name: string }[];
   channels: Channel[];
   messages: MessageView[];
   /** Messages older than the first shown exist (the "Load older messages" link). */
@@ -103,21 +105,23 @@ const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
  */
 export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: string, before?: string): Promise<ChannelPageData | undefined> {
   if (channel.serverId === null) return undefined;
-  const [server, channels, history, lastRead, unread] = await Promise.all([
+  const [server, channels, history, lastRead, unread, memberOf] = await Promise.all([
     getServer(deps, channel.serverId),
     getChannels(deps, channel.serverId),
     channelHistory(deps, channel.id, before),
     findLastRead(deps.db, viewerId, channel.id),
     listUnreadChannelIds(deps.db, viewerId, channel.serverId),
+    listServersForPerson(deps, viewerId),
   ]);
   if (!server) return undefined;
   const unreadChannelIds = new Set(unread);
-  if (before !== undefined) return { server, channels, ...history, unreadChannelIds };
+  const servers = memberOf.map((s) => ({ id: s.id, name: s.name }));
+  if (before !== undefined) return { server, servers, channels, ...history, unreadChannelIds };
   // An empty channel is read too (mark 0): what is posted next is new to this person.
   await markRead(deps.db, viewerId, channel.id, history.messages.at(-1)?.id ?? '0');
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
-  return { server, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+  return { server, servers, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 /**
