@@ -105,6 +105,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const t = served.t;
     const owner = await registerPerson(t.services, { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 1' });
     const server = await given.server(t, { owner, name: 'Difference Engine' });
+    await given.server(t, { owner, name: 'Analytical Engine' }); // a second server: the channel view's server switcher
     const channelId = server.channels[0]?.id as string;
     const long = await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
     await postMessage(t.services, channelId, owner.id, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');

@@ -161,7 +161,7 @@ describe.skipIf(!chromiumAvailable)('accessibility and the phone layout in Chrom
     await page.keyboard.press('Enter');
     await page.waitForURL(/server_id=/);
     expect(new URL(page.url()).searchParams.get('server_id')).toBe(lancelotServer);
-    await expect.poll(() => page.locator('legend').textContent()).toBe('Permissions for Herald Bot in Joyous Gard');
+    await expect.poll(() => page.locator('legend').first().textContent()).toBe('Permissions for Herald Bot in Joyous Gard');
     for (let i = 0; i < 40 && (await activeElement(page)) !== 'button|Authorize'; i += 1) await page.keyboard.press('Tab');
     expect(await activeElement(page)).toBe('button|Authorize');
     await page.keyboard.press('Enter');
