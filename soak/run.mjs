@@ -300,9 +300,11 @@ async function main() {
   for (const channelId of channelIds) {
     for (let i = 0; i < WEBHOOKS_PER_CHANNEL; i += 1) {
       const page = `/servers/${guild.id}/settings/integrations`;
-      const created = await owner.submit('webhook-create', page, `${page}/webhooks`, { name: `Soak ${i}`, channelId });
+      // POST → 303 → GET (issue #24): the URL is shown once, on the page the redirect leads to.
+      const posted = await owner.submit('webhook-create', page, `${page}/webhooks`, { name: `Soak ${i}`, channelId });
+      const created = posted.status === 303 && posted.location ? await owner.get('webhook-create', posted.location) : posted;
       const path = /\/api\/v1\/webhooks\/\d+\/[A-Za-z0-9_-]+/.exec(created.body)?.[0];
-      if (created.status !== 201 || !path) throw new Error(`webhook creation answered ${created.status}: ${/class="error"[^>]*>([^<]*)/.exec(created.body)?.[1] ?? created.body.slice(0, 200)}`);
+      if (created.status !== 200 || !path) throw new Error(`webhook creation answered ${posted.status} then ${created.status}: ${/class="error"[^>]*>([^<]*)/.exec(created.body)?.[1] ?? created.body.slice(0, 200)}`);
       webhooks.push({ path, messages: [], nextAt: 0, sent: [] });
     }
   }
