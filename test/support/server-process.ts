@@ -305,10 +305,16 @@ export class HttpAgent {
     if (page.status === 302 && page.location) return page.location; // already granted, no prompt
     const form = /<form method="post" action="\/app\/oauth2\/authorize">([\s\S]*?)<\/form>/.exec(page.body)?.[1];
     if (page.status !== 200 || !form) throw new Error(`no consent form at ${authorizePath} (status ${page.status}): ${page.body.slice(0, 300)}`);
+    // What a browser sends: every hidden field and every ticked box, a repeated name as a list.
     const fields: Record<string, string | string[]> = {};
-    for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1] as string] = decodeEntities(m[2] as string);
-    const ticked = [...form.matchAll(/<input type="checkbox" name="permission" value="([A-Z_]+)" checked>/g)].map((m) => m[1] as string);
-    if (ticked.length > 0) fields['permission'] = ticked;
+    for (const [, attrs = ''] of form.matchAll(/<input\b([^>]*)>/g)) {
+      const name = /\bname="([^"]+)"/.exec(attrs)?.[1];
+      const value = decodeEntities(/\bvalue="([^"]*)"/.exec(attrs)?.[1] ?? '');
+      const sent = /type="hidden"/.test(attrs) || (/type="checkbox"/.test(attrs) && /\bchecked\b/.test(attrs) && !/\bdisabled\b/.test(attrs));
+      if (!name || !sent) continue;
+      const before = fields[name];
+      fields[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+    }
     const answer = await this.post('/app/oauth2/authorize', { ...fields, decision: 'authorize', ...extra });
     if (answer.status !== 303 && answer.status !== 200) throw new Error(`consent answered ${answer.status}: ${answer.body.slice(0, 300)}`);
     return answer.location ?? '';
