@@ -61,7 +61,8 @@ describe.skipIf(!chromiumAvailable)('accessibility and the phone layout in Chrom
     await page.keyboard.press('Tab');
     expect(await activeElement(page)).toBe('a|Skip to the message box');
     await page.keyboard.press('Enter');
-    expect(new URL(page.url()).hash).toBe('#post');
+    // The fragment navigation lands after the key press returns: wait for it, as a person would.
+    await expect.poll(() => new URL(page.url()).hash).toBe('#post');
     await page.keyboard.press('Tab');
     expect(await activeElement(page)).toBe('textarea#content|');
   });
