@@ -469,7 +469,7 @@ describe.skipIf(!canRun)('three instances behind a round-robin proxy, on one Pos
       expect(consent.status).toBe(200);
       expect(consent.text).toContain('Add Relay Bot to a server');
       const fields = formFields(consent.text, '/app/oauth2/authorize');
-      expect(fields.filter(([name]) => name === 'permission').map(([, v]) => v)).toEqual(['VIEW_CHANNEL', 'SEND_MESSAGES', 'MANAGE_WEBHOOKS']);
+      expect(fields.filter(([name]) => name === 'permission').map(([, v]) => v).sort()).toEqual(['MANAGE_WEBHOOKS', 'SEND_MESSAGES', 'VIEW_CHANNEL']);
       const installed = await client.send('POST', '/app/oauth2/authorize', { form: [...fields, ['decision', 'authorize']] });
       expect(installed.status).toBe(200);
       expect(installed.text).toContain('Relay Bot was added to Scale Out');

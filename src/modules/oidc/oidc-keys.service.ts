@@ -6,7 +6,7 @@ import { openPrivateKey, sealPrivateKey } from './key-sealing.js';
 import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
 
 export { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
-import { insertSigningKey, latestGeneration, listSigningKeys, retireKeysBelow, type StoredSigningKey } from './oidc.repository.js';
+import { insertSigningKey, newestGeneration, listSigningKeys, retireKeysBelow, type StoredSigningKey } from './oidc.repository.js';
 
 /** OpenID Connect Core §2 exp: an ID token is valid as long as the access token it came with. */
 export const ID_TOKEN_LIFETIME_MS = HOUR;
@@ -84,23 +84,29 @@ async function newKey(deps: Deps, alg: SigningAlg, generation: number): Promise<
 
 /**
  * Issue #22 §3: on first start, one key per algorithm. Safe with several instances starting at
- * once on one database: each tries generation 1 (or the next one), the unique (alg, generation)
- * constraint lets one insert win, and the losers read the winner's key.
+ * once on one database: each reads the newest generation and, only when it is missing or retired,
+ * inserts the next one. Instances that read the same state insert the same generation, the unique
+ * (alg, generation) constraint lets one win, and the losers read the winner's key; an instance
+ * reading after the winner sees it active and inserts nothing.
  */
 export async function ensureSigningKeys(deps: Deps): Promise<void> {
   let ring = await loadRing(deps, rings.get(deps.db));
   let inserted = false;
+  let missing = false;
   for (const alg of SIGNING_ALGS) {
     if (activeKey(ring, alg)) continue;
-    const generation = (await latestGeneration(deps.db, alg)) + 1;
+    missing = true;
+    const newest = await newestGeneration(deps.db, alg);
+    if (newest.active) continue;
     try {
-      await insertSigningKey(deps.db, await newKey(deps, alg, generation));
+      await insertSigningKey(deps.db, await newKey(deps, alg, newest.generation + 1));
       inserted = true;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
   }
-  if (inserted) ring = await loadRing(deps, ring);
+  // Reloaded whenever a key was missing: this instance's insert, or another's that won.
+  if (missing) ring = await loadRing(deps, ring);
   // Fail at start-up, not at the first sign-in, when a sealed key cannot be opened.
   await Promise.all(SIGNING_ALGS.map((alg) => privateKeyOf(deps, ring, alg)));
   if (deps.config.oidcKeySecret === undefined && inserted) {
@@ -125,7 +131,7 @@ export async function rotateSigningKeys(deps: Deps): Promise<RotatedKey[]> {
   const before = await listSigningKeys(deps.db, now);
   const rotated: RotatedKey[] = [];
   for (const alg of SIGNING_ALGS) {
-    const key = await newKey(deps, alg, (await latestGeneration(deps.db, alg)) + 1);
+    const key = await newKey(deps, alg, (await newestGeneration(deps.db, alg)).generation + 1);
     await deps.db.transaction().execute(async (trx) => {
       await insertSigningKey(trx, key);
       await retireKeysBelow(trx, alg, key.generation, now);

@@ -34,10 +34,13 @@ export async function listSigningKeys(db: Db, publishedSince: number): Promise<S
   }));
 }
 
-/** The highest generation ever stored for an algorithm (0 when none). */
-export async function latestGeneration(db: Db, alg: string): Promise<number> {
-  const row = await db.selectFrom('oidc_signing_keys').select((eb) => eb.fn.max('generation').as('g')).where('alg', '=', alg).executeTakeFirst();
-  return row?.g === null || row?.g === undefined ? 0 : toNum(row.g);
+/**
+ * The newest generation stored for an algorithm (0 when none) and whether it is still active, in
+ * one read, so a decision to create the next generation and its number come from the same state.
+ */
+export async function newestGeneration(db: Db, alg: string): Promise<{ generation: number; active: boolean }> {
+  const row = await db.selectFrom('oidc_signing_keys').select(['generation', 'retired_at']).where('alg', '=', alg).orderBy('generation', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? { generation: 0, active: false } : { generation: toNum(row.generation), active: row.retired_at === null };
 }
 
 /** Inserts a key; a concurrent insert of the same (alg, generation) fails on the unique constraint. */
