@@ -25,7 +25,13 @@ function milliseconds(elapsed: number): number {
   return Math.round(elapsed * 10) / 10;
 }
 
+/**
+ * The log level is fixed when the server starts (LOG_LEVEL), so hooks are added only for the
+ * lines that level writes: at `warn` no request runs any of them (docs/performance.md §Request
+ * hooks), and only `debug` adds a hook to every request's arrival.
+ */
 export function installAccessLog(app: App, logger: Logger): void {
+  if (!logger.isLevelEnabled('info')) return;
   const access = accessLogger(logger);
   const line = (request: FastifyRequest, reply: FastifyReply, url: string) => {
     access.info({ reqId: request.id, req: { method: request.method, url, ip: request.ip }, res: { statusCode: reply.statusCode }, responseTime: milliseconds(reply.elapsedTime) }, 'request completed');
@@ -34,22 +40,28 @@ export function installAccessLog(app: App, logger: Logger): void {
   // as http/metrics.ts: `request.routeOptions` is built anew at every access).
   app.addHook('onRoute', (route) => {
     const pattern = route.url;
-    const parameterised = pattern.includes(':');
-    const log: onResponseHookHandler = (request, reply, done) => {
-      if (access.isLevelEnabled('info')) line(request, reply, parameterised ? redactRequestUrl(request.url, pattern, request.params) : redactUrl(request.url));
-      done();
-    };
+    const log: onResponseHookHandler = pattern.includes(':')
+      ? (request, reply, done) => {
+          line(request, reply, redactRequestUrl(request.url, pattern, request.params));
+          done();
+        }
+      : (request, reply, done) => {
+          line(request, reply, redactUrl(request.url));
+          done();
+        };
     const existing = route.onResponse;
     route.onResponse = existing === undefined ? [log] : [...(Array.isArray(existing) ? existing : [existing]), log];
   });
   // Requests no route matched reach the not-found handler, which has no onRoute.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404 && access.isLevelEnabled('info')) line(request, reply, redactUrl(request.url));
+    if (request.is404) line(request, reply, redactUrl(request.url));
     done();
   });
   // At debug, a request is also logged when it arrives, so one that never completes can be seen.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (access.isLevelEnabled('debug')) access.debug({ reqId: request.id, req: { method: request.method, url: redactUrl(request.url) } }, 'incoming request');
-    done();
-  });
+  if (logger.isLevelEnabled('debug')) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      access.debug({ reqId: request.id, req: { method: request.method, url: redactUrl(request.url) } }, 'incoming request');
+      done();
+    });
+  }
 }

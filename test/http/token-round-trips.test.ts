@@ -9,7 +9,7 @@ import type { Person } from '../../src/modules/directory/people.js';
  * Issue #26 §1 on PostgreSQL: the statements of a refresh rotation, counted. The client and the
  * presented token are read (two selects, each needed before anything is written: the rotation's
  * successors derive from the stored rotation key), then one statement rotates and stores both
- * successors; a bearer check is one select.
+ * successors; a bearer check is one select, and GET /users/@me reads the person in that same one.
  */
 const onPostgres = testDialect === 'postgres';
 if (!onPostgres) console.log('token-round-trips: skipped on SQLite (no network between the server and its database)');
@@ -55,6 +55,17 @@ describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQ
     expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
     // Single use (SPEC §3): the same code again is a replay.
     expect((await postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued))).statusCode).toBe(400);
+  });
+
+  it('GET /users/@me is one statement: the token and its person read together', async () => {
+    const tokens = await obtainTokens(t, client, person, ['identify', 'email']);
+    const { result, statements } = await statementsOf(() => getWithBearer(t, '/api/v1/users/@me', tokens.access_token));
+    expect(result.statusCode).toBe(200);
+    expect(result.json()).toMatchObject({ id: person.id, username: person.username });
+    expect(statements.map((s) => s.operation)).toEqual(['select']);
+    // Still the token's scopes that decide: without identify the same route refuses.
+    const servers = await obtainTokens(t, client, person, ['servers']);
+    expect((await getWithBearer(t, '/api/v1/users/@me', servers.access_token)).statusCode).toBe(403);
   });
 
   it('two concurrent refreshes of one token: one rotation is written, the other answers as its retry', async () => {

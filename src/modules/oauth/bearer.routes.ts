@@ -1,7 +1,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
-import { authenticateBearer, type BearerToken } from './identity.service.js';
+import { authenticateBearer, authenticateBearerWithPerson, type BearerToken } from './identity.service.js';
 
 /**
  * Bearer authentication for /api/v1 routes (SPEC §5.1; RFC 6750; OAUTH-CHECKLIST E5), as a
@@ -45,7 +45,9 @@ export function bearerOf(request: FastifyRequest): BearerToken {
  * Referer). Missing, unknown, expired or revoked → 401; a valid token without `scope` → 403 50026
  * with error="insufficient_scope".
  */
-export function requireBearer(deps: Deps, scope?: string): preHandlerAsyncHookHandler {
+export function requireBearer(deps: Deps, scope?: string, options: { withPerson?: boolean } = {}): preHandlerAsyncHookHandler {
+  // A route answering with the person reads it with the token (identity.service.ts).
+  const authenticate = options.withPerson === true ? authenticateBearerWithPerson : authenticateBearer;
   return async function bearer(request) {
     const query = request.query as Record<string, unknown> | undefined;
     if (query && typeof query === 'object' && 'access_token' in query) {
@@ -55,7 +57,7 @@ export function requireBearer(deps: Deps, scope?: string): preHandlerAsyncHookHa
     if (header === undefined || header === '') throw unauthorized(deps, 'invalid_token', 'an access token is required: Authorization: Bearer <token>');
     const match = BEARER.exec(header);
     if (!match) throw unauthorized(deps, 'invalid_token', 'the Authorization header must use the Bearer scheme');
-    const token = await authenticateBearer(deps, match[1] as string);
+    const token = await authenticate(deps, match[1] as string);
     if (!token) throw unauthorized(deps, 'invalid_token', 'the access token is invalid, expired or revoked');
     if (scope !== undefined && !token.scopes.includes(scope)) {
       throw new ApiError(403, 50026, `Missing required OAuth2 scope: ${scope}`, undefined, {

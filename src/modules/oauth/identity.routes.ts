@@ -19,7 +19,7 @@ function presentsBot(request: FastifyRequest): boolean {
 
 /** GET /api/v1/oauth2/@me, /api/v1/users/@me, /api/v1/users/@me/servers (and /guilds), /api/v1/applications/@me. */
 export function registerIdentityApi(app: App, services: Services): void {
-  const identifyBearer = requireBearer(services, 'identify');
+  const identifyBearer = requireBearer(services, 'identify', { withPerson: true });
   const bot = requireBot(services);
   // DESIGN §1: with `Authorization: Bot`, /users/@me is the bot's own user (Discord's answer, and
   // the call REST-only libraries make at start-up); any other credential is an access token.

@@ -2,6 +2,8 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
+import { toPerson } from '../directory/people.rows.js';
+import type { Person } from '../directory/people.js';
 import type { OAuthAccessTokensTable } from './oauth.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -145,6 +147,30 @@ const accessTokenByHash = hotLookup({
     expiresAt: toNum(row.expires_at),
   }),
 });
+
+const accessTokenWithPersonByHash = prepareQuery<{ hash: string }>()((db, v) =>
+  db
+    .selectFrom('oauth_access_tokens')
+    .innerJoin('users', 'users.id', 'oauth_access_tokens.user_id')
+    .selectAll('users')
+    .select(['oauth_access_tokens.grant_id', 'oauth_access_tokens.application_id', 'oauth_access_tokens.scopes', 'oauth_access_tokens.expires_at'])
+    .where('oauth_access_tokens.token_hash', '=', v.hash),
+);
+
+/**
+ * The access token and the person it speaks for in one statement (GET /users/@me on PostgreSQL,
+ * issue #26 §1: one round trip, not two), the way accounts' session lookup joins its person
+ * (people.rows.ts). A token whose person is gone is no token.
+ */
+export async function findAccessTokenWithPerson(db: Db, tokenHash: string): Promise<{ token: StoredAccessToken; person: Person } | undefined> {
+  const row = await firstRow(accessTokenWithPersonByHash(db, { hash: tokenHash }));
+  if (!row) return undefined;
+  const person = toPerson(row);
+  return {
+    person,
+    token: { grantId: toId(row.grant_id), applicationId: toId(row.application_id), userId: person.id, scopes: splitScopes(row.scopes), expiresAt: toNum(row.expires_at) },
+  };
+}
 
 export interface StoredRefreshToken {
   grantId: string;
