@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE, SECOND } from '../../src/core/clock.js';
 import { hashSecret } from '../../src/core/secrets.js';
 import type { Person } from '../../src/modules/directory/people.js';
@@ -462,6 +462,26 @@ describe('D10: throttling of failed client authentication', () => {
       expect(res.statusCode).toBe(401);
     }
     expect((await attempt(confidential.clientSecret as string, address)).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a public client presenting its client_id alone guesses nothing: its grants read no failure count, even from an address that is refused', async () => {
+    const pub = await createClient(t, { owner: person, confidential: false });
+    const address = '192.0.2.90';
+    for (let i = 0; i < 20; i++) expect((await attempt('ghcs_wrong', address)).statusCode).toBe(401);
+    expect((await attempt(confidential.clientSecret as string, address)).statusCode).toBe(429);
+    const buckets = t.services.buckets;
+    const peek = vi.spyOn(buckets, 'peek');
+    try {
+      const res = await postForm(t, TOKEN, { grant_type: 'refresh_token', refresh_token: 'ghrt_x', client_id: pub.clientId }, { address });
+      // Authenticated as the public client: what fails is the made-up refresh token.
+      expect(res.json()).toMatchObject({ error: 'invalid_grant' });
+      expect(peek).not.toHaveBeenCalled();
+      // A secret presented for the public client is a guess: refused like any other from this address.
+      expect((await postForm(t, TOKEN, { grant_type: 'refresh_token', refresh_token: 'ghrt_x', client_id: pub.clientId, client_secret: 'ghcs_guess' }, { address })).statusCode).toBe(429);
+      expect(peek).toHaveBeenCalledTimes(1);
+    } finally {
+      peek.mockRestore();
+    }
   });
 
   it('successful authentications are not counted', async () => {

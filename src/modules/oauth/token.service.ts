@@ -92,11 +92,13 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   const addressKey = `oauth-client-auth:address:${addressBlock(address)}`;
   const read = readClientCredentials(presented);
 
-  const byAddress = await deps.buckets.peek(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
-  if (!byAddress.allowed) {
+  // D10: an address with too many failures is refused before anything it presents is checked.
+  const refuseBlockedAddress = async (): Promise<void> => {
+    const byAddress = await deps.buckets.peek(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
+    if (byAddress.allowed) return;
     const seconds = Math.max(1, Math.ceil(byAddress.resetAfterMs / 1000));
     throw new OAuthError('temporarily_unavailable', `too many failed client authentications; retry in ${seconds} seconds`, 429, { 'Retry-After': String(seconds) });
-  }
+  };
 
   /** `counted`: a wrong secret or an unknown client; a request that presented no secret at all guessed nothing (issue #21 §2). */
   const fail = async (description: string, counted = true): Promise<never> => {
@@ -105,19 +107,28 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   };
 
   if (!read.ok) {
+    await refuseBlockedAddress();
     if (read.error === 'invalid_request') throw new OAuthError('invalid_request', read.description);
     return fail(read.description);
   }
   const { credentials } = read;
   // Malformed ids never reach SQL as anything but a valid 64-bit number.
-  if (!isSnowflake(credentials.clientId)) return fail('unknown client_id');
+  if (!isSnowflake(credentials.clientId)) {
+    await refuseBlockedAddress();
+    return fail('unknown client_id');
+  }
   const app = await findApplicationByClientId(deps, credentials.clientId);
+  // A public client presenting its client_id alone guesses nothing (its id is public), so its
+  // address's failures do not concern it: no bucket is read, which on Redis is one round trip
+  // fewer on every public client's grant (issue #26 §1). Everything else is judged as before.
+  if (app && !app.confidential && credentials.clientSecret === undefined) return { app, method: credentials.method };
+  await refuseBlockedAddress();
   if (!app) return fail('unknown client_id');
   if (app.confidential) {
     // RFC 6749 §3.2.1, §4.1.3 (D7): a client that has a secret must authenticate with it.
     if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret', false);
     if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed');
-  } else if (credentials.clientSecret !== undefined) {
+  } else {
     // A public app has no secret, so any secret presented for it is wrong.
     return fail('this client is public and has no client secret; send client_id only');
   }
