@@ -1,38 +1,22 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
+import { BUCKET_RULE_LUA } from './bucket-lua.js';
 import type { MemoryBucketStore } from './memory-store.js';
 import type { RedisOutbox } from '../realtime/redis-outbox.js';
 
 /**
- * The bucket rule of bucket.ts as one atomic Lua script, so every instance sharing a Redis shares
- * each bucket (SPEC §8 holds across instances). `now` comes from the caller's injected clock, like
- * the memory store, so both stores behave identically under the same tests.
- * Returns {allowed, count, resetAt}.
+ * The bucket rule of bucket.ts as one atomic Lua script (bucket-lua.ts), so every instance sharing
+ * a Redis shares each bucket (SPEC §8 holds across instances). Returns {allowed, count, resetAt}.
  */
 const SCRIPT = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
-local take = ARGV[5] == 'take'
-local count = tonumber(redis.call('HGET', KEYS[1], 'c') or '0')
-local reset = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
-if reset <= now then
-  count = 0
-  reset = now + window
-end
-local allowed = 0
-if take then
-  if count + cost <= limit then
-    count = count + cost
-    allowed = 1
-    redis.call('HSET', KEYS[1], 'c', count, 'r', reset)
-    redis.call('PEXPIRE', KEYS[1], reset - now + 1000)
-  end
-elseif count < limit then
-  allowed = 1
-end
+local mode = ARGV[5]
+local allowed, count, reset
+${BUCKET_RULE_LUA}
 return {allowed, count, reset}
 `;
 

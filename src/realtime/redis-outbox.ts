@@ -9,11 +9,12 @@
  * Tested: test/storage/redis-channel-events.test.ts, test/storage/redis-outbox.test.ts.
  */
 import type { Redis } from 'ioredis';
+import { BUCKET_RULE_LUA } from '../rate-limit/bucket-lua.js';
 
 /**
  * KEYS: [bucket key when ARGV[1] ≠ 'none'], then per event its channel and its watchers set.
  * ARGV: mode ('take' | 'peek' | 'none'), limit, window, now, cost, then per event origin and payload.
- * The bucket part is rate-limit/redis-store.ts's rule, unchanged. Returns {allowed, count, reset}.
+ * The bucket part is rate-limit/bucket-lua.ts's rule, as in redis-store.ts. Returns {allowed, count, reset}.
  */
 const SCRIPT = `
 local mode = ARGV[1]
@@ -24,22 +25,7 @@ if mode ~= 'none' then
   local window = tonumber(ARGV[3])
   local now = tonumber(ARGV[4])
   local cost = tonumber(ARGV[5])
-  count = tonumber(redis.call('HGET', KEYS[1], 'c') or '0')
-  reset = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
-  if reset <= now then
-    count = 0
-    reset = now + window
-  end
-  if mode == 'take' then
-    if count + cost <= limit then
-      count = count + cost
-      allowed = 1
-      redis.call('HSET', KEYS[1], 'c', count, 'r', reset)
-      redis.call('PEXPIRE', KEYS[1], reset - now + 1000)
-    end
-  elseif count < limit then
-    allowed = 1
-  end
+${BUCKET_RULE_LUA}
   k = 2
 end
 if #KEYS > k then
