@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import { person } from '../../src/core/actor.js';
@@ -15,7 +15,7 @@ import type { MemoryChannelEvents } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
-import { SseReader, listenForStreams, stopListening } from '../support/sse.js';
+import { SseReader, cookieOf, liveStreams } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 
 /**
@@ -23,29 +23,12 @@ import { stored } from '../support/stored.js';
  * listening server, its event stream read with fetch as a browser's EventSource would.
  */
 
+const live = liveStreams();
 let t: TestApp;
-let base: string;
-const open: SseReader[] = [];
-
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listenForStreams(t);
+beforeAll(() => {
+  t = live.t;
 });
-afterEach(() => {
-  vi.useRealTimers();
-  for (const s of open.splice(0)) s.close();
-});
-afterAll(async () => stopListening(t));
-
-function cookieOf(agent: PageAgent): string {
-  return [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-}
-
-async function follow(agent: PageAgent | undefined, channelId: string, query = '', headers: Record<string, string> = {}): Promise<SseReader> {
-  const reader = await SseReader.open(`${base}/channels/${channelId}/events${query}`, { ...(agent ? { cookie: cookieOf(agent) } : {}), ...headers });
-  open.push(reader);
-  return reader;
-}
+const follow = live.follow;
 
 /** Opens a stream and waits for its first block (the retry interval): from then on it is subscribed. */
 async function connected(agent: PageAgent, channelId: string, query = '', headers: Record<string, string> = {}): Promise<SseReader> {

@@ -1,14 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { Permission } from '../../src/core/permissions.js';
 import { addMember, leaveServer, setMemberRoles } from '../../src/modules/directory/members.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
-import { SseReader, listenForStreams, stopListening } from '../support/sse.js';
+import { liveStreams, type SseReader } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
 
@@ -18,19 +18,11 @@ import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
  * with JSON; open live views learn of edits and deletes.
  */
 
+const live = liveStreams();
 let t: TestApp;
-let base: string;
-const streams: SseReader[] = [];
-
-beforeAll(async () => {
-  t = await createTestApp();
-  base = await listenForStreams(t);
+beforeAll(() => {
+  t = live.t;
 });
-afterEach(() => {
-  vi.useRealTimers();
-  for (const s of streams.splice(0)) s.close();
-});
-afterAll(async () => stopListening(t));
 
 type SignedIn = Awaited<ReturnType<typeof signedIn>>;
 
@@ -241,13 +233,8 @@ describe('in a direct message only one’s own', () => {
   });
 });
 
-function cookieOf(agent: PageAgent): string {
-  return [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-}
-
 async function follow(agent: PageAgent, channelId: string): Promise<SseReader> {
-  const reader = await SseReader.open(`${base}/channels/${channelId}/events`, { cookie: cookieOf(agent) });
-  streams.push(reader);
+  const reader = await live.follow(agent, channelId);
   expect(reader.response.status).toBe(200);
   await reader.next();
   return reader;

@@ -1,4 +1,6 @@
-import type { TestApp } from './app.js';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { createTestApp, type TestApp } from './app.js';
+import type { PageAgent } from './page-agent.js';
 
 /** One server-sent event as a browser's EventSource would see it. */
 export interface SseEvent {
@@ -118,4 +120,52 @@ export async function stopListening(t: TestApp): Promise<void> {
   // wait for it on close. Every stream of the tests is closed by then.
   t.app.server.closeAllConnections();
   await t.close();
+}
+
+/** The cookie header a browser would send for `agent`'s session. */
+export function cookieOf(agent: PageAgent): string {
+  return [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+export interface LiveStreams {
+  /** The test app, listening; set by the file's beforeAll. */
+  readonly t: TestApp;
+  readonly base: string;
+  /** Opens a channel's event stream as `agent` (signed out without one); closed after the test. */
+  follow(agent: PageAgent | undefined, channelId: string, query?: string, headers?: Record<string, string>): Promise<SseReader>;
+}
+
+/**
+ * For a file of stream tests: registers the vitest hooks that start one listening test app, close
+ * every stream a test opened after it (and restore real timers), and stop the app at the end.
+ */
+export function liveStreams(): LiveStreams {
+  let app: TestApp | undefined;
+  let base = '';
+  const open: SseReader[] = [];
+  beforeAll(async () => {
+    app = await createTestApp();
+    base = await listenForStreams(app);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    for (const s of open.splice(0)) s.close();
+  });
+  afterAll(async () => {
+    if (app) await stopListening(app);
+  });
+  return {
+    get t() {
+      if (!app) throw new Error('liveStreams(): the app starts in beforeAll');
+      return app;
+    },
+    get base() {
+      return base;
+    },
+    async follow(agent, channelId, query = '', headers = {}) {
+      const reader = await SseReader.open(`${base}/channels/${channelId}/events${query}`, { ...(agent ? { cookie: cookieOf(agent) } : {}), ...headers });
+      open.push(reader);
+      return reader;
+    },
+  };
 }

@@ -233,7 +233,8 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
         codeHash,
         accessHash: access.hash,
         refreshHash: refreshToken.hash,
-        scopes: stored.scopes.join(' '),
+        accessScopes: stored.scopes.join(' '),
+        refreshScopes: stored.scopes.join(' '),
         rotationKey: newRotationKey(deps),
         now,
         accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
@@ -334,7 +335,7 @@ async function writeRotation(
     // One round trip instead of five (BEGIN, three statements, COMMIT): token-writes.repository.ts.
     const { rows } = await rotateInOneStatement(deps.db, {
       hash: tokenHash,
-      successorHash: successorRefreshHash,
+      refreshHash: successorRefreshHash,
       accessHash,
       accessScopes: accessScopes.join(' '),
       refreshScopes: stored.scopes.join(' '),
