@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { OAuthGrantsTable } from './oauth.table.js';
 import type { Database } from '../../storage/database.js';
 import { toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
-import { firstRow, prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -35,12 +35,8 @@ export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Prom
     .execute();
 }
 
-// DESIGN §5: the code exchange reads the grant (its server, for bot installs); compiled once (storage/prepared.ts).
-const grantById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('oauth_grants').selectAll().where('id', '=', v.id));
-
-export async function findGrant(db: Db, id: string): Promise<Grant | undefined> {
-  const row = await firstRow(grantById(db, { id }));
-  if (!row) return undefined;
+/** An `oauth_grants` row as a Grant: tokens.repository.ts reads it with the code (one statement). */
+export function toGrant(row: Selectable<OAuthGrantsTable>): Grant {
   return {
     id: toId(row.id),
     applicationId: toId(row.application_id),

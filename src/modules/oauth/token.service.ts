@@ -11,7 +11,7 @@ import { redeemInOneStatement, rotateInOneStatement } from './token-writes.repos
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { planInstallAtExchange, writeServerInstall } from '../applications/installs.service.js';
-import { findGrant, revokeGrant } from './grants.repository.js';
+import { revokeGrant } from './grants.repository.js';
 import { createIncomingWebhook, prepareIncomingWebhook } from './incoming-webhook.service.js';
 import type { WebhookRecord } from '../webhooks/webhooks.js';
 import { presentGuild, type GuildResource } from '../resources/resources.js';
@@ -205,7 +205,7 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   if (stored.usedAt !== null) return replayedCode(deps, stored.grantId, now);
   if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
 
-  const grant = await findGrant(deps.db, stored.grantId);
+  const grant = stored.grant;
   // Issue #21 §5: an app requiring the code grant gets its bot now, if the person still may add it.
   const install = grant ? await planInstallAtExchange(deps, app, grant) : undefined;
   if (install === 'not-allowed') throw new OAuthError('invalid_grant', 'the person who authorized can no longer add bots to that server');

@@ -4,13 +4,34 @@ import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/p
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
+import { toGrant, type Grant } from './grants.repository.js';
 import type { OAuthAccessTokensTable } from './oauth.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 // DESIGN §5: the token endpoint and every bearer request run these; each is compiled once
 // (storage/prepared.ts) and only its values change per call.
-const codeByHash = prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', v.hash));
+// The code and its grant in one statement (issue #26 §1): the exchange needs both, and on
+// PostgreSQL each statement is a round trip. A code's grant is never missing while the code
+// exists (revocation deletes the codes with it); the left join keeps a row for it anyway.
+const codeByHash = prepareQuery<{ hash: string }>()((db, v) =>
+  db
+    .selectFrom('oauth_codes as c')
+    .leftJoin('oauth_grants as g', 'g.id', 'c.grant_id')
+    .selectAll('c')
+    .select([
+      'g.id as g_id',
+      'g.application_id as g_application_id',
+      'g.user_id as g_user_id',
+      'g.scopes as g_scopes',
+      'g.created_at as g_created_at',
+      'g.revoked_at as g_revoked_at',
+      'g.server_id as g_server_id',
+      'g.permissions as g_permissions',
+      'g.webhook_channel_id as g_webhook_channel_id',
+    ])
+    .where('c.code_hash', '=', v.hash),
+);
 const consumeCodeRow = prepareQuery<{ hash: string; now: number }>()((db, v) =>
   db.updateTable('oauth_codes').set({ used_at: v.now }).where('code_hash', '=', v.hash).where('used_at', 'is', null).where('expires_at', '>', v.now),
 );
@@ -64,12 +85,29 @@ export interface StoredCode {
   codeChallenge: string | null;
   expiresAt: number;
   usedAt: number | null;
+  /** The grant the code was issued for (its server, its webhook channel), read with it. */
+  grant: Grant | undefined;
 }
 
 export async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
   const row = await firstRow(codeByHash(db, { hash: codeHash }));
   if (!row) return undefined;
+  const grant =
+    row.g_id === null
+      ? undefined
+      : toGrant({
+          id: row.g_id,
+          application_id: row.g_application_id as NonNullable<typeof row.g_application_id>,
+          user_id: row.g_user_id as NonNullable<typeof row.g_user_id>,
+          scopes: row.g_scopes as NonNullable<typeof row.g_scopes>,
+          created_at: row.g_created_at as NonNullable<typeof row.g_created_at>,
+          revoked_at: row.g_revoked_at,
+          server_id: row.g_server_id,
+          permissions: row.g_permissions,
+          webhook_channel_id: row.g_webhook_channel_id,
+        });
   return {
+    grant,
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
     userId: toId(row.user_id),
