@@ -10,7 +10,8 @@ warnIfChromiumMissing('test/browser/chat-manage.test.ts');
 /**
  * Issue #24, "Managing", in Chromium at desktop size and 390×844: a channel name is slugged as it
  * is typed, creating then reloading creates nothing, the invite link is copied with its button and
- * listed with its code after a reload (copy again, revoke), and deleting a channel or removing a member asks first, naming what goes.
+ * listed with its code after a reload (copy again, revoke), and deleting a channel or removing a
+ * member asks first, naming what goes.
  */
 describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
   let served: ServedApp;

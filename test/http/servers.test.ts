@@ -209,6 +209,7 @@ describe('invite links', () => {
     expect(again.body).toContain(`<input id="invite-${id}" type="text" readonly data-select value="http://localhost:8080/invite/${code}"`);
     expect(again.body).toContain(`data-copy="invite-${id}"`);
     expect(again.body).toContain(`action="/servers/${server.id}/invites/${id}/delete"`);
+    expect(again.body).not.toMatch(/<\/div>\s*\}/);
 
     // A second server secret in front (rotation) still opens it; without the secret it was sealed under, it shows no link.
     const [current] = t.services.secrets;

@@ -64,7 +64,7 @@ ${
     : html`<p class="muted">No invite links.</p>`
 }</div>`
     : ''
-}}`;
+}`;
 }
 
 /** Server settings: one section per page, a sidebar of the sections the viewer may open. */
