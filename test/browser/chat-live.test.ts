@@ -148,7 +148,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
       await openChannel(page, room);
       const pane = page.locator('.history');
       // The pane is what scrolls, at both sizes.
-      expect(await pane.evaluate((el) => el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY === 'auto')).toBe(true);
+      expect(await page.evaluate<boolean>(`(() => { const el = document.querySelector('.history'); return el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY === 'auto'; })()`)).toBe(true);
 
       const atNewest = await postMessage(deps, room, bo, 'Arrived while you were at the newest.');
       await page.locator(`#m${atNewest.id}`).waitFor();
@@ -186,7 +186,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     const fromAda = await postMessage(deps, room, adaId, 'In yellow, darkened to read on white.');
     const page = await open();
     await openChannel(page, room);
-    const colorOf = (id: string) => page.locator(`#m${id} .author`).evaluate((el) => getComputedStyle(el).color);
+    const colorOf = (id: string) => page.evaluate<string>(`getComputedStyle(document.querySelector('#m${id} .author')).color`);
     expect(await colorOf(fromBo.id)).toBe(rgb(PINK));
     expect(readableOn(YELLOW, 0xffffff)).not.toBe(YELLOW);
     expect(await colorOf(fromAda.id)).toBe(rgb(readableOn(YELLOW, 0xffffff)));

@@ -22,7 +22,7 @@ function inviteRow(input: SettingsPageInput, i: InviteRow): SafeHtml {
     ? html`<p class="muted">${problem === 'expired' ? 'Expired' : 'Used up'}: this link no longer works.</p>`
     : i.url
       ? html`<div class="copyrow"><input id="invite-${i.id}" type="text" readonly data-select value="${i.url}" spellcheck="false" class="mono" aria-label="Invite link: ${who}"><button type="button" class="secondary" data-copy="invite-${i.id}" aria-label="Copy ${who}" hidden>Copy</button></div>`
-      : html`<p class="muted">Link not shown: created before invite codes were kept. Revoke it and create a new one to have a link to copy.</p>`;
+      : html`<p class="muted">Link not shown: it was created before invite codes were kept, or under a server secret no longer configured. It still works; revoke it and create a new one to have a link to copy.</p>`;
   return html`<li>${link}
 <p class="small muted">Created by ${i.creatorName}, ${created} · ${i.uses}${i.maxUses !== null ? html` of ${i.maxUses}` : ''} use${i.uses === 1 && i.maxUses === null ? '' : 's'} · ${
     i.expiresAt === null ? 'never expires' : problem === 'expired' ? 'expired' : html`expires ${whenText(i.expiresAt)}`
