@@ -10,7 +10,8 @@ warnIfChromiumMissing('test/browser/chat-manage.test.ts');
 /**
  * Issue #24, "Managing", in Chromium at desktop size and 390×844: a channel name is slugged as it
  * is typed, creating then reloading creates nothing, the invite link is copied with its button and
- * gone on reload, and deleting a channel or removing a member asks first, naming what goes.
+ * listed with its code after a reload (copy again, revoke), and deleting a channel or removing a
+ * member asks first, naming what goes.
  */
 describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
   let served: ServedApp;
@@ -93,6 +94,34 @@ describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
     expect(await count('invites')).toBe(1);
   });
 
+  it('lists every active invite link with its code: Copy copies it again after a reload, Revoke removes it', async () => {
+    const { page } = browser;
+    await page.goto(`${served.baseUrl}/servers/${serverId}/settings/invites`);
+    await page.getByLabel('Maximum uses').selectOption('5');
+    await page.getByRole('button', { name: 'Create invite link' }).click();
+    await page.waitForURL(/done=invite-created/);
+    const fresh = await page.locator('#invite-url').inputValue();
+    await page.reload();
+    expect(await page.locator('#invite-url').count()).toBe(0);
+    // Both links, newest first, each in its own field with its Copy and Revoke buttons.
+    const fields = page.locator('.invite-rows input[readonly]');
+    expect(await fields.count()).toBe(2);
+    expect(await fields.first().inputValue()).toBe(fresh);
+    const copy = page.locator('.invite-rows button[data-copy]').first();
+    expect(await copy.getAttribute('aria-label')).toMatch(/^Copy the link Ada Lovelace created /);
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(fresh);
+    expect(await page.locator('.invite-rows li').first().textContent()).toContain('0 of 5 uses');
+    await screenshot(page, 'chat-manage-03b-invite-list');
+
+    await page.locator('.invite-rows li').first().getByRole('button', { name: /^Revoke / }).click();
+    await page.waitForURL(/done=invite-revoked/);
+    expect(await page.locator('.invite-rows input[readonly]').count()).toBe(1);
+    expect(await page.locator('.invite-rows input[readonly]').inputValue()).not.toBe(fresh);
+    expect(await count('invites')).toBe(1);
+  });
+
   it('asks before deleting a channel, naming its messages; Cancel keeps it, the button deletes it', async () => {
     const { page } = browser;
     await page.goto(`${served.baseUrl}/servers/${serverId}/settings/channels`);
@@ -135,6 +164,11 @@ describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
       await page.waitForURL(/done=invite-created/);
       await noSidewaysScroll();
       await screenshot(page, 'chat-manage-06-phone-invite');
+      // The listed links, each copyable, fit the phone too.
+      await page.reload();
+      expect(await page.locator('.invite-rows input[readonly]').count()).toBeGreaterThan(0);
+      await noSidewaysScroll();
+      await screenshot(page, 'chat-manage-06b-phone-invite-list');
       const channel = (await served.t.services.db.selectFrom('channels').select('id').where('server_id', '=', serverId).executeTakeFirstOrThrow()).id;
       await page.goto(`${served.baseUrl}/servers/${serverId}/channels/${String(channel)}/delete`);
       await noSidewaysScroll();

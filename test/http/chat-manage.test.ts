@@ -28,7 +28,7 @@ async function rows(table: 'invites' | 'webhooks' | 'applications', column: 'ser
 }
 
 describe('create forms redirect, and the secret is shown once', () => {
-  it('an invite link: POST answers 303; the page shows the link the first time only; reloading creates nothing', async () => {
+  it('an invite link: POST answers 303; the page shows the new link once, then in the list of active links; reloading creates nothing', async () => {
     const owner = await signedIn(t);
     const server = await createServer(t.services, owner.person.id, { name: 'Reloaders' });
     const page = `/servers/${server.id}/settings/invites`;
@@ -48,7 +48,10 @@ describe('create forms redirect, and the secret is shown once', () => {
 
     const reload = await owner.agent.get(String(posted.headers.location));
     expect(reload.statusCode).toBe(200);
-    expect(reload.body).not.toContain('ghinv_');
+    expect(reload.body).not.toContain('id="invite-url"');
+    // Issue #24: every active link listed with its code, to copy again; the page is never cached.
+    expect(reload.headers['cache-control']).toBe('no-store');
+    expect(reload.body.match(/http:\/\/localhost:8080\/invite\/ghinv_[A-Za-z0-9_-]+/g)).toEqual([link]);
     expect(await rows('invites', 'server_id', server.id)).toBe(1);
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../../src/core/clock.js';
-import { addMember } from '../../src/modules/directory/members.service.js';
+import { addMember, setMemberRoles } from '../../src/modules/directory/members.service.js';
+import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
@@ -175,5 +176,30 @@ describe('channel history (issue #24 "Reading")', () => {
     const outsider = await signedIn(t, { name: 'Out Sider' });
     const refused = await outsider.agent.submit('/', `/channels/${general}/read`, { messageId: three.id });
     expect(refused.statusCode).toBe(404);
+  });
+
+  it('names carry their highest coloured role\'s colour, made readable on the light and the dark panel', async () => {
+    const { owner, server, channelId } = await channelOf('Rhea Roles');
+    const member = await signedIn(t, { name: 'Cy Coloured' });
+    await addMember(t.services, server.id, member.person.id);
+    // Created in order, so "Top" sits highest; "Plain" is higher than "Low" but has no colour.
+    const low = await createRole(t.services, server.id, { name: 'Low', permissions: 0n, color: 0x3366cc });
+    const plain = await createRole(t.services, server.id, { name: 'Plain', permissions: 0n });
+    const top = await createRole(t.services, server.id, { name: 'Top', permissions: 0n, color: 0xffee00 });
+    await setMemberRoles(t.services, server.id, member.person.id, [low.id, plain.id, top.id]);
+    await setMemberRoles(t.services, server.id, owner.person.id, [low.id, plain.id]);
+    const bare = await signedIn(t, { name: 'Nia None' });
+    await addMember(t.services, server.id, bare.person.id);
+    for (const who of [member, owner, bare]) await postMessage(t.services, channelId, who.person.id, `hello from ${who.person.name}`);
+
+    const body = (await owner.agent.get(`/channels/${channelId}`)).body;
+    const colors = /data-author-colors="([^"]*)"/.exec(body)?.[1] ?? '';
+    const entries = new Map(colors.split(' ').map((e) => e.split('=') as [string, string]));
+    // Yellow fails 4.5:1 on white: darkened for the light theme; on the dark panel it is kept.
+    expect(entries.get(member.person.id)).toBe('#807700/#ffee00');
+    // The highest role with a colour, skipping the higher one without.
+    expect(entries.get(owner.person.id)).toBe('#3366cc/#668cd9');
+    expect(entries.has(bare.person.id)).toBe(false);
+    expect(body).toContain(`data-author="${member.person.id}"`);
   });
 });

@@ -79,9 +79,9 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     const posted = await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'Hello **live** <b>world</b>' });
     expect(posted.statusCode).toBe(303);
     const event = await stream.next((e) => e.event === 'message');
-    const row = await t.services.db.selectFrom('messages').select('id').where('channel_id', '=', general).executeTakeFirstOrThrow();
+    const row = await t.services.db.selectFrom('messages').select(['id', 'author_id']).where('channel_id', '=', general).executeTakeFirstOrThrow();
     expect(event.id).toBe(String(row.id));
-    expect(event.data).toMatch(new RegExp(`^<li class="message" id="m${String(row.id)}" data-id="${String(row.id)}">`));
+    expect(event.data).toMatch(new RegExp(`^<li class="message" id="m${String(row.id)}" data-id="${String(row.id)}" data-author="${String(row.author_id)}">`));
     expect(event.data).toContain('<span class="author">Olive Owner</span>');
     expect(event.data).toContain('<div class="body">Hello <strong>live</strong> &lt;b&gt;world&lt;/b&gt;</div>');
     expect(event.data).not.toContain('class="badge"');

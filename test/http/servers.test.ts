@@ -4,6 +4,7 @@ import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../..
 import { hashSecret } from '../../src/core/secrets.js';
 import { addMember, setMemberRoles } from '../../src/modules/directory/members.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
+import { listServerInvites } from '../../src/modules/directory/invites.service.js';
 import { createServer, listServersForPerson, memberPermissions } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
@@ -194,15 +195,62 @@ describe('invite links', () => {
     return url as string;
   }
 
-  it('are shown once and stored only as a hash', async () => {
+  it('are found by hash and kept sealed under the server secret, so Manage server lists them again to copy', async () => {
     const { owner, server } = await setup();
     const code = await createLink(owner.agent, server.id);
     const rows = await t.services.db.selectFrom('invites').selectAll().where('server_id', '=', server.id).execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]?.code_hash).toBe(hashSecret(code));
+    expect(rows[0]?.code_sealed).toEqual(expect.any(String));
+    // Never in plain text in the database.
     expect(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).not.toContain(code);
     const again = await owner.agent.get(`/servers/${server.id}/settings/invites`);
-    expect(again.body).not.toContain(code);
+    const id = String(rows[0]?.id);
+    expect(again.body).toContain(`<input id="invite-${id}" type="text" readonly data-select value="http://localhost:8080/invite/${code}"`);
+    expect(again.body).toContain(`data-copy="invite-${id}"`);
+    expect(again.body).toContain(`action="/servers/${server.id}/invites/${id}/delete"`);
+    expect(again.body).not.toMatch(/<\/div>\s*\}/);
+
+    // A second server secret in front (rotation) still opens it; without the secret it was sealed under, it shows no link.
+    const [current] = t.services.secrets;
+    expect((await listServerInvites({ ...t.services, secrets: ['n'.repeat(40), current] }, server.id))[0]?.code).toBe(code);
+    expect((await listServerInvites({ ...t.services, secrets: ['n'.repeat(40)] }, server.id))[0]?.code).toBeNull();
+    // Sealed to its own row: moved onto another invite, it opens nothing.
+    const other = await createServer(t.services, owner.person.id, { name: 'Elsewhere' });
+    await createLink(owner.agent, other.id);
+    await t.services.db.updateTable('invites').set({ code_sealed: rows[0]?.code_sealed ?? null }).where('server_id', '=', other.id).execute();
+    expect((await listServerInvites(t.services, other.id))[0]?.code).toBeNull();
+  });
+
+  it('made before codes were kept are listed without a link, to revoke; expired ones show no link either', async () => {
+    const { owner, server } = await setup();
+    const code = await createLink(owner.agent, server.id, { expiresIn: '3600' });
+    await t.services.db.updateTable('invites').set({ code_sealed: null }).where('server_id', '=', server.id).execute();
+    const page = await owner.agent.get(`/servers/${server.id}/settings/invites`);
+    expect(page.body).not.toContain(code);
+    expect(page.body).toContain('Link not shown: it was created before invite codes were kept, or under a server secret no longer configured. It still works; revoke it and create a new one');
+    expect(page.body).toContain('>Revoke</button>');
+
+    const later = await createLink(owner.agent, server.id, { expiresIn: '3600' });
+    t.clock.advance(2 * HOUR);
+    const expired = await owner.agent.get(`/servers/${server.id}/settings/invites`);
+    expect(expired.body).not.toContain(later);
+    expect(expired.body).toContain('Expired: this link no longer works.');
+  });
+
+  it('are listed only to Manage server: a member with Create invite sees the new link once, and no list', async () => {
+    const { owner, server } = await setup();
+    const member = await signedIn(t);
+    await addMember(t.services, server.id, member.person.id);
+    const inviter = await createRole(t.services, server.id, { name: 'Inviter', permissions: Permission.CREATE_INSTANT_INVITE });
+    await setMemberRoles(t.services, server.id, member.person.id, [inviter.id]);
+    await createLink(owner.agent, server.id);
+    const mine = await createLink(member.agent, server.id);
+    const again = await member.agent.get(`/servers/${server.id}/settings/invites`);
+    expect(again.statusCode).toBe(200);
+    expect(again.body).not.toContain('/invite/ghinv_');
+    expect(again.body).not.toContain('Active links');
+    expect((await owner.agent.get(`/servers/${server.id}/settings/invites`)).body).toContain(mine);
   });
 
   it('let a signed-in person join the server, once, and show sign-in to others', async () => {

@@ -87,6 +87,8 @@ export interface ChannelsTable {
 export interface InvitesTable {
   id: DbId;
   code_hash: string;
+  /** The code sealed under the server secret (core/sealed.ts), for the settings list; null before it was kept. */
+  code_sealed: string | null;
   server_id: DbId;
   creator_id: DbId;
   max_uses: DbIntNullable;

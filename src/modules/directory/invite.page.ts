@@ -1,17 +1,40 @@
 import { avatar, formError, page, type PageCtx } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
-import type { SettingsPageInput } from './server-settings.js';
+import { inviteProblem } from './invites.js';
+import type { InviteRow, SettingsPageInput } from './server-settings.js';
 
 function whenText(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * One listed invite (issue #24: "every active link listed with its code so it can be copied again
+ * or revoked"): a usable link in a read-only field with its Copy button (app.js); an expired or
+ * used-up one without its link (it would not work); one whose code was never kept says so.
+ */
+function inviteRow(input: SettingsPageInput, i: InviteRow): SafeHtml {
+  const { server, ctx } = input;
+  const created = whenText(i.createdAt);
+  const problem = inviteProblem(i, input.now);
+  const who = `the link ${i.creatorName} created ${created}`;
+  const link = problem
+    ? html`<p class="muted">${problem === 'expired' ? 'Expired' : 'Used up'}: this link no longer works.</p>`
+    : i.url
+      ? html`<div class="copyrow"><input id="invite-${i.id}" type="text" readonly data-select value="${i.url}" spellcheck="false" class="mono" aria-label="Invite link: ${who}"><button type="button" class="secondary" data-copy="invite-${i.id}" aria-label="Copy ${who}" hidden>Copy</button></div>`
+      : html`<p class="muted">Link not shown: it was created before invite codes were kept, or under a server secret no longer configured. It still works; revoke it and create a new one to have a link to copy.</p>`;
+  return html`<li>${link}
+<p class="small muted">Created by ${i.creatorName}, ${created} · ${i.uses}${i.maxUses !== null ? html` of ${i.maxUses}` : ''} use${i.uses === 1 && i.maxUses === null ? '' : 's'} · ${
+    i.expiresAt === null ? 'never expires' : problem === 'expired' ? 'expired' : html`expires ${whenText(i.expiresAt)}`
+  }</p>
+<form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Revoke ${who}">Revoke</button></form></li>`;
 }
 
 export function invitesSection(input: SettingsPageInput): SafeHtml {
   const { server, ctx, can } = input;
   return html`${
     input.createdInviteUrl
-      ? html`<div class="notice" role="status"><p><strong>Your invite link.</strong> Copy it now: it is shown only this once (only its hash is kept, so it cannot be shown again; revoke it below and make another if it is lost).</p>
+      ? html`<div class="notice" role="status"><p><strong>Your invite link.</strong> Copy it and send it to the people you invite.${can.manageServer ? ' It stays listed under Active links, to copy again or revoke, until it expires.' : ' People with Manage server can list and revoke it.'}</p>
 <label for="invite-url">Invite link</label>
 <div class="copyrow"><input id="invite-url" type="text" readonly data-select value="${input.createdInviteUrl}" spellcheck="false" class="mono"><button type="button" class="secondary" data-copy="invite-url" hidden>Copy</button></div></div>`
       : ''
@@ -37,11 +60,7 @@ ${
     ? html`<div class="card"><h2>Active links</h2>
 ${
   input.invites.length
-    ? html`<div class="table-scroll"><table><thead><tr><th>Created by</th><th>Created</th><th>Uses</th><th>Expires</th><th></th></tr></thead><tbody>${input.invites.map(
-        (i) => html`<tr><td>${i.creatorName}</td><td>${whenText(i.createdAt)}</td><td>${i.uses}${i.maxUses !== null ? html` / ${i.maxUses}` : ''}</td><td>${
-          i.expiresAt === null ? 'never' : i.expiresAt <= input.now ? 'expired' : whenText(i.expiresAt)
-        }</td><td><form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Revoke the link ${i.creatorName} created ${whenText(i.createdAt)}">Revoke</button></form></td></tr>`,
-      )}</tbody></table></div>`
+    ? html`<ul class="invite-rows">${input.invites.map((i) => inviteRow(input, i))}</ul>`
     : html`<p class="muted">No invite links.</p>`
 }</div>`
     : ''

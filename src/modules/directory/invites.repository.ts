@@ -18,12 +18,13 @@ function toInvite(row: Selectable<InvitesTable>): Invite {
   };
 }
 
-export async function insertInvite(db: Db, invite: Invite, codeHash: string): Promise<void> {
+export async function insertInvite(db: Db, invite: Invite, codeHash: string, codeSealed: string): Promise<void> {
   await db
     .insertInto('invites')
     .values({
       id: invite.id,
       code_hash: codeHash,
+      code_sealed: codeSealed,
       server_id: invite.serverId,
       creator_id: invite.creatorId,
       max_uses: invite.maxUses,
@@ -39,9 +40,10 @@ export async function findInviteByCodeHash(db: Db, codeHash: string): Promise<In
   return row ? toInvite(row) : undefined;
 }
 
-export async function listInvites(db: Db, serverId: string): Promise<Invite[]> {
+/** The server's invites, newest first, each with its sealed code (null when it was never kept). */
+export async function listInvites(db: Db, serverId: string): Promise<Array<Invite & { codeSealed: string | null }>> {
   const rows = await db.selectFrom('invites').selectAll().where('server_id', '=', serverId).orderBy('id', 'desc').execute();
-  return rows.map(toInvite);
+  return rows.map((row) => ({ ...toInvite(row), codeSealed: row.code_sealed }));
 }
 
 export async function deleteInvite(db: Db, serverId: string, inviteId: string): Promise<boolean> {

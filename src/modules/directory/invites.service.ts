@@ -1,13 +1,14 @@
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
+import { open, seal, sealingKey } from '../../core/sealed.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { OPERATOR, person, type Actor } from '../../core/actor.js';
 import { authorize } from './access.service.js';
 import { ServerAction } from './policy.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite } from './invites.js';
-import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite } from './invites.repository.js';
+import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite, type ListedInvite } from './invites.js';
+import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
 import { deleteInvitationsFor, findMember, insertMember } from './members.repository.js';
 import type { Server } from './servers.js';
 import { findServer } from './servers.repository.js';
@@ -20,8 +21,36 @@ const usedUpInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link h
 
 export interface CreatedInvite {
   invite: Invite;
-  /** Shown once (DESIGN §3): only its hash is kept. */
   code: string;
+}
+
+/**
+ * Invite codes at rest (issue #24: "every active link listed with its code so it can be copied
+ * again or revoked", as Discord lists them). Found by SHA-256 hash as every secret (DESIGN §3);
+ * besides, sealed with AES-256-GCM under a key derived from the server secret, bound to the
+ * invite's id, so a copy of the database alone shows no working link. Opening tries every
+ * configured secret, so a rotation keeps the list; a code sealed under a secret since removed
+ * shows as not available, like one created before codes were kept.
+ */
+const INVITE_CODE_PURPOSE = 'invite-code';
+
+function sealCode(deps: Pick<Deps, 'secrets' | 'random'>, inviteId: string, code: string): string {
+  return seal(sealingKey(deps.secrets[0], INVITE_CODE_PURPOSE), deps.random.bytes(12), code, inviteId);
+}
+
+function openCode(deps: Pick<Deps, 'secrets'>, inviteId: string, sealed: string | null): string | null {
+  if (sealed === null) return null;
+  for (const secret of deps.secrets) {
+    const code = open(sealingKey(secret, INVITE_CODE_PURPOSE), sealed, inviteId);
+    if (code !== undefined) return code;
+  }
+  return null;
+}
+
+/** The server's invites, newest first, with their codes where they can be shown (the caller has checked Manage server). */
+export async function listServerInvites(deps: Pick<Deps, 'db' | 'secrets'>, serverId: string): Promise<ListedInvite[]> {
+  const rows = await listInvites(deps.db, serverId);
+  return rows.map(({ codeSealed, ...invite }) => ({ ...invite, code: openCode(deps, invite.id, codeSealed) }));
 }
 
 /**
@@ -42,7 +71,7 @@ export async function createInvite(deps: Deps, serverId: string, creatorId: stri
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'invite', INVITE_CODE_BYTES);
   const invite: Invite = { id: deps.ids.next(), serverId, creatorId, maxUses, uses: 0, expiresAt: expiresInMs === null ? null : now + expiresInMs, createdAt: now };
-  await insertInvite(deps.db, invite, secret.hash);
+  await insertInvite(deps.db, invite, secret.hash, sealCode(deps, invite.id, secret.plain));
   return { invite, code: secret.plain };
 }
 

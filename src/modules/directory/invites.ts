@@ -1,4 +1,7 @@
-/** An invite link's stored record; the code itself is never stored (only its hash). */
+/**
+ * An invite link's stored record. Its code is found by hash; it is also kept sealed under the server
+ * secret so the settings list can show it again (issue #24), never in plain text.
+ */
 export interface Invite {
   id: string;
   serverId: string;
@@ -7,6 +10,11 @@ export interface Invite {
   uses: number;
   expiresAt: number | null;
   createdAt: number;
+}
+
+/** An invite as the settings list shows it: `code` is null when it cannot be shown (kept before codes were, or sealed under a secret no longer configured). */
+export interface ListedInvite extends Invite {
+  code: string | null;
 }
 
 /** Choices offered on the invite form, like Discord's: 30 min, 1 h, 6 h, 12 h, 1 day, 7 days, never. */

@@ -90,3 +90,28 @@ export async function listPermissionRows(db: Db, userId: string, serverIds: read
     .execute();
   return rows.map((row) => ({ id: toId(row.id), serverId: toId(row.server_id), permissions: row.permissions }));
 }
+
+/**
+ * Each of these members' display colour in this server (issue #24, Discord's rule): the colour of
+ * their highest role (by position; the older one on a tie) whose colour is not 0. Members
+ * without a coloured role are absent from the map.
+ */
+export async function listTopRoleColors(db: Db, serverId: string, userIds: readonly string[]): Promise<Map<string, number>> {
+  const colors = new Map<string, number>();
+  if (userIds.length === 0) return colors;
+  const rows = await db
+    .selectFrom('member_roles')
+    .innerJoin('roles', 'roles.id', 'member_roles.role_id')
+    .select(['member_roles.user_id', 'roles.color'])
+    .where('member_roles.server_id', '=', serverId)
+    .where('member_roles.user_id', 'in', userIds)
+    .where('roles.color', '!=', 0)
+    .orderBy('roles.position', 'desc')
+    .orderBy('roles.id', 'asc')
+    .execute();
+  for (const row of rows) {
+    const userId = toId(row.user_id);
+    if (!colors.has(userId)) colors.set(userId, toNum(row.color));
+  }
+  return colors;
+}

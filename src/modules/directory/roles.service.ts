@@ -9,7 +9,7 @@ import type { Database } from '../../storage/database.js';
 import { authorize } from './access.service.js';
 import { ServerAction, requireGrantable, requireRoleInReach } from './policy.js';
 import { MAX_ROLE_COLOR, ROLE_NAME_MAX_LENGTH, isEveryoneRole, type Role } from './roles.js';
-import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
+import { deleteRole as deleteRoleRow, findRole, insertRole, listRoles, listTopRoleColors, maxRolePosition, updateRole as updateRoleRow } from './roles.repository.js';
 import { codePointLength } from './servers.js';
 import { findServer } from './servers.repository.js';
 
@@ -44,6 +44,12 @@ export async function getRole(deps: Deps, serverId: string, roleId: string): Pro
 export async function getRoles(deps: Deps, serverId: string): Promise<Role[]> {
   if (!isSnowflake(serverId)) return [];
   return listRoles(deps.db, serverId);
+}
+
+/** Members' name colours in a server (their highest coloured role's; absent when none), for the channel view. */
+export async function memberNameColors(deps: Pick<Deps, 'db'>, serverId: string, userIds: readonly string[]): Promise<Map<string, number>> {
+  if (!isSnowflake(serverId)) return new Map();
+  return listTopRoleColors(deps.db, serverId, [...new Set(userIds)].filter(isSnowflake));
 }
 
 /**

@@ -85,6 +85,11 @@ function roleFields(body: { color?: string | undefined; permissions?: string[] |
   return { permissions, color };
 }
 
+/** An invite's link, `{base_url}/invite/<code>` (docs/permissions.md, "Invite links"). */
+function inviteUrl(services: Services, code: string): string {
+  return `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${code}`;
+}
+
 /** One settings section as the viewer may see it (the service checks their access to it). */
 async function render(services: Services, request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
   const view = await settingsView(services, actorOf(request), serverId, section, extra.roleId);
@@ -100,7 +105,8 @@ async function render(services: Services, request: FastifyRequest, reply: Fastif
     channels: data.channels,
     roles: data.roles,
     members: data.members,
-    invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member' })),
+    // Links are shown only to those who see the list (Manage server, docs/permissions.md).
+    invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member', url: i.code !== null && settingsAbilities(permissions).manageServer ? inviteUrl(services, i.code) : null })),
     pendingInvitations: view.pendingInvitations,
     now: services.clock.now(),
     ...(view.role ? { role: view.role } : {}),
@@ -257,7 +263,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
         const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
         // Post/redirect/get: the link waits for the one GET that shows it (a reload creates nothing).
-        await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${created.code}`);
+        await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, inviteUrl(services, created.code));
         return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-created`, 303);
       } catch (error) {
         return show(request, reply, serverId, 'invites', refused(error, 'create-invite'));

@@ -1,7 +1,7 @@
 import { Permission, has } from '../../core/permissions.js';
 import type { FormError, FormValues, PageCtx } from '../../web/components.js';
 import type { Channel } from './channels.js';
-import type { Invite } from './invites.js';
+import type { ListedInvite } from './invites.js';
 import type { MemberWithPerson } from './members.js';
 import { ServerAction, type Need } from './policy.js';
 import type { Role } from './roles.js';
@@ -46,8 +46,10 @@ export function settingsAbilities(permissions: bigint): SettingsAbilities {
   };
 }
 
-export interface InviteRow extends Invite {
+export interface InviteRow extends ListedInvite {
   creatorName: string;
+  /** The link to copy again (issue #24); null when its code cannot be shown. */
+  url: string | null;
 }
 
 export interface SettingsPageInput {

@@ -4,8 +4,8 @@ import { CHANNEL_TYPE_TEXT } from './channels.js';
 import { insertChannel, listChannels, listChannelsOfServers } from './channels.repository.js';
 import { insertMember, listMembers } from './members.repository.js';
 import type { MemberWithPerson } from './members.js';
-import type { Invite } from './invites.js';
-import { listInvites } from './invites.repository.js';
+import type { ListedInvite } from './invites.js';
+import { listServerInvites } from './invites.service.js';
 import { EVERYONE_ROLE_NAME, type Role } from './roles.js';
 import { insertRole, listPermissionRows, listRoles } from './roles.repository.js';
 import { DEFAULT_CHANNEL_NAME, validateServerName, type Server, type ServerContents } from './servers.js';
@@ -127,7 +127,7 @@ export interface ServerSettingsData {
   channels: Channel[];
   roles: Role[];
   members: MemberWithPerson[];
-  invites: Invite[];
+  invites: ListedInvite[];
 }
 
 export async function loadServerSettings(deps: Deps, serverId: string): Promise<ServerSettingsData | undefined> {
@@ -137,7 +137,7 @@ export async function loadServerSettings(deps: Deps, serverId: string): Promise<
     listChannels(deps.db, serverId),
     listRoles(deps.db, serverId),
     listMembers(deps.db, serverId),
-    listInvites(deps.db, serverId),
+    listServerInvites(deps, serverId),
   ]);
   return { server, channels, roles, members, invites };
 }

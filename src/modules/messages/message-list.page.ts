@@ -1,4 +1,5 @@
 import { DAY, MINUTE } from '../../core/clock.js';
+import { hexColor, readableOn } from '../../core/contrast.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { embedsBlock } from './embeds.page.js';
 import { renderMarkdown } from './markdown.js';
@@ -84,7 +85,7 @@ export function messageItem(m: MessageView, options: MessageItemOptions = {}): S
   const meta = options.grouped
     ? html`<span class="visually-hidden">${m.author.name}</span>${edited}`
     : html`<div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt, options.now)}${edited}</div>`;
-  return html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}">
+  return html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
 ${head}
 <div class="message-main">
 ${meta}
@@ -126,6 +127,23 @@ export interface MessageListOptions {
   firstUnreadId?: string;
   /** What the reader may do to each message. */
   rights?: MessageRights;
+  /** Name colours by author id (issue #24: the highest coloured role's). */
+  authorColors?: ReadonlyMap<string, number>;
+}
+
+/** The panel behind messages in the light and dark themes (app.css --panel). */
+const LIGHT_PANEL = 0xffffff;
+const DARK_PANEL = 0x1f2227;
+
+/**
+ * Name colours as the page scripts apply them: `<author id>=<light>/<dark>` separated by spaces,
+ * each colour made readable (4.5:1) on that theme's panel. The CSP allows no inline style
+ * attribute (style-src 'self'), so history.js sets them through the CSSOM, on the names shown
+ * now and on those that arrive live or with older pages; without JavaScript names keep the text colour.
+ */
+function colorsAttribute(colors: ReadonlyMap<string, number> | undefined): string {
+  if (!colors) return '';
+  return [...colors].map(([id, color]) => `${id}=${hexColor(readableOn(color, LIGHT_PANEL))}/${hexColor(readableOn(color, DARK_PANEL))}`).join(' ');
 }
 
 /**
@@ -133,6 +151,7 @@ export interface MessageListOptions {
  * the empty-state text stays in the markup, hidden once a message arrives.
  */
 export function messageList(messages: readonly MessageView[], options: MessageListOptions = {}): SafeHtml {
-  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}>${listItems(messages, options.now, options.firstUnreadId, options.rights)}</ol>
+  const colors = colorsAttribute(options.authorColors);
+  return html`<ol class="messages" aria-live="polite"${options.liveUrl ? html` data-live="${options.liveUrl}"` : ''}${colors ? html` data-author-colors="${colors}"` : ''}>${listItems(messages, options.now, options.firstUnreadId, options.rights)}</ol>
 <p class="muted" data-empty${messages.length ? ' hidden' : ''}>${options.emptyText ?? 'No messages yet. Say hello!'}</p>`;
 }

@@ -39,6 +39,8 @@ export interface ChannelPageInput {
   content?: string;
   /** Which messages the viewer may edit or delete (message-actions.page.ts). */
   rights?: MessageRights;
+  /** Name colours by user id (their highest coloured role's, issue #24). */
+  authorColors?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -60,7 +62,7 @@ function historyPane(input: ChannelPageInput): SafeHtml {
 <div class="history" id="history" tabindex="0" role="region" aria-label="Messages in #${channel.name}" data-history="${base}">
 <div class="history-content">
 ${top}
-${messageList(messages, { ...live, now: input.now, ...(input.firstUnreadId ? { firstUnreadId: input.firstUnreadId } : {}), ...(input.rights ? { rights: input.rights } : {}) })}
+${messageList(messages, { ...live, now: input.now, ...(input.authorColors ? { authorColors: input.authorColors } : {}), ...(input.firstUnreadId ? { firstUnreadId: input.firstUnreadId } : {}), ...(input.rights ? { rights: input.rights } : {}) })}
 ${input.before !== undefined ? html`<p class="history-edge"><a href="${base}#post" data-present>You are viewing older messages. Jump to present</a></p>` : ''}
 </div>
 </div>

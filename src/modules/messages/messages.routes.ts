@@ -39,6 +39,7 @@ export function registerMessagePages(pages: App, services: Services): void {
       messages: data.messages,
       hasOlder: data.hasOlder,
       unreadChannelIds: data.unreadChannelIds,
+      authorColors: data.authorColors,
       ...(data.firstUnreadId ? { firstUnreadId: data.firstUnreadId } : {}),
       ...(before === undefined ? {} : { before }),
       now: services.clock.now(),

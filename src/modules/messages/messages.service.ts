@@ -6,6 +6,7 @@ import { getChannel, getChannels } from '../directory/channels.service.js';
 import type { Server } from '../directory/servers.js';
 import { getServer, listServersForPerson } from '../directory/servers.service.js';
 import { getPersonById } from '../directory/people.service.js';
+import { memberNameColors } from '../directory/roles.service.js';
 import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
 import {
   deleteWebhookMessage,
@@ -93,6 +94,8 @@ export interface ChannelPageData {
   unreadChannelIds: ReadonlySet<string>;
   /** The first message shown that this person had not read when they opened the channel. */
   firstUnreadId?: string;
+  /** Name colours (issue #24): each shown author's and the viewer's highest coloured role, by user id. */
+  authorColors: ReadonlyMap<string, number>;
 }
 
 const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
@@ -116,12 +119,15 @@ export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: st
   if (!server) return undefined;
   const unreadChannelIds = new Set(unread);
   const servers = memberOf.map((s) => ({ id: s.id, name: s.name }));
-  if (before !== undefined) return { server, servers, channels, ...history, unreadChannelIds };
+  // The viewer's own colour too: what they post next is coloured before a reload. A webhook's id
+  // matches no member, so its messages stay uncoloured.
+  const authorColors = await memberNameColors(deps, server.id, [viewerId, ...history.messages.map((m) => m.author.id)]);
+  if (before !== undefined) return { server, servers, channels, ...history, unreadChannelIds, authorColors };
   // An empty channel is read too (mark 0): what is posted next is new to this person.
   await markRead(deps.db, viewerId, channel.id, history.messages.at(-1)?.id ?? '0');
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
-  return { server, servers, channels, ...history, unreadChannelIds, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+  return { server, servers, channels, ...history, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { open, seal, sealingKey } from '../../core/sealed.js';
 import type { Deps } from '../../deps.js';
 import { toNum } from '../../storage/types.js';
 
@@ -20,7 +21,7 @@ function sha256(text: string): string {
 }
 
 function keyOf(deps: Pick<Deps, 'secrets'>, sessionToken: string): Buffer {
-  return createHmac('sha256', deps.secrets[0]).update(`one-time-reveal:${sessionToken}`).digest();
+  return sealingKey(deps.secrets[0], `one-time-reveal:${sessionToken}`);
 }
 
 function rowId(sessionToken: string, purpose: string): string {
@@ -29,10 +30,7 @@ function rowId(sessionToken: string, purpose: string): string {
 
 /** Holds `value` for the next `takeOnce` of this session and purpose (replacing one not yet read). */
 export async function holdOnce(deps: Pick<Deps, 'db' | 'clock' | 'random' | 'secrets'>, sessionToken: string, purpose: string, value: unknown): Promise<void> {
-  const iv = deps.random.bytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(deps, sessionToken), iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  const sealed = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  const sealed = seal(keyOf(deps, sessionToken), deps.random.bytes(12), JSON.stringify(value));
   const id = rowId(sessionToken, purpose);
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
@@ -53,13 +51,7 @@ export async function takeOnce<T>(deps: Pick<Deps, 'db' | 'clock' | 'secrets'>, 
   // Only the read whose delete removed the row shows it (two reads at once: one wins).
   const removed = await deps.db.deleteFrom('one_time_reveals').where('id', '=', id).executeTakeFirst();
   if (Number(removed.numDeletedRows) !== 1 || toNum(row.expires_at) < deps.clock.now()) return undefined;
-  try {
-    const raw = Buffer.from(row.sealed, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(deps, sessionToken), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as T;
-  } catch {
-    // Sealed under a server secret since rotated away: as good as expired.
-    return undefined;
-  }
+  // Sealed under a server secret since rotated away: as good as expired.
+  const plain = open(keyOf(deps, sessionToken), row.sealed);
+  return plain === undefined ? undefined : (JSON.parse(plain) as T);
 }

@@ -33,12 +33,110 @@
       t.textContent = t.hasAttribute("data-short") ? hhmm(d) : relative(d, now);
     });
   }
+
+  // Grouping and day separators as message-list.page.ts renders them (one author within 7
+  // minutes on one UTC day shares a header; nothing in between), redone where the page grows: a
+  // message that arrives live joins the group above it, and an older page's last message and
+  // the first one shown before it regroup.
+  var GROUP_MS = 7 * 60000;
+  function has(node, name) { return !!(node && node.classList && node.classList.contains(name)); }
+  function timeOf(item) { var t = item.querySelector("time[datetime]"); return t ? Date.parse(t.getAttribute("datetime")) : NaN; }
+  function utcDay(ms) { return Math.floor(ms / 864e5); }
+  function authorOf(item) {
+    var name = item.querySelector(".meta .author") || item.querySelector(".message-main > .visually-hidden");
+    return (item.getAttribute("data-author") || "") + "\n" + (name ? name.textContent : "");
+  }
+  function dayLabel(ms) {
+    var days = utcDay(Date.now()) - utcDay(ms);
+    return days === 0 ? "Today" : days === 1 ? "Yesterday" : new Date(ms).toISOString().slice(0, 10);
+  }
+  function nextMessage(node) { for (var n = node.nextElementSibling; n; n = n.nextElementSibling) if (has(n, "message")) return n; return null; }
+  // A full message becomes a grouped one: the hour in the gutter, the name kept for screen readers.
+  function joinGroup(item) {
+    var meta = item.querySelector(".message-main > .meta");
+    var picture = item.querySelector(".avatar");
+    if (!meta || !picture) return;
+    var gutter = document.createElement("span");
+    gutter.className = "gutter";
+    var t = meta.querySelector("time[datetime]");
+    if (t) { t.setAttribute("data-short", ""); gutter.appendChild(t); }
+    picture.replaceWith(gutter);
+    var name = document.createElement("span");
+    name.className = "visually-hidden";
+    var author = meta.querySelector(".author");
+    name.textContent = author ? author.textContent : "";
+    var edited = meta.querySelector(".small");
+    meta.replaceWith(name);
+    if (edited) name.after(" ", edited);
+    item.classList.add("grouped");
+  }
+  function regroup(list) {
+    var days = !!list.closest(".history");
+    var prev = null;
+    for (var node = list.firstElementChild; node; ) {
+      var next = node.nextElementSibling;
+      if (has(node, "day-separator")) {
+        // One separator per day: one between two messages of the same day is one too many.
+        var following = nextMessage(node);
+        if (prev && following && utcDay(timeOf(following)) === utcDay(timeOf(prev))) node.remove();
+      } else if (has(node, "message")) {
+        var at = timeOf(node);
+        var before = node.previousElementSibling;
+        var marker = has(before, "new-messages") ? before : null;
+        var above = marker ? marker.previousElementSibling : before;
+        var newDay = !prev || utcDay(at) !== utcDay(timeOf(prev));
+        if (days && newDay && !has(above, "day-separator")) {
+          var separator = document.createElement("li");
+          separator.className = "day-separator";
+          var label = document.createElement("span");
+          label.textContent = dayLabel(at);
+          separator.appendChild(label);
+          list.insertBefore(separator, marker || node);
+        }
+        var gap = prev ? at - timeOf(prev) : -1;
+        if (prev && before === prev && !newDay && gap >= 0 && gap <= GROUP_MS && authorOf(prev) === authorOf(node) && !has(node, "grouped")) {
+          joinGroup(node);
+          localise(node);
+        }
+        prev = node;
+      }
+      node = next;
+    }
+  }
+
+  // Name colours (issue #24): the list's data-author-colors holds "<author id>=<light>/<dark>"
+  // (made readable on each theme's panel by the server); set through the CSSOM, which the CSP
+  // allows where it forbids style attributes.
+  function colorsOf(list) {
+    var map = {};
+    (list.getAttribute("data-author-colors") || "").split(" ").forEach(function (entry) {
+      var parts = /^([0-9]+)=(#[0-9a-f]{6})\/(#[0-9a-f]{6})$/.exec(entry);
+      if (parts) map[parts[1]] = [parts[2], parts[3]];
+    });
+    return map;
+  }
+  function paint(list) {
+    var map = colorsOf(list);
+    list.querySelectorAll("li[data-author] .meta .author").forEach(function (name) {
+      var colors = map[name.closest("li").getAttribute("data-author")];
+      if (!colors || name.classList.contains("role-colored")) return;
+      name.style.setProperty("--role-light", colors[0]);
+      name.style.setProperty("--role-dark", colors[1]);
+      name.classList.add("role-colored");
+    });
+  }
+  function tidy(list) { regroup(list); paint(list); }
+
   lists.forEach(function (list) {
     localise(list);
-    // Messages arriving live (live.js) or from older pages.
+    tidy(list);
+    // Messages arriving live (live.js) or from older pages. live.js also asks synchronously
+    // (gatehouse:inserted), so it can keep the reader's place once the list has settled.
     new window.MutationObserver(function (records) {
       records.forEach(function (r) { r.addedNodes.forEach(function (n) { if (n.querySelectorAll) localise(n); }); });
+      tidy(list);
     }).observe(list, { childList: true });
+    list.addEventListener("gatehouse:inserted", function () { tidy(list); });
   });
   setTimeout(function tick() { lists.forEach(localise); setTimeout(tick, 60000); }, 60000);
 
@@ -60,6 +158,9 @@
     var fetched = doc.querySelector(".history ol.messages");
     var edge = doc.querySelector(".history .history-edge");
     if (!fetched) return false;
+    // The older page's name colours join this list's (its authors may not be shown here yet).
+    var more = fetched.getAttribute("data-author-colors");
+    if (more) list.setAttribute("data-author-colors", ((list.getAttribute("data-author-colors") || "") + " " + more).trim());
     var firstOld = list.firstElementChild;
     var lastFetchedDay = null;
     var items = Array.prototype.slice.call(fetched.children);
@@ -71,6 +172,7 @@
     });
     // The page boundary inside one day: one separator is enough.
     if (lastFetchedDay && labelOf(firstOld) === lastFetchedDay) firstOld.remove();
+    tidy(list);
     var current = pane.querySelector(".history-edge");
     if (current && edge) current.replaceWith(document.importNode(edge, true));
     return true;
@@ -96,7 +198,12 @@
 
   function check() {
     if (fromTop() < pane.clientHeight) loadOlder();
-    if (jump) jump.hidden = fromBottom() < 2 * pane.clientHeight;
+    if (!jump) return;
+    // live.js marks it data-new when a message arrives below the reader: shown until they are back at the newest.
+    if (fromBottom() <= 48) jump.removeAttribute("data-new");
+    var fresh = jump.hasAttribute("data-new");
+    jump.hidden = !fresh && fromBottom() < 2 * pane.clientHeight;
+    jump.textContent = fresh ? "New messages ↓" : "Jump to present ↓";
   }
 
   function toPresent() {

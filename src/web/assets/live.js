@@ -5,7 +5,9 @@
  * (live.routes.ts) with EventSource, asking for what was posted after the newest message it shows;
  * `message` events carry a rendered <li> that replaces the one with the same id or is inserted in
  * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect). When the
- * page was scrolled to the bottom it stays there. Times are shown in the reader's time zone.
+ * reader was at the newest message (of the history pane, which scrolls by itself, or of the
+ * window) the view stays there; scrolled up, what they read stays put and "New messages ↓"
+ * appears. Times are shown in the reader's time zone.
  */
 (function () {
   var list = document.querySelector("ol.messages[data-live]");
@@ -41,22 +43,49 @@
     var items = list.querySelectorAll("li[data-id]");
     return items.length ? items[items.length - 1].getAttribute("data-id") : "";
   }
-  function atBottom() {
-    var doc = document.documentElement;
-    return window.innerHeight + window.scrollY >= doc.scrollHeight - 48;
+  // Where the reader scrolls: the channel view's history pane (app.css .history scrolls by itself,
+  // column-reverse, at every width), else the window (the Direct messages page).
+  var pane = list.closest(".history");
+  function paneScrolls() {
+    if (!pane) return false;
+    var overflow = window.getComputedStyle(pane).overflowY;
+    return overflow === "auto" || overflow === "scroll";
   }
-  function toBottom() { window.scrollTo(0, document.documentElement.scrollHeight); }
+  function reversed() { return window.getComputedStyle(pane).flexDirection === "column-reverse"; }
+  // Distance from the newest message: in a column-reverse scroller scrollTop is 0 at the bottom and negative above.
+  function fromBottom() {
+    if (paneScrolls()) return reversed() ? Math.abs(pane.scrollTop) : pane.scrollHeight - pane.clientHeight - pane.scrollTop;
+    var doc = document.documentElement;
+    return doc.scrollHeight - (window.innerHeight + window.scrollY);
+  }
+  function fromTop() {
+    return paneScrolls() ? pane.scrollHeight - pane.clientHeight - fromBottom() : window.scrollY;
+  }
+  function atBottom() { return fromBottom() <= 48; }
+  function toBottom() {
+    if (paneScrolls()) pane.scrollTop = reversed() ? 0 : pane.scrollHeight;
+    else window.scrollTo(0, document.documentElement.scrollHeight);
+  }
+  // Keeps what the reader looks at in place: nothing above it changed, so its distance from the top holds.
+  function keepTop(top) {
+    if (!paneScrolls()) return;
+    pane.scrollTop = reversed() ? -Math.max(0, pane.scrollHeight - pane.clientHeight - top) : top;
+  }
+  // A message arrived below a reader who scrolled up: "New messages ↓" (history.js shows it until they are back).
+  function hint() {
+    var jump = pane && pane.parentNode.querySelector("a[data-jump]");
+    if (!jump) return;
+    jump.setAttribute("data-new", "");
+    pane.dispatchEvent(new window.Event("scroll"));
+  }
   function settle(wasAtBottom, item) {
     if (empty) empty.hidden = list.children.length > 0;
     if (!wasAtBottom) return;
     toBottom();
     // Pictures load after the item is placed and make it taller: keep following them, unless
     // the reader has scrolled up meanwhile.
-    var pinned = window.scrollY;
     if (item) item.querySelectorAll("img").forEach(function (img) {
-      img.addEventListener("load", function () {
-        if (window.scrollY >= pinned - 2) { toBottom(); pinned = window.scrollY; }
-      });
+      img.addEventListener("load", function () { if (fromBottom() <= 48 + img.height) toBottom(); });
     });
   }
   function upsert(markup) {
@@ -65,6 +94,7 @@
     var item = template.content.querySelector("li[data-id]");
     if (!item) return;
     var wasAtBottom = atBottom();
+    var top = fromTop();
     var existing = document.getElementById(item.id);
     if (existing) {
       existing.replaceWith(item);
@@ -79,6 +109,9 @@
     }
     localTimes(item);
     avatars(item);
+    // history.js regroups and colours now (not in a later microtask), so the place kept below is final.
+    list.dispatchEvent(new window.CustomEvent("gatehouse:inserted"));
+    if (!existing && !wasAtBottom) { keepTop(top); hint(); }
     settle(wasAtBottom && !existing, item);
   }
 
