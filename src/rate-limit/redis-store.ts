@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
-import { BUCKET_RULE_LUA } from './bucket-lua.js';
+import { BUCKET_RULE_LUA } from '../storage/redis-bucket-script.js';
 import type { MemoryBucketStore } from './memory-store.js';
 import type { RedisOutbox } from '../realtime/redis-outbox.js';
 
 /**
- * The bucket rule of bucket.ts as one atomic Lua script (bucket-lua.ts), so every instance sharing
+ * The bucket rule of bucket.ts as one atomic Lua script (storage/redis-bucket-script.ts), so every instance sharing
  * a Redis shares each bucket (SPEC §8 holds across instances). Returns {allowed, count, resetAt}.
  */
 const SCRIPT = `

@@ -9,12 +9,12 @@
  * Tested: test/storage/redis-channel-events.test.ts, test/storage/redis-outbox.test.ts.
  */
 import type { Redis } from 'ioredis';
-import { BUCKET_RULE_LUA } from '../rate-limit/bucket-lua.js';
+import { BUCKET_RULE_LUA } from '../storage/redis-bucket-script.js';
 
 /**
  * KEYS: [bucket key when ARGV[1] ≠ 'none'], then per event its channel and its watchers set.
  * ARGV: mode ('take' | 'peek' | 'none'), limit, window, now, cost, then per event origin and payload.
- * The bucket part is rate-limit/bucket-lua.ts's rule, as in redis-store.ts. Returns {allowed, count, reset}.
+ * The bucket part is storage/redis-bucket-script.ts's rule (rate-limit/bucket.ts's rule in Lua), as in redis-store.ts. Returns {allowed, count, reset}.
  */
 const SCRIPT = `
 local mode = ARGV[1]

@@ -1,7 +1,8 @@
 /**
- * What: bucket.ts's rule as a Lua fragment, for every script that spends or reads a bucket
- * atomically in Redis (rate-limit/redis-store.ts alone, realtime/redis-outbox.ts with the
- * publishes it carries), so the rule is written once and both scripts keep it identical.
+ * What: rate-limit/bucket.ts's rule as a Lua fragment, for every script that spends or reads a
+ * bucket atomically in Redis (rate-limit/redis-store.ts alone, realtime/redis-outbox.ts with the
+ * publishes it carries), so the rule is written once and both scripts keep it identical. Here,
+ * below both, because realtime/ may not import rate-limit/ (eslint.config.js).
  * Invariant: reads `mode` ('take' | 'peek'), `limit`, `window`, `now` and `cost`, already
  * defined as Lua locals; works on KEYS[1] (fields c: count, r: reset time); leaves `allowed` (0 or
  * 1), `count` and `reset` set for the script to return. `now` is the caller's injected clock, as
