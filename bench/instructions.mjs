@@ -16,6 +16,8 @@
 //   --batches <n>     measured batches per scenario, each reported, judged by their median (default 4)
 //   --annotate        also write callgrind_annotate's top native functions per scenario
 //   --no-bare         skip bare node:http (A/B runs of two builds)
+//   --log-level <l>   the server's LOG_LEVEL (default warn: the request log's writes are not the
+//                     code under study; `info` counts what the default level's access line costs)
 //   --smoke           scenario 6 and bare node:http, 300 requests each, counted once: that the
 //                     instrument still runs (CI), no figure to read
 //
@@ -40,7 +42,7 @@ const CONNECTIONS = 50;
 const V8_UNDER_VALGRIND = ['--single-threaded'];
 
 function parseArgs(argv) {
-  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true };
+  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn' };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
@@ -49,6 +51,7 @@ function parseArgs(argv) {
     else if (a === '--warmup') o.warmup = Number(argv[++i]);
     else if (a === '--annotate') o.annotate = true;
     else if (a === '--no-bare') o.bare = false;
+    else if (a === '--log-level') o.logLevel = argv[++i];
     else if (a === '--smoke') Object.assign(o, { only: new Set([6]), requests: 300, batches: 1, warmup: 300 });
     else throw new Error(`unknown option ${a} (see the head of bench/instructions.mjs)`);
   }
@@ -203,7 +206,7 @@ async function main() {
     log(`Gatehouse under callgrind (node ${startOptions().join(' ')} dist/src/main.js)`);
     const gDir = join(dir, 'server');
     mkdirSync(gDir);
-    const server = await startUnderCallgrind([...startOptions(), join(DIST, 'src/main.js')], env, gDir);
+    const server = await startUnderCallgrind([...startOptions(), join(DIST, 'src/main.js')], { ...env, LOG_LEVEL: opts.logLevel }, gDir);
     // Warm-up of every selected scenario before any is counted: V8 optimises the hot functions
     // first (with --trace-opt, a server under scenario 1's load compiles ~1,000 functions in its
     // first ~15,000 answers, then about one a second), and the scenarios share most of their code,

@@ -3,26 +3,40 @@
  * matched route with its parameters filled in and every secret one redacted (logging.ts
  * redactRequestUrl), status and response time.
  * Invariant: nothing of a request but those fields is written (no headers, no body, no query);
- * the line costs one object and one pino call, made only when `info` is enabled.
+ * the line is one string written to pino's destination, made only when `info` is enabled.
  * Tested: test/http/logging.test.ts.
  */
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { App } from './app-type.js';
-import { redactRequestUrl, redactUrl } from './logging.js';
-
-/**
- * The line is built here from redacted parts only, so it goes through a child that skips the
- * root logger's redaction paths and `req` serializer (both exist for objects code logs, whose
- * shape is unknown): walking 45 wildcard paths per line was most of the cost of logging at info.
- */
-function accessLogger(logger: Logger): Logger {
-  return logger.child({}, { redact: { paths: ['__none__'] }, serializers: { req: (value: unknown) => value } });
-}
+import { redactUrl, routeRedaction } from './logging.js';
 
 /** Milliseconds with one decimal: enough to read, short to write. */
 function milliseconds(elapsed: number): number {
   return Math.round(elapsed * 10) / 10;
+}
+
+/**
+ * Writes the line as the JSON pino itself writes for `logger.info({ reqId, req: { method, url,
+ * ip }, res: { statusCode }, responseTime }, 'request completed')` — the level, the time, the
+ * logger's bindings (pid, hostname), the fields, the message, in pino's order — straight to the
+ * logger's destination (pino.symbols: the stream and the serialised bindings every pino logger
+ * keeps). The line's shape is fixed and every part of it was redacted before it got here, so
+ * pino's general path (walking the object's keys, its serialisers and its 45 redaction paths,
+ * stringifying each nested object) is not needed, and it cost more than the rest of a webhook
+ * execute's logging (docs/performance.md §Logging). Every string is escaped by JSON.stringify:
+ * a request id may come from the client's X-Request-Id.
+ */
+function accessLine(logger: Logger): (request: FastifyRequest, reply: FastifyReply, url: string) => void {
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
+  const bindings = internals[pino.symbols.chindingsSym] as string;
+  const level = `{"level":${logger.levels.values['info'] ?? 30},"time":`;
+  return (request, reply, url) => {
+    stream.write(
+      `${level}${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(url)},"ip":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"}\n`,
+    );
+  };
 }
 
 /**
@@ -32,23 +46,24 @@ function milliseconds(elapsed: number): number {
  */
 export function installAccessLog(app: App, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return;
-  const access = accessLogger(logger);
-  const line = (request: FastifyRequest, reply: FastifyReply, url: string) => {
-    access.info({ reqId: request.id, req: { method: request.method, url, ip: request.ip }, res: { statusCode: reply.statusCode }, responseTime: milliseconds(reply.elapsedTime) }, 'request completed');
-  };
+  const line = accessLine(logger);
   // Each route logs under the pattern it was registered with, known once here (the same reason
   // as http/metrics.ts: `request.routeOptions` is built anew at every access).
   app.addHook('onRoute', (route) => {
     const pattern = route.url;
-    const log: onResponseHookHandler = pattern.includes(':')
-      ? (request, reply, done) => {
-          line(request, reply, redactRequestUrl(request.url, pattern, request.params));
-          done();
-        }
-      : (request, reply, done) => {
-          line(request, reply, redactUrl(request.url));
-          done();
-        };
+    let log: onResponseHookHandler;
+    if (pattern.includes(':')) {
+      const redact = routeRedaction(pattern);
+      log = (request, reply, done) => {
+        line(request, reply, redact(request.url, request.params));
+        done();
+      };
+    } else {
+      log = (request, reply, done) => {
+        line(request, reply, redactUrl(request.url));
+        done();
+      };
+    }
     const existing = route.onResponse;
     route.onResponse = existing === undefined ? [log] : [...(Array.isArray(existing) ? existing : [existing]), log];
   });
@@ -60,7 +75,7 @@ export function installAccessLog(app: App, logger: Logger): void {
   // At debug, a request is also logged when it arrives, so one that never completes can be seen.
   if (logger.isLevelEnabled('debug')) {
     app.addHook('onRequest', (request, _reply, done) => {
-      access.debug({ reqId: request.id, req: { method: request.method, url: redactUrl(request.url) } }, 'incoming request');
+      logger.debug({ reqId: request.id, req: { method: request.method, url: redactUrl(request.url) } }, 'incoming request');
       done();
     });
   }

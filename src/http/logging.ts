@@ -87,14 +87,35 @@ export function redactUrl(url: string): string {
  * secret is named by the route, not guessed from the raw text. Otherwise `redactUrl`.
  */
 export function redactRequestUrl(url: string, route: string | undefined, params: unknown): string {
-  if (route === undefined || !route.includes(':') || params === null || typeof params !== 'object') return redactUrl(url);
-  const values = params as Record<string, unknown>;
-  const path = route.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
-    if (SECRET_PARAMS.has(name)) return '[REDACTED]';
-    const value = values[name];
-    return typeof value === 'string' ? value.replace(ANY_SECRET, '[REDACTED]') : '';
-  });
-  return url.includes('?') ? `${path}?[REDACTED]` : path;
+  if (route === undefined || !route.includes(':')) return redactUrl(url);
+  return routeRedaction(route)(url, params);
+}
+
+type RouteRedaction = (url: string, params: unknown) => string;
+
+/**
+ * redactRequestUrl for one route pattern, with the pattern split into its literal text and its
+ * parameters once (the access log makes one per route when it is registered), so a request only
+ * joins the parts: no regular expression runs over the pattern per request.
+ */
+export function routeRedaction(route: string): RouteRedaction {
+  // Alternating: literal, parameter name, literal, … (a capturing split keeps the names).
+  const parts = route.split(/:([A-Za-z0-9_]+)/);
+  return (url, params) => {
+    if (params === null || typeof params !== 'object') return redactUrl(url);
+    const values = params as Record<string, unknown>;
+    let path = parts[0] as string;
+    for (let i = 1; i < parts.length; i += 2) {
+      const name = parts[i] as string;
+      if (SECRET_PARAMS.has(name)) path += '[REDACTED]';
+      else {
+        const value = values[name];
+        if (typeof value === 'string') path += value.replace(ANY_SECRET, '[REDACTED]');
+      }
+      path += parts[i + 1] as string;
+    }
+    return url.includes('?') ? `${path}?[REDACTED]` : path;
+  };
 }
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -181,4 +181,21 @@ describe('the access log at the default level (issue #26 §0)', () => {
     expect(second[0]).toMatchObject({ req: { method: 'GET', url: '/no/such/route' }, res: { statusCode: 404 } });
     expect(log.text()).not.toContain(token);
   });
+
+  it('the access line is the JSON pino writes for the same fields, in its order, with a client-chosen request id escaped', async () => {
+    log.lines.length = 0;
+    const reqId = 'quote " backslash \\ é \u2028 end';
+    await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': reqId } });
+    const written = log.lines.find((line) => line.includes('"request completed"'));
+    expect(written).toBeDefined();
+    const parsed = JSON.parse(written as string) as Record<string, unknown>;
+    expect(parsed['reqId']).toBe(reqId);
+    // pino's own line for the same record, through a logger with the same options and bindings.
+    const same = capturedLogger('info');
+    same.logger.info({ reqId: parsed['reqId'], req: parsed['req'], res: parsed['res'], responseTime: parsed['responseTime'] }, 'request completed');
+    const reference = JSON.parse(same.lines[0] as string) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(Object.keys(reference));
+    expect({ ...parsed, time: 0 }).toEqual({ ...reference, time: 0 });
+    expect(typeof parsed['time']).toBe('number');
+  });
 });
