@@ -8,7 +8,7 @@ import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { seriousViolations } from '../support/axe.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/chat-live.test.ts');
 
@@ -42,15 +42,8 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     const session = await launchBrowser(viewport);
     sessions.push(session);
     const { page } = session;
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(m.text());
-    });
-    await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill(ADA.username);
-    await page.getByLabel('Password').fill(ADA.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname === '/');
+    collectProblems(page, problems);
+    await signInWithForm(page, served.baseUrl, ADA);
     return page;
   }
 

@@ -107,3 +107,20 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;
 }
+
+/** Keeps the page's uncaught errors and console errors (a missing favicon aside) in `problems`. */
+export function collectProblems(page: Page, problems: string[]): void {
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(m.text());
+  });
+}
+
+/** Signs in with the sign-in form, as a person would, and waits for the home page. */
+export async function signInWithForm(page: Page, baseUrl: string, person: { username: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Username').fill(person.username);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+}
