@@ -1,7 +1,7 @@
 /**
  * What: the request log, one line per answered request (issue #26 §0): request id, method, the
  * matched route with its parameters filled in and every secret one redacted (logging.ts
- * redactRequestUrl), status and response time.
+ * routeRedaction), status and response time.
  * Invariant: nothing of a request but those fields is written (no headers, no body, no query);
  * the line is one string written to pino's destination, made only when `info` is enabled.
  * Tested: test/http/logging.test.ts.

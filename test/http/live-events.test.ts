@@ -49,20 +49,8 @@ async function room(): Promise<{ server: CreatedServer; general: string; owner: 
 }
 
 /** A webhook's message, stored and announced as the execute route does (contract 4). */
-async function webhookMessage(channelId: string, input: { content: string; embeds?: unknown[]; name?: string; avatarUrl?: string | null }): Promise<string> {
-  const id = t.services.ids.next();
-  await stored.insertMessage(t, {
-    id,
-    channelId,
-    authorId: '1000000000000000001',
-    webhookId: '1000000000000000001',
-    applicationId: null,
-    authorName: input.name ?? 'Deploy Hook',
-    authorAvatarUrl: input.avatarUrl ?? null,
-    content: input.content,
-    embeds: input.embeds ?? [],
-    createdAt: t.clock.now(),
-  });
+async function webhookMessage(channelId: string, input: Parameters<typeof stored.webhookMessage>[2]): Promise<string> {
+  const id = await stored.webhookMessage(t, channelId, input);
   t.services.events.publish({ type: 'message_create', channelId, messageId: id });
   return id;
 }

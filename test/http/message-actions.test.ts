@@ -50,22 +50,7 @@ async function postAs(agent: PageAgent, action: string, fields: Record<string, s
 const json = { accept: 'application/json' };
 
 /** A webhook's message in a channel, stored as the execute route stores it. */
-async function webhookMessage(channelId: string, content: string): Promise<string> {
-  const id = t.services.ids.next();
-  await stored.insertMessage(t, {
-    id,
-    channelId,
-    authorId: '1000000000000000001',
-    webhookId: '1000000000000000001',
-    applicationId: null,
-    authorName: 'Deploy Hook',
-    authorAvatarUrl: null,
-    content,
-    embeds: [],
-    createdAt: t.clock.now(),
-  });
-  return id;
-}
+const webhookMessage = (channelId: string, content: string): Promise<string> => stored.webhookMessage(t, channelId, { content });
 
 describe('editing one’s own message', () => {
   it('the form page holds the text as typed; saving stores it, redirects to the message and shows "(edited)"', async () => {

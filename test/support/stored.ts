@@ -19,6 +19,14 @@ import type { Services } from '../../src/services.js';
  */
 type Holder = { services: Pick<Services, 'db'> };
 
+/** What webhookMessage stores: the content, and optionally embeds and the name and avatar the sender chose. */
+interface WebhookMessageInput {
+  content: string;
+  embeds?: unknown[];
+  name?: string;
+  avatarUrl?: string | null;
+}
+
 export const stored = {
   /** A webhook row, token hash included (undefined once deleted). */
   webhook: (t: Holder, id: string): Promise<Webhook | undefined> => findWebhook(t.services.db, id),
@@ -27,6 +35,23 @@ export const stored = {
   /** A GitHub-compatible webhook's signing secret (undefined when none is set). */
   githubSecret: (t: Holder, webhookId: string): Promise<string | undefined> => findGithubSecret(t.services.db, webhookId),
   insertMessage: (t: Holder, message: NewMessage): Promise<unknown> => insertMessage(t.services.db, message),
+  /** A webhook's message in a channel, stored as the execute route stores it (nothing announced); returns its id. */
+  async webhookMessage(t: { services: Pick<Services, 'db' | 'ids' | 'clock'> }, channelId: string, input: WebhookMessageInput): Promise<string> {
+    const id = t.services.ids.next();
+    await insertMessage(t.services.db, {
+      id,
+      channelId,
+      authorId: '1000000000000000001',
+      webhookId: '1000000000000000001',
+      applicationId: null,
+      authorName: input.name ?? 'Deploy Hook',
+      authorAvatarUrl: input.avatarUrl ?? null,
+      content: input.content,
+      embeds: (input.embeds ?? []) as NewMessage['embeds'],
+      createdAt: t.services.clock.now(),
+    });
+    return id;
+  },
   insertDmChannel: (t: Holder, dm: { channelId: string; userA: string; userB: string; createdAt: number }): Promise<void> => insertDmChannel(t.services.db, dm),
   insertChannel: (t: Holder, channel: Channel): Promise<void> => insertChannel(t.services.db, channel),
   insertRole: (t: Holder, role: Role): Promise<void> => insertRole(t.services.db, role),
