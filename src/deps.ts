@@ -7,6 +7,7 @@ import type { SnowflakeGenerator } from './core/snowflake.js';
 import type { Metrics } from './http/metrics.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import type { ChannelEvents } from './realtime/channel-events.js';
+import type { Coherence } from './storage/coherence.js';
 import type { DatabaseHandle, Dialect } from './storage/connect.js';
 import type { Database } from './storage/database.js';
 
@@ -30,6 +31,11 @@ export interface Deps {
   buckets: BucketStore;
   /** Live channel updates (message created, edited, deleted) for open channel views. */
   events: ChannelEvents;
+  /**
+   * PostgreSQL with REDIS_URL: per-instance memories of rows that every instance forgets before a
+   * change to them is acknowledged (storage/coherence.ts). Absent otherwise: SQLite has its row cache.
+   */
+  coherence?: Coherence;
   /** Server secrets, never in the database (config/server-secret.ts): the first is current, the rest are still accepted. */
   secrets: readonly [string, ...string[]];
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
@@ -15,6 +15,7 @@ import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { RedisOutbox } from './realtime/redis-outbox.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store.js';
+import { createCoherence } from './storage/coherence.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { startMaintenance, type MaintenanceTimer } from './storage/maintenance.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -37,6 +38,8 @@ export interface ServiceOverrides {
   workerId?: number;
   /** `false`: no background WAL checkpoint thread (CLI commands). Default: on for SQLite files. */
   backgroundCheckpoints?: boolean;
+  /** Instances sharing a database share this (storage/coherence.ts); by default a hash of DATABASE_URL. Tests give each database its own. */
+  coherenceNamespace?: string;
   /** `false`: no maintenance job (storage/maintenance.ts; CLI commands). Default: on. */
   maintenance?: boolean;
 }
@@ -92,6 +95,14 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
   const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger, undefined, bucketSetup.outbox) : new MemoryChannelEvents());
 
+  // PostgreSQL + Redis: rows an instance may answer from memory, forgotten everywhere before a
+  // change to them is acknowledged (storage/coherence.ts, docs/performance.md §Bearer checks from memory).
+  const watchChanges = database.onCommittedChange;
+  const coherence =
+    config.redisUrl && watchChanges
+      ? createCoherence(config.redisUrl, { namespace: overrides.coherenceNamespace ?? createHash('sha256').update(config.databaseUrl).digest('hex').slice(0, 16), watch: (tables, listener) => watchChanges(tables, listener) })
+      : undefined;
+
   const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
   const secrets: readonly [string, ...string[]] = [current as string, ...previous];
 
@@ -107,6 +118,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     logger,
     buckets,
     events,
+    ...(coherence ? { coherence } : {}),
     workerId,
     metrics,
     ...(redisReachable ? { redisReachable } : {}),
@@ -116,6 +128,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       stopObservingQueries();
       await buckets.close();
       await events.close();
+      await coherence?.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
       if (!overrides.database) await database.close();
       processLog?.close();

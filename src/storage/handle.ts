@@ -18,6 +18,12 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** Calls `observer` after every query (metrics); returns a function that stops it. */
   observeQueries(observer: QueryObserver): () => void;
+  /**
+   * PostgreSQL only: `listener` is awaited after every committed update or delete of `tables`,
+   * before the statement's caller hears its result (storage/committed-changes.ts). One listener;
+   * returns a function that removes it.
+   */
+  onCommittedChange?(tables: readonly string[], listener: () => Promise<void>): () => void;
   /** SQLite with background checkpoints only (ConnectOptions.backgroundCheckpoints). */
   checkpointer?: Checkpointer;
   /**

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from './database.js';
 import type { ConnectOptions, DatabaseHandle } from './handle.js';
+import { committedChanges, watchingDialect } from './committed-changes.js';
 import { registerDirectRunner } from './prepared.js';
 import { queryObservers } from './query-observers.js';
 
@@ -30,30 +31,37 @@ export function connectPostgres(url: string, options: ConnectOptions): DatabaseH
   // broken client on release (issue #7 §4).
   pool.on('connect', (client) => client.on('error', () => undefined));
   const observers = queryObservers();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+  // Updates and deletes of the tables an instance remembers rows of are told to storage/coherence.ts
+  // once committed, before their caller goes on (committed-changes.ts).
+  const changes = committedChanges();
+  const db = new Kysely<Database>({ dialect: watchingDialect(new PostgresDialect({ pool }), changes), log: observers.log });
   // Prepared hot-path statements go straight to the pool: one checkout, one round trip, one
   // release, as Kysely's driver does, without its executor (storage/prepared.ts).
   registerDirectRunner(db, (statement) => {
     const { sql: text, queryId: name, operation } = statement;
     return async (parameters) => {
       const started = performance.now();
+      let result: pg.QueryResult;
       try {
         // A named statement: each pooled connection parses and plans it once, then only binds
         // values (the extended protocol's Parse is skipped), DESIGN §5.
-        const result = await pool.query({ name, text, values: parameters as unknown[] });
+        result = await pool.query({ name, text, values: parameters as unknown[] });
         observers.emit(operation, performance.now() - started, false);
-        const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
-        return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
       } catch (error) {
         observers.emit(operation, performance.now() - started, true);
         throw error;
       }
+      // Autocommit: the statement has committed; instances forget what it changed before its caller goes on.
+      if (changes.touches(text)) await changes.changed();
+      const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
+      return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
     };
   });
   return {
     db,
     dialect: 'postgres',
     observeQueries: observers.observe,
+    onCommittedChange: changes.listen,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

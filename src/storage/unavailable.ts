@@ -17,6 +17,8 @@
  *   connection error and is not queryable";
  * - SQLite: SQLITE_BUSY after its 5 s busy timeout (another writer holds the lock).
  */
+import { UnacknowledgedChangeError } from './coherence.js';
+
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const PG_MESSAGES = [
@@ -28,6 +30,8 @@ const PG_MESSAGES = [
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
+  // Committed, but the other instances could not be told before answering (storage/coherence.ts).
+  if (error instanceof UnacknowledgedChangeError) return true;
   const { code, message, errors, cause } = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
   if (typeof code === 'string') {
     if (SOCKET_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { MemoryBucketStore } from '../../src/rate-limit/memory-store.js';
 import { RedisBucketStore, ResilientBucketStore } from '../../src/rate-limit/redis-store.js';
 import { connectRedis, waitUntilReady } from '../../src/storage/redis.js';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.js';
+import { connectDatabase } from '../../src/storage/connect.js';
+import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase } from './database.js';
 import { loggerOptions } from '../../src/http/logging.js';
 import { captureTarget, RecordingRandom } from './secret-recorder.js';
 
@@ -28,6 +29,11 @@ export interface TestAppOptions {
   buckets?: BucketStore;
   /** Defaults to a silent logger; logging tests pass one that writes to a captured stream. */
   logger?: Logger;
+  /**
+   * PostgreSQL: a second instance on the first one's database (its own pool, listeners and
+   * Redis connections), as several processes share one (test/reliability/bearer-coherence.test.ts).
+   */
+  sameDatabaseAs?: TestApp;
   /** Makes /readyz report Redis (test/http/operations.test.ts). */
   redisReachable?: () => Promise<boolean>;
 }
@@ -44,7 +50,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     passwordCost: { log2N: 10, r: 8, p: 1 },
   };
   const clock = options.clock ?? new ManualClock();
-  const database = await createTestDatabase();
+  const database = options.sameDatabaseAs ? anotherHandle(options.sameDatabaseAs.database) : await createTestDatabase();
   // Issue #7 §6: with GATEHOUSE_TEST_LOG_DIR set, every app logs at debug level with the
   // production redaction to a file of its own, and records every secret it issues beside it;
   // test/support/secret-recorder.ts then searches the logs for those secrets.
@@ -55,6 +61,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger ?? (capture ? pino(loggerOptions('debug'), pino.destination({ dest: capture.log, sync: true })) : pino({ level: 'silent' })),
     buckets: options.buckets ?? (await testBucketStore()),
     ...(options.redisReachable ? { redisReachable: options.redisReachable } : {}),
+    // Instances of one test database forget together; other test files' instances are not theirs.
+    coherenceNamespace: database.schema ?? randomBytes(6).toString('hex'),
     ...(capture ? { random: new RecordingRandom(undefined, capture.secrets) } : {}),
   });
   const app = await buildApp(services);
@@ -70,6 +78,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await database.drop();
     },
   };
+}
+
+/** A handle of its own on a PostgreSQL test database; closing it leaves the database to its owner. */
+function anotherHandle(owner: TestDatabase): TestDatabase {
+  if (!TEST_DATABASE_URL || !owner.schema) throw new Error('sameDatabaseAs needs TEST_DATABASE_URL (one SQLite in-memory database has one connection)');
+  const handle = connectDatabase(TEST_DATABASE_URL, { schema: owner.schema, poolSize: 5 });
+  return { handle, url: owner.url, schema: owner.schema, drop: () => handle.close() };
 }
 
 /**

@@ -212,8 +212,16 @@ export async function applicationAskingIn(deps: Deps, next: string): Promise<str
 
 export async function findApplicationByClientId(deps: Deps, clientId: string): Promise<Application | undefined> {
   if (!isSnowflake(clientId)) return undefined;
+  // PostgreSQL with Redis: remembered by the instance and forgotten by every instance before a
+  // change to any application (a reset secret, a deletion) is acknowledged (storage/coherence.ts),
+  // so the token endpoint's client check costs no round trip (issue #26 §1). SQLite's row cache
+  // already answers it from memory.
+  if (deps.coherence) return deps.coherence.cache<Application>('applications', APPLICATION_TABLES, MAX_REMEMBERED_APPLICATIONS).read(clientId, () => findApplication(deps.db, clientId));
   return findApplication(deps.db, clientId);
 }
+
+const APPLICATION_TABLES = ['applications'];
+const MAX_REMEMBERED_APPLICATIONS = 20_000;
 
 /** The person named `username` (the CLI's --owner); 404 Unknown User otherwise. */
 export async function findOwnerByUsername(deps: Deps, username: string): Promise<Person> {

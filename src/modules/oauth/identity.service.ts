@@ -1,6 +1,7 @@
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
+import type { Coherence } from '../../storage/coherence.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
@@ -30,13 +31,26 @@ export interface BearerToken {
 }
 
 /**
+ * The rows a bearer check reads: the token and the person it speaks for. Deleting a grant or an
+ * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
+ */
+const BEARER_TABLES = ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'];
+/** Remembered bearer checks per instance: ~1 KB each with the person (docs/performance.md §Memory). */
+const MAX_REMEMBERED_BEARERS = 20_000;
+
+/**
  * The access token behind a bearer credential, or undefined when it is unknown, expired or
  * revoked (revocation deletes the rows). One primary-key lookup: this runs on every bearer
- * request (DESIGN §5).
+ * request (DESIGN §5). On PostgreSQL with Redis the token and its person are remembered by the
+ * instance, keyed by the token's hash, and forgotten by every instance before a revocation or a
+ * change to the person is acknowledged (storage/coherence.ts): a bearer request then costs no
+ * round trip (issue #26 §1).
  */
 export async function authenticateBearer(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const stored = await findAccessToken(deps.db, hashSecret(token));
+  const tokenHash = hashSecret(token);
+  const stored = deps.coherence ? await rememberedBearer(deps, deps.coherence, tokenHash) : await findAccessToken(deps.db, tokenHash);
+  // Expiry is checked on every use, remembered or not.
   if (!stored || stored.expiresAt <= deps.clock.now()) return undefined;
   return stored;
 }
@@ -44,15 +58,24 @@ export async function authenticateBearer(deps: Deps, token: string): Promise<Bea
 /**
  * authenticateBearer for a route that answers with the person (GET /users/@me). On PostgreSQL the
  * token and the person come in one statement (issue #26 §1: each statement is a network round
- * trip); SQLite answers the two primary-key lookups from its row cache, cheaper than a join it
- * would run every time.
+ * trip), or from the instance's memory with Redis; SQLite answers the two primary-key lookups from
+ * its row cache, cheaper than a join it would run every time.
  */
 export async function authenticateBearerWithPerson(deps: Deps, token: string): Promise<BearerToken | undefined> {
-  if (deps.dialect !== 'postgres') return authenticateBearer(deps, token);
+  if (deps.dialect !== 'postgres' || deps.coherence) return authenticateBearer(deps, token);
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const found = await findAccessTokenWithPerson(deps.db, hashSecret(token));
-  if (!found || found.token.expiresAt <= deps.clock.now()) return undefined;
-  return { ...found.token, person: found.person };
+  const found = await tokenWithPerson(deps, hashSecret(token));
+  if (!found || found.expiresAt <= deps.clock.now()) return undefined;
+  return found;
+}
+
+async function tokenWithPerson(deps: Deps, tokenHash: string): Promise<BearerToken | undefined> {
+  const found = await findAccessTokenWithPerson(deps.db, tokenHash);
+  return found && { ...found.token, person: found.person };
+}
+
+function rememberedBearer(deps: Deps, coherence: Coherence, tokenHash: string): Promise<BearerToken | undefined> {
+  return coherence.cache<BearerToken>('bearer', BEARER_TABLES, MAX_REMEMBERED_BEARERS).read(tokenHash, () => tokenWithPerson(deps, tokenHash));
 }
 
 /** The user record of GET /users/@me (SPEC §2.5): Discord's user object (resources.ts). */
