@@ -38,8 +38,6 @@ export interface ServiceOverrides {
   workerId?: number;
   /** `false`: no background WAL checkpoint thread (CLI commands). Default: on for SQLite files. */
   backgroundCheckpoints?: boolean;
-  /** Instances sharing a database share this (storage/coherence.ts); by default a hash of DATABASE_URL. Tests give each database its own. */
-  coherenceNamespace?: string;
   /** `false`: no maintenance job (storage/maintenance.ts; CLI commands). Default: on. */
   maintenance?: boolean;
 }
@@ -99,8 +97,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // change to them is acknowledged (storage/coherence.ts, docs/performance.md §Bearer checks from memory).
   const watchChanges = database.onCommittedChange;
   const coherence =
-    config.redisUrl && watchChanges
-      ? createCoherence(config.redisUrl, { namespace: overrides.coherenceNamespace ?? createHash('sha256').update(config.databaseUrl).digest('hex').slice(0, 16), watch: (tables, listener) => watchChanges(tables, listener) })
+    config.redisUrl && watchChanges && database.identity
+      ? createCoherence(config.redisUrl, {
+          // Instances of one database share a namespace; other databases on the same Redis do not.
+          namespace: createHash('sha256').update(await database.identity()).digest('hex').slice(0, 16),
+          watch: (tables, listener) => watchChanges(tables, listener),
+        })
       : undefined;
 
   const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];

@@ -75,13 +75,34 @@ export interface CoherentCache<V> extends CoherentCacheCounters {
   read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
 }
 
+/**
+ * A cache as a module declares it, once, when it is loaded: its name, the tables its rows are
+ * read from and its bound. Declared at load time because every instance must watch every
+ * declared table from its start, whether or not it has remembered anything yet: an instance that
+ * never made a bearer check still revokes tokens.
+ */
+export interface CacheDeclaration<V> {
+  readonly name: string;
+  readonly tables: readonly string[];
+  readonly maxEntries: number;
+  /** Types the declaration; no value. */
+  readonly value?: V;
+}
+
+const declaredTables = new Set<string>();
+const running = new Set<RedisCoherence>();
+
+/** Declares a cache (module scope). Any committed update or delete of `tables`, on any instance, forgets every cache. */
+export function declareCoherentCache<V>(name: string, tables: readonly string[], maxEntries: number): CacheDeclaration<V> {
+  const before = declaredTables.size;
+  for (const table of tables) declaredTables.add(table);
+  if (declaredTables.size !== before) for (const coherence of running) coherence.watchDeclaredTables();
+  return { name, tables, maxEntries };
+}
+
 export interface Coherence {
-  /**
-   * The cache named `name`, made on first use with at most `maxEntries` (dropped wholesale when
-   * full), holding rows read from `tables`: any committed update or delete of them, on any
-   * instance, forgets every cache.
-   */
-  cache<V>(name: string, tables: readonly string[], maxEntries: number): CoherentCache<V>;
+  /** This instance's cache of a declaration, made on first use. */
+  cache<V>(declaration: CacheDeclaration<V>): CoherentCache<V>;
   /** Forgets everything here and on every live instance; resolves once they all have (or their leases ran out). */
   changed(): Promise<void>;
   /** Whether this instance may answer from memory now. */
@@ -139,7 +160,8 @@ class MemoryCache<V> implements CoherentCache<V> {
     // the change, so it answers this request only.
     if (value !== undefined && epoch === this.owner.epoch && this.owner.live()) {
       if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(key, { value, until: this.owner.clock() + MAX_AGE_MS });
+      // The same object answers every later request: nobody may change it (as SQLite's row cache).
+      this.entries.set(key, { value: frozen(value), until: this.owner.clock() + MAX_AGE_MS });
     }
     return value;
   }
@@ -149,12 +171,20 @@ class MemoryCache<V> implements CoherentCache<V> {
   }
 }
 
+/** `value` and the objects and arrays it holds, frozen. */
+function frozen<V>(value: V): V {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export class RedisCoherence implements Coherence {
   readonly instanceId = randomBytes(6).toString('hex');
   /** Bumped whenever memories are dropped or the lease starts again: reads under way are not kept. */
   epoch = 0;
   private readonly caches = new Map<string, MemoryCache<unknown>>();
-  private readonly tables = new Set<string>();
   private readonly watch: CoherenceOptions['watch'];
   private readonly channel: string;
   private readonly ackChannel: string;
@@ -195,15 +225,20 @@ export class RedisCoherence implements Coherence {
     );
     this.timer = setInterval(() => this.heartbeat(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+    running.add(this);
+    this.watchDeclaredTables();
   }
 
-  cache<V>(name: string, tables: readonly string[], maxEntries: number): CoherentCache<V> {
-    let cache = this.caches.get(name);
+  /** Every declared table, from the start (CacheDeclaration). */
+  watchDeclaredTables(): void {
+    if (declaredTables.size > 0) this.watch([...declaredTables], () => this.changed());
+  }
+
+  cache<V>(declaration: CacheDeclaration<V>): CoherentCache<V> {
+    let cache = this.caches.get(declaration.name);
     if (cache === undefined) {
-      cache = new MemoryCache<unknown>(this, maxEntries);
-      this.caches.set(name, cache);
-      for (const table of tables) this.tables.add(table);
-      this.watch([...this.tables], () => this.changed());
+      cache = new MemoryCache<unknown>(this, declaration.maxEntries);
+      this.caches.set(declaration.name, cache);
     }
     return cache as CoherentCache<V>;
   }
@@ -251,6 +286,7 @@ export class RedisCoherence implements Coherence {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    running.delete(this);
     clearInterval(this.timer);
     this.lapse();
     for (const change of [...this.pending.values()]) change.done();

@@ -24,6 +24,8 @@ export interface DatabaseHandle {
    * returns a function that removes it.
    */
   onCommittedChange?(tables: readonly string[], listener: () => Promise<void>): () => void;
+  /** PostgreSQL only: names this database the same way for every instance, whatever URL it was reached by. */
+  identity?(): Promise<string>;
   /** SQLite with background checkpoints only (ConnectOptions.backgroundCheckpoints). */
   checkpointer?: Checkpointer;
   /**

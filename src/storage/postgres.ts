@@ -62,6 +62,12 @@ export function connectPostgres(url: string, options: ConnectOptions): DatabaseH
     dialect: 'postgres',
     observeQueries: observers.observe,
     onCommittedChange: changes.listen,
+    // The same for every instance of this database whatever URL reaches it (host names, ports and
+    // users differ between instances): the database's oid and name and the schema statements run in.
+    identity: async () => {
+      const { rows } = await sql<{ identity: string }>`select (select oid::text from pg_database where datname = current_database()) || ':' || current_database() || ':' || current_schema() as identity`.execute(db);
+      return rows[0]?.identity ?? '';
+    },
     ping: async () => {
       await sql`select 1`.execute(db);
     },

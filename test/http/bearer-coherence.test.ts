@@ -67,6 +67,20 @@ describe.skipIf(!canRun)('bearer checks from memory on several instances', () =>
     for (const t of [b, a]) expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(401);
   });
 
+  it('a revocation by an instance that has made no bearer check yet still reaches the others', async () => {
+    const fresh = await createTestApp({ env: { REDIS_URL: TEST_REDIS_URL as string }, sameDatabaseAs: a, clock: a.clock });
+    try {
+      await untilLive(fresh);
+      const tokens = await obtainTokens(a, client, person, ['identify']);
+      expect((await getWithBearer(b, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+      // The new instance has made no bearer check: its first request is the revocation.
+      expect((await postForm(fresh, '/api/oauth2/token/revoke', { token: tokens.access_token, client_id: client.clientId })).statusCode).toBe(200);
+      expect((await getWithBearer(b, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(401);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('revoking the refresh token on the other instance ends the remembered access token too', async () => {
     const tokens = await obtainTokens(a, client, person, ['identify']);
     expect((await getWithBearer(a, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);

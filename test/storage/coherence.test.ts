@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisCoherence, UnacknowledgedChangeError } from '../../src/storage/coherence.js';
+import { declareCoherentCache, RedisCoherence, UnacknowledgedChangeError } from '../../src/storage/coherence.js';
 import { isDatabaseUnavailable } from '../../src/storage/unavailable.js';
 import { connectRedis, waitUntilReady } from '../../src/storage/redis.js';
 import { TEST_REDIS_URL } from '../support/database.js';
@@ -14,6 +14,9 @@ import { TEST_REDIS_URL } from '../support/database.js';
 if (!TEST_REDIS_URL) console.log('coherence: skipped: needs TEST_REDIS_URL (Redis)');
 
 const LEASE_MS = 600;
+const ROWS = declareCoherentCache<string>('test-rows', ['users'], 100);
+const SMALL = declareCoherentCache<string>('test-small', ['users'], 3);
+const OBJECTS = declareCoherentCache<{ person: { name: string }; scopes: string[] }>('test-objects', ['users'], 10);
 
 describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis', () => {
   const opened: RedisCoherence[] = [];
@@ -42,7 +45,7 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
     const { coherence: a } = instance(ns);
     const { coherence: b } = instance(ns);
     await Promise.all([untilLive(a), untilLive(b)]);
-    const cache = a.cache<string>('rows', ['users'], 100);
+    const cache = a.cache(ROWS);
     expect(await cache.read('k', value('old'))).toBe('old');
     expect(await cache.read('k', value('unused'))).toBe('old');
     expect(cache.size).toBe(1);
@@ -74,7 +77,7 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
     let offset = 0;
     const { coherence: a, subscriber } = instance(namespace(), () => performance.now() + offset);
     await untilLive(a);
-    const cache = a.cache<string>('rows', ['users'], 100);
+    const cache = a.cache(ROWS);
     await cache.read('k', value('remembered'));
     // Heartbeats no longer come back: the subscriber stops hearing the channel.
     await subscriber.unsubscribe();
@@ -90,7 +93,7 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
     const { coherence: a } = instance(ns);
     const { coherence: b } = instance(ns);
     await Promise.all([untilLive(a), untilLive(b)]);
-    const cache = a.cache<string>('rows', ['users'], 100);
+    const cache = a.cache(ROWS);
     let finish: (v: string) => void = () => undefined;
     const reading = cache.read('k', () => new Promise<string>((resolve) => (finish = resolve)));
     await b.changed();
@@ -102,7 +105,7 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
   it('the subscriber connection closing forgets everything and ends the lease until a heartbeat comes back', async () => {
     const { coherence: a, subscriber } = instance(namespace());
     await untilLive(a);
-    const cache = a.cache<string>('rows', ['users'], 100);
+    const cache = a.cache(ROWS);
     await cache.read('k', value('remembered'));
     subscriber.disconnect(true);
     await new Promise((r) => subscriber.once('close', r));
@@ -130,10 +133,20 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
     expect(a.live()).toBe(false);
   });
 
+  it('a remembered value is handed out frozen, nested objects included: one request cannot change what the next is answered', async () => {
+    const { coherence: a } = instance(namespace());
+    await untilLive(a);
+    const cache = a.cache(OBJECTS);
+    const remembered = await cache.read('k', () => Promise.resolve({ person: { name: 'A' }, scopes: ['identify'] }));
+    expect(Object.isFrozen(remembered)).toBe(true);
+    expect(Object.isFrozen(remembered?.person)).toBe(true);
+    expect(Object.isFrozen(remembered?.scopes)).toBe(true);
+  });
+
   it('a full cache starts over rather than growing', async () => {
     const { coherence: a } = instance(namespace());
     await untilLive(a);
-    const cache = a.cache<string>('rows', ['users'], 3);
+    const cache = a.cache(SMALL);
     for (const key of ['1', '2', '3', '4']) await cache.read(key, value(key));
     expect(cache.size).toBe(1);
   });

@@ -61,8 +61,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger ?? (capture ? pino(loggerOptions('debug'), pino.destination({ dest: capture.log, sync: true })) : pino({ level: 'silent' })),
     buckets: options.buckets ?? (await testBucketStore()),
     ...(options.redisReachable ? { redisReachable: options.redisReachable } : {}),
-    // Instances of one test database forget together; other test files' instances are not theirs.
-    coherenceNamespace: database.schema ?? randomBytes(6).toString('hex'),
     ...(capture ? { random: new RecordingRandom(undefined, capture.secrets) } : {}),
   });
   const app = await buildApp(services);

@@ -7,6 +7,7 @@ import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
+import { declareCoherentCache } from '../../storage/coherence.js';
 import {
   deleteApplicationRow,
   findApplication,
@@ -193,6 +194,9 @@ export async function listOwnedApplications(deps: Deps, ownerId: string): Promis
 }
 
 /** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
+/** Applications by client id, remembered per instance on PostgreSQL with Redis (storage/coherence.ts). */
+const rememberedApplications = declareCoherentCache<Application>('applications', ['applications'], 20_000);
+
 /**
  * The name of the app whose authorization link sent someone to sign in (issue #24: the sign-in
  * page names who is asking): `next` is the authorize URL sign-in returns to. Undefined for any
@@ -216,12 +220,9 @@ export async function findApplicationByClientId(deps: Deps, clientId: string): P
   // change to any application (a reset secret, a deletion) is acknowledged (storage/coherence.ts),
   // so the token endpoint's client check costs no round trip (issue #26 §1). SQLite's row cache
   // already answers it from memory.
-  if (deps.coherence) return deps.coherence.cache<Application>('applications', APPLICATION_TABLES, MAX_REMEMBERED_APPLICATIONS).read(clientId, () => findApplication(deps.db, clientId));
+  if (deps.coherence) return deps.coherence.cache(rememberedApplications).read(clientId, () => findApplication(deps.db, clientId));
   return findApplication(deps.db, clientId);
 }
-
-const APPLICATION_TABLES = ['applications'];
-const MAX_REMEMBERED_APPLICATIONS = 20_000;
 
 /** The person named `username` (the CLI's --owner); 404 Unknown User otherwise. */
 export async function findOwnerByUsername(deps: Deps, username: string): Promise<Person> {

@@ -1,7 +1,7 @@
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
-import type { Coherence } from '../../storage/coherence.js';
+import { declareCoherentCache, type Coherence } from '../../storage/coherence.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
@@ -34,9 +34,8 @@ export interface BearerToken {
  * The rows a bearer check reads: the token and the person it speaks for. Deleting a grant or an
  * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
  */
-const BEARER_TABLES = ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'];
-/** Remembered bearer checks per instance: ~1 KB each with the person (docs/performance.md §Memory). */
-const MAX_REMEMBERED_BEARERS = 20_000;
+// Remembered bearer checks per instance: ~1 KB each with the person (docs/performance.md §Memory).
+const rememberedBearers = declareCoherentCache<BearerToken>('bearer', ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'], 20_000);
 
 /**
  * The access token behind a bearer credential, or undefined when it is unknown, expired or
@@ -75,7 +74,7 @@ async function tokenWithPerson(deps: Deps, tokenHash: string): Promise<BearerTok
 }
 
 function rememberedBearer(deps: Deps, coherence: Coherence, tokenHash: string): Promise<BearerToken | undefined> {
-  return coherence.cache<BearerToken>('bearer', BEARER_TABLES, MAX_REMEMBERED_BEARERS).read(tokenHash, () => tokenWithPerson(deps, tokenHash));
+  return coherence.cache(rememberedBearers).read(tokenHash, () => tokenWithPerson(deps, tokenHash));
 }
 
 /** The user record of GET /users/@me (SPEC §2.5): Discord's user object (resources.ts). */
