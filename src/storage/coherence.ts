@@ -302,7 +302,10 @@ export class RedisCoherence implements Coherence {
   private heartbeat(): void {
     if (this.closed) return;
     const sequence = ++this.sequence;
-    this.heartbeats.set(sequence, this.now());
+    const now = this.now();
+    // One that has not come back within a lease could no longer extend it (subscriber deaf, say).
+    for (const [earlier, sentAt] of this.heartbeats) if (sentAt <= now - this.leaseMs) this.heartbeats.delete(earlier);
+    this.heartbeats.set(sequence, now);
     this.client.eval(HEARTBEAT_SCRIPT, 2, this.channel, this.membersKey, this.instanceId, this.leaseMs, `h:${this.instanceId}:${sequence}`).catch(() => {
       this.heartbeats.delete(sequence);
     });

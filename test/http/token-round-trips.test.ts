@@ -4,6 +4,8 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
 import { codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import type { Person } from '../../src/modules/directory/people.js';
+import { findCodeInTurn, findRefreshTokenInTurn } from '../../src/modules/oauth/tokens.repository.js';
+import { hashSecret } from '../../src/core/secrets.js';
 
 /**
  * Issue #26 §1 on PostgreSQL: the statements of a refresh rotation, counted. The client and the
@@ -66,6 +68,21 @@ describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQ
     // Still the token's scopes that decide: without identify the same route refuses.
     const servers = await obtainTokens(t, client, person, ['servers']);
     expect((await getWithBearer(t, '/api/v1/users/@me', servers.access_token)).statusCode).toBe(403);
+  });
+
+  it("the refresh-token lookups of one event-loop turn are one select, each caller answered with its own row", async () => {
+    const tokens = await Promise.all([1, 2, 3].map(() => obtainTokens(t, client, person, ['identify'])));
+    const hashes = tokens.map((x) => hashSecret(x.refresh_token));
+    const { result, statements } = await statementsOf(() => Promise.all([...hashes, hashes[0] as string, 'no-such-hash'].map((h) => findRefreshTokenInTurn(t.services.db, h))));
+    expect(statements.map((s) => s.operation)).toEqual(['select']);
+    expect(result.map((row) => row?.grantId)).toEqual([...tokens.map((x) => x.grantId), tokens[0]?.grantId, undefined]);
+  });
+
+  it('the code lookups of one event-loop turn are one select, each code read with its own grant', async () => {
+    const issued = await Promise.all([1, 2].map(() => issueCode(t, { client, person, scopes: ['identify'] })));
+    const { result, statements } = await statementsOf(() => Promise.all([...issued.map((x) => hashSecret(x.code)), 'no-such-hash'].map((h) => findCodeInTurn(t.services.db, h))));
+    expect(statements.map((s) => s.operation)).toEqual(['select']);
+    expect(result.map((row) => row?.grant?.id)).toEqual([...issued.map((x) => x.grantId), undefined]);
   });
 
   it('two concurrent refreshes of one token: one rotation is written, the other answers as its retry', async () => {

@@ -22,7 +22,9 @@ import {
   consumeCode,
   findAccessToken,
   findCode,
+  findCodeInTurn,
   findRefreshToken,
+  findRefreshTokenInTurn,
   insertAccessToken,
   insertRefreshToken,
   rotateRefreshToken,
@@ -179,7 +181,9 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   const verifier = p['code_verifier'];
 
   const codeHash = hashSecret(code);
-  const stored = hasPrefix(code, 'authorizationCode') ? await findCode(deps.db, codeHash) : undefined;
+  // PostgreSQL: the code lookups of one event-loop turn share one select (one round trip).
+  const lookUp = deps.dialect === 'postgres' ? findCodeInTurn : findCode;
+  const stored = hasPrefix(code, 'authorizationCode') ? await lookUp(deps.db, codeHash) : undefined;
   if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
   // C6: a code works only for the client it was issued to.
   if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'authorization code was not issued to this client');
@@ -290,7 +294,9 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
   const presented = p['refresh_token'];
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const tokenHash = hashSecret(presented);
-  const stored = hasPrefix(presented, 'refreshToken') ? await findRefreshToken(deps.db, tokenHash) : undefined;
+  // PostgreSQL: the refresh lookups of one event-loop turn share one select (one round trip).
+  const lookUp = deps.dialect === 'postgres' ? findRefreshTokenInTurn : findRefreshToken;
+  const stored = hasPrefix(presented, 'refreshToken') ? await lookUp(deps.db, tokenHash) : undefined;
   // Revoked grants have their tokens deleted (F7): unknown and revoked look alike.
   if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
   // F1 (RFC 6749 §10.4): bound to its client.

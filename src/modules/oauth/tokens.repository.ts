@@ -1,11 +1,12 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { batched } from '../../storage/postgres-batch.js';
 import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
 import { toGrant, type Grant } from './grants.repository.js';
-import type { OAuthAccessTokensTable } from './oauth.table.js';
+import type { OAuthAccessTokensTable, OAuthRefreshTokensTable } from './oauth.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -14,8 +15,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 // The code and its grant in one statement (issue #26 §1): the exchange needs both, and on
 // PostgreSQL each statement is a round trip. A code's grant is never missing while the code
 // exists (revocation deletes the codes with it); the left join keeps a row for it anyway.
-const codeByHash = prepareQuery<{ hash: string }>()((db, v) =>
-  db
+function codesWithGrants(db: Kysely<Database>) {
+  return db
     .selectFrom('oauth_codes as c')
     .leftJoin('oauth_grants as g', 'g.id', 'c.grant_id')
     .selectAll('c')
@@ -29,9 +30,11 @@ const codeByHash = prepareQuery<{ hash: string }>()((db, v) =>
       'g.server_id as g_server_id',
       'g.permissions as g_permissions',
       'g.webhook_channel_id as g_webhook_channel_id',
-    ])
-    .where('c.code_hash', '=', v.hash),
-);
+    ]);
+}
+type CodeRow = InferResult<ReturnType<typeof codesWithGrants>>[number];
+const codeByHash = prepareQuery<{ hash: string }>()((db, v) => codesWithGrants(db).where('c.code_hash', '=', v.hash));
+const codesByHashes = prepareQuery<{ hashes: string[] }>()((db, v) => codesWithGrants(db).where('c.code_hash', '=', sql<string>`any(${v.hashes}::text[])`));
 const consumeCodeRow = prepareQuery<{ hash: string; now: number }>()((db, v) =>
   db.updateTable('oauth_codes').set({ used_at: v.now }).where('code_hash', '=', v.hash).where('used_at', 'is', null).where('expires_at', '>', v.now),
 );
@@ -91,7 +94,22 @@ export interface StoredCode {
 
 export async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
   const row = await firstRow(codeByHash(db, { hash: codeHash }));
-  if (!row) return undefined;
+  return row && toStoredCode(row);
+}
+
+/**
+ * PostgreSQL, outside a transaction: findCode, with the lookups of one event-loop turn sent as one
+ * statement, as findRefreshTokenInTurn does for refresh tokens.
+ */
+export function findCodeInTurn(db: Kysely<Database>, codeHash: string): Promise<StoredCode | undefined> {
+  return inTurn(codeReaders, db, async (hashes) => {
+    const { rows } = await codesByHashes(db, { hashes });
+    return rows.map((row) => [row.code_hash, toStoredCode(row)]);
+  })(codeHash);
+}
+const codeReaders: TurnReaders<StoredCode> = new WeakMap();
+
+function toStoredCode(row: CodeRow): StoredCode {
   const grant =
     row.g_id === null
       ? undefined
@@ -223,7 +241,43 @@ export interface StoredRefreshToken {
 
 export async function findRefreshToken(db: Db, tokenHash: string): Promise<StoredRefreshToken | undefined> {
   const row = await firstRow(refreshTokenByHash(db, { hash: tokenHash }));
-  if (!row) return undefined;
+  return row && toRefreshToken(row);
+}
+
+/**
+ * PostgreSQL, outside a transaction: findRefreshToken, with the lookups of one event-loop turn sent
+ * as one statement (`token_hash = any($1)`, storage/postgres-batch.ts): the refresh grant's read
+ * costs one round trip per turn rather than per request (issue #26 §1). Each caller gets the row
+ * as that statement saw it, as its own select would have.
+ */
+export function findRefreshTokenInTurn(db: Kysely<Database>, tokenHash: string): Promise<StoredRefreshToken | undefined> {
+  return inTurn(refreshReaders, db, async (hashes) => {
+    const { rows } = await refreshTokensByHashes(db, { hashes });
+    return rows.map((row) => [row.token_hash, toRefreshToken(row)]);
+  })(tokenHash);
+}
+const refreshTokensByHashes = prepareQuery<{ hashes: string[] }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', sql<string>`any(${v.hashes}::text[])`));
+const refreshReaders: TurnReaders<StoredRefreshToken> = new WeakMap();
+
+type TurnReaders<R> = WeakMap<Kysely<Database>, (hash: string) => Promise<R | undefined>>;
+
+/**
+ * The reader of `db` in `readers`, made on first use: the hashes asked for in one event-loop turn
+ * go to `select` together, once each (storage/postgres-batch.ts), and each caller gets its row.
+ */
+function inTurn<R>(readers: TurnReaders<R>, db: Kysely<Database>, select: (hashes: string[]) => Promise<[string, R][]>): (hash: string) => Promise<R | undefined> {
+  let reader = readers.get(db);
+  if (reader === undefined) {
+    reader = batched<string, R>(async (hashes) => {
+      const byHash = new Map(await select([...new Set(hashes)]));
+      return hashes.map((hash) => byHash.get(hash));
+    });
+    readers.set(db, reader);
+  }
+  return reader;
+}
+
+function toRefreshToken(row: Selectable<OAuthRefreshTokensTable>): StoredRefreshToken {
   return {
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
