@@ -125,7 +125,12 @@ export function reportMarkdown(record, file) {
       extra.push(`median of ${r.rounds.length} rounds (this row is round ${r.round}); round by round: ${each.join(', ')}`);
     }
     if (r.roundTrips) extra.push(roundTripsNote(r.roundTrips));
-    if (r.atWarn) extra.push(`the same build at LOG_LEVEL=warn, measured right after on the same database: ${fmt(r.atWarn.requestsPerSec)} req/s (${pct(r.atWarn.ratio)} of bare), ${fmt(r.atWarn.cpuMicrosPerRequest, 1)} µs per answer; the default level reaches ${pct(r.server.requestsPerSec / r.atWarn.requestsPerSec)} of it (target ≥ 90 %)`);
+    if (r.atWarn?.defaultOverWarn !== undefined) {
+      const [d1, d2] = r.atWarn.defaultRuns;
+      extra.push(
+        `the same build on two fresh servers, warmed alike, measured default → warn → default on the same database: at LOG_LEVEL=warn ${fmt(r.atWarn.requestsPerSec)} req/s, ${fmt(r.atWarn.cpuMicrosPerRequest, 1)} µs per answer; at the default level ${fmt(d1)} and ${fmt(d2)} req/s, ${r.atWarn.defaultCpuMicros.map((x) => fmt(x, 1)).join(' and ')} µs per answer; the default level reaches ${pct(r.atWarn.defaultOverWarn)} of warn (target ≥ 90 %)`,
+      );
+    } else if (r.atWarn) extra.push(`the same build at LOG_LEVEL=warn, measured right after on the same database: ${fmt(r.atWarn.requestsPerSec)} req/s (${pct(r.atWarn.ratio)} of bare), ${fmt(r.atWarn.cpuMicrosPerRequest, 1)} µs per answer; the default level reaches ${pct(r.server.requestsPerSec / r.atWarn.requestsPerSec)} of it (target ≥ 90 %)`);
     const codes = Object.entries(r.server.statusCodes).map(([c, n]) => `${c}: ${fmt(n)}`).join(', ');
     L.push(`- ${r.scenario}: ${[...r.judgement.notes, `status codes ${codes}`, ...extra].join('; ')}.`);
   }

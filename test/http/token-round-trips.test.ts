@@ -8,10 +8,12 @@ import { findCodeInTurn, findRefreshTokenInTurn } from '../../src/modules/oauth/
 import { hashSecret } from '../../src/core/secrets.js';
 
 /**
- * Issue #26 §1 on PostgreSQL: the statements of a refresh rotation, counted. The client and the
- * presented token are read (two selects, each needed before anything is written: the rotation's
- * successors derive from the stored rotation key), then one statement rotates and stores both
- * successors; a bearer check is one select, and GET /users/@me reads the person in that same one.
+ * Issue #26 §1 on PostgreSQL (without Redis: nothing remembered, test/http/bearer-coherence.test.ts
+ * has the instance's memory): the statements of a refresh rotation, counted. The client and the
+ * presented token are read (the rotation's successors derive from the stored rotation key), then
+ * one statement rotates and stores both successors; the token and code reads of one event-loop
+ * turn share one select; a bearer check is one select, and GET /users/@me reads the person in
+ * that same one.
  */
 const onPostgres = testDialect === 'postgres';
 if (!onPostgres) console.log('token-round-trips: skipped on SQLite (no network between the server and its database)');
