@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueryTiming } from '../../src/storage/connect.js';
 import { updateProfile } from '../../src/modules/accounts/accounts.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/database.js';
+import { statementsDuring, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/database.js';
 import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import { resetClientSecret } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
@@ -40,15 +39,7 @@ describe.skipIf(!canRun)('bearer checks from memory on several instances', () =>
     expect(t.services.coherence?.live()).toBe(true);
   }
 
-  async function statementsOn<T>(t: TestApp, run: () => Promise<T>): Promise<{ result: T; statements: QueryTiming[] }> {
-    const statements: QueryTiming[] = [];
-    const stop = t.database.handle.observeQueries((timing) => statements.push(timing));
-    try {
-      return { result: await run(), statements };
-    } finally {
-      stop();
-    }
-  }
+  const statementsOn = <T>(t: TestApp, run: () => Promise<T>) => statementsDuring(t.database.handle, run);
 
   it('GET /users/@me a second time on an instance is answered from memory: no statement', async () => {
     const tokens = await obtainTokens(a, client, person, ['identify']);

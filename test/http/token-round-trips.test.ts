@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueryTiming } from '../../src/storage/connect.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { testDialect } from '../support/database.js';
+import { statementsDuring, testDialect } from '../support/database.js';
 import { codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { findCodeInTurn, findRefreshTokenInTurn } from '../../src/modules/oauth/tokens.repository.js';
@@ -29,15 +28,7 @@ describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQ
   });
   afterAll(async () => t.close());
 
-  async function statementsOf<T>(run: () => Promise<T>): Promise<{ result: T; statements: QueryTiming[] }> {
-    const statements: QueryTiming[] = [];
-    const stop = t.database.handle.observeQueries((timing) => statements.push(timing));
-    try {
-      return { result: await run(), statements };
-    } finally {
-      stop();
-    }
-  }
+  const statementsOf = <T>(run: () => Promise<T>) => statementsDuring(t.database.handle, run);
 
   it('a refresh rotation is three statements: the client, the token, and one that rotates and stores both successors', async () => {
     const first = await obtainTokens(t, client, person, ['identify']);

@@ -24,12 +24,13 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
     await Promise.all(opened.splice(0).map((c) => c.close()));
   });
 
-  function instance(namespace: string, now?: () => number): { coherence: RedisCoherence; subscriber: Redis } {
+  function instance(namespace: string, now?: () => number): { coherence: RedisCoherence; subscriber: Redis; client: Redis } {
     const subscriber = new Redis(TEST_REDIS_URL as string, { maxRetriesPerRequest: null });
     subscriber.on('error', () => undefined);
-    const coherence = new RedisCoherence(connectRedis(TEST_REDIS_URL as string), subscriber, { namespace, leaseMs: LEASE_MS, watch: () => undefined, ...(now ? { now } : {}) });
+    const client = connectRedis(TEST_REDIS_URL as string);
+    const coherence = new RedisCoherence(client, subscriber, { namespace, leaseMs: LEASE_MS, watch: () => undefined, ...(now ? { now } : {}) });
     opened.push(coherence);
-    return { coherence, subscriber };
+    return { coherence, subscriber, client };
   }
 
   async function untilLive(coherence: RedisCoherence): Promise<void> {
@@ -116,11 +117,7 @@ describe.skipIf(!TEST_REDIS_URL)('per-instance memories kept coherent over Redis
   });
 
   it('a change Redis will not take is refused after a lease, once more tried: the caller answers 503', async () => {
-    const subscriber = new Redis(TEST_REDIS_URL as string, { maxRetriesPerRequest: null });
-    subscriber.on('error', () => undefined);
-    const client = connectRedis(TEST_REDIS_URL as string);
-    const a = new RedisCoherence(client, subscriber, { namespace: namespace(), leaseMs: LEASE_MS, watch: () => undefined });
-    opened.push(a);
+    const { coherence: a, client } = instance(namespace());
     await untilLive(a);
     client.disconnect();
     const started = performance.now();

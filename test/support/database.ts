@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { connectDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
+import { connectDatabase, type DatabaseHandle, type QueryTiming } from '../../src/storage/connect.js';
 
 /**
  * Every storage and HTTP test runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is
@@ -43,4 +43,15 @@ export async function createTestDatabase(options: { sqliteFile?: string } = {}):
       await cleanup.end();
     },
   };
+}
+
+/** The statements `handle` ran while `run` ran (round-trip tests, issue #26 §1). */
+export async function statementsDuring<T>(handle: DatabaseHandle, run: () => Promise<T>): Promise<{ result: T; statements: QueryTiming[] }> {
+  const statements: QueryTiming[] = [];
+  const stop = handle.observeQueries((timing) => statements.push(timing));
+  try {
+    return { result: await run(), statements };
+  } finally {
+    stop();
+  }
 }
