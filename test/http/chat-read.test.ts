@@ -5,6 +5,8 @@ import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
+import { deleteMessage } from '../../src/modules/messages/message-actions.service.js';
+import { person } from '../../src/core/actor.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 
@@ -176,6 +178,20 @@ describe('channel history (issue #24 "Reading")', () => {
     const outsider = await signedIn(t, { name: 'Out Sider' });
     const refused = await outsider.agent.submit('/', `/channels/${general}/read`, { messageId: three.id });
     expect(refused.statusCode).toBe(404);
+  });
+
+  it('reporting a message deleted before the report arrived is no error and marks nothing (the page showed it live a moment before)', async () => {
+    const { owner: a, server, channelId: general } = await channelOf('Del Reader');
+    const b = await signedIn(t, { name: 'Del Poster' });
+    await addMember(t.services, server.id, b.person.id);
+    const news = await createChannel(t.services, server.id, { name: 'news' });
+    await a.agent.get(`/channels/${general}`);
+    const gone = await postMessage(t.services, general, b.person.id, 'soon gone');
+    await deleteMessage(t.services, person(b.person.id), general, gone.id);
+    await postMessage(t.services, general, b.person.id, 'still unread');
+    const answer = await a.agent.submit(`/channels/${news.id}`, `/channels/${general}/read`, { messageId: gone.id });
+    expect(answer.statusCode).toBe(204);
+    expect((await a.agent.get(`/channels/${news.id}`)).body).toMatch(/class="unread"/);
   });
 
   it('names carry their highest coloured role\'s colour, made readable on the light and the dark panel', async () => {

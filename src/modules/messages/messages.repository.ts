@@ -202,6 +202,11 @@ export async function findStoredMessage(db: Db, channelId: string, messageId: st
   return row ? toStoredMessage(row) : undefined;
 }
 
+/** Whether a message with this id is stored, in any channel. */
+export async function messageExists(db: Db, messageId: string): Promise<boolean> {
+  return (await db.selectFrom('messages').select('id').where('id', '=', messageId).executeTakeFirst()) !== undefined;
+}
+
 /** Up to `limit` messages of a channel posted after `afterId`, oldest first (a live view catching up). */
 export async function listMessagesAfter(db: Db, channelId: string, afterId: string, limit: number): Promise<StoredMessage[]> {
   const rows = await storedMessages(db).where('messages.channel_id', '=', channelId).where('messages.id', '>', afterId).orderBy('messages.id', 'asc').limit(limit).execute();
