@@ -193,10 +193,6 @@ export async function listOwnedApplications(deps: Deps, ownerId: string): Promis
   return listApplicationsOwnedBy(deps.db, ownerId);
 }
 
-/** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
-/** Applications by client id, remembered per instance on PostgreSQL with Redis (storage/coherence.ts). */
-const rememberedApplications = declareCoherentCache<Application>('applications', ['applications'], 20_000);
-
 /**
  * The name of the app whose authorization link sent someone to sign in (issue #24: the sign-in
  * page names who is asking): `next` is the authorize URL sign-in returns to. Undefined for any
@@ -214,6 +210,10 @@ export async function applicationAskingIn(deps: Deps, next: string): Promise<str
   return app?.name;
 }
 
+/** Applications by client id, remembered per instance on PostgreSQL with Redis (storage/coherence.ts). */
+const rememberedApplications = declareCoherentCache<Application>('applications', ['applications'], 20_000);
+
+/** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
 export async function findApplicationByClientId(deps: Deps, clientId: string): Promise<Application | undefined> {
   if (!isSnowflake(clientId)) return undefined;
   // PostgreSQL with Redis: remembered by the instance and forgotten by every instance before a

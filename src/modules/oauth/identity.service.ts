@@ -31,10 +31,10 @@ export interface BearerToken {
 }
 
 /**
- * The rows a bearer check reads: the token and the person it speaks for. Deleting a grant or an
+ * Remembered bearer checks per instance, ~1 KB each with the person (docs/performance.md §Memory).
+ * The rows a bearer check reads are the token and the person it speaks for; deleting a grant or an
  * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
  */
-// Remembered bearer checks per instance: ~1 KB each with the person (docs/performance.md §Memory).
 const rememberedBearers = declareCoherentCache<BearerToken>('bearer', ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'], 20_000);
 
 /**

@@ -102,10 +102,11 @@ export async function findCode(db: Db, codeHash: string): Promise<StoredCode | u
  * statement, as findRefreshTokenInTurn does for refresh tokens.
  */
 export function findCodeInTurn(db: Kysely<Database>, codeHash: string): Promise<StoredCode | undefined> {
-  return inTurn(codeReaders, db, async (hashes) => {
-    const { rows } = await codesByHashes(db, { hashes });
-    return rows.map((row) => [row.code_hash, toStoredCode(row)]);
-  })(codeHash);
+  return inTurn(codeReaders, db, selectCodes)(codeHash);
+}
+async function selectCodes(db: Kysely<Database>, hashes: string[]): Promise<[string, StoredCode][]> {
+  const { rows } = await codesByHashes(db, { hashes });
+  return rows.map((row) => [row.code_hash, toStoredCode(row)]);
 }
 const codeReaders: TurnReaders<StoredCode> = new WeakMap();
 
@@ -251,10 +252,11 @@ export async function findRefreshToken(db: Db, tokenHash: string): Promise<Store
  * as that statement saw it, as its own select would have.
  */
 export function findRefreshTokenInTurn(db: Kysely<Database>, tokenHash: string): Promise<StoredRefreshToken | undefined> {
-  return inTurn(refreshReaders, db, async (hashes) => {
-    const { rows } = await refreshTokensByHashes(db, { hashes });
-    return rows.map((row) => [row.token_hash, toRefreshToken(row)]);
-  })(tokenHash);
+  return inTurn(refreshReaders, db, selectRefreshTokens)(tokenHash);
+}
+async function selectRefreshTokens(db: Kysely<Database>, hashes: string[]): Promise<[string, StoredRefreshToken][]> {
+  const { rows } = await refreshTokensByHashes(db, { hashes });
+  return rows.map((row) => [row.token_hash, toRefreshToken(row)]);
 }
 const refreshTokensByHashes = prepareQuery<{ hashes: string[] }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', sql<string>`any(${v.hashes}::text[])`));
 const refreshReaders: TurnReaders<StoredRefreshToken> = new WeakMap();
@@ -265,11 +267,11 @@ type TurnReaders<R> = WeakMap<Kysely<Database>, (hash: string) => Promise<R | un
  * The reader of `db` in `readers`, made on first use: the hashes asked for in one event-loop turn
  * go to `select` together, once each (storage/postgres-batch.ts), and each caller gets its row.
  */
-function inTurn<R>(readers: TurnReaders<R>, db: Kysely<Database>, select: (hashes: string[]) => Promise<[string, R][]>): (hash: string) => Promise<R | undefined> {
+function inTurn<R>(readers: TurnReaders<R>, db: Kysely<Database>, select: (db: Kysely<Database>, hashes: string[]) => Promise<[string, R][]>): (hash: string) => Promise<R | undefined> {
   let reader = readers.get(db);
   if (reader === undefined) {
     reader = batched<string, R>(async (hashes) => {
-      const byHash = new Map(await select([...new Set(hashes)]));
+      const byHash = new Map(await select(db, [...new Set(hashes)]));
       return hashes.map((hash) => byHash.get(hash));
     });
     readers.set(db, reader);
