@@ -1,8 +1,40 @@
 // The reference point of every figure (DESIGN §5): node:http answering 204 after reading the body,
 // with nothing else. Measured in the same run, with the same autocannon settings, as the server.
+//
+// A request may carry `x-bench-spin-us: N`: the server then burns about N µs of its own CPU before
+// answering (a fixed number of loop iterations, calibrated against process.cpuUsage() at start, so
+// that being descheduled does not shorten the work). bench/lib/instances.mjs uses it as a control:
+// work the size of one Gatehouse answer, split across N processes or given to one, shows what this
+// machine's cores allow N processes with no shared state at all.
 import http from 'node:http';
 
+function calibrate() {
+  const chunk = 100_000;
+  let iterations = 0;
+  let x = 1;
+  const start = process.cpuUsage();
+  let spent = 0;
+  while (spent < 100_000) {
+    for (let i = 0; i < chunk; i += 1) x = (Math.imul(x, 1103515245) + 12345) | 0;
+    iterations += chunk;
+    const used = process.cpuUsage(start);
+    spent = used.user + used.system;
+  }
+  return { perMicro: iterations / spent, sink: x };
+}
+
+const { perMicro } = calibrate();
+let sink = 0;
+
+function spin(micros) {
+  const n = Math.round(micros * perMicro);
+  let x = sink | 1;
+  for (let i = 0; i < n; i += 1) x = (Math.imul(x, 1103515245) + 12345) | 0;
+  sink = x;
+}
+
 const server = http.createServer((req, res) => {
+  const spinUs = Number(req.headers['x-bench-spin-us'] ?? 0);
   req.on('data', () => undefined);
   req.on('end', () => {
     if (req.url === '/healthz') {
@@ -10,6 +42,7 @@ const server = http.createServer((req, res) => {
       res.end('{"status":"ok"}');
       return;
     }
+    if (spinUs > 0 && spinUs < 1_000_000) spin(spinUs);
     res.writeHead(204);
     res.end();
   });

@@ -19,8 +19,8 @@ import { codeExchangeForm, consentOnce, exchangeCodes, installBot, mintCodes, re
 const CONNECTIONS = 50;
 const BUCKET = { limit: 10, windowMs: 2000 };
 const WEBHOOKS_PER_CHANNEL = 10;
-/** Seconds of unmeasured load through the ×N front before each scenario's measurements. */
-const WARMUP_S = 3;
+/** Seconds of unmeasured load on each instance before each scenario's measurements. */
+const WARMUP_S = 2;
 const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKET.windowMs + 200));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -253,12 +253,13 @@ export async function runInstances(ctx) {
     instances.push(s);
   }
   const hostPort = (base) => base.replace('http://', '');
-  const [allPort, singlePort, barePort] = [await freePort(), await freePort(), await freePort()];
+  const [allPort, singlePort, barePort, bareOnePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const nginx = await startNginx({
     frontEnds: [
       { name: 'gatehouse', port: allPort, upstreams: instances.map((i) => hostPort(i.base)) },
       { name: 'single', port: singlePort, upstreams: [hostPort(instances[0].base)] },
       { name: 'bare', port: barePort, upstreams: bares.map((b) => hostPort(b.base)) },
+      { name: 'bareone', port: bareOnePort, upstreams: [hostPort(bares[0].base)] },
     ],
   });
   processes.push(nginx);
@@ -276,6 +277,7 @@ export async function runInstances(ctx) {
     all: { base: front, pids: instancePids, nginx, instances, stores },
     single: { base: nginx.base('single'), pids: [instances[0].pid], nginx, instances: [instances[0]], stores },
     bare: { base: nginx.base('bare'), pids: bares.map((b) => b.pid), nginx },
+    bareOne: { base: nginx.base('bareone'), pids: [bares[0].pid], nginx },
   };
 
   try {
@@ -343,16 +345,23 @@ export async function runInstances(ctx) {
       log(`scenario ${s.n} (${s.name}): bare node:http ×${n} through nginx, ${duration} s`);
       const b = await measure(targets.bare, s.n === 4 || s.n === 5 ? { ...bareJob, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: ['grant_type=refresh_token'] } : bareJob);
       const row = { scenario: s.n, name: s.name, duration, instances: n, bare: pick(b, false) };
-      // Every instance has served this scenario before either side is measured. Without it the
-      // ×N side paid for the other instances' first requests of a route (V8 compiling and
-      // optimising its code in each process) while instance 0, the ×1 side, had been warmed by
-      // the seeding and by every earlier measurement: a cost of starting processes, not of
-      // running several. Through the ×N front, so each instance gets a share.
-      const warm = await jobFor(s, opts.smoke ? 1 : WARMUP_S);
+      // Every instance has served this scenario before either side is measured, as instances that
+      // have been up for a while have. Without it the ×N side paid for instances 1..N-1's first
+      // requests of a route (V8 compiling its code in each process) and for filling their
+      // per-instance memories (webhook hints, remembered bearer tokens: one select per webhook or
+      // token per instance), while instance 0, the ×1 side, had been warmed by the seeding and
+      // every earlier measurement: a cost of starting processes, not of running several.
+      // Webhooks and tokens go to each instance directly (each request takes the next of the
+      // list, so every one is seen); single-use credentials once through the ×N front.
+      const warmS = opts.smoke ? 1 : WARMUP_S;
+      const warm = await jobFor(s, warmS);
+      const warmBases = s.n === 4 || s.n === 5 ? [front] : instances.map((i) => i.base);
       await bucketsRefilled();
-      log(`scenario ${s.n}: warming all ${n} instances through nginx, ${warm.duration} s (not measured)`);
-      const w = await runLoadMeasured({ ...warm, base: front });
-      if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(w);
+      log(`scenario ${s.n}: warming ${warmBases.length === 1 ? `all ${n} instances through nginx` : `each of the ${n} instances directly`}, ${warmS} s each (not measured)`);
+      for (const base of warmBases) {
+        const w = await runLoadMeasured({ ...warm, base });
+        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(w);
+      }
       // ×N and ×1 take turns going first, so that a drift of this shared machine's speed over
       // the run does not always favour the same side.
       const sides = [['server', targets.all], ['single', targets.single]];
@@ -369,6 +378,31 @@ export async function runInstances(ctx) {
       row.ratio = row.server.rate / row.bare.rate;
       row.singleRatio = row.single.rate / row.bare.rate;
       row.scaling = row.server.rate / row.single.rate;
+      // The control: what this machine's cores allow N processes that share nothing. Bare
+      // node:http burns, per answer, the CPU one Gatehouse instance spent per answer above (less
+      // bare's own), behind the same nginx: spread over the N bare servers, then all on one.
+      const spinUs = Math.max(0, Math.round((row.single.cpuMicrosPerRequest ?? 0) - (row.bare.cpuMicrosPerRequest ?? 0)));
+      const controlJob = { connections: CONNECTIONS, duration, shape: 'paths', method: 'POST', paths: ['/control'], body: SMALL_BODY, headers: { 'content-type': 'application/json', 'x-bench-spin-us': String(spinUs) } };
+      row.control = { spinUs };
+      const controlSides = [['many', targets.bare], ['one', targets.bareOne]];
+      if (results.length % 2 === 1) controlSides.reverse();
+      for (const [key, target] of controlSides) {
+        log(`scenario ${s.n}: control, bare node:http ×${key === 'many' ? n : 1} burning ${spinUs} µs per answer, ${duration} s`);
+        const c = await measure(target, controlJob);
+        row.control[key] = { rate: c.requestsPerSec, cpuMicrosPerRequest: c.cpuMicrosPerRequest, coresUsed: c.coresUsed, non2xx: c.non2xx };
+      }
+      row.control.scaling = row.control.many.rate / row.control.one.rate;
+      // One instance given what each of the N served above (an even 1/N of the ×N rate): what an
+      // answer costs an event loop at that load, beside the ×N figure. Where the two agree, the
+      // ×N cost is that of each instance's lighter load, not of their sharing anything.
+      if (s.n === 1 || s.n === 2 || s.n === 6) {
+        const rate = Math.max(1, Math.round(row.server.requestsPerSec / n));
+        const job = { ...(await jobFor(s, duration)), paced: true, rate, warmup: 0 };
+        await bucketsRefilled();
+        log(`scenario ${s.n}: Gatehouse ×1 paced at ${rate} req/s (1/${n} of ×${n}'s rate), ${duration} s`);
+        const p = await measure(targets.single, job);
+        row.singleAtShare = { rate, answered: p.requestsPerSec, cpuMicrosPerRequest: p.cpuMicrosPerRequest };
+      }
       // Scenario 6: 5 webhooks, 10 requests per 2 s window each, shared by every instance
       // (SPEC §8). More allowed answers than the windows hold means a bucket leaked.
       if (check429) {
@@ -377,7 +411,7 @@ export async function runInstances(ctx) {
         row.bucketsExact = twoXx(row.server) <= row.bucketCeiling && twoXx(row.single) <= row.bucketCeiling;
       }
       results.push(row);
-      log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)}; non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
+      log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)} (control ×${row.control.scaling.toFixed(2)}); non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
     }
 
     // No acknowledged message lost: every 2xx execute is in the database. autocannon stops with up
@@ -450,13 +484,28 @@ export function instancesMarkdown(record) {
   const pct = (x) => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
   const L = [];
   L.push(`## PostgreSQL + Redis, ${record.instances} instances behind nginx`, '');
-  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.smoke ? 1 : WARMUP_S} s unmeasured through the ×${record.instances} front so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores.`, '');
+  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.smoke ? 1 : WARMUP_S} s unmeasured on every instance (webhooks and tokens on each directly, single-use grants through the ×${record.instances} front) so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores.`, '');
   L.push('| # | scenario | GH ×N req/s | GH ×1 req/s | bare ×N req/s | ×N / ×1 | ×N / bare | ×1 / bare | non-2xx ×N / ×1 | CPU µs/answer (all instances) ×N / ×1 | nginx µs/answer | statements/answer | statement latency ms/answer (summed, queueing included) | PG commits/answer | PG backend µs/answer | Redis calls/answer | Redis µs/answer |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of record.results) {
     L.push(
       `| ${r.scenario} | ${r.name} | ${fmt(r.server.rate)} | ${fmt(r.single.rate)} | ${fmt(r.bare.rate)} | ${fmt(r.scaling, 2)} | ${pct(r.ratio)} | ${pct(r.singleRatio)} | ${fmt(r.server.non2xx)} / ${fmt(r.single.non2xx)} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} | ${fmt(r.server.nginxCpuMicrosPerRequest, 1)} | ${fmt(r.server.statementsPerAnswer, 2)} | ${fmt(r.server.statementMicrosPerAnswer / 1000, 1)} | ${fmt(r.server.postgresPerAnswer?.commits, 2)} | ${fmt(r.server.postgresPerAnswer?.backendCpuMicros, 1)} | ${fmt(r.server.redisPerAnswer?.calls, 2)} | ${fmt(r.server.redisPerAnswer?.usec, 1)} |`,
     );
+  }
+  const controlled = record.results.filter((r) => r.control?.many && r.control?.one);
+  if (controlled.length > 0) {
+    L.push(
+      '',
+      `Control: what this machine's cores allow ${record.instances} processes that share nothing. Bare node:http burns, per answer, about the CPU one Gatehouse instance spent per answer in the row above (GH ×1's CPU less bare's), behind the same nginx, spread over the ${record.instances} bare servers (×N) and all on one (×1). Where the control's ×N / ×1 is below 1 too, the cores, not Gatehouse's shared state, set the limit.`,
+      '',
+      '| # | CPU burnt µs/answer (asked) | control ×N req/s | control ×1 req/s | control ×N / ×1 | control CPU µs/answer ×N / ×1 | cores used ×N / ×1 | Gatehouse ×N / ×1 | Gatehouse CPU µs/answer: ×N / ×1 flat out / ×1 paced at 1/N of ×N\'s rate |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of controlled) {
+      const c = r.control;
+      const share = r.singleAtShare ? `${fmt(r.singleAtShare.cpuMicrosPerRequest, 1)} (at ${fmt(r.singleAtShare.rate)}/s)` : '–';
+      L.push(`| ${r.scenario} | ${fmt(c.spinUs)} | ${fmt(c.many.rate)} | ${fmt(c.one.rate)} | ${fmt(c.scaling, 2)} | ${fmt(c.many.cpuMicrosPerRequest, 1)} / ${fmt(c.one.cpuMicrosPerRequest, 1)} | ${fmt(c.many.coresUsed, 2)} / ${fmt(c.one.coresUsed, 2)} | ${fmt(r.scaling, 2)} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} / ${share} |`);
+    }
   }
   const reused = record.results.filter((r) => r.server.reused > 0 || r.single.reused > 0);
   if (reused.length > 0) L.push('', `Re-sent spent credentials (the seeded list ran out; those answers are 400s, not faults): ${reused.map((r) => `scenario ${r.scenario} ×N ${fmt(r.server.reused)}, ×1 ${fmt(r.single.reused)}`).join('; ')}.`);

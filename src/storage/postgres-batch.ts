@@ -22,16 +22,23 @@ interface Pending<I, R> {
 /**
  * `batched(run)` returns `write(item)`: items written before the turn ends (setImmediate: after
  * the I/O callbacks that delivered this turn's requests) go out together in one `run`.
+ *
+ * With `maxInFlight`, at most that many statements are out at once and rows that arrive meanwhile
+ * wait for one to settle, then go together: group commit proper. Under load the statements grow
+ * with the load instead of multiplying (an instance serving a third of the requests would
+ * otherwise send three times the statements per row); when nothing is out a row leaves at the end
+ * of its turn, as without the bound.
  */
-export function batched<I, R>(run: BatchStatement<I, R>, maxRows = MAX_ROWS): (item: I) => Promise<R | undefined> {
+export function batched<I, R>(run: BatchStatement<I, R>, maxRows = MAX_ROWS, maxInFlight = Number.POSITIVE_INFINITY): (item: I) => Promise<R | undefined> {
   let queue: Pending<I, R>[] = [];
   let scheduled = false;
+  let inFlight = 0;
 
   const settle = (batch: readonly Pending<I, R>[], results: readonly (R | undefined)[]) => {
     for (let i = 0; i < batch.length; i += 1) (batch[i] as Pending<I, R>).resolve(results[i]);
   };
 
-  const send = (batch: readonly Pending<I, R>[]) => {
+  const send = (batch: readonly Pending<I, R>[]): Promise<void> =>
     run(batch.map((p) => p.item)).then(
       (results) => settle(batch, results),
       (error: unknown) => {
@@ -41,24 +48,32 @@ export function batched<I, R>(run: BatchStatement<I, R>, maxRows = MAX_ROWS): (i
         }
         // One row broke the statement (a constraint, a value): each row alone, so that only its
         // own request fails.
-        for (const pending of batch) send([pending]);
+        for (const pending of batch) void send([pending]);
       },
     );
+
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
   };
 
   const flush = () => {
     scheduled = false;
-    const all = queue;
-    queue = [];
-    for (let start = 0; start < all.length; start += maxRows) send(all.slice(start, start + maxRows));
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      const batch = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
+      queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
+      inFlight += 1;
+      void send(batch).then(() => {
+        inFlight -= 1;
+        if (queue.length > 0) schedule();
+      });
+    }
   };
 
   return (item) =>
     new Promise<R | undefined>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      schedule();
     });
 }

@@ -52,3 +52,70 @@ describe('rows of one event-loop turn in one statement (storage/postgres-batch.t
     expect(sizes).toEqual([3, 3, 1]);
   });
 });
+
+describe('group commit: at most maxInFlight statements out at once (storage/postgres-batch.ts)', () => {
+  it('rows that arrive while the one statement allowed is out wait for it, then leave together', async () => {
+    const statements: number[][] = [];
+    const releases: (() => void)[] = [];
+    const write = batched<number, number>(
+      (items) =>
+        new Promise((resolve) => {
+          statements.push([...items]);
+          releases.push(() => resolve(items.map((n) => n * 10)));
+        }),
+      500,
+      1,
+    );
+    const first = write(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toEqual([[1]]);
+    // Three later turns while statement [1] is out: no statement of their own yet.
+    const later: Promise<number | undefined>[] = [];
+    for (const n of [2, 3, 4]) {
+      later.push(write(n));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(statements).toEqual([[1]]);
+    releases[0]?.();
+    expect(await first).toBe(10);
+    // The next statement leaves at the end of the turn in which the first one settled.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toEqual([[1], [2, 3, 4]]);
+    releases[1]?.();
+    expect(await Promise.all(later)).toEqual([20, 30, 40]);
+  });
+
+  it('without the bound each turn sends its own statement at once', async () => {
+    const statements: number[][] = [];
+    const write = batched<number, number>((items) => {
+      statements.push([...items]);
+      return new Promise(() => undefined);
+    });
+    void write(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    void write(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statements).toEqual([[1], [2]]);
+  });
+
+  it('a failed statement frees its place: the rows waiting behind it still go', async () => {
+    let calls = 0;
+    let fail: (error: Error) => void = () => undefined;
+    const write = batched<number, number>(
+      (items) => {
+        calls += 1;
+        if (calls === 1) return new Promise((_, reject) => (fail = reject));
+        return Promise.resolve(items.map((n) => n));
+      },
+      500,
+      1,
+    );
+    const first = write(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = write(2);
+    fail(new Error('connection lost'));
+    await expect(first).rejects.toThrow('connection lost');
+    expect(await second).toBe(2);
+  });
+});

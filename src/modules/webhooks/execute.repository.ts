@@ -65,6 +65,13 @@ const insertChecked = prepareQuery<Columns>()((db, v) => ({
       returning id, channel_id, application_id, author_name, author_avatar_url`.compile(db),
 }));
 
+/**
+ * One insert statement out at a time per instance; the executes that arrive while it commits go
+ * in the next (storage/postgres-batch.ts: group commit). docs/performance.md §PostgreSQL and
+ * Redis round trips.
+ */
+const INSERTS_IN_FLIGHT = 1;
+
 const writers = new WeakMap<Kysely<Database>, (message: CheckedMessage) => Promise<StoredCheckedMessage | undefined>>();
 
 function writerFor(db: Kysely<Database>): (message: CheckedMessage) => Promise<StoredCheckedMessage | undefined> {
@@ -88,7 +95,7 @@ function writerFor(db: Kysely<Database>): (message: CheckedMessage) => Promise<S
         byId.set(String(row.id), { channelId: String(row.channel_id), applicationId: row.application_id === null ? null : String(row.application_id), authorName: row.author_name, authorAvatarUrl: row.author_avatar_url });
       }
       return items.map((m) => byId.get(m.id));
-    });
+    }, undefined, INSERTS_IN_FLIGHT);
     writers.set(db, writer);
   }
   return writer;
