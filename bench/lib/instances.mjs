@@ -401,6 +401,7 @@ export async function runInstances(ctx) {
         await bucketsRefilled();
         log(`scenario ${s.n}: Gatehouse ×1 paced at ${rate} req/s (1/${n} of ×${n}'s rate), ${duration} s`);
         const p = await measure(targets.single, job);
+        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(p);
         row.singleAtShare = { rate, answered: p.requestsPerSec, cpuMicrosPerRequest: p.cpuMicrosPerRequest };
       }
       // Scenario 6: 5 webhooks, 10 requests per 2 s window each, shared by every instance
