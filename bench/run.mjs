@@ -227,7 +227,7 @@ async function main() {
       const markdown = instancesMarkdown(record);
       if (opts.report && !opts.smoke) {
         writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/${file}. Read with docs/capacity.md.\n\n${markdown}`);
-        writeReportSection('instances', `## PostgreSQL + Redis, ${opts.instances} instances behind nginx\n\nWritten by \`npm run bench -- --postgres --instances ${opts.instances}\` on ${record.date}; raw figures in bench/${file} (git-ignored). Read with docs/capacity.md.\n\n${markdown}`);
+        writeReportSection('instances', `## PostgreSQL + Redis, ${opts.instances} instances behind nginx\n\nWritten by \`npm run bench -- --postgres --instances ${opts.instances}\` on ${record.date}; raw figures in bench/${file} (git-ignored). Read with docs/capacity.md.\n\n${markdown.replace(/^## [^\n]*\n\n/, '')}`);
       }
       process.stdout.write(`\n${markdown}\n`);
       const broken = outcome.results.filter((r) => r.server.requestsPerSec === 0 || Object.keys(r.server.statusCodes).some((c) => c.startsWith('5')) || Object.keys(r.single.statusCodes).some((c) => c.startsWith('5')));
