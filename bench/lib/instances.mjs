@@ -339,11 +339,14 @@ export async function runInstances(ctx) {
     for (const s of scenarios) {
       const duration = opts.duration;
       const check429 = s.n === 6;
+      // Executes are counted against the messages stored; grants spend single-use credentials.
+      const executes = s.needs === 'webhooks';
+      const grant = s.n === 4 || s.n === 5;
       // The bare servers answer any request alike: one job serves them.
-      const bareJob = await jobFor(s.n === 4 || s.n === 5 ? { n: 3 } : s, duration);
+      const bareJob = await jobFor(grant ? { n: 3 } : s, duration);
       await bucketsRefilled();
       log(`scenario ${s.n} (${s.name}): bare node:http ×${n} through nginx, ${duration} s`);
-      const b = await measure(targets.bare, s.n === 4 || s.n === 5 ? { ...bareJob, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: ['grant_type=refresh_token'] } : bareJob);
+      const b = await measure(targets.bare, grant ? { ...bareJob, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: ['grant_type=refresh_token'] } : bareJob);
       const row = { scenario: s.n, name: s.name, duration, instances: n, bare: pick(b, false) };
       // Every instance has served this scenario before either side is measured, as instances that
       // have been up for a while have. Without it the ×N side paid for instances 1..N-1's first
@@ -355,12 +358,12 @@ export async function runInstances(ctx) {
       // list, so every one is seen); single-use credentials once through the ×N front.
       const warmS = opts.smoke ? 1 : WARMUP_S;
       const warm = await jobFor(s, warmS);
-      const warmBases = s.n === 4 || s.n === 5 ? [front] : instances.map((i) => i.base);
+      const warmBases = grant ? [front] : instances.map((i) => i.base);
       await bucketsRefilled();
       log(`scenario ${s.n}: warming ${warmBases.length === 1 ? `all ${n} instances through nginx` : `each of the ${n} instances directly`}, ${warmS} s each (not measured)`);
       for (const base of warmBases) {
         const w = await runLoadMeasured({ ...warm, base });
-        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(w);
+        if (executes) acknowledged += twoXx(w);
       }
       // ×N and ×1 take turns going first, so that a drift of this shared machine's speed over
       // the run does not always favour the same side.
@@ -372,7 +375,7 @@ export async function runInstances(ctx) {
         log(`scenario ${s.n}: Gatehouse ×${key === 'server' ? n : 1} through nginx, ${duration} s`);
         const g = await measure(target, job);
         row[key] = pick(g, check429);
-        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(g);
+        if (executes) acknowledged += twoXx(g);
       }
       if (check429) row.bare.rate = b.requestsPerSec;
       row.ratio = row.server.rate / row.bare.rate;
@@ -395,13 +398,13 @@ export async function runInstances(ctx) {
       // One instance given what each of the N served above (an even 1/N of the ×N rate): what an
       // answer costs an event loop at that load, beside the ×N figure. Where the two agree, the
       // ×N cost is that of each instance's lighter load, not of their sharing anything.
-      if (s.n === 1 || s.n === 2 || s.n === 6) {
+      if (executes) {
         const rate = Math.max(1, Math.round(row.server.requestsPerSec / n));
         const job = { ...(await jobFor(s, duration)), paced: true, rate, warmup: 0 };
         await bucketsRefilled();
         log(`scenario ${s.n}: Gatehouse ×1 paced at ${rate} req/s (1/${n} of ×${n}'s rate), ${duration} s`);
         const p = await measure(targets.single, job);
-        if (s.n === 1 || s.n === 2 || s.n === 6) acknowledged += twoXx(p);
+        acknowledged += twoXx(p);
         row.singleAtShare = { rate, answered: p.requestsPerSec, cpuMicrosPerRequest: p.cpuMicrosPerRequest };
       }
       // Scenario 6: 5 webhooks, 10 requests per 2 s window each, shared by every instance

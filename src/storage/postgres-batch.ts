@@ -30,7 +30,7 @@ interface Pending<I, R> {
  * of its turn, as without the bound.
  */
 export function batched<I, R>(run: BatchStatement<I, R>, maxRows = MAX_ROWS, maxInFlight = Number.POSITIVE_INFINITY): (item: I) => Promise<R | undefined> {
-  let queue: Pending<I, R>[] = [];
+  const queue: Pending<I, R>[] = [];
   let scheduled = false;
   let inFlight = 0;
 
@@ -61,8 +61,7 @@ export function batched<I, R>(run: BatchStatement<I, R>, maxRows = MAX_ROWS, max
   const flush = () => {
     scheduled = false;
     while (queue.length > 0 && inFlight < maxInFlight) {
-      const batch = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
-      queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
+      const batch = queue.splice(0, maxRows);
       inFlight += 1;
       void send(batch).then(() => {
         inFlight -= 1;

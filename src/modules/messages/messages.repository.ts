@@ -202,9 +202,10 @@ export async function findStoredMessage(db: Db, channelId: string, messageId: st
   return row ? toStoredMessage(row) : undefined;
 }
 
-/** Whether a message with this id is stored, in any channel. */
-export async function messageExists(db: Db, messageId: string): Promise<boolean> {
-  return (await db.selectFrom('messages').select('id').where('id', '=', messageId).executeTakeFirst()) !== undefined;
+/** The channel a message is stored in; undefined when it is stored nowhere. */
+export async function findMessageChannelId(db: Db, messageId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('messages').select('channel_id').where('id', '=', messageId).executeTakeFirst();
+  return row ? toId(row.channel_id) : undefined;
 }
 
 /** Up to `limit` messages of a channel posted after `afterId`, oldest first (a live view catching up). */

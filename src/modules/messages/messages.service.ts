@@ -11,8 +11,7 @@ import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, ty
 import {
   deleteWebhookMessage,
   findWebhookMessage,
-  findStoredMessage,
-  messageExists,
+  findMessageChannelId,
   insertMessage,
   listLatestMessages,
   listMessagesBefore,
@@ -138,13 +137,12 @@ export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: st
  */
 export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: string, messageId: string): Promise<void> {
   if (!isSnowflake(messageId)) throw invalidField(['messageId'], 'NUMBER_TYPE_COERCE', 'Value is not snowflake.');
-  if (!(await findStoredMessage(deps.db, channelId, messageId))) {
-    // Another channel's message is refused. One that is stored nowhere was most likely deleted
-    // between the page showing it and reporting it (history.js reports 500 ms after a live
-    // message arrives): nothing is marked and nothing is wrong, so the page hears no error.
-    if (await messageExists(deps.db, messageId)) throw ApiErrors.unknownMessage();
-    return;
-  }
+  const storedIn = await findMessageChannelId(deps.db, messageId);
+  // One that is stored nowhere was most likely deleted between the page showing it and reporting
+  // it (history.js reports 500 ms after a live message arrives): nothing is marked and nothing is
+  // wrong, so the page hears no error. Another channel's message is refused.
+  if (storedIn === undefined) return;
+  if (storedIn !== channelId) throw ApiErrors.unknownMessage();
   await markRead(deps.db, viewerId, channelId, messageId);
 }
 
