@@ -104,20 +104,36 @@ function log(message) {
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 
 async function freshDatabase(opts, dir) {
-  if (!opts.postgres) return { env: { DATABASE_URL: join(dir, 'bench.db') }, drop: async () => undefined, kind: 'sqlite', file: join(dir, 'bench.db') };
+  if (!opts.postgres) return { env: { DATABASE_URL: join(dir, 'bench.db') }, analyze: async () => undefined, drop: async () => undefined, kind: 'sqlite', file: join(dir, 'bench.db') };
   const { default: pg } = await import('pg');
   const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const name = `gh_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  const autovacuum = (await admin.query('show autovacuum')).rows[0].autovacuum;
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     kind: 'postgres',
+    autovacuum,
     env: { DATABASE_URL: url.toString(), REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' },
     url: url.toString(),
+    /**
+     * ANALYZE the whole database after a scenario's seeding, as autovacuum would on a default
+     * installation once a table grew (it is off on some development PostgreSQLs: `show
+     * autovacuum`). Without it, a statement the server prepared while a table was small keeps its
+     * plan (a sequential scan of what is now 70,000 grants) until something analyzes the table,
+     * and the figure would depend on the seeding's timing. ANALYZE also makes PostgreSQL plan the
+     * server's prepared statements anew.
+     */
+    async analyze() {
+      const c = new pg.Client({ connectionString: url.toString() });
+      await c.connect();
+      await c.query('ANALYZE');
+      await c.end();
+    },
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
@@ -355,6 +371,7 @@ async function main() {
           job = { shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' }, paced: true, rate: FIXED_RATE, warmup: opts.smoke ? 1 : PACED_WARMUP_S };
         }
         job = { ...job, connections: CONNECTIONS, duration };
+        await world.database.analyze();
 
         await bucketsRefilled();
         log(`scenario ${s.n} (${s.name})${tag}: bare node:http, ${duration} s`);
@@ -506,6 +523,7 @@ async function main() {
       date: new Date().toISOString(),
       database: database.kind,
       durability: process.env.GATEHOUSE_DURABILITY === 'strict' ? 'strict' : 'normal',
+      autovacuum: database.autovacuum,
       smoke: opts.smoke,
       connections: CONNECTIONS,
       node: process.version,

@@ -318,6 +318,12 @@ export async function runInstances(ctx) {
 
     /** A job for scenario `s`; single-use credentials are minted afresh for every measurement. */
     const jobFor = async (s, duration) => {
+      const job = await newJob(s, duration);
+      // Statistics for what the seeding added (bench/run.mjs freshDatabase).
+      await database.analyze();
+      return job;
+    };
+    const newJob = async (s, duration) => {
       const common = { connections: CONNECTIONS, duration };
       const json = { 'content-type': 'application/json' };
       if (s.n === 1) return { ...common, shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: json };
@@ -427,7 +433,7 @@ export async function runInstances(ctx) {
       messages.lost = Math.max(0, messages.acknowledged - messages.stored);
       log(`messages: ${messages.acknowledged} acknowledged, ${messages.stored} stored, ${messages.lost} lost`);
     }
-    return { results, messages, nginx: { workers: 1, version: nginxVersion() }, webhooks: webhooks.length };
+    return { results, messages, autovacuum: database.autovacuum, nginx: { workers: 1, version: nginxVersion() }, webhooks: webhooks.length };
   } finally {
     await pgClient.end().catch(() => undefined);
     redis.disconnect();
@@ -488,7 +494,7 @@ export function instancesMarkdown(record) {
   const pct = (x) => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
   const L = [];
   L.push(`## PostgreSQL + Redis, ${record.instances} instances behind nginx`, '');
-  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.smoke ? 1 : WARMUP_S} s unmeasured on every instance (webhooks and tokens on each directly, single-use grants through the ×${record.instances} front) so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores.`, '');
+  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.smoke ? 1 : WARMUP_S} s unmeasured on every instance (webhooks and tokens on each directly, single-use grants through the ×${record.instances} front) so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores. ANALYZE after every seeding, as autovacuum would (autovacuum on this PostgreSQL: ${record.autovacuum ?? '?'}).`, '');
   L.push('| # | scenario | GH ×N req/s | GH ×1 req/s | bare ×N req/s | ×N / ×1 | ×N / bare | ×1 / bare | non-2xx ×N / ×1 | CPU µs/answer (all instances) ×N / ×1 | nginx µs/answer | statements/answer | statement latency ms/answer (summed, queueing included) | PG commits/answer | PG backend µs/answer | Redis calls/answer | Redis µs/answer |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of record.results) {

@@ -52,8 +52,18 @@ export function roundTripCounters(database, server) {
       const c = new pg.Client({ connectionString: database.url });
       await c.connect();
       const { rows } = await c.query('select xact_commit + xact_rollback as xacts, tup_inserted, tup_updated from pg_stat_database where datname = $1', [name]);
+      // Cluster-wide, but nothing else writes during a measurement: the WAL the requests made and
+      // how often it was flushed (a commit waits for its flush: synchronous_commit=on).
+      const wal = (await c.query('select wal_records, wal_fpi, wal_bytes, wal_sync, (select checkpoints_timed + checkpoints_req from pg_stat_bgwriter) as checkpoints from pg_stat_wal')).rows[0];
       await c.end();
-      return { xacts: Number(rows[0].xacts), inserted: Number(rows[0].tup_inserted), updated: Number(rows[0].tup_updated), redis: await redisInfo(redisUrl), statements: await serverStatements(server.base) };
+      return {
+        xacts: Number(rows[0].xacts),
+        inserted: Number(rows[0].tup_inserted),
+        updated: Number(rows[0].tup_updated),
+        wal: { records: Number(wal.wal_records), fpi: Number(wal.wal_fpi), bytes: Number(wal.wal_bytes), syncs: Number(wal.wal_sync), checkpoints: Number(wal.checkpoints) },
+        redis: await redisInfo(redisUrl),
+        statements: await serverStatements(server.base),
+      };
     },
     perRequest(before, after, requests) {
       const per = (a, b) => Math.round(((a - b) / requests) * 1000) / 1000;
@@ -73,6 +83,10 @@ export function roundTripCounters(database, server) {
         pgTransactions: per(after.xacts, before.xacts),
         pgRowsInserted: per(after.inserted, before.inserted),
         pgRowsUpdated: per(after.updated, before.updated),
+        walBytes: Math.round((after.wal.bytes - before.wal.bytes) / requests),
+        walFullPages: per(after.wal.fpi, before.wal.fpi),
+        walSyncs: per(after.wal.syncs, before.wal.syncs),
+        checkpoints: after.wal.checkpoints - before.wal.checkpoints,
         serverStatements: per(after.statements.total, before.statements.total),
         serverStatementsByOperation: statements,
         redisCommands: Math.round((redisTotal / requests) * 1000) / 1000,
@@ -88,5 +102,5 @@ export function roundTripCounters(database, server) {
 export function roundTripsNote(rt) {
   const ops = Object.entries(rt.serverStatementsByOperation).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
   const cmds = Object.entries(rt.redisByCommand).map(([k, v]) => `${k} ${v}`).join(', ');
-  return `round trips per request (${rt.requests} requests): PostgreSQL ${rt.pgTransactions} transactions (pg_stat_database), ${rt.serverStatements} statements sent by the server (${ops || 'none'}), ${rt.pgRowsInserted} rows inserted; Redis ${rt.redisScripts} script calls (one round trip each) and ${rt.redisCommands} commands counted in all, those run inside scripts included (INFO commandstats, server-wide: ${cmds || 'none'})`;
+  return `round trips per request (${rt.requests} requests): PostgreSQL ${rt.pgTransactions} transactions (pg_stat_database), ${rt.serverStatements} statements sent by the server (${ops || 'none'}), ${rt.pgRowsInserted} rows inserted, ${rt.walBytes} bytes of WAL (${rt.walFullPages} full-page images) and ${rt.walSyncs} WAL flushes (pg_stat_wal; ${rt.checkpoints} checkpoints began during the measurement); Redis ${rt.redisScripts} script calls (one round trip each) and ${rt.redisCommands} commands counted in all, those run inside scripts included (INFO commandstats, server-wide: ${cmds || 'none'})`;
 }

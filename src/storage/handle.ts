@@ -24,6 +24,8 @@ export interface DatabaseHandle {
    * returns a function that removes it.
    */
   onCommittedChange?(tables: readonly string[], listener: () => Promise<void>): () => void;
+  /** PostgreSQL only: settings of the server it depends on that are off, as advice (storage/postgres-settings.ts). */
+  settingsAdvice?(): Promise<string[]>;
   /** PostgreSQL only: names this database the same way for every instance, whatever URL it was reached by. */
   identity?(): Promise<string>;
   /** SQLite with background checkpoints only (ConnectOptions.backgroundCheckpoints). */

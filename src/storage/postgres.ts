@@ -12,6 +12,7 @@ import type { Database } from './database.js';
 import type { ConnectOptions, DatabaseHandle } from './handle.js';
 import { committedChanges, watchingDialect } from './committed-changes.js';
 import { registerDirectRunner } from './prepared.js';
+import { ADVISED_SETTINGS, settingsAdvice, type AdvisedSettings } from './postgres-settings.js';
 import { queryObservers } from './query-observers.js';
 
 export function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
@@ -67,6 +68,14 @@ export function connectPostgres(url: string, options: ConnectOptions): DatabaseH
     identity: async () => {
       const { rows } = await sql<{ identity: string }>`select (select oid::text from pg_database where datname = current_database()) || ':' || current_database() || ':' || current_schema() as identity`.execute(db);
       return rows[0]?.identity ?? '';
+    },
+    settingsAdvice: async () => {
+      const settings: Record<string, string> = {};
+      for (const name of ADVISED_SETTINGS) {
+        const { rows } = await sql<Record<string, string>>`select current_setting(${name}) as value`.execute(db);
+        settings[name] = rows[0]?.['value'] ?? '';
+      }
+      return settingsAdvice(settings as AdvisedSettings);
     },
     ping: async () => {
       await sql`select 1`.execute(db);

@@ -39,3 +39,16 @@ describe.skipIf(!TEST_DATABASE_URL)('the PostgreSQL pool when connections are cu
     }
   });
 });
+
+describe.skipIf(!TEST_DATABASE_URL)('start-up advice on the PostgreSQL server settings', () => {
+  it('warns about autovacuum exactly when this server has it off (storage/postgres-settings.ts)', async () => {
+    const handle = connectDatabase(TEST_DATABASE_URL as string, { poolSize: 1 });
+    try {
+      const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(handle.db);
+      const advice = await handle.settingsAdvice!();
+      expect(advice.some((a) => a.includes('autovacuum is off'))).toBe(rows[0]!.autovacuum === 'off');
+    } finally {
+      await handle.close();
+    }
+  });
+});
