@@ -26,6 +26,8 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   services.logger.info({ port, baseUrl: config.baseUrl, database: services.dialect, workerId: services.workerId }, `Gatehouse listening on http://${config.host}:${port}`);
+  // The server's log only: a CLI command's standard output is its JSON records.
+  for (const advice of (await services.database.settingsAdvice?.()) ?? []) services.logger.warn(advice);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -62,7 +62,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-  for (const advice of (await database.settingsAdvice?.()) ?? []) logger.warn(advice);
 
   const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let renewTimer: NodeJS.Timeout | undefined;
