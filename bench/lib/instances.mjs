@@ -309,12 +309,12 @@ export async function runInstances(ctx) {
       accessTokens = pairs.map((p) => p.access);
     }
     // Enough single-use credentials for a measurement (bench/run.mjs's rule, rate × 3 × duration ×
-    // 1.3), from at least 2,500 exchanges/s: the seeding client exchanges one code at a time, so
+    // 1.3), from at least 4,000 exchanges/s: the seeding client exchanges one code at a time, so
     // its rate says little about 50 connections through nginx (which reached 1,834 refreshes/s
     // with one instance). Requests past the list re-send spent ones and are counted as `reused`:
     // a re-sent code is a replay that revokes its grant, which would charge the grants' cost with
     // revocations no real client causes.
-    const singleUse = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 2500) * duration * 1.3));
+    const singleUse = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 4000) * duration * 1.3));
 
     /** A job for scenario `s`; single-use credentials are minted afresh for every measurement. */
     const jobFor = async (s, duration) => {

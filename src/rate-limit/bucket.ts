@@ -6,6 +6,12 @@
 export interface BucketRule {
   limit: number;
   windowMs: number;
+  /**
+   * No key of this rule is ever reset (BucketStore.reset), so a full bucket refuses every take
+   * until its window ends, whoever asks: a store shared by instances may answer those refusals
+   * from this instance's memory (redis-store.ts) and stay exact.
+   */
+  neverReset?: boolean;
 }
 
 export interface BucketState {
@@ -35,6 +41,11 @@ export function takeFromBucket(state: BucketState | undefined, rule: BucketRule,
 export function peekBucket(state: BucketState | undefined, rule: BucketRule, now: number): BucketDecision {
   const current = state && state.resetAt > now ? state : { count: 0, resetAt: now + rule.windowMs };
   return decide(current, rule, now, current.count < rule.limit);
+}
+
+/** The refusal of a full bucket whose window ends at `resetAt`, as takeFromBucket answers it. */
+export function fullBucketRefusal(rule: BucketRule, resetAt: number, now: number): BucketDecision {
+  return decide({ count: rule.limit, resetAt }, rule, now, false);
 }
 
 function decide(state: BucketState, rule: BucketRule, now: number, allowed: boolean): BucketDecision {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { BucketDecision, BucketRule, BucketStore } from './bucket.js';
+import { fullBucketRefusal, type BucketDecision, type BucketRule, type BucketStore } from './bucket.js';
 import { BUCKET_RULE_LUA } from '../storage/redis-bucket-script.js';
 import type { MemoryBucketStore } from './memory-store.js';
 import type { RedisOutbox } from '../realtime/redis-outbox.js';
@@ -31,7 +31,18 @@ function toDecision(reply: unknown, rule: BucketRule, now: number): BucketDecisi
   };
 }
 
+/** Full buckets remembered at most; past it, refusals go to Redis as before (memory stays bounded). */
+const MAX_FULL_BUCKETS = 10_000;
+
 export class RedisBucketStore implements BucketStore {
+  /**
+   * Buckets of never-reset rules (BucketRule.neverReset) that Redis reported full, by key: the
+   * time their window ends. Until then every take is refused whatever any instance does, so this
+   * instance answers those refusals without a round trip: a client hammering a webhook far past
+   * SPEC §8's 10 per 2 s costs one Redis call per window and instance, not one per request.
+   */
+  private readonly full = new Map<string, number>();
+
   constructor(
     readonly client: Redis,
     private readonly prefix = 'gh:rl:',
@@ -51,7 +62,25 @@ export class RedisBucketStore implements BucketStore {
   }
 
   take(key: string, rule: BucketRule, now: number, cost = 1): Promise<BucketDecision> {
-    return this.run(key, rule, now, cost, 'take');
+    if (rule.neverReset !== true) return this.run(key, rule, now, cost, 'take');
+    const resetAt = this.full.get(key);
+    if (resetAt !== undefined) {
+      if (resetAt > now && cost >= 1) return Promise.resolve(fullBucketRefusal(rule, resetAt, now));
+      if (resetAt <= now) this.full.delete(key);
+    }
+    return this.run(key, rule, now, cost, 'take').then((decision) => {
+      // Full (the take that filled it included): refused until the window ends.
+      if (decision.remaining === 0 && decision.resetAt > now) this.rememberFull(key, decision.resetAt, now);
+      return decision;
+    });
+  }
+
+  private rememberFull(key: string, resetAt: number, now: number): void {
+    if (this.full.size >= MAX_FULL_BUCKETS) {
+      for (const [k, until] of this.full) if (until <= now) this.full.delete(k);
+      if (this.full.size >= MAX_FULL_BUCKETS) return;
+    }
+    this.full.set(key, resetAt);
   }
 
   peek(key: string, rule: BucketRule, now: number): Promise<BucketDecision> {
@@ -59,6 +88,7 @@ export class RedisBucketStore implements BucketStore {
   }
 
   async reset(key: string): Promise<void> {
+    this.full.delete(key);
     await this.client.del(this.prefix + key);
   }
 

@@ -94,3 +94,66 @@ describe('the resilient store falls back to memory while Redis is unreachable', 
     await store.close();
   });
 });
+
+describe.skipIf(!TEST_REDIS_URL)('the Redis store answers a full bucket of a never-reset rule from memory until its window ends', () => {
+  const neverReset = { limit: 10, windowMs: 2000, neverReset: true };
+  /** Stores on one Redis and one prefix, as instances sharing it are. */
+  async function instances(count: number) {
+    const prefix = `gh:test:${randomBytes(6).toString('hex')}:`;
+    const stores = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const client = connectRedis(TEST_REDIS_URL as string);
+        expect(await waitUntilReady(client)).toBe(true);
+        return new RedisBucketStore(client, prefix);
+      }),
+    );
+    // Deleting a bucket behind the stores' backs shows which answers came from Redis: a store that
+    // asks Redis finds an empty bucket and accepts; one answering from memory still refuses.
+    const forget = (key: string) => stores[0]!.client.del(prefix + key);
+    return { stores, forget, close: () => Promise.all(stores.map((s) => s.close())) };
+  }
+
+  it('after the take that fills it, refusals carry the same headers without asking Redis; the window\'s end asks Redis again', async () => {
+    const { stores: [a], forget, close } = await instances(1);
+    const now = 10_000_000;
+    for (let i = 0; i < 10; i += 1) expect((await a!.take('wh:1', neverReset, now)).allowed).toBe(true);
+    expect(await a!.take('wh:1', neverReset, now + 500)).toEqual({ allowed: false, limit: 10, remaining: 0, resetAt: now + 2000, resetAfterMs: 1500 });
+    await forget('wh:1');
+    expect(await a!.take('wh:1', neverReset, now + 1999)).toEqual({ allowed: false, limit: 10, remaining: 0, resetAt: now + 2000, resetAfterMs: 1 });
+    expect(await a!.take('wh:1', neverReset, now + 2000)).toMatchObject({ allowed: true, remaining: 9, resetAt: now + 4000 });
+    await close();
+  });
+
+  it('an instance that has not seen the bucket full asks Redis, and learns it there', async () => {
+    const { stores: [a, b], close } = await instances(2);
+    const now = 15_000_000;
+    for (let i = 0; i < 10; i += 1) await a!.take('wh:4', neverReset, now);
+    expect(await b!.take('wh:4', neverReset, now + 100)).toMatchObject({ allowed: false, remaining: 0, resetAt: now + 2000, resetAfterMs: 1900 });
+    await close();
+  });
+
+  it('three instances sharing the bucket accept exactly 10 per window between them, over several windows', async () => {
+    const { stores, close } = await instances(3);
+    const start = 20_000_000;
+    for (let window = 0; window < 4; window += 1) {
+      const at = start + window * 2000;
+      // Interleaved, as a load balancer spreads them; many at once.
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => stores[i % 3]!.take('wh:2', neverReset, at + (i % 7))));
+      expect(results.filter((r) => r.allowed)).toHaveLength(10);
+    }
+    await close();
+  });
+
+  it('a rule whose keys can be reset (sign-in throttles) asks Redis every time, and reset forgets what this instance remembered', async () => {
+    const { stores: [a], forget, close } = await instances(1);
+    const now = 30_000_000;
+    for (let i = 0; i < 10; i += 1) await a!.take('pair', rule, now);
+    expect((await a!.take('pair', rule, now)).allowed).toBe(false);
+    await forget('pair');
+    expect((await a!.take('pair', rule, now)).allowed).toBe(true);
+    for (let i = 0; i < 10; i += 1) await a!.take('wh:3', neverReset, now);
+    await a!.reset('wh:3');
+    expect((await a!.take('wh:3', neverReset, now)).allowed).toBe(true);
+    await close();
+  });
+});

@@ -9,7 +9,7 @@ import { hash } from 'node:crypto';
 import type { BucketDecision, BucketRule } from '../../rate-limit/bucket.js';
 
 /** SPEC §8: a bucket of 10 requests every 2 seconds, per webhook, over every route of its URL. */
-export const WEBHOOK_RULE: BucketRule = { limit: 10, windowMs: 2000 };
+export const WEBHOOK_RULE: BucketRule = { limit: 10, windowMs: 2000, neverReset: true };
 
 /**
  * Requests that prove no webhook (an unknown or deleted id, or a wrong token) must not spend the
@@ -17,7 +17,7 @@ export const WEBHOOK_RULE: BucketRule = { limit: 10, windowMs: 2000 };
  * client address instead: 30 per 10 seconds, enough for a misconfigured client to see its 401/404
  * answers, too few to guess tokens or keep hammering a deleted webhook.
  */
-export const INVALID_REQUEST_RULE: BucketRule = { limit: 30, windowMs: 10_000 };
+export const INVALID_REQUEST_RULE: BucketRule = { limit: 30, windowMs: 10_000, neverReset: true };
 
 export function webhookBucketKey(webhookId: string): string {
   return `wh:${webhookId}`;
