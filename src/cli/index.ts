@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ApiError } from '../core/errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
+import { createProcessLog } from '../http/log-destination.js';
 import { serve } from '../main.js';
 import { createServices } from '../services.js';
 import { connectDatabase } from '../storage/connect.js';
@@ -73,12 +74,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     const { flags, json } = parseFlags(args, command.flags);
+    // Warnings (Redis unreachable, say) go to standard error: standard output is the command's
+    // records, which scripts and `gatehouse batch` callers parse.
+    const log = createProcessLog('warn', { fd: 2, pretty: process.stderr.isTTY === true });
     // A command is over before a WAL checkpoint thread would matter (storage/sqlite/wal-checkpoint.ts).
-    const services = await createServices({ ...config, logLevel: 'warn' }, { backgroundCheckpoints: false, maintenance: false });
+    const services = await createServices({ ...config, logLevel: 'warn' }, { logger: log.logger, backgroundCheckpoints: false, maintenance: false });
     try {
       printRecord(await command.run(services, flags), json);
     } finally {
       await services.close();
+      log.close();
     }
     return 0;
   } catch (error) {

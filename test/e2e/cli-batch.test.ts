@@ -47,6 +47,21 @@ describe(`gatehouse batch on ${testDialect}`, () => {
     });
   const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
+  it('writes its warnings to standard error: standard output stays one JSON record per line', () => {
+    // Nothing listens on port 1: the command warns that Redis did not answer, and goes on.
+    const result = spawnSync(process.execPath, [CLI, 'batch', '--json'], {
+      cwd: dir,
+      input: 'people create --username warnedperson --password "correct horse battery"\n',
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DATABASE_URL: databaseUrlFor(database), REDIS_URL: 'redis://127.0.0.1:1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Redis did not answer/);
+    expect(result.stdout).not.toMatch(/Redis/);
+    expect(lines(result.stdout)[0]).toMatchObject({ username: 'warnedperson' });
+  });
+
   it('runs every line in one process and prints one JSON record per line, then a summary', () => {
     const first = batch('people create --username batchy --password "long enough 1"\n# a comment\n\nservers create --owner batchy --name "Batch server"\n');
     expect(first.status, first.stderr).toBe(0);
