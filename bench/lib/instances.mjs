@@ -320,14 +320,11 @@ export async function runInstances(ctx) {
     // revocations no real client causes.
     const singleUse = (duration) => Math.min(150_000, Math.ceil(Math.max(exchangeRate * 3, 4000) * duration * 1.3));
 
+    // Statistics for what the seeding added, and again after each minting below (bench/run.mjs freshDatabase).
+    await database.analyze();
+
     /** A job for scenario `s`; single-use credentials are minted afresh for every measurement. */
     const jobFor = async (s, duration) => {
-      const job = await newJob(s, duration);
-      // Statistics for what the seeding added (bench/run.mjs freshDatabase).
-      await database.analyze();
-      return job;
-    };
-    const newJob = async (s, duration) => {
       const common = { connections: CONNECTIONS, duration };
       const json = { 'content-type': 'application/json' };
       if (s.n === 1) return { ...common, shape: 'paths', method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: json };
@@ -335,10 +332,12 @@ export async function runInstances(ctx) {
       if (s.n === 3) return { ...common, shape: 'bearer', path: '/api/v1/users/@me', tokens: accessTokens };
       if (s.n === 4) {
         const pairs = await exchangeCodes(front, clientId, await mintCodes(front, jar, clientId, singleUse(duration)));
+        await database.analyze();
         return { ...common, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: pairs.map((p) => refreshForm(clientId, p.refresh)) };
       }
       if (s.n === 5) {
         const codes = await mintCodes(front, jar, clientId, singleUse(duration));
+        await database.analyze();
         return { ...common, shape: 'forms', method: 'POST', path: '/api/oauth2/token', bodies: codes.map((c) => codeExchangeForm(clientId, c)) };
       }
       return { ...common, shape: 'paths', method: 'POST', paths: webhooks.slice(0, 5).map((w) => w.path), body: SMALL_BODY, headers: json, check429: true };

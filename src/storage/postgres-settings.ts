@@ -1,14 +1,14 @@
 /**
  * What: the PostgreSQL server settings Gatehouse depends on but does not set, and what to tell an
- * operator whose server has them off (logged at start-up, services.ts).
+ * operator whose server has them off (logged when the server starts, main.ts).
  * Invariant: pure: settings in, advice out; storage/postgres.ts reads the settings.
  * Tested: test/unit/postgres-settings.test.ts, test/storage/postgres-pool.test.ts.
  */
 
-/** The settings read at start-up (`show <name>`). */
-export const ADVISED_SETTINGS = ['autovacuum'] as const;
-
-export type AdvisedSettings = Record<(typeof ADVISED_SETTINGS)[number], string>;
+/** The settings read at start-up, as `current_setting` answers them. */
+export interface AdvisedSettings {
+  autovacuum: string;
+}
 
 /** One sentence per setting that is off, saying what goes wrong; none when all is as advised. */
 export function settingsAdvice(settings: AdvisedSettings): string[] {

@@ -12,7 +12,7 @@ import type { Database } from './database.js';
 import type { ConnectOptions, DatabaseHandle } from './handle.js';
 import { committedChanges, watchingDialect } from './committed-changes.js';
 import { registerDirectRunner } from './prepared.js';
-import { ADVISED_SETTINGS, settingsAdvice, type AdvisedSettings } from './postgres-settings.js';
+import { settingsAdvice, type AdvisedSettings } from './postgres-settings.js';
 import { queryObservers } from './query-observers.js';
 
 export function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
@@ -70,12 +70,8 @@ export function connectPostgres(url: string, options: ConnectOptions): DatabaseH
       return rows[0]?.identity ?? '';
     },
     settingsAdvice: async () => {
-      const settings: Record<string, string> = {};
-      for (const name of ADVISED_SETTINGS) {
-        const { rows } = await sql<Record<string, string>>`select current_setting(${name}) as value`.execute(db);
-        settings[name] = rows[0]?.['value'] ?? '';
-      }
-      return settingsAdvice(settings as AdvisedSettings);
+      const { rows } = await sql<AdvisedSettings>`select current_setting('autovacuum') as autovacuum`.execute(db);
+      return settingsAdvice(rows[0] ?? { autovacuum: '' });
     },
     ping: async () => {
       await sql`select 1`.execute(db);

@@ -8,7 +8,7 @@ import { TEST_REDIS_URL } from '../support/database.js';
 
 const rule = { limit: 10, windowMs: 2000 };
 
-if (!TEST_REDIS_URL) console.warn('[bucket-stores] TEST_REDIS_URL is not set: the Redis store runs only the memory half of the contract here.');
+if (!TEST_REDIS_URL) console.warn('[bucket-stores] TEST_REDIS_URL is not set: only the memory store runs the contract here, and the Redis store\'s refusals from memory are skipped.');
 
 const stores: Array<[string, () => BucketStore]> = [['memory', () => new MemoryBucketStore()]];
 if (TEST_REDIS_URL) {
