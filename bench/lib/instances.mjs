@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './bodies.mjs';
 import { request } from './http.mjs';
 import { NGINX, startNginx } from './nginx.mjs';
-import { BENCH_DIR, cpuMicros, freePort, machineTicks, RssMeter, runLoad, startBare, startServer } from './processes.mjs';
+import { BENCH_DIR, cpuMicros, freePort, machineTicks, RssMeter, runLoad, startBare, startFloor, startServer } from './processes.mjs';
 import { codeExchangeForm, consentOnce, exchangeCodes, installBot, mintCodes, refreshForm, seedChannels, seedDirectory, seedWebhooks, signIn } from './seed.mjs';
 
 const CONNECTIONS = 50;
@@ -248,6 +248,16 @@ export async function runInstances(ctx) {
     processes.push(b);
     bares.push(b);
   }
+  // The I/O floor (bench/floor-server.mjs): the execute's round trips with no Gatehouse code,
+  // on the same PostgreSQL database and Redis, for the executes' second control.
+  const floors = [];
+  if (needWebhooks) {
+    for (let i = 0; i < n; i += 1) {
+      const f = await startFloor({ DATABASE_URL: database.url, REDIS_URL: database.env.REDIS_URL });
+      processes.push(f);
+      floors.push(f);
+    }
+  }
   // The first instance applies the migrations alone; the others start on a migrated database.
   const instances = [await startServer(database.env)];
   processes.push(instances[0]);
@@ -256,13 +266,19 @@ export async function runInstances(ctx) {
     instances.push(s);
   }
   const hostPort = (base) => base.replace('http://', '');
-  const [allPort, singlePort, barePort, bareOnePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [allPort, singlePort, barePort, bareOnePort, floorPort, floorOnePort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const nginx = await startNginx({
     frontEnds: [
       { name: 'gatehouse', port: allPort, upstreams: instances.map((i) => hostPort(i.base)) },
       { name: 'single', port: singlePort, upstreams: [hostPort(instances[0].base)] },
       { name: 'bare', port: barePort, upstreams: bares.map((b) => hostPort(b.base)) },
       { name: 'bareone', port: bareOnePort, upstreams: [hostPort(bares[0].base)] },
+      ...(floors.length > 0
+        ? [
+            { name: 'floor', port: floorPort, upstreams: floors.map((f) => hostPort(f.base)) },
+            { name: 'floorone', port: floorOnePort, upstreams: [hostPort(floors[0].base)] },
+          ]
+        : []),
     ],
   });
   processes.push(nginx);
@@ -282,6 +298,9 @@ export async function runInstances(ctx) {
     single: { base: nginx.base('single'), pids: [instances[0].pid], nginx, instances: [instances[0]], stores },
     bare: { base: nginx.base('bare'), pids: bares.map((b) => b.pid), nginx },
     bareOne: { base: nginx.base('bareone'), pids: [bares[0].pid], nginx },
+    ...(floors.length > 0
+      ? { floor: { base: nginx.base('floor'), pids: floors.map((f) => f.pid), nginx }, floorOne: { base: nginx.base('floorone'), pids: [floors[0].pid], nginx } }
+      : {}),
   };
 
   try {
@@ -404,6 +423,23 @@ export async function runInstances(ctx) {
         row.control[key] = { rate: c.requestsPerSec, cpuMicrosPerRequest: c.cpuMicrosPerRequest, coresUsed: c.coresUsed, non2xx: c.non2xx };
       }
       row.control.scaling = row.control.many.rate / row.control.one.rate;
+      // The executes' second control: the I/O floor (bench/floor-server.mjs), N behind nginx and
+      // one, warmed alike, with the same requests. It makes the round trips an execute cannot do
+      // without (a Redis script call, a batched insert committed before the answer) and runs no
+      // Gatehouse code, so its ×N / ×1 is what this machine allows that pattern of I/O.
+      if (executes && targets.floor) {
+        for (const f of floors) await runLoadMeasured({ ...warm, base: f.base });
+        row.floor = {};
+        const floorSides = [['many', targets.floor], ['one', targets.floorOne]];
+        if (results.length % 2 === 1) floorSides.reverse();
+        for (const [key, target] of floorSides) {
+          await bucketsRefilled();
+          log(`scenario ${s.n}: I/O floor ×${key === 'many' ? n : 1} through nginx (no Gatehouse code), ${duration} s`);
+          const f = await measure(target, await jobFor(s, duration));
+          row.floor[key] = { rate: f.requestsPerSec, cpuMicrosPerRequest: f.cpuMicrosPerRequest, coresUsed: f.coresUsed, non2xx: f.non2xx };
+        }
+        row.floor.scaling = row.floor.many.rate / row.floor.one.rate;
+      }
       // One instance given what each of the N served above (an even 1/N of the ×N rate): what an
       // answer costs an event loop at that load, beside the ×N figure. Where the two agree, the
       // ×N cost is that of each instance's lighter load, not of their sharing anything.
@@ -424,7 +460,7 @@ export async function runInstances(ctx) {
         row.bucketsExact = twoXx(row.server) <= row.bucketCeiling && twoXx(row.single) <= row.bucketCeiling;
       }
       results.push(row);
-      log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)} (control ×${row.control.scaling.toFixed(2)}); non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
+      log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)} (control ×${row.control.scaling.toFixed(2)}${row.floor ? `, I/O floor ×${row.floor.scaling.toFixed(2)}` : ''}); non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
     }
 
     // No acknowledged message lost: every 2xx execute is in the database. autocannon stops with up
@@ -518,6 +554,20 @@ export function instancesMarkdown(record) {
       const c = r.control;
       const share = r.singleAtShare ? `${fmt(r.singleAtShare.cpuMicrosPerRequest, 1)} (at ${fmt(r.singleAtShare.rate)}/s)` : '–';
       L.push(`| ${r.scenario} | ${fmt(c.spinUs)} | ${fmt(c.many.rate)} | ${fmt(c.one.rate)} | ${fmt(c.scaling, 2)} | ${fmt(c.many.cpuMicrosPerRequest, 1)} / ${fmt(c.one.cpuMicrosPerRequest, 1)} | ${fmt(c.many.coresUsed, 2)} / ${fmt(c.one.coresUsed, 2)} | ${fmt(r.scaling, 2)} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} / ${share} |`);
+    }
+  }
+  const floored = record.results.filter((r) => r.floor?.many && r.floor?.one);
+  if (floored.length > 0) {
+    L.push(
+      '',
+      `I/O floor: bench/floor-server.mjs, node:http making only the round trips an execute cannot do without (one Redis script call, one batched insert committed before the 204; no Gatehouse code), ${record.instances} behind the same nginx (×N) and one (×1), with the same requests. Where its ×N / ×1 is as low as Gatehouse's, this machine's cores and that pattern of I/O set the ratio, not Gatehouse.`,
+      '',
+      '| # | floor ×N req/s | floor ×1 req/s | floor ×N / ×1 | floor CPU µs/answer ×N / ×1 | cores used ×N / ×1 | Gatehouse ×N / ×1 |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of floored) {
+      const f = r.floor;
+      L.push(`| ${r.scenario} | ${fmt(f.many.rate)} | ${fmt(f.one.rate)} | ${fmt(f.scaling, 2)} | ${fmt(f.many.cpuMicrosPerRequest, 1)} / ${fmt(f.one.cpuMicrosPerRequest, 1)} | ${fmt(f.many.coresUsed, 2)} / ${fmt(f.one.coresUsed, 2)} | ${fmt(r.scaling, 2)} |`);
     }
   }
   const reused = record.results.filter((r) => r.server.reused > 0 || r.single.reused > 0);

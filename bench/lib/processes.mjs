@@ -184,6 +184,19 @@ export async function startBare() {
   return processHandle(child, base, output);
 }
 
+/**
+ * Starts bench/floor-server.mjs (the I/O floor of an execute: one Redis script call and one
+ * batched insert per request, no Gatehouse code) on `env`'s DATABASE_URL and REDIS_URL.
+ */
+export async function startFloor(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'floor-server.mjs')], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = track(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(base, child, output);
+  return processHandle(child, base, output);
+}
+
 function processHandle(child, base, output) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return {
