@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { html, type SafeHtml } from '../web/html.js';
 import { layout, type Viewer } from '../web/layout.js';
 import { describeType, MAX_DEPTH, resolver, type JsonSchema, type OpenApiDocument, type OpenApiOperation } from './openapi-document.js';
@@ -11,15 +12,82 @@ interface Operation {
   op: OpenApiOperation;
 }
 
-/** One anchor per operation, stable across renders: `#get-api-v1-users-me`. */
+/**
+ * One anchor per operation, stable across renders: `#get-api-v1-users-me`. A path parameter reads
+ * `by-…` (`/webhooks/{id}/{token}` → `…-webhooks-by-id-by-token`), so that it never meets a literal
+ * segment of the same name (`/webhooks/{id}/token` → `…-webhooks-by-id-token`).
+ */
 export function operationAnchor(method: string, path: string): string {
-  return `${method}-${path}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return `${method}-${path.replace(/\{([^}]*)\}/g, 'by-$1')}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** A body that answers of 400 and more share, documented once (ErrorBodies). */
+interface ErrorBody {
+  title: string;
+  anchor: string;
+  schema: JsonSchema;
+}
+
+/**
+ * The error bodies of every operation, each once: keyed by the schema's description (`An API
+ * error (docs/errors.md)`), else by its field names, the fullest schema standing for its key (one
+ * route's API error lists `errors`, another's not; one describes its fields, another not). Each operation's error rows then
+ * link here instead of repeating the same table, which made up most of the page (89 error
+ * responses for 30 operations).
+ */
+class ErrorBodies {
+  readonly byKey = new Map<string, ErrorBody>();
+  constructor(private readonly resolve: (s: JsonSchema | undefined) => JsonSchema | undefined) {}
+
+  private key(schema: JsonSchema): string {
+    return schema.description ?? Object.keys(schema.properties ?? {}).sort().join(', ');
+  }
+
+  add(schema: JsonSchema): void {
+    const key = this.key(schema);
+    const known = this.byKey.get(key);
+    // The fullest stands for its key: most fields, then most fields described.
+    const size = (s: JsonSchema) => {
+      const fields = Object.values(s.properties ?? {}).map((f) => this.resolve(f));
+      return fields.length * 100 + fields.filter((f) => f?.description !== undefined).length;
+    };
+    if (known === undefined) this.byKey.set(key, { title: key, anchor: `error-${operationAnchor('body', key)}`, schema });
+    else if (size(schema) > size(known.schema)) known.schema = schema;
+  }
+
+  /** The error body a response of `status` carries, when it is one documented here. */
+  of(status: string, schema: JsonSchema | undefined): ErrorBody | undefined {
+    if (!(Number(status) >= 400) || schema?.properties === undefined) return undefined;
+    return this.byKey.get(this.key(schema));
+  }
+
+  static collect(groups: [string, Operation[]][], resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): ErrorBodies {
+    const bodies = new ErrorBodies(resolve);
+    for (const [, ops] of groups) {
+      for (const { op } of ops) {
+        for (const [status, r] of Object.entries(op.responses ?? {})) {
+          const schema = resolve(Object.values(r.content ?? {})[0]?.schema);
+          if (Number(status) >= 400 && schema?.properties !== undefined) bodies.add(schema);
+        }
+      }
+    }
+    return bodies;
+  }
+
+  section(): SafeHtml | string {
+    if (this.byKey.size === 0) return '';
+    return html`<section class="card" aria-labelledby="error-bodies"><h2 id="error-bodies">Error bodies</h2>
+      <p class="muted">An answer of 400 or more carries one of these. Each operation lists its error statuses and links here.</p>
+      ${[...this.byKey.values()].map((b) => html`<h3 id="${b.anchor}">${b.title}</h3>${fieldsTable(b.schema, this.resolve)}`)}
+    </section>`;
+  }
 }
 
 /** The API reference at /api/docs: operations grouped by tag, each with its parameters, body and responses. */
 export function renderApiReference(doc: OpenApiDocument, options: { serviceName: string; documentUrl: string; viewer?: Viewer; csrfToken?: string }): string {
   const resolve = resolver(doc);
   const groups = groupByTag(doc);
+  const errorBodies = ErrorBodies.collect(groups, resolve);
   const tagInfo = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
   const base = doc.servers?.[0]?.url;
 
@@ -28,6 +96,7 @@ export function renderApiReference(doc: OpenApiDocument, options: { serviceName:
     <p class="muted small">OpenAPI 3.1 · version ${doc.info.version}${base ? html` · base URL <code>${base}</code>` : ''} ·
       machine-readable: <a href="${options.documentUrl}">${options.documentUrl}</a></p>
     ${securitySection(doc)}
+    ${errorBodies.section()}
     ${
       groups.length === 0
         ? html`<div class="card"><p>No API operations are registered yet.</p></div>`
@@ -43,7 +112,7 @@ export function renderApiReference(doc: OpenApiDocument, options: { serviceName:
             ([tag, ops]) => html`<section aria-labelledby="tag-${operationAnchor('tag', tag)}">
               <h2 id="tag-${operationAnchor('tag', tag)}">${tag}</h2>
               ${tagInfo.get(tag) ? html`<p class="muted">${tagInfo.get(tag)}</p>` : ''}
-              ${ops.map((o) => operationCard(o, resolve))}
+              ${ops.map((o) => operationCard(o, resolve, errorBodies))}
             </section>`,
           )}`
     }`;
@@ -82,7 +151,7 @@ function securitySection(doc: OpenApiDocument): SafeHtml | string {
     )}</tbody></table></div>`;
 }
 
-function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): SafeHtml {
+function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined, errorBodies: ErrorBodies): SafeHtml {
   const { op } = o;
   const security = (op.security ?? []).flatMap((requirement) =>
     Object.entries(requirement).map(([name, scopes]) => (scopes.length ? `${name} (${scopes.join(' ')})` : name)),
@@ -115,6 +184,13 @@ function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => Jso
     <table><thead><tr><th>Status</th><th>Description</th></tr></thead>
     <tbody>${Object.entries(op.responses ?? {}).map(([status, r]) => {
       const schema = resolve(Object.values(r.content ?? {})[0]?.schema);
+      const shared = errorBodies.of(status, schema);
+      if (shared !== undefined) {
+        // @fastify/swagger gives a response the schema's description (or "Default Response") unless
+        // the route names one; the status's own name reads better beside the body's title.
+        const named = r.description && r.description !== 'Default Response' && r.description !== schema?.description ? r.description : (STATUS_CODES[Number(status)] ?? '');
+        return html`<tr><td><code>${status}</code></td><td>${named} · <a href="#${shared.anchor}">${shared.title}</a></td></tr>`;
+      }
       // @fastify/swagger says "Default Response" unless the route names one; the schema's own description reads better.
       const description = r.description && r.description !== 'Default Response' ? r.description : (schema?.description ?? r.description ?? '');
       const type = schema ? describeType(schema, resolve) : '';

@@ -131,6 +131,35 @@ describe('API reference page at /api/docs', () => {
       for (const method of Object.keys(item)) expect(res.body).toContain(`id="${operationAnchor(method, path)}"`);
     }
   });
+
+  it('gives every operation an anchor of its own (a path parameter never meets a literal segment of its name)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<OpenApiDocument>();
+    const anchors = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => operationAnchor(method, path)));
+    expect(new Set(anchors).size).toBe(anchors.length);
+    expect(operationAnchor('post', '/api/v1/webhooks/{id}/{token}')).not.toBe(operationAnchor('post', '/api/v1/webhooks/{id}/token'));
+  });
+
+  it('documents each error body once, and every error status of every operation links to it', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/docs' });
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<OpenApiDocument>();
+    const bodies = [...res.body.matchAll(/<h3 id="(error-[a-z0-9-]+)">([^<]*)<\/h3>/g)].map((m) => ({ anchor: m[1] as string, title: m[2] as string }));
+    expect(bodies.map((b) => b.title)).toEqual(expect.arrayContaining(['An API error (docs/errors.md)', 'An OAuth 2.0 error (RFC 6749 §5.2)']));
+    // Once each: no two sections for one title.
+    expect(new Set(bodies.map((b) => b.title)).size).toBe(bodies.length);
+    let errorStatuses = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item as Record<string, OpenApiOperation>)) {
+        const card = res.body.slice(res.body.indexOf(`id="${operationAnchor(method, path)}"`));
+        const table = card.slice(card.indexOf('<h4>Responses</h4>'), card.indexOf('</article>'));
+        for (const status of Object.keys(op.responses ?? {}).filter((s) => Number(s) >= 400)) {
+          errorStatuses += 1;
+          // `404 … Not Found · <a href="#error-…">`, with no table of the body's fields repeated.
+          expect(table).toMatch(new RegExp(`<code>${status}</code></td><td>[^<]+ · <a href="#(${bodies.map((b) => b.anchor).join('|')})">`));
+        }
+      }
+    }
+    expect(errorStatuses).toBeGreaterThan(50);
+  });
 });
 
 describe('documentedRoutesOnly (which routes the document describes)', () => {
@@ -207,7 +236,7 @@ describe('renderApiReference', () => {
   });
 
   it('shows method, path, summary, parameters, request body fields with constraints, and responses', () => {
-    expect(page).toContain('id="post-api-v1-webhooks-id-token"');
+    expect(page).toContain('id="post-api-v1-webhooks-by-id-by-token"');
     expect(page).toContain('<code>/api/v1/webhooks/{id}/{token}</code>');
     expect(page).toContain('Execute a webhook');
     expect(page).toMatch(/<code>wait<\/code>[\s\S]*?query[\s\S]*?boolean[\s\S]*?Answer with the message[\s\S]*?default false/);

@@ -9,11 +9,14 @@ import { MessageLimits } from './message-limits.js';
  */
 
 /** DESIGN §1 API error, with the 50035 field tree when there is one. */
-export const ApiErrorWithFields = Type.Object({
-  code: Type.Integer(),
-  message: Type.String(),
-  errors: Type.Optional(Type.Unknown({ description: 'Invalid Form Body (50035): the problems, at the paths of the request body' })),
-});
+export const ApiErrorWithFields = Type.Object(
+  {
+    code: Type.Integer(),
+    message: Type.String(),
+    errors: Type.Optional(Type.Unknown({ description: 'Invalid Form Body (50035): the problems, at the paths of the request body' })),
+  },
+  { description: 'An API error (docs/errors.md)' },
+);
 
 export const ApiErrorResponses = { 400: ApiErrorWithFields, 401: ApiErrorWithFields, 403: ApiErrorWithFields, 404: ApiErrorWithFields };
 

@@ -40,10 +40,13 @@ export const TokenResponseBody = Type.Object({
 });
 
 /** RFC 6749 §5.2 error response. */
-export const OAuthErrorBody = Type.Object({
-  error: Type.String(),
-  error_description: Type.Optional(Type.String()),
-});
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'The error code, e.g. invalid_grant or invalid_client' }),
+    error_description: Type.Optional(Type.String()),
+  },
+  { description: 'An OAuth 2.0 error (RFC 6749 §5.2)' },
+);
 
 /** RFC 7009 §2.1 revocation request (SPEC §2.4). */
 export const RevokeRequestBody = Type.Object(
@@ -76,7 +79,7 @@ export const AuthorizationServerMetadataBody = Type.Object({
 });
 
 /** DESIGN §1 API error. */
-export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() });
+export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() }, { description: 'An API error (docs/errors.md)' });
 
 /** SPEC §2.5 user record: Discord's user object. */
 export const UserRecordBody = UserResourceBody;
