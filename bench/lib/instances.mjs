@@ -364,6 +364,24 @@ export async function runInstances(ctx) {
 
     const results = [];
     let acknowledged = 0;
+    /**
+     * A control measured spread over the N processes behind `many` and on the one behind `one`,
+     * in the scenario's turn (the sides swap from one scenario to the next, as ×N and ×1 do).
+     * `job()` is awaited before each side; `what(k)` names the side for the log.
+     */
+    const manyAndOne = async (many, one, job, what) => {
+      const pair = {};
+      const sides = [['many', many], ['one', one]];
+      if (results.length % 2 === 1) sides.reverse();
+      for (const [key, target] of sides) {
+        const j = await job();
+        log(`${what(key === 'many' ? n : 1)}, ${j.duration} s`);
+        const m = await measure(target, j);
+        pair[key] = { rate: m.requestsPerSec, cpuMicrosPerRequest: m.cpuMicrosPerRequest, coresUsed: m.coresUsed, non2xx: m.non2xx };
+      }
+      pair.scaling = pair.many.rate / pair.one.rate;
+      return pair;
+    };
     for (const s of scenarios) {
       const duration = opts.duration;
       const check429 = s.n === 6;
@@ -414,15 +432,8 @@ export async function runInstances(ctx) {
       // bare's own), behind the same nginx: spread over the N bare servers, then all on one.
       const spinUs = Math.max(0, Math.round((row.single.cpuMicrosPerRequest ?? 0) - (row.bare.cpuMicrosPerRequest ?? 0)));
       const controlJob = { connections: CONNECTIONS, duration, shape: 'paths', method: 'POST', paths: ['/control'], body: SMALL_BODY, headers: { 'content-type': 'application/json', 'x-bench-spin-us': String(spinUs) } };
-      row.control = { spinUs };
-      const controlSides = [['many', targets.bare], ['one', targets.bareOne]];
-      if (results.length % 2 === 1) controlSides.reverse();
-      for (const [key, target] of controlSides) {
-        log(`scenario ${s.n}: control, bare node:http ×${key === 'many' ? n : 1} burning ${spinUs} µs per answer, ${duration} s`);
-        const c = await measure(target, controlJob);
-        row.control[key] = { rate: c.requestsPerSec, cpuMicrosPerRequest: c.cpuMicrosPerRequest, coresUsed: c.coresUsed, non2xx: c.non2xx };
-      }
-      row.control.scaling = row.control.many.rate / row.control.one.rate;
+      const control = await manyAndOne(targets.bare, targets.bareOne, async () => controlJob, (k) => `scenario ${s.n}: control, bare node:http ×${k} burning ${spinUs} µs per answer`);
+      row.control = { spinUs, ...control };
       // The executes' second control: the I/O floor (bench/floor-server.mjs), N behind nginx and
       // one, warmed alike, with the same requests. It makes the round trips an execute cannot do
       // without (a Redis script call, a batched insert committed before the answer) and runs no
@@ -430,16 +441,15 @@ export async function runInstances(ctx) {
       // scenario 6, whose answers are 429s from memory: the floor would store every one.
       if (executes && !check429 && targets.floor) {
         for (const f of floors) await runLoadMeasured({ ...warm, base: f.base });
-        row.floor = {};
-        const floorSides = [['many', targets.floor], ['one', targets.floorOne]];
-        if (results.length % 2 === 1) floorSides.reverse();
-        for (const [key, target] of floorSides) {
-          await bucketsRefilled();
-          log(`scenario ${s.n}: I/O floor ×${key === 'many' ? n : 1} through nginx (no Gatehouse code), ${duration} s`);
-          const f = await measure(target, await jobFor(s, duration));
-          row.floor[key] = { rate: f.requestsPerSec, cpuMicrosPerRequest: f.cpuMicrosPerRequest, coresUsed: f.coresUsed, non2xx: f.non2xx };
-        }
-        row.floor.scaling = row.floor.many.rate / row.floor.one.rate;
+        row.floor = await manyAndOne(
+          targets.floor,
+          targets.floorOne,
+          async () => {
+            await bucketsRefilled();
+            return jobFor(s, duration);
+          },
+          (k) => `scenario ${s.n}: I/O floor ×${k} through nginx (no Gatehouse code)`,
+        );
       }
       // One instance given what each of the N served above (an even 1/N of the ×N rate): what an
       // answer costs an event loop at that load, beside the ×N figure. Where the two agree, the

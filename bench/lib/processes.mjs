@@ -175,22 +175,22 @@ export async function startServer(env, { cpuProfDir } = {}) {
 }
 
 /** Starts bench/bare-server.mjs: node:http answering every request with 204 after reading its body. */
-export async function startBare() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'bare-server.mjs')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = track(child);
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(base, child, output);
-  return processHandle(child, base, output);
+export function startBare() {
+  return startBenchScript('bare-server.mjs');
 }
 
 /**
  * Starts bench/floor-server.mjs (the I/O floor of an execute: one Redis script call and one
  * batched insert per request, no Gatehouse code) on `env`'s DATABASE_URL and REDIS_URL.
  */
-export async function startFloor(env) {
+export function startFloor(env) {
+  return startBenchScript('floor-server.mjs', env);
+}
+
+/** A server script of bench/ on a free port (PORT), with `env`; resolves once /healthz answers. */
+async function startBenchScript(script, env = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'floor-server.mjs')], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(BENCH_DIR, script)], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = track(child);
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(base, child, output);

@@ -31,12 +31,12 @@ interface ErrorBody {
 /**
  * The error bodies of every operation, each once: keyed by the schema's description (`An API
  * error (docs/errors.md)`), else by its field names, the fullest schema standing for its key (one
- * route's API error lists `errors`, another's not; one describes its fields, another not). Each operation's error rows then
- * link here instead of repeating the same table, which made up most of the page (89 error
- * responses for 30 operations).
+ * route's API error lists `errors`, another's not; one describes its fields, another not). Each
+ * operation's error rows then link here instead of repeating the same table, which made up most of
+ * the page (89 error responses for 30 operations).
  */
 class ErrorBodies {
-  readonly byKey = new Map<string, ErrorBody>();
+  private readonly byKey = new Map<string, ErrorBody>();
   constructor(private readonly resolve: (s: JsonSchema | undefined) => JsonSchema | undefined) {}
 
   private key(schema: JsonSchema): string {
@@ -55,10 +55,14 @@ class ErrorBodies {
     else if (size(schema) > size(known.schema)) known.schema = schema;
   }
 
+  /** An answer of 400 or more with an object body. */
+  private static isError(status: string, schema: JsonSchema | undefined): schema is JsonSchema {
+    return Number(status) >= 400 && schema?.properties !== undefined;
+  }
+
   /** The error body a response of `status` carries, when it is one documented here. */
   of(status: string, schema: JsonSchema | undefined): ErrorBody | undefined {
-    if (!(Number(status) >= 400) || schema?.properties === undefined) return undefined;
-    return this.byKey.get(this.key(schema));
+    return ErrorBodies.isError(status, schema) ? this.byKey.get(this.key(schema)) : undefined;
   }
 
   static collect(groups: [string, Operation[]][], resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): ErrorBodies {
@@ -67,7 +71,7 @@ class ErrorBodies {
       for (const { op } of ops) {
         for (const [status, r] of Object.entries(op.responses ?? {})) {
           const schema = resolve(Object.values(r.content ?? {})[0]?.schema);
-          if (Number(status) >= 400 && schema?.properties !== undefined) bodies.add(schema);
+          if (ErrorBodies.isError(status, schema)) bodies.add(schema);
         }
       }
     }
