@@ -96,7 +96,17 @@ export function createProcessLog(level: string, options: { pretty?: boolean; fd?
   });
   // A reader that went away (EPIPE) must not become an unhandled 'error' event that ends the server.
   destination.on('error', () => undefined);
+  // A flush of an empty buffer still sends a write to libuv's thread pool and wakes the event loop
+  // for its completion: an idle server would do it ten times a second for nothing.
+  let unflushed = false;
+  const write = destination.write.bind(destination);
+  destination.write = (chunk: string) => {
+    unflushed = true;
+    return write(chunk);
+  };
   const timer = setInterval(() => {
+    if (!unflushed) return;
+    unflushed = false;
     try {
       destination.flush();
     } catch {

@@ -74,7 +74,8 @@ function parseWire(text: string): WireEvent | undefined {
  *   view is ready once both its SUBSCRIBE and its place in the set are acknowledged, so every
  *   event published after that reaches it.
  * - Publishes ride along with the next bucket operation on the same connection when services.ts
- *   shares an outbox with the bucket store; otherwise the turn's publishes go in one script call.
+ *   shares an outbox with the bucket store; otherwise they go in one script call within
+ *   redis-outbox.ts's RIDE_WAIT_MS.
  */
 export class RedisChannelEvents implements ChannelEvents {
   private readonly local = new MemoryChannelEvents();
@@ -188,6 +189,8 @@ export class RedisChannelEvents implements ChannelEvents {
   async close(): Promise<void> {
     clearInterval(this.renewal);
     this.subscriptions.clear();
+    // Publishes still waiting for a bucket operation to carry them go out before the connection closes.
+    await this.outbox.flush();
     await this.local.close();
     this.subscriber.disconnect();
     this.publisher.disconnect();

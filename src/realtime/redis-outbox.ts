@@ -1,8 +1,10 @@
 /**
  * What: live-update publishes ride along with the next bucket operation to the same Redis, in one
- * script call (issue #26 §1): an execute costs one Redis round trip instead of two. Publishes no
- * bucket operation picked up are sent by themselves at the end of the event-loop turn, all of the
- * turn's together.
+ * script call (issue #26 §1): an execute costs one Redis round trip instead of two. An execute's
+ * publish is made after its insert committed, so it can only ride on a later request's bucket
+ * take: publishes wait up to RIDE_WAIT_MS for one, then go by themselves, all those waiting in
+ * one call. Under load the next take comes within a millisecond or two; a quiet instance delays a
+ * live update to another instance's viewers by at most RIDE_WAIT_MS.
  * Invariant: a channel's event is PUBLISHed only when another instance watches the channel (its
  * watchers set, kept fresh by redis-channel-events.ts, has a member other than the sender that has
  * not expired); the check runs inside the same script, on Redis's clock.
@@ -46,12 +48,20 @@ end
 return {allowed, count, reset}
 `;
 
+/**
+ * How long a publish waits for a bucket operation to carry it. 10 ms is below what a person sees
+ * in a live view, and an instance answering 100 executes/s or more almost always takes a bucket
+ * within it: a quiet instance's lone execute costs one Redis round trip, not two (docs/performance.md
+ * §Several instances).
+ */
+export const RIDE_WAIT_MS = 10;
+
 type ScriptCall = (numberOfKeys: number, ...args: (string | number)[]) => Promise<unknown>;
 
 export class RedisOutbox {
   private keys: string[] = [];
   private args: string[] = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
   private readonly script: ScriptCall;
   /** Hears whether the last call that carried publishes reached Redis (for the "live updates degraded" log). */
   onPublished: (error: unknown) => void = () => undefined;
@@ -66,10 +76,7 @@ export class RedisOutbox {
   publish(channelKey: string, watchersKey: string, origin: string, payload: string): void {
     this.keys.push(channelKey, watchersKey);
     this.args.push(origin, payload);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.timer ??= setTimeout(() => void this.flush(), RIDE_WAIT_MS);
   }
 
   /** The bucket rule on `bucketKey`, carrying every pending publish. Resolves to {allowed, count, reset}. */
@@ -77,11 +84,10 @@ export class RedisOutbox {
     return this.call(mode, bucketKey, [String(limit), String(windowMs), String(now), String(cost)]);
   }
 
-  /** Sends what no bucket operation picked up this turn. */
-  flush(): void {
-    this.scheduled = false;
+  /** Sends what no bucket operation picked up within RIDE_WAIT_MS, or on close; never rejects. */
+  async flush(): Promise<void> {
     if (this.keys.length === 0) return;
-    void this.call('none', undefined, ['0', '0', '0', '0']).catch(() => undefined);
+    await this.call('none', undefined, ['0', '0', '0', '0']).catch(() => undefined);
   }
 
   private call(mode: 'take' | 'peek' | 'none', bucketKey: string | undefined, numbers: string[]): Promise<unknown> {
@@ -91,6 +97,8 @@ export class RedisOutbox {
     if (carries) {
       this.keys = [];
       this.args = [];
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
     const allKeys = bucketKey === undefined ? keys : [bucketKey, ...keys];
     const reply = this.script(allKeys.length, ...allKeys, mode, ...numbers, ...args);

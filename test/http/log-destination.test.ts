@@ -1,7 +1,8 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import fs, { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createProcessLog, prettyLine } from '../../src/http/log-destination.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
@@ -21,6 +22,26 @@ describe('the process log destination (issue #26 §0, issue #25 §9)', () => {
     expect(lines.map((l) => l.n)).toEqual([...Array(20).keys()]);
     expect(lines[0]).toMatchObject({ msg: 'line', token: '[REDACTED]' });
     expect(log.dropped).toBe(0);
+  });
+
+  it('a quiet server writes nothing while nothing is logged, and a line it logs reaches the output within the flush interval', async () => {
+    const file = join(dir, 'quiet.log');
+    const fd = openSync(file, 'w');
+    const writes = vi.spyOn(fs, 'write');
+    const log = createProcessLog('info', { pretty: false, fd });
+    try {
+      await sleep(250);
+      expect(writes).not.toHaveBeenCalled();
+      log.logger.info('one line');
+      await expect.poll(() => readFileSync(file, 'utf8'), { timeout: 1000 }).toContain('"msg":"one line"');
+      const after = writes.mock.calls.length;
+      await sleep(250);
+      expect(writes.mock.calls.length - after).toBeLessThanOrEqual(1);
+    } finally {
+      writes.mockRestore();
+      log.close();
+      closeSync(fd);
+    }
   });
 
   it('on a terminal: one readable line per record, a request as method, route, status and time', () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -6,7 +7,7 @@ import { RedisBucketStore } from '../../src/rate-limit/redis-store.js';
 import { connectRedis } from '../../src/storage/redis.js';
 import type { ChannelEvent } from '../../src/realtime/channel-events.js';
 import { createRedisChannelEvents, type RedisChannelEvents } from '../../src/realtime/redis-channel-events.js';
-import { RedisOutbox } from '../../src/realtime/redis-outbox.js';
+import { RIDE_WAIT_MS, RedisOutbox } from '../../src/realtime/redis-outbox.js';
 import { TEST_REDIS_URL } from '../support/database.js';
 
 if (!TEST_REDIS_URL) console.warn('[redis-outbox] TEST_REDIS_URL is not set: these tests need a Redis and do not run here.');
@@ -93,6 +94,62 @@ describe.skipIf(!TEST_REDIS_URL)('live-update publishes on Redis', () => {
       expect(sent).toHaveBeenCalledTimes(1);
     } finally {
       sent.mockRestore();
+      off();
+    }
+  });
+
+  it('a publish made after the turn\'s bucket operations waits for the next one and rides on it', async () => {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    const sent = vi.spyOn(bucketClient, 'sendCommand');
+    try {
+      // An execute's publish follows its insert's commit; the next request's take comes a little later.
+      a.publish(event(id, '30'));
+      await new Promise((resolve) => setTimeout(resolve, RIDE_WAIT_MS / 5));
+      expect(sent).not.toHaveBeenCalled();
+      await store.take('wh:2', { limit: 10, windowMs: 2000 }, Date.now());
+      await expect.poll(() => seenOnB).toEqual(['30']);
+      await settle();
+      expect(sent).toHaveBeenCalledTimes(1);
+    } finally {
+      sent.mockRestore();
+      off();
+    }
+  });
+
+  it('a publish no bucket operation carries goes by itself within RIDE_WAIT_MS, those waiting together in one call', async () => {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    const sent = vi.spyOn(bucketClient, 'sendCommand');
+    try {
+      a.publish(event(id, '40'));
+      a.publish(event(id, '41'));
+      await expect.poll(() => seenOnB).toEqual(['40', '41']);
+      expect(sent).toHaveBeenCalledTimes(1);
+    } finally {
+      sent.mockRestore();
+      off();
+    }
+  });
+
+  it('closing an instance sends the publishes still waiting for a ride', async () => {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    // Connected first: the publisher fails fast rather than queue while Redis is unreachable.
+    const client = connectRedis(url);
+    await once(client, 'ready');
+    const c = createRedisChannelEvents(url, silent, prefix, new RedisOutbox(client));
+    try {
+      c.publish(event(id, '50'));
+      await c.close();
+      await expect.poll(() => seenOnB).toEqual(['50']);
+    } finally {
       off();
     }
   });
