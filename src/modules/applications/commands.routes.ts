@@ -3,7 +3,8 @@ import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { presentCommand } from '../resources/resources.js';
 import { botOf, requireBot } from './bot-auth.routes.js';
-import { ApiErrorBody, CommandListBody, CommandParams, CommandsPutBody, FormErrorBody } from './commands.schemas.js';
+import { ApiErrorBody, apiErrorResponses } from '../../http/error.schemas.js';
+import { CommandListBody, CommandParams, CommandsPutBody } from './commands.schemas.js';
 import { getCommands, overwriteCommands } from './commands.service.js';
 
 /**
@@ -14,7 +15,7 @@ import { getCommands, overwriteCommands } from './commands.service.js';
  */
 const documentOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
 
-const errors = { 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody };
+const errors = apiErrorResponses(401, 403, 404);
 
 /** GET and PUT /api/v1/applications/{applicationId}/commands, with the app's bot credentials. */
 export function registerCommandsApi(app: App, services: Services): void {
@@ -47,7 +48,7 @@ export function registerCommandsApi(app: App, services: Services): void {
         security: [{ bot: [] }],
         params: CommandParams,
         body: CommandsPutBody,
-        response: { 200: CommandListBody, 400: FormErrorBody, ...errors },
+        response: { 200: CommandListBody, 400: ApiErrorBody, ...errors },
       },
     },
     async (request) => (await overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown)).map(presentCommand),

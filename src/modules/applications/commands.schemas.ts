@@ -29,7 +29,3 @@ export const CommandsPutBody = Type.Array(CommandInputBody, { maxItems: COMMANDS
 
 export const CommandListBody = CommandResourceListBody;
 
-export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() }, { description: 'An API error (docs/errors.md)' });
-
-/** 50035 Invalid Form Body: `errors` mirrors the body, e.g. `{"0": {"name": {"_errors": [...]}}}`. */
-export const FormErrorBody = Type.Object({ code: Type.Integer(), message: Type.String(), errors: Type.Optional(Type.Unknown()) }, { description: 'An API error (docs/errors.md)' });

@@ -2,7 +2,8 @@ import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { postBotMessage } from './bot-messages.service.js';
-import { ApiErrorResponses, BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
+import { BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';
 
 /** POST /api/v1/channels/{channelId}/messages with bot credentials (issue #4 "Bot credentials"). */
 export function registerBotMessageApi(app: App, services: Services): void {
@@ -18,7 +19,7 @@ export function registerBotMessageApi(app: App, services: Services): void {
         security: [{ bot: [] }],
         params: ChannelIdParams,
         body: BotMessageBody,
-        response: { 200: BotMessageRecordBody, ...ApiErrorResponses },
+        response: { 200: BotMessageRecordBody, ...apiErrorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => postBotMessage(services, botOf(request), request.params.channelId, request.body),

@@ -4,7 +4,8 @@ import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
-import { ApiErrorResponses, ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
+import { ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
 import { ChannelQuery } from './messages.schemas.js';
 import { dmConversations, loadDmConversation, openDm } from './dms.service.js';
 
@@ -21,7 +22,7 @@ export function registerDmApi(app: App, services: Services): void {
           'With `Authorization: Bot <token>`. Opens, or returns the existing, DM channel between the bot and the person `recipientId` (alias `recipient_id`). Allowed only when the person user-installed the bot’s app or shares a server with the bot; otherwise, and for a bot or the bot itself, 403 50007. A missing, malformed or unknown id is 400 50035. Post to it with POST /api/v1/channels/{channelId}/messages.',
         security: [{ bot: [] }],
         body: OpenDmBody,
-        response: { 200: DmChannelBody, ...ApiErrorResponses },
+        response: { 200: DmChannelBody, ...apiErrorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => openDm(services, botOf(request), request.body),

@@ -8,18 +8,6 @@ import { MessageLimits } from './message-limits.js';
  * check them, so every problem lands in the 50035 tree at the key that was sent (DESIGN §1).
  */
 
-/** DESIGN §1 API error, with the 50035 field tree when there is one. */
-export const ApiErrorWithFields = Type.Object(
-  {
-    code: Type.Integer(),
-    message: Type.String(),
-    errors: Type.Optional(Type.Unknown({ description: 'Invalid Form Body (50035): the problems, at the paths of the request body' })),
-  },
-  { description: 'An API error (docs/errors.md)' },
-);
-
-export const ApiErrorResponses = { 400: ApiErrorWithFields, 401: ApiErrorWithFields, 403: ApiErrorWithFields, 404: ApiErrorWithFields };
-
 export const ChannelIdParams = Type.Object({ channelId: Type.String({ description: 'Snowflake id of a server text channel or a DM channel' }) });
 
 /** Documents the payload; message-payload.ts applies every rule (code points, sums over embeds, aliases). */

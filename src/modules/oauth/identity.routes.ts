@@ -5,7 +5,8 @@ import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';
 import { botApplication, botUser, currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
-import { ApiErrorBody, AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
+import { ApiErrorBody } from '../../http/error.schemas.js';
+import { AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
 
 const bearerErrors = { 401: ApiErrorBody, 403: ApiErrorBody };
 

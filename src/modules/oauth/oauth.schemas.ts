@@ -78,9 +78,6 @@ export const AuthorizationServerMetadataBody = Type.Object({
   service_documentation: Type.String(),
 });
 
-/** DESIGN §1 API error. */
-export const ApiErrorBody = Type.Object({ code: Type.Integer(), message: Type.String() }, { description: 'An API error (docs/errors.md)' });
-
 /** SPEC §2.5 user record: Discord's user object. */
 export const UserRecordBody = UserResourceBody;
 

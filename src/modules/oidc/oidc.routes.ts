@@ -8,7 +8,7 @@ import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
 import { findApplicationByClientId, getManagedApplication } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
-import { ApiErrorBody } from '../oauth/oauth.schemas.js';
+import { ApiErrorBody } from '../../http/error.schemas.js';
 import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
 import { jwks } from './oidc-keys.service.js';
 import { endSessionConfirmPage, signedOutPage } from './oidc.page.js';

@@ -2,13 +2,14 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, ApiErrors } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import { ApiErrorBody, apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { executeGithubWebhook, executeSlackWebhook } from './compat-execute.service.js';
 import { NOT_POSTED_HEADER } from './compat.js';
 import { GithubBody, GithubHeaders, GithubQuery, SlackBody, SlackOk, SlackQuery } from './compat.schemas.js';
 import { parseWait } from './execute.service.js';
 import type { Webhook } from './webhooks.js';
-import { RateLimitedBody, WebhookErrorBody, WebhookMessageBody, WebhookUrlParams } from './webhooks.schemas.js';
+import { RateLimitedBody, WebhookMessageBody, WebhookUrlParams } from './webhooks.schemas.js';
 
 /**
  * POST /api/v1/webhooks/{id}/{token}/slack and …/github (issue #23): the payloads of tools that
@@ -27,7 +28,7 @@ interface SignedBody {
 
 
 const documentationOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
-const errors = { 400: WebhookErrorBody, 401: WebhookErrorBody, 404: WebhookErrorBody, 429: RateLimitedBody };
+const errors = { ...apiErrorResponses(400, 401, 404), 429: RateLimitedBody };
 const note = 'Same token check, rate limit (10 per 2 s per webhook, X-RateLimit-* headers), limits and impersonation rule as plain execute (docs/webhooks.md).';
 
 function webhookOf(request: FastifyRequest): Webhook {
@@ -121,7 +122,7 @@ export function registerCompatibleExecuteApi(app: App, services: Services, gate:
             200: WebhookMessageBody,
             204: { type: 'null', description: 'Posted (wait absent or false), or nothing posted: then X-Gatehouse-Not-Posted says why' },
             ...errors,
-            415: WebhookErrorBody,
+            415: ApiErrorBody,
           },
         },
       },

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
@@ -23,7 +24,6 @@ import {
   ExecuteQuery,
   PatchWebhookByTokenBody,
   RateLimitedBody,
-  WebhookErrorBody,
   WebhookMessageBody,
   WebhookMessageParams,
   WebhookRecordBody,
@@ -48,8 +48,8 @@ const WEBHOOK_MESSAGE_URL = `${WEBHOOK_URL}/messages/:messageId`;
  */
 const documentationOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
 
-const errors = { 401: WebhookErrorBody, 404: WebhookErrorBody, 429: RateLimitedBody };
-const withBodyErrors = { 400: WebhookErrorBody, ...errors };
+const errors = { ...apiErrorResponses(401, 404), 429: RateLimitedBody };
+const withBodyErrors = { ...apiErrorResponses(400), ...errors };
 const rateLimitNote =
   'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
 

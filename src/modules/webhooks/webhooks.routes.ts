@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import {
   ChannelIdParams,
-  WebhookErrorBody,
   WebhookIdParams,
   WebhookListBody,
   WebhookManageBody,
@@ -24,7 +24,7 @@ import { presentWebhook } from './webhooks.js';
 
 const tags = ['Webhooks'];
 const security = [{ bot: [] }];
-const errors = { 400: WebhookErrorBody, 401: WebhookErrorBody, 403: WebhookErrorBody, 404: WebhookErrorBody };
+const errors = apiErrorResponses(400, 401, 403, 404);
 
 /**
  * DESIGN §1 aliases: Discord's `avatar_url` for `avatarUrl`. Discord's own `avatar` field is

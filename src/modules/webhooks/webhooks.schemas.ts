@@ -10,16 +10,6 @@ import { MessageResourceBody, WebhookResourceBody, WebhookResourceListBody } fro
 
 const NullableString = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
 
-/** DESIGN §1 API error; `errors` is the 50035 tree mirroring the body. */
-export const WebhookErrorBody = Type.Object(
-  {
-    code: Type.Integer({ description: "Discord's error code (10015 Unknown Webhook, 50027 Invalid Webhook Token, 10008 Unknown Message, 50006, 50035…)" }),
-    message: Type.String(),
-    errors: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Invalid Form Body (50035): {field: {_errors: [{code, message}]}}' })),
-  },
-  { description: 'An API error (docs/errors.md)' },
-);
-
 /** DESIGN §1: the body of a 429. */
 export const RateLimitedBody = Type.Object(
   {
