@@ -8,7 +8,7 @@ import { createInvite } from '../../src/modules/directory/invites.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { seriousViolations } from '../support/axe.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot, type TestWebhook } from '../support/given.js';
 import { openDm } from '../http/dms.fixtures.js';
 
@@ -50,9 +50,7 @@ const PAGES: PageSpec[] = [
     path: () => '/login',
     signedOut: true,
     setup: async (page) => {
-      await page.getByLabel('Username').fill('nobody');
-      await page.getByLabel('Password').fill('not the password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await submitSignIn(page, 'nobody', 'not the password');
       await page.waitForLoadState('load');
     },
   },
@@ -162,9 +160,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
       const { page } = browser;
       await page.setViewportSize(DESKTOP);
       await page.goto(`${served.baseUrl}/login`);
-      await page.getByLabel('Username').fill('ada');
-      await page.getByLabel('Password').fill('analytical engine 1');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await submitSignIn(page, 'ada', 'analytical engine 1');
       await page.waitForURL((url) => url.pathname === '/');
     });
     for (const spec of PAGES.filter((p) => !p.signedOut)) it(spec.name, () => check(spec));

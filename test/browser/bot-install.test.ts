@@ -5,7 +5,7 @@ import { createApplication } from '../../src/modules/applications/applications.s
 import type { Application } from '../../src/modules/applications/applications.js';
 import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/bot-install.test.ts');
@@ -56,9 +56,7 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
 
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill('robin');
-    await page.getByLabel('Password').fill('sherwood forest 1');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'robin', 'sherwood forest 1');
     await page.waitForURL((url) => url.pathname === '/');
 
     // The developer portal's URL generator: scope bot and four permissions, no redirect URI.

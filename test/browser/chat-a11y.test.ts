@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { seriousViolations } from '../support/axe.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot } from '../support/given.js';
 
 warnIfChromiumMissing('test/browser/chat-a11y.test.ts');
@@ -34,9 +34,7 @@ describe.skipIf(!chromiumAvailable)('accessibility and the phone layout in Chrom
     browser = await launchBrowser();
     const { page } = browser;
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill('guinevere');
-    await page.getByLabel('Password').fill('round table 12');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'guinevere', 'round table 12');
     await page.waitForURL((url) => url.pathname === '/');
   });
 

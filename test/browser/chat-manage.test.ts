@@ -3,7 +3,7 @@ import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/chat-manage.test.ts');
 
@@ -49,9 +49,7 @@ describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
 
     const { page } = browser;
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill('ada');
-    await page.getByLabel('Password').fill('analytical engine 43');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'ada', 'analytical engine 43');
     await page.waitForURL((url) => url.pathname === '/');
   });
 

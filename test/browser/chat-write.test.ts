@@ -6,7 +6,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
-import { CHROMIUM_PATH, chromiumAvailable, screenshot, serveTestApp, warnIfChromiumMissing, type ServedApp } from '../support/browser.js';
+import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/chat-write.test.ts');
 
@@ -38,9 +38,7 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     });
     page.on('pageerror', (e) => problems.push(`${username}: ${e.message}`));
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, username, PASSWORD);
     await page.waitForURL((url) => url.pathname === '/');
     await page.goto(`${served.baseUrl}/channels/${channelId}`);
     return page;

@@ -7,7 +7,7 @@ import type { Channel } from '../../src/modules/directory/channels.js';
 import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/integrations.test.ts');
 
@@ -50,9 +50,7 @@ describe.skipIf(!chromiumAvailable)('Integrations in Chromium', () => {
 
     const { page } = browser;
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill('robin');
-    await page.getByLabel('Password').fill('sherwood forest 1');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'robin', 'sherwood forest 1');
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
   });
 

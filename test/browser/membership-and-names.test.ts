@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { stored } from '../support/stored.js';
 
 warnIfChromiumMissing('test/browser/membership-and-names.test.ts');
@@ -50,9 +50,7 @@ describe.skipIf(!chromiumAvailable)('membership by invitation and isolated names
     const { page } = browser;
     await browser.context.clearCookies();
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, username, password);
     await page.waitForURL((url) => url.pathname === '/');
   }
 

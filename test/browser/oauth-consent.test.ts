@@ -5,7 +5,7 @@ import { hashSecret } from '../../src/core/secrets.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createApplication } from '../../src/modules/applications/applications.service.js';
 import type { Application } from '../../src/modules/applications/applications.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/oauth-consent.test.ts');
 
@@ -74,9 +74,7 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
 
     await page.goto(authorizeUrl());
     await page.waitForURL(/\/login\?next=/);
-    await page.getByLabel('Username').fill('robin');
-    await page.getByLabel('Password').fill('sherwood forest 1');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'robin', 'sherwood forest 1');
 
     await page.waitForURL(/\/app\/oauth2\/authorize\?/);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Acme Reader wants to access your Gatehouse account');

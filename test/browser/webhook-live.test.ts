@@ -3,7 +3,7 @@ import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/webhook-live.test.ts');
 
@@ -61,9 +61,7 @@ describe.skipIf(!chromiumAvailable)('webhook messages appear live in Chromium', 
   it('creates a webhook in the settings page, posts to its URL with fetch, and sees the message appear live with its APP badge', async () => {
     const { page } = browser;
     await page.goto(`${served.baseUrl}/login`);
-    await page.getByLabel('Username').fill('grace');
-    await page.getByLabel('Password').fill('cobol forever 59');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, 'grace', 'cobol forever 59');
     await page.waitForURL((url) => url.pathname === '/');
 
     // Channel settings → Integrations, from the channel view.

@@ -9,7 +9,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
+import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/xss.test.ts');
@@ -134,9 +134,7 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
     browser.page.on('pageerror', (e) => pageErrors.push(`${e.message} @ ${browser.page.url()}`));
 
     await browser.page.goto(`${served.baseUrl}/login`);
-    await browser.page.getByLabel('Username').fill('xssowner');
-    await browser.page.getByLabel('Password').fill('inert text only 1');
-    await browser.page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(browser.page, 'xssowner', 'inert text only 1');
     await browser.page.waitForURL((url) => url.pathname === '/');
   });
 

@@ -101,6 +101,13 @@ export async function serveTestApp(options: TestAppOptions = {}): Promise<Served
 }
 
 /** Saves a screenshot (the whole page unless `fullPage: false`) as test-results/<name>.png and returns its path. */
+/** Fills the sign-in form on the page and submits it; the caller waits for wherever it leads. */
+export async function submitSignIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
