@@ -102,6 +102,23 @@ describe('background WAL checkpoints (SQLite files)', () => {
     expect(Number(rows[0]?.n)).toBe(400);
   });
 
+  it('sleep while nothing is committed, and wake to copy the next commit', async () => {
+    const handle = await openNotes('idle.db', { intervalMs: 5 });
+    const checkpointer = handle.checkpointer;
+    await write(handle, 3);
+    await until(async () => (await checkpointer?.stats())?.asleep === true);
+    const asleep = await checkpointer?.stats();
+    expect(asleep?.naps).toBeGreaterThan(0);
+    // Twenty intervals without a commit: not one pass.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await checkpointer?.stats())?.passes).toBe(asleep?.passes);
+    const size = statSync(join(dir, 'idle.db')).size;
+    // ~400 KB committed: the worker wakes and copies it into the database file.
+    await write(handle, 40);
+    await until(async () => statSync(join(dir, 'idle.db')).size > size + 100_000);
+    expect((await checkpointer?.stats())?.passes).toBeGreaterThan(asleep?.passes ?? 0);
+  });
+
   it('leave the writer its own checkpoint: continuous writes still start the WAL over', async () => {
     // The worker's interval is longer than the test, so only the main connection's automatic
     // checkpoint at 1,000 pages can bound the WAL; without it (wal_autocheckpoint=0) the file
@@ -150,7 +167,7 @@ describe('background WAL checkpoints (SQLite files)', () => {
     await server.checkpointer?.ready;
     await server.close();
     // A stopped worker answers no more; stats() then reports nothing instead of hanging.
-    expect(await server.checkpointer?.stats()).toEqual({ passes: 0, copied: 0, standBacks: 0 });
+    expect(await server.checkpointer?.stats()).toEqual({ passes: 0, copied: 0, standBacks: 0, naps: 0, asleep: false });
   });
 
   it('let a process with nothing else to do finish closing the database (the thread is referenced while it stops)', () => {

@@ -51,6 +51,8 @@ export function connectSqlite(path: string, durability: Durability, backgroundCh
     backgroundCheckpoints && path !== ':memory:'
       ? startCheckpointer(path, { synchronous: durability === 'strict' ? 'FULL' : 'NORMAL', onError: backgroundCheckpoints.onError, intervalMs: backgroundCheckpoints.intervalMs })
       : undefined;
+  // An idle worker sleeps until the next commit (sqlite/wal-checkpoint.ts).
+  if (checkpointer) dialect.core.groups.onCommitted = () => checkpointer.noteCommit();
   return {
     db,
     dialect: 'sqlite',

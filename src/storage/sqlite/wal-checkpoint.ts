@@ -36,12 +36,19 @@ import { Worker } from 'node:worker_threads';
  * still copied and the file is reused from its start afterwards; only the writer's own blocking
  * checkpoint, which this worker exists to avoid, would bound it tighter.
  *
+ * An idle database is not polled: once IDLE_PASSES passes in a row found every WAL frame copied,
+ * the worker stops its timer and sleeps until the main connection's next write group commits
+ * (connect.ts hands each commit to `noteCommit`, which wakes it with one message). A server with
+ * nothing to do then keeps no thread waking fifty times a second. Before it sleeps the worker
+ * raises a flag the main thread reads at each commit, then checkpoints once more, so a commit made
+ * just before the flag went up is copied by that last pass, and one made after it wakes the worker.
+ *
  * Durability is unchanged: a commit is durable once it is in the WAL (and, with
  * GATEHOUSE_DURABILITY=strict, fsynced there) whether or not it has been checkpointed; the worker
  * uses the main connection's `synchronous` setting, so its checkpoints fsync as SQLite's would.
  */
 
-/** How often the worker checkpoints; an idle PASSIVE checkpoint only reads the WAL index header. */
+/** How often the worker checkpoints while the database is written; an idle PASSIVE checkpoint only reads the WAL index header. */
 export const CHECKPOINT_INTERVAL_MS = 20;
 
 /** SQLite's default `wal_autocheckpoint`, which the main connection keeps: the writer checkpoints at every COMMIT past it. */
@@ -49,6 +56,9 @@ export const WRITER_CHECKPOINT_FRAMES = 1000;
 
 /** Ticks the worker skips once the WAL has reached WRITER_CHECKPOINT_FRAMES (100 ms at the default interval). */
 export const STAND_BACK_TICKS = 5;
+
+/** Passes in a row with nothing left to copy before the worker sleeps until the next commit (100 ms at the default interval). */
+export const IDLE_PASSES = 5;
 
 /**
  * The worker's code, run with `eval` so that the same file works from the compiled build and from
@@ -62,31 +72,54 @@ const Database = require(workerData.modulePath);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('synchronous = ' + workerData.synchronous);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+// 1 while the worker sleeps: the main thread's next commit clears it and sends 'wake'.
+const asleep = new Int32Array(workerData.asleep);
 let passes = 0;
 let copied = 0;
 let standBacks = 0;
+let naps = 0;
 let resting = 0;
+let quiet = 0;
+let timer;
+// One PASSIVE checkpoint; true when every frame of the WAL is in the database file.
+const pass = () => {
+  const row = checkpoint.get();
+  passes += 1;
+  if (row.checkpointed > 0) copied += row.checkpointed;
+  // The writer's own checkpoint is due: leave it the checkpoint lock (see above).
+  if (row.log >= workerData.standBackFrames) {
+    standBacks += 1;
+    resting = workerData.standBackTicks;
+  }
+  return row.log === row.checkpointed;
+};
+const sleep = () => {
+  Atomics.store(asleep, 0, 1);
+  // A commit announced before the flag went up found the worker awake and sent nothing: copy it now.
+  if (!pass() && Atomics.compareExchange(asleep, 0, 1, 0) === 1) return;
+  clearInterval(timer);
+  timer = undefined;
+  naps += 1;
+};
 const tick = () => {
   if (resting > 0) {
     resting -= 1;
     return;
   }
   try {
-    const row = checkpoint.get();
-    passes += 1;
-    if (row.checkpointed > 0) copied += row.checkpointed;
-    // The writer's own checkpoint is due: leave it the checkpoint lock (see above).
-    if (row.log >= workerData.standBackFrames) {
-      standBacks += 1;
-      resting = workerData.standBackTicks;
+    quiet = pass() ? quiet + 1 : 0;
+    if (quiet >= workerData.idlePasses) {
+      quiet = 0;
+      sleep();
     }
   } catch (error) {
     parentPort.postMessage({ type: 'error', message: String(error && error.message) });
   }
 };
-const timer = setInterval(tick, workerData.intervalMs);
+timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'stats') parentPort.postMessage({ type: 'stats', passes, copied, standBacks });
+  if (message === 'wake' && timer === undefined) timer = setInterval(tick, workerData.intervalMs);
+  if (message === 'stats') parentPort.postMessage({ type: 'stats', passes, copied, standBacks, naps });
   if (message === 'stop') {
     clearInterval(timer);
     db.close();
@@ -104,12 +137,18 @@ export interface CheckpointStats {
   copied: number;
   /** Times the worker found the WAL at the writer's checkpoint threshold and stood back. */
   standBacks: number;
+  /** Times the worker found nothing left to copy and slept until the next commit. */
+  naps: number;
+  /** Whether it sleeps now. */
+  asleep: boolean;
 }
 
 export interface Checkpointer {
   /** Resolves once the worker's connection is open. */
   readonly ready: Promise<void>;
   stats(): Promise<CheckpointStats>;
+  /** The main connection committed a write group: wakes the worker if it sleeps (a load of a shared flag otherwise). */
+  noteCommit(): void;
   /** Stops the timer and closes the worker's connection. */
   stop(): Promise<void>;
 }
@@ -124,6 +163,7 @@ export interface CheckpointerOptions {
 /** Starts checkpointing the SQLite database at `path` (a file in WAL mode) from a worker thread. */
 export function startCheckpointer(path: string, options: CheckpointerOptions): Checkpointer {
   const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+  const asleep = new Int32Array(new SharedArrayBuffer(4));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
@@ -133,6 +173,8 @@ export function startCheckpointer(path: string, options: CheckpointerOptions): C
       intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
       standBackFrames: WRITER_CHECKPOINT_FRAMES,
       standBackTicks: STAND_BACK_TICKS,
+      idlePasses: IDLE_PASSES,
+      asleep: asleep.buffer,
     },
     // A timer and one prepared statement: a small heap is plenty, and RSS counts (issue #6).
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
@@ -173,8 +215,11 @@ export function startCheckpointer(path: string, options: CheckpointerOptions): C
     async stats() {
       const reply = expect('stats');
       worker.postMessage('stats');
-      const { passes, copied, standBacks } = (await Promise.race([reply, exited.then(() => ({ passes: 0, copied: 0, standBacks: 0 }))])) as CheckpointStats;
-      return { passes, copied, standBacks };
+      const { passes, copied, standBacks, naps } = (await Promise.race([reply, exited.then(() => ({ passes: 0, copied: 0, standBacks: 0, naps: 0 }))])) as CheckpointStats;
+      return { passes, copied, standBacks, naps, asleep: Atomics.load(asleep, 0) === 1 };
+    },
+    noteCommit() {
+      if (Atomics.load(asleep, 0) === 1 && Atomics.compareExchange(asleep, 0, 1, 0) === 1) worker.postMessage('wake');
     },
     stop() {
       stopping ??= (async () => {

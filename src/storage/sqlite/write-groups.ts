@@ -51,6 +51,8 @@ export class WriteGroups {
   readonly #flush = (): void => this.commitGroup();
   /** Groups committed (tests and diagnostics). */
   commits = 0;
+  /** Hears each write group's COMMIT (sqlite/connect.ts: wakes the checkpoint worker). */
+  onCommitted: (() => void) | undefined;
   /** Statement timings: storage/sqlite/connect.ts sets it (through sqlite/core.ts) while anything observes queries (metrics). */
   timer: StatementTimer | undefined;
 
@@ -168,7 +170,10 @@ export class WriteGroups {
       for (const waiter of group) waiter.reject(error);
       return;
     }
-    if (this.#groupWrites) this.commits += 1;
+    if (this.#groupWrites) {
+      this.commits += 1;
+      this.onCommitted?.();
+    }
     timer?.('commit', performance.now() - started, false);
     for (const waiter of group) waiter.resolve(waiter.result);
   }
