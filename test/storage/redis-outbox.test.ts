@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { RedisBucketStore } from '../../src/rate-limit/redis-store.js';
 import { connectRedis } from '../../src/storage/redis.js';
 import type { ChannelEvent } from '../../src/realtime/channel-events.js';
@@ -49,6 +49,21 @@ describe.skipIf(!TEST_REDIS_URL)('live-update publishes on Redis', () => {
   const channel = () => String(1_000_000_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e9)));
   const event = (channelId: string, messageId: string): ChannelEvent => ({ type: 'message_create', channelId, messageId });
 
+  /** Runs `body` on a fresh channel B watches, with what B saw and every command sent on the bucket connection meanwhile. */
+  async function watchedByB(body: (id: string, seenOnB: string[], sent: MockInstance) => Promise<void>): Promise<void> {
+    const id = channel();
+    const seenOnB: string[] = [];
+    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
+    await b.ready(id);
+    const sent = vi.spyOn(bucketClient, 'sendCommand');
+    try {
+      await body(id, seenOnB, sent);
+    } finally {
+      sent.mockRestore();
+      off();
+    }
+  }
+
   it('publishes nothing for a channel nobody watches, nor for one watched only by the sender', async () => {
     const id = channel();
     a.publish(event(id, '1'));
@@ -80,31 +95,18 @@ describe.skipIf(!TEST_REDIS_URL)('live-update publishes on Redis', () => {
   });
 
   it('a publish and a bucket take of the same turn are one command to Redis', async () => {
-    const id = channel();
-    const seenOnB: string[] = [];
-    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
-    await b.ready(id);
-    const sent = vi.spyOn(bucketClient, 'sendCommand');
-    try {
+    await watchedByB(async (id, seenOnB, sent) => {
       a.publish(event(id, '20'));
       const decision = await store.take('wh:1', { limit: 10, windowMs: 2000 }, Date.now());
       expect(decision.allowed).toBe(true);
       await expect.poll(() => seenOnB).toEqual(['20']);
       await settle();
       expect(sent).toHaveBeenCalledTimes(1);
-    } finally {
-      sent.mockRestore();
-      off();
-    }
+    });
   });
 
   it('a publish made after the turn\'s bucket operations waits for the next one and rides on it', async () => {
-    const id = channel();
-    const seenOnB: string[] = [];
-    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
-    await b.ready(id);
-    const sent = vi.spyOn(bucketClient, 'sendCommand');
-    try {
+    await watchedByB(async (id, seenOnB, sent) => {
       // An execute's publish follows its insert's commit; the next request's take comes a little later.
       a.publish(event(id, '30'));
       await new Promise((resolve) => setTimeout(resolve, RIDE_WAIT_MS / 5));
@@ -113,44 +115,27 @@ describe.skipIf(!TEST_REDIS_URL)('live-update publishes on Redis', () => {
       await expect.poll(() => seenOnB).toEqual(['30']);
       await settle();
       expect(sent).toHaveBeenCalledTimes(1);
-    } finally {
-      sent.mockRestore();
-      off();
-    }
+    });
   });
 
   it('a publish no bucket operation carries goes by itself within RIDE_WAIT_MS, those waiting together in one call', async () => {
-    const id = channel();
-    const seenOnB: string[] = [];
-    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
-    await b.ready(id);
-    const sent = vi.spyOn(bucketClient, 'sendCommand');
-    try {
+    await watchedByB(async (id, seenOnB, sent) => {
       a.publish(event(id, '40'));
       a.publish(event(id, '41'));
       await expect.poll(() => seenOnB).toEqual(['40', '41']);
       expect(sent).toHaveBeenCalledTimes(1);
-    } finally {
-      sent.mockRestore();
-      off();
-    }
+    });
   });
 
   it('closing an instance sends the publishes still waiting for a ride', async () => {
-    const id = channel();
-    const seenOnB: string[] = [];
-    const off = b.subscribe(id, (e) => seenOnB.push(e.messageId));
-    await b.ready(id);
-    // Connected first: the publisher fails fast rather than queue while Redis is unreachable.
-    const client = connectRedis(url);
-    await once(client, 'ready');
-    const c = createRedisChannelEvents(url, silent, prefix, new RedisOutbox(client));
-    try {
+    await watchedByB(async (id, seenOnB) => {
+      // Connected first: the publisher fails fast rather than queue while Redis is unreachable.
+      const client = connectRedis(url);
+      await once(client, 'ready');
+      const c = createRedisChannelEvents(url, silent, prefix, new RedisOutbox(client));
       c.publish(event(id, '50'));
       await c.close();
       await expect.poll(() => seenOnB).toEqual(['50']);
-    } finally {
-      off();
-    }
+    });
   });
 });
