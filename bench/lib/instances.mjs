@@ -222,6 +222,7 @@ const twoXx = (r) => Object.entries(r.statusCodes ?? {}).reduce((n, [code, count
 export async function runInstances(ctx) {
   const { opts, log, freshDatabase, dir, processes, databases } = ctx;
   const n = opts.instances;
+  const rounds = opts.rounds ?? 1;
   if (!opts.postgres) throw new Error('--instances needs --postgres: several instances share one PostgreSQL database and one Redis');
   const only = (k) => !opts.only || opts.only.has(k);
   const scenarios = INSTANCE_SCENARIOS.filter((s) => only(s.n));
@@ -412,21 +413,37 @@ export async function runInstances(ctx) {
         if (executes) acknowledged += twoXx(w);
       }
       // ×N and ×1 take turns going first, so that a drift of this shared machine's speed over
-      // the run does not always favour the same side.
+      // the run does not always favour the same side; with --rounds the pair is measured that
+      // many times, the sides swapping each round, and the round of the median ×N / ×1 is the
+      // row's figures (one ratio of this host moved by up to 0.5 between runs).
       const sides = [['server', targets.all], ['single', targets.single]];
       if (results.length % 2 === 1) sides.reverse();
-      for (const [key, target] of sides) {
-        const job = await jobFor(s, duration);
-        await bucketsRefilled();
-        log(`scenario ${s.n}: Gatehouse ×${key === 'server' ? n : 1} through nginx, ${duration} s`);
-        const g = await measure(target, job);
-        row[key] = pick(g, check429);
-        if (executes) acknowledged += twoXx(g);
+      const pairs = [];
+      for (let round = 1; round <= rounds; round += 1) {
+        const pair = {};
+        for (const [key, target] of sides) {
+          const job = await jobFor(s, duration);
+          await bucketsRefilled();
+          log(`scenario ${s.n}: Gatehouse ×${key === 'server' ? n : 1} through nginx, ${duration} s${rounds > 1 ? ` [round ${round}/${rounds}]` : ''}`);
+          const g = await measure(target, job);
+          pair[key] = pick(g, check429);
+          if (executes) acknowledged += twoXx(g);
+        }
+        pair.scaling = pair.server.rate / pair.single.rate;
+        pairs.push(pair);
+        sides.reverse();
       }
+      const median = [...pairs].sort((x, y) => x.scaling - y.scaling)[Math.floor((pairs.length - 1) / 2)];
+      row.server = median.server;
+      row.single = median.single;
+      if (rounds > 1) row.roundScalings = pairs.map((p) => p.scaling);
+      // Any round with no answers or a 5xx fails the run, not only the median one.
+      const has5xx = (r) => Object.keys(r.statusCodes ?? {}).some((c) => c.startsWith('5'));
+      row.broken = pairs.some((p) => p.server.requestsPerSec === 0 || has5xx(p.server) || has5xx(p.single));
       if (check429) row.bare.rate = b.requestsPerSec;
       row.ratio = row.server.rate / row.bare.rate;
       row.singleRatio = row.single.rate / row.bare.rate;
-      row.scaling = row.server.rate / row.single.rate;
+      row.scaling = median.scaling;
       // The control: what this machine's cores allow N processes that share nothing. Bare
       // node:http burns, per answer, the CPU one Gatehouse instance spent per answer above (less
       // bare's own), behind the same nginx: spread over the N bare servers, then all on one.
@@ -468,7 +485,7 @@ export async function runInstances(ctx) {
       if (check429) {
         const windows = Math.ceil((duration * 1000) / BUCKET.windowMs) + 1;
         row.bucketCeiling = 5 * BUCKET.limit * windows;
-        row.bucketsExact = twoXx(row.server) <= row.bucketCeiling && twoXx(row.single) <= row.bucketCeiling;
+        row.bucketsExact = pairs.every((p) => twoXx(p.server) <= row.bucketCeiling && twoXx(p.single) <= row.bucketCeiling);
       }
       results.push(row);
       log(`  → ${n} instances ${Math.round(row.server.rate)}/s (${(row.ratio * 100).toFixed(1)} % of bare ×${n}), 1 instance ${Math.round(row.single.rate)}/s; ×${row.scaling.toFixed(2)} (control ×${row.control.scaling.toFixed(2)}${row.floor ? `, I/O floor ×${row.floor.scaling.toFixed(2)}` : ''}); non-2xx ${row.server.non2xx}/${row.single.non2xx}; CPU µs/answer ${row.server.cpuMicrosPerRequest} (nginx ${row.server.nginxCpuMicrosPerRequest}); statements/answer ${row.server.statementsPerAnswer}; Redis calls/answer ${row.server.redisPerAnswer?.calls}`);
@@ -581,6 +598,8 @@ export function instancesMarkdown(record) {
       L.push(`| ${r.scenario} | ${fmt(f.many.rate)} | ${fmt(f.one.rate)} | ${fmt(f.scaling, 2)} | ${fmt(f.many.cpuMicrosPerRequest, 1)} / ${fmt(f.one.cpuMicrosPerRequest, 1)} | ${fmt(f.many.coresUsed, 2)} / ${fmt(f.one.coresUsed, 2)} | ${fmt(r.scaling, 2)} |`);
     }
   }
+  const rounded = record.results.filter((r) => r.roundScalings);
+  if (rounded.length > 0) L.push('', `×N / ×1 of each round (--rounds; the table shows the median round): ${rounded.map((r) => `scenario ${r.scenario} ${r.roundScalings.map((x) => fmt(x, 2)).join(', ')}`).join('; ')}.`);
   const reused = record.results.filter((r) => r.server.reused > 0 || r.single.reused > 0);
   if (reused.length > 0) L.push('', `Re-sent spent credentials (the seeded list ran out; those answers are 400s, not faults): ${reused.map((r) => `scenario ${r.scenario} ×N ${fmt(r.server.reused)}, ×1 ${fmt(r.single.reused)}`).join('; ')}.`);
   if (record.messages) L.push('', `Messages: ${fmt(record.messages.acknowledged)} executes acknowledged with 2xx, ${fmt(record.messages.stored)} stored, ${fmt(record.messages.lost)} lost.`);
