@@ -1,9 +1,9 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { presentCommand } from '../resources/resources.js';
 import { botOf, requireBot } from './bot-auth.routes.js';
-import { ApiErrorBody, apiErrorResponses } from '../../http/error.schemas.js';
 import { CommandListBody, CommandParams, CommandsPutBody } from './commands.schemas.js';
 import { getCommands, overwriteCommands } from './commands.service.js';
 
@@ -48,7 +48,7 @@ export function registerCommandsApi(app: App, services: Services): void {
         security: [{ bot: [] }],
         params: CommandParams,
         body: CommandsPutBody,
-        response: { 200: CommandListBody, 400: ApiErrorBody, ...errors },
+        response: { 200: CommandListBody, ...apiErrorResponses(400), ...errors },
       },
     },
     async (request) => (await overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown)).map(presentCommand),

@@ -1,8 +1,8 @@
 import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { postBotMessage } from './bot-messages.service.js';
-import { apiErrorResponses } from '../../http/error.schemas.js';
 import { BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';
 
 /** POST /api/v1/channels/{channelId}/messages with bot credentials (issue #4 "Bot credentials"). */

@@ -1,10 +1,10 @@
 import { ApiError, PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
-import { apiErrorResponses } from '../../http/error.schemas.js';
 import { ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
 import { ChannelQuery } from './messages.schemas.js';
 import { dmConversations, loadDmConversation, openDm } from './dms.service.js';

@@ -5,10 +5,10 @@ import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';
 import { botApplication, botUser, currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
-import { ApiErrorBody } from '../../http/error.schemas.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import { AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
 
-const bearerErrors = { 401: ApiErrorBody, 403: ApiErrorBody };
+const bearerErrors = apiErrorResponses(401, 403);
 
 /** `Authorization: Bot …` (scheme case-insensitive), as bot-auth.routes.ts reads it. */
 const BOT_SCHEME = /^\s*bot\s/i;
@@ -92,7 +92,7 @@ export function registerIdentityApi(app: App, services: Services): void {
               }
             : { hide: true }),
           security: [{ bot: [] }],
-          response: { 200: ApplicationResourceBody, 401: ApiErrorBody },
+          response: { 200: ApplicationResourceBody, ...apiErrorResponses(401) },
         },
       },
       async (request) => botApplication(services, botOf(request)),

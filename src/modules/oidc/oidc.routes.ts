@@ -8,7 +8,7 @@ import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
 import { findApplicationByClientId, getManagedApplication } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
-import { ApiErrorBody } from '../../http/error.schemas.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
 import { jwks } from './oidc-keys.service.js';
 import { endSessionConfirmPage, signedOutPage } from './oidc.page.js';
@@ -62,7 +62,7 @@ export function registerOpenIdApi(app: App, services: Services): void {
 
   const userInfoSchema = {
     security: [{ bearer: [] }],
-    response: { 200: UserInfoBody, 401: ApiErrorBody, 403: ApiErrorBody },
+    response: { 200: UserInfoBody, ...apiErrorResponses(401, 403) },
   };
   for (const method of ['GET', 'POST'] as const) {
     app.route({

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { ApiError, ApiErrors } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
-import { ApiErrorBody, apiErrorResponses } from '../../http/error.schemas.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { executeGithubWebhook, executeSlackWebhook } from './compat-execute.service.js';
 import { NOT_POSTED_HEADER } from './compat.js';
@@ -122,7 +122,7 @@ export function registerCompatibleExecuteApi(app: App, services: Services, gate:
             200: WebhookMessageBody,
             204: { type: 'null', description: 'Posted (wait absent or false), or nothing posted: then X-Gatehouse-Not-Posted says why' },
             ...errors,
-            415: ApiErrorBody,
+            ...apiErrorResponses(415),
           },
         },
       },
