@@ -14,10 +14,15 @@
 //   --requests <n>    answers per measured batch (default 5000)
 //   --warmup <n>      requests of each selected scenario before any is counted (default 20000)
 //   --batches <n>     measured batches per scenario, each reported, judged by their median (default 4)
+//   --connections <list>  concurrent connections of the measured batches, each measured in turn
+//                     (default 50; `50,1` adds one request at a time: what an event-loop wake-up
+//                     that finds one request costs against one that finds many)
 //   --annotate        also write callgrind_annotate's top native functions per scenario
 //   --no-bare         skip bare node:http (A/B runs of two builds)
 //   --log-level <l>   the server's LOG_LEVEL (default warn: the request log's writes are not the
 //                     code under study; `info` counts what the default level's access line costs)
+//   --postgres        PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server, dropped at the
+//                     end) + Redis (BENCH_REDIS_URL), as `npm run bench -- --postgres`; default SQLite
 //   --smoke           scenario 6 and bare node:http, 300 requests each, counted once: that the
 //                     instrument still runs (CI), no figure to read
 //
@@ -29,10 +34,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
+import { freshDatabase } from './lib/database.mjs';
 import { BENCH_DIR, DIST, freePort, LOAD_GENERATOR_ENV, ROOT, startOptions, startServer } from './lib/processes.mjs';
 import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
 
-const CONNECTIONS = 50;
 /**
  * valgrind runs one thread at a time: V8's background compiler and concurrent marker barely run,
  * so functions stay in the interpreter for far longer than in a real run (TurboFan's compiling was
@@ -42,12 +47,14 @@ const CONNECTIONS = 50;
 const V8_UNDER_VALGRIND = ['--single-threaded'];
 
 function parseArgs(argv) {
-  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn' };
+  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn', connections: [50], postgres: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
     else if (a === '--requests') o.requests = Number(argv[++i]);
     else if (a === '--batches') o.batches = Number(argv[++i]);
+    else if (a === '--connections') o.connections = argv[++i].split(',').map(Number);
+    else if (a === '--postgres') o.postgres = true;
     else if (a === '--warmup') o.warmup = Number(argv[++i]);
     else if (a === '--annotate') o.annotate = true;
     else if (a === '--no-bare') o.bare = false;
@@ -98,7 +105,7 @@ async function startUnderCallgrind(args, env, outDir) {
 }
 
 /** One autocannon batch of exactly `amount` answers; resolves to the status counts. */
-function batch(base, job, amount) {
+function batch(base, job, amount, connections = 50) {
   let i = 0;
   const statuses = {};
   const request = { method: job.method ?? 'GET', ...(job.body ? { body: job.body } : {}) };
@@ -109,7 +116,7 @@ function batch(base, job, amount) {
   }
   request.onResponse = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
   return new Promise((resolve, reject) => {
-    autocannon({ url: base, connections: CONNECTIONS, amount, headers: job.headers ?? {}, requests: [request], timeout: 60 }, (error, result) => {
+    autocannon({ url: base, connections, amount, headers: job.headers ?? {}, requests: [request], timeout: 60 }, (error, result) => {
       if (error) reject(error);
       else resolve({ statuses, errors: result.errors, timeouts: result.timeouts });
     });
@@ -135,20 +142,20 @@ async function nextDump(proc, dir, seen) {
   throw new Error('callgrind wrote no dump within 20 s');
 }
 
-async function measure(proc, dir, seen, job, opts, label) {
+async function measure(proc, dir, seen, job, opts, label, connections) {
   const rows = [];
   for (let b = 0; b < opts.batches; b += 1) {
     proc.control('-i', 'on');
     proc.control('-z');
-    const r = await batch(proc.base, job, opts.requests);
+    const r = await batch(proc.base, job, opts.requests, connections);
     // callgrind takes a command when the process next runs: an idle server sleeps in epoll until
     // a request wakes it (that request is counted after the dump, i.e. in no batch).
     proc.control('-d');
     const { instructions, file } = await nextDump(proc, dir, seen);
     proc.control('-i', 'off');
     const answers = Object.values(r.statuses).reduce((a, n) => a + n, 0);
-    rows.push({ label, batch: b + 1, answers, statuses: r.statuses, errors: r.errors, perAnswer: Math.round(instructions / answers), file });
-    log(`${label} batch ${b + 1}: ${(instructions / answers / 1000).toFixed(1)} k instructions per answer (${JSON.stringify(r.statuses)})`);
+    rows.push({ label, connections, batch: b + 1, answers, statuses: r.statuses, errors: r.errors, perAnswer: Math.round(instructions / answers), file });
+    log(`${label}, ${connections} connections, batch ${b + 1}: ${(instructions / answers / 1000).toFixed(1)} k instructions per answer (${JSON.stringify(r.statuses)})`);
   }
   return rows;
 }
@@ -162,10 +169,11 @@ function median(values) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-instructions-'));
-  const env = { DATABASE_URL: join(dir, 'bench.db') };
+  const database = await freshDatabase(opts, dir);
+  const env = database.env;
   const results = [];
   try {
-    log('seeding (CLI, then the API on a normal server): 20 channels × 10 webhooks, 300 bearer tokens');
+    log(`seeding ${database.kind === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite'} (CLI, then the API on a normal server): 20 channels × 10 webhooks, 300 bearer tokens`);
     const directory = await seedDirectory(env);
     const channelIds = await seedChannels(env, directory.server.id, 20);
     const plain = await startServer(env);
@@ -179,6 +187,7 @@ async function main() {
       tokens = pairs.map((p) => p.access);
     }
     await plain.stop();
+    await database.analyze();
 
     const jobs = {
       1: { method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } },
@@ -199,7 +208,8 @@ async function main() {
       mkdirSync(bareDir);
       const bare = await startUnderCallgrind([join(BENCH_DIR, 'bare-server.mjs')], {}, bareDir);
       await batch(bare.base, jobs[1], opts.warmup);
-      bareRows = await measure(bare, bareDir, new Set(), jobs[1], opts, 'bare node:http (POST, ~100-byte body)');
+      const bareSeen = new Set();
+      for (const c of opts.connections) bareRows.push(...(await measure(bare, bareDir, bareSeen, jobs[1], opts, 'bare node:http (POST, ~100-byte body)', c)));
       await bare.stop();
     }
 
@@ -215,8 +225,8 @@ async function main() {
       log(`scenario ${n}: warm-up, ${opts.warmup} requests`);
       await batch(server.base, jobs[n], opts.warmup);
     }
-    for (const n of selected) {
-      const rows = await measure(server, gDir, seen, jobs[n], opts, `scenario ${n}`);
+    for (const n of selected) for (const c of opts.connections) {
+      const rows = await measure(server, gDir, seen, jobs[n], opts, `scenario ${n}`, c);
       if (opts.annotate) {
         const a = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=90', rows.at(-1).file], { encoding: 'utf8', maxBuffer: 64 << 20 });
         const out = join(dir, `annotate-${n}.txt`);
@@ -229,17 +239,22 @@ async function main() {
 
     // The median batch: a batch that caught a full mark-compact or a late optimisation stands out
     // (up to 2× in a batch of 5,000), and the median passes over it.
-    const bareMedian = bareRows.length ? median(bareRows.map((r) => r.perAnswer)) : NaN;
-    console.log('\n| scenario | k instructions per answer: median (every batch) | × bare node:http |\n|---|---|---:|');
-    if (bareRows.length) console.log(`| bare node:http | ${(bareMedian / 1000).toFixed(1)} (${bareRows.map((r) => (r.perAnswer / 1000).toFixed(1)).join(' / ')}) | 1.00 |`);
-    for (const n of [1, 2, 3, 6]) {
-      const rows = results.filter((r) => r.label === `scenario ${n}`);
-      if (rows.length === 0) continue;
-      const m = median(rows.map((r) => r.perAnswer));
-      console.log(`| ${n} | ${(m / 1000).toFixed(1)} (${rows.map((r) => (r.perAnswer / 1000).toFixed(1)).join(' / ')}) | ${bareRows.length ? (m / bareMedian).toFixed(2) : '–'} |`);
+    const summary = (rows) => ({ m: median(rows.map((r) => r.perAnswer)), each: rows.map((r) => (r.perAnswer / 1000).toFixed(1)).join(' / ') });
+    console.log('\n| scenario | connections | k instructions per answer: median (every batch) | × bare node:http |\n|---|---:|---|---:|');
+    for (const c of opts.connections) {
+      const bare = bareRows.filter((r) => r.connections === c);
+      const bareMedian = bare.length ? summary(bare).m : NaN;
+      if (bare.length) console.log(`| bare node:http | ${c} | ${(bareMedian / 1000).toFixed(1)} (${summary(bare).each}) | 1.00 |`);
+      for (const n of [1, 2, 3, 6]) {
+        const rows = results.filter((r) => r.label === `scenario ${n}` && r.connections === c);
+        if (rows.length === 0) continue;
+        const { m, each } = summary(rows);
+        console.log(`| ${n} | ${c} | ${(m / 1000).toFixed(1)} (${each}) | ${bare.length ? (m / bareMedian).toFixed(2) : '–'} |`);
+      }
     }
     if (opts.annotate) log(`annotations kept in ${dir}`);
   } finally {
+    await database.drop().catch((e) => log(`could not drop the bench database: ${e.message}`));
     if (!opts.annotate) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -19,12 +19,13 @@
 //   --no-report      do not overwrite bench/REPORT.md (results JSON is still written)
 //   --no-log-compare skip scenario 1's second measurement on a server at LOG_LEVEL=warn (the
 //                    default level's cost, beside the same build, issue #26 §0)
+//   --warmup <s>     with --instances: seconds each instance serves a scenario, unmeasured, before
+//                    it is measured (default 2)
 //   --rounds <n>     measure every scenario n times (each round on a fresh database and server,
 //                    seeded alike) and judge each by its median round: this machine's speed moves
 //                    from minute to minute; with --instances, the ×N / ×1 pair of each scenario
 //                    is measured n times (sides swapping) and reported by its median round
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ import { fillMessages } from './lib/fill-messages.mjs';
 import { bytesPerMessage, fillMessagesPg } from './lib/fill-messages-pg.mjs';
 import { instancesMarkdown, runInstances } from './lib/instances.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
+import { freshDatabase } from './lib/database.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
 import { judge, medianRounds, replaceReportSection, reportMarkdown, summaryTable } from './lib/report.mjs';
 import { roundTripCounters, roundTripsNote } from './lib/round-trips.mjs';
@@ -61,7 +63,7 @@ const bucketsRefilled = () => new Promise((resolve) => setTimeout(resolve, BUCKE
 const PACED_WARMUP_S = 3;
 
 function parseArgs(argv) {
-  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1, instances: undefined, logCompare: true };
+  const o = { duration: 10, smoke: false, only: undefined, postgres: false, messages1m: false, durability: false, profile: false, build: true, report: true, durationGiven: false, rounds: 1, instances: undefined, warmup: undefined, logCompare: true };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--duration') {
@@ -77,6 +79,7 @@ function parseArgs(argv) {
     else if (a === '--no-report') o.report = false;
     else if (a === '--rounds') o.rounds = Number(argv[++i]);
     else if (a === '--instances') o.instances = Number(argv[++i]);
+    else if (a === '--warmup') o.warmup = Number(argv[++i]);
     else if (a === '--no-log-compare') o.logCompare = false;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(readmeHelp());
@@ -88,12 +91,13 @@ function parseArgs(argv) {
   if (o.rounds > 1 && (o.messages1m || o.durability)) throw new Error('--rounds applies to the scenarios, not to --messages-1m or --durability');
   if (o.rounds > 1 && o.profile) throw new Error('--profile follows one server; run it without --rounds');
   if (o.instances !== undefined && !(Number.isInteger(o.instances) && o.instances >= 1 && o.postgres)) throw new Error('--instances needs a whole number ≥ 1 and --postgres');
+  if (o.warmup !== undefined && !(Number.isFinite(o.warmup) && o.warmup > 0 && o.instances)) throw new Error('--warmup needs a positive number of seconds and --instances');
   if (o.smoke) o.duration = 2;
   return o;
 }
 
 function readmeHelp() {
-  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n] [--no-log-compare]\n';
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n] [--warmup s] [--no-log-compare]\n';
 }
 
 const started = Date.now();
@@ -103,47 +107,6 @@ function log(message) {
 
 /** Monotonic microseconds, the clock of V8's profile samples on Linux. */
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
-
-async function freshDatabase(opts, dir) {
-  if (!opts.postgres) return { env: { DATABASE_URL: join(dir, 'bench.db') }, analyze: async () => undefined, drop: async () => undefined, kind: 'sqlite', file: join(dir, 'bench.db') };
-  const { default: pg } = await import('pg');
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `gh_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const autovacuum = (await admin.query('show autovacuum')).rows[0].autovacuum;
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    kind: 'postgres',
-    autovacuum,
-    env: { DATABASE_URL: url.toString(), REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' },
-    url: url.toString(),
-    /**
-     * ANALYZE the whole database after a scenario's seeding, as autovacuum would on a default
-     * installation once a table grew (it is off on some development PostgreSQLs: `show
-     * autovacuum`). Without it, a statement the server prepared while a table was small keeps its
-     * plan (a sequential scan of what is now 70,000 grants) until something analyzes the table,
-     * and the figure would depend on the seeding's timing. ANALYZE also makes PostgreSQL plan the
-     * server's prepared statements anew.
-     */
-    async analyze() {
-      const c = new pg.Client({ connectionString: url.toString() });
-      await c.connect();
-      await c.query('ANALYZE');
-      await c.end();
-    },
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 
 /**
  * The scenarios, each with its target on SQLite (issue #6) and, where issue #26 set one, on
@@ -239,12 +202,15 @@ async function main() {
 
     if (opts.instances) {
       const outcome = await runInstances({ opts, log, freshDatabase, dir, processes, databases });
-      const record = { mode: 'instances', date: new Date().toISOString(), database: 'postgres', smoke: opts.smoke, connections: 50, node: process.version, cores: cpus().length, loadAverageAtStart: load.map(Number), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))), instances: opts.instances, ...outcome };
+      const record = { mode: 'instances', date: new Date().toISOString(), database: 'postgres', smoke: opts.smoke, connections: 50, node: process.version, cores: cpus().length, loadAverageAtStart: load.map(Number), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))), instances: opts.instances, ...(opts.warmup ? { warmup: opts.warmup } : {}), ...outcome };
       const file = writeResults(record);
       const markdown = instancesMarkdown(record);
       if (opts.report && !opts.smoke) {
-        writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/${file}. Read with docs/capacity.md.\n\n${markdown}`);
-        writeReportSection('instances', `## PostgreSQL + Redis, ${opts.instances} instances behind nginx\n\nWritten by \`npm run bench -- --postgres --instances ${opts.instances}\` on ${record.date}; raw figures in bench/${file} (git-ignored). Read with docs/capacity.md.\n\n${markdown.replace(/^## [^\n]*\n\n/, '')}`);
+        // The report's own figures are kept beside it (bench/results/ is git-ignored): `npm run
+        // capacity` on a fresh clone reads them when it finds no run of the user's own.
+        writeFileSync(join(BENCH_DIR, 'REPORT-instances.json'), `${JSON.stringify(record, null, 2)}\n`);
+        writeFileSync(join(BENCH_DIR, 'REPORT-instances.md'), `# Gatehouse benchmark: several instances behind nginx\n\nbench/run.mjs --postgres --instances ${opts.instances}; results JSON: bench/REPORT-instances.json (also bench/${file}). Read with docs/capacity.md.\n\n${markdown}`);
+        writeReportSection('instances', `## PostgreSQL + Redis, ${opts.instances} instances behind nginx\n\nWritten by \`npm run bench -- --postgres --instances ${opts.instances}\` on ${record.date}; raw figures in bench/REPORT-instances.json. Read with docs/capacity.md.\n\n${markdown.replace(/^## [^\n]*\n\n/, '')}`);
       }
       process.stdout.write(`\n${markdown}\n`);
       const broken = outcome.results.filter((r) => r.broken);

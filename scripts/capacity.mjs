@@ -7,10 +7,11 @@
 //   npm run capacity -- [--results bench/results/<file>.json] [--executes 100000] [--grants 10000]
 //                       [--bearer 0] [--webhooks 10000000] [--retention-days 30] [--utilisation 0.5]
 //                       [--json]
-// Without --results, the newest bench/results/*-instances-*-postgres.json that is not a smoke run
-// (or, failing that, the newest smoke run, flagged as such). Defaults: the worked example of
+// Without --results, the newest bench/results/*-instances-*-postgres.json that is not a smoke run,
+// else the run bench/REPORT-instances.md reports (bench/REPORT-instances.json, committed), else the
+// newest smoke run, flagged as such. Defaults: the worked example of
 // docs/capacity.md (10 million webhooks, 100,000 executes/s, 10,000 token grants/s).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { costsFromRecord, DEFAULTS, predictThisMachine, sizeFor } from '../bench/lib/capacity.mjs';
@@ -43,13 +44,20 @@ function parseArgs(argv) {
   return o;
 }
 
+/**
+ * The newest full --instances run of the user's own in bench/results/, else the run
+ * bench/REPORT-instances.md reports (committed beside it as bench/REPORT-instances.json), else the
+ * newest smoke run.
+ */
 function newestResults() {
   const dir = join(ROOT, 'bench', 'results');
-  const files = readdirSync(dir).filter((f) => /-instances-\d+-postgres\.json$/.test(f)).sort();
-  const full = files.filter((f) => !f.includes('-smoke'));
-  const file = full.at(-1) ?? files.at(-1);
-  if (!file) throw new Error('no bench/results/*-instances-*-postgres.json: run `npm run bench -- --postgres --instances 3` first, or pass --results');
-  return join(dir, file);
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => /-instances-\d+-postgres\.json$/.test(f)).sort() : [];
+  const full = files.filter((f) => !f.includes('-smoke')).at(-1);
+  if (full) return join(dir, full);
+  const reported = join(ROOT, 'bench', 'REPORT-instances.json');
+  if (existsSync(reported)) return reported;
+  if (files.length > 0) return join(dir, files.at(-1));
+  throw new Error('no bench/results/*-instances-*-postgres.json and no bench/REPORT-instances.json: run `npm run bench -- --postgres --instances 3` first, or pass --results');
 }
 
 const f = (x, d = 0) => Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -8,7 +8,7 @@
 // turns into a sizing. And it checks what must hold across instances: no acknowledged message
 // lost (every 2xx execute is in the database), no 5xx, and no webhook let past its bucket.
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './bodies.mjs';
 import { request } from './http.mjs';
@@ -34,11 +34,68 @@ export const INSTANCE_SCENARIOS = [
   { n: 6, name: 'a few webhooks far past their buckets: correct 429s', needs: 'webhooks' },
 ];
 
-const sumCpu = (pids) => {
-  let total = 0;
+const sumCpuParts = (pids) => {
+  const total = { user: 0, system: 0 };
   for (const pid of pids) {
     const c = cpuMicros(pid);
-    if (c) total += c.user + c.system;
+    if (!c) continue;
+    total.user += c.user;
+    total.system += c.system;
+  }
+  return total;
+};
+const sumCpu = (pids) => {
+  const { user, system } = sumCpuParts(pids);
+  return user + system;
+};
+/**
+ * CPU time so far of the processes' main threads (the event loops) and of their other threads
+ * together (V8's compiler and marking helpers, libuv's pool; Node leaves them all named `node`),
+ * from /proc/<pid>/task/<tid>/stat: whether a busier instance's CPU goes to its event loop or to
+ * its helpers. A thread that ended during the measurement took its time with it.
+ */
+const cpuByThread = (pids) => {
+  const total = { eventLoop: 0, otherThreads: 0 };
+  for (const pid of pids) {
+    let tids = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total[tid === String(pid) ? 'eventLoop' : 'otherThreads'] += (Number(fields[11]) + Number(fields[12])) * 10_000;
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return total;
+};
+
+/**
+ * How often the processes' main threads (the event loops) left their core, from /proc/<pid>/status
+ * (the thread group leader's own counts): `sleeps`, voluntary context switches (the loop had
+ * nothing to do and waited in epoll: an event loop that finds one request per wake-up sleeps once
+ * per request, a saturated one rarely), and `preemptions`, involuntary ones (the scheduler gave the
+ * core to another runnable process; the loop resumes with caches that process used meanwhile).
+ */
+const sumSwitches = (pids) => {
+  const total = { sleeps: 0, preemptions: 0 };
+  for (const pid of pids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const v = /^voluntary_ctxt_switches:\s*(\d+)/m.exec(text);
+      const nv = /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(text);
+      if (!v || !nv) return undefined;
+      total.sleeps += Number(v[1]);
+      total.preemptions += Number(nv[1]);
+    } catch {
+      return undefined;
+    }
   }
   return total;
 };
@@ -144,21 +201,32 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
   // Per backend: a pool may close a connection and open another during the measurement.
   const backendCpu0 = new Map((pg0?.backends ?? []).map((pid) => [pid, sumCpu([pid])]));
   const metrics0 = instances ? await instanceMetrics(instances) : undefined;
-  const cpu0 = sumCpu(pids);
+  const cpu0 = sumCpuParts(pids);
+  const switches0 = sumSwitches(pids);
+  const threads0 = cpuByThread(pids);
   const ng0 = sumCpu(nginxPids);
   const machine0 = machineTicks();
   const t0 = Date.now();
   const result = await runLoadMeasured({ ...job, base });
   const t1 = Date.now();
-  const cpu1 = sumCpu(pids);
+  const cpu1 = sumCpuParts(pids);
+  const switches1 = sumSwitches(pids);
+  const threads1 = cpuByThread(pids);
   const ng1 = sumCpu(nginxPids);
   const machine1 = machineTicks();
   result.peakRssMb = Math.round(meter.stop() * 10) / 10;
   const served = result.totalRequests;
   if (served > 0) {
-    result.cpuMicrosPerRequest = Math.round(((cpu1 - cpu0) / served) * 10) / 10;
+    const cpu = cpu1.user + cpu1.system - cpu0.user - cpu0.system;
+    result.cpuMicrosPerRequest = Math.round((cpu / served) * 10) / 10;
+    result.cpuSystemMicrosPerRequest = Math.round(((cpu1.system - cpu0.system) / served) * 10) / 10;
+    result.eventLoopMicrosPerAnswer = Math.round(((threads1.eventLoop - threads0.eventLoop) / served) * 10) / 10;
+    if (switches0 && switches1) {
+      result.sleepsPerAnswer = Math.round(((switches1.sleeps - switches0.sleeps) / served) * 100) / 100;
+      result.preemptionsPerAnswer = Math.round(((switches1.preemptions - switches0.preemptions) / served) * 100) / 100;
+    }
     result.nginxCpuMicrosPerRequest = Math.round(((ng1 - ng0) / served) * 10) / 10;
-    result.cpuShare = Math.round(((cpu1 - cpu0) / ((t1 - t0) * 1000)) * 1000) / 1000;
+    result.cpuShare = Math.round((cpu / ((t1 - t0) * 1000)) * 1000) / 1000;
     if (result.generatorCpuMicros !== undefined) result.generatorCpuMicrosPerRequest = Math.round((result.generatorCpuMicros / served) * 10) / 10;
   }
   result.wallMicros = (t1 - t0) * 1000;
@@ -198,6 +266,10 @@ const pick = (r, check429) => ({
   statusCodes: r.statusCodes,
   peakRssMb: r.peakRssMb,
   cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+  cpuSystemMicrosPerRequest: r.cpuSystemMicrosPerRequest,
+  sleepsPerAnswer: r.sleepsPerAnswer,
+  eventLoopMicrosPerAnswer: r.eventLoopMicrosPerAnswer,
+  preemptionsPerAnswer: r.preemptionsPerAnswer,
   nginxCpuMicrosPerRequest: r.nginxCpuMicrosPerRequest,
   generatorCpuMicrosPerRequest: r.generatorCpuMicrosPerRequest,
   coresUsed: r.coresUsed,
@@ -403,7 +475,7 @@ export async function runInstances(ctx) {
       // every earlier measurement: a cost of starting processes, not of running several.
       // Webhooks and tokens go to each instance directly (each request takes the next of the
       // list, so every one is seen); single-use credentials once through the ×N front.
-      const warmS = opts.smoke ? 1 : WARMUP_S;
+      const warmS = opts.warmup ?? (opts.smoke ? 1 : WARMUP_S);
       const warm = await jobFor(s, warmS);
       const warmBases = grant ? [front] : instances.map((i) => i.base);
       await bucketsRefilled();
@@ -561,7 +633,7 @@ export function instancesMarkdown(record) {
   const pct = (x) => (x === undefined ? '–' : `${(x * 100).toFixed(1)} %`);
   const L = [];
   L.push(`## PostgreSQL + Redis, ${record.instances} instances behind nginx`, '');
-  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.smoke ? 1 : WARMUP_S} s unmeasured on every instance (webhooks and tokens on each directly, single-use grants through the ×${record.instances} front) so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores. ANALYZE after every seeding, as autovacuum would (autovacuum on this PostgreSQL: ${record.autovacuum ?? '?'}).`, '');
+  L.push(`${record.date}; ${record.smoke ? 'smoke run, not judged; ' : ''}${record.connections} connections, ${record.results[0]?.duration ?? '?'} s per measurement, each scenario first run ${record.warmup ?? (record.smoke ? 1 : WARMUP_S)} s unmeasured on every instance (webhooks and tokens on each directly, single-use grants through the ×${record.instances} front) so every instance has served it; nginx (1 worker, keep-alive upstreams) in front of ${record.instances} Gatehouse instances, of 1 Gatehouse instance, and of ${record.instances} bare node:http servers, all in one nginx; everything on this machine's ${record.cores} shared cores. ANALYZE after every seeding, as autovacuum would (autovacuum on this PostgreSQL: ${record.autovacuum ?? '?'}).`, '');
   L.push('| # | scenario | GH ×N req/s | GH ×1 req/s | bare ×N req/s | ×N / ×1 | ×N / bare | ×1 / bare | non-2xx ×N / ×1 | CPU µs/answer (all instances) ×N / ×1 | cores used ×N / ×1 (every process of the run) | nginx µs/answer | statements/answer | statement latency ms/answer (summed, queueing included) | PG commits/answer | PG backend µs/answer | Redis calls/answer | Redis µs/answer |');
   L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of record.results) {
@@ -596,6 +668,20 @@ export function instancesMarkdown(record) {
     for (const r of floored) {
       const f = r.floor;
       L.push(`| ${r.scenario} | ${fmt(f.many.rate)} | ${fmt(f.one.rate)} | ${fmt(f.scaling, 2)} | ${fmt(f.many.cpuMicrosPerRequest, 1)} / ${fmt(f.one.cpuMicrosPerRequest, 1)} | ${fmt(f.many.coresUsed, 2)} / ${fmt(f.one.coresUsed, 2)} | ${fmt(r.scaling, 2)} |`);
+    }
+  }
+  const split = record.results.filter((r) => r.server.cpuSystemMicrosPerRequest !== undefined && r.single.cpuSystemMicrosPerRequest !== undefined);
+  if (split.length > 0) {
+    L.push(
+      '',
+      `Where an instance's CPU per answer goes, ×N against ×1: user space (Gatehouse's JavaScript, V8, libuv) and the kernel (system time: sockets, epoll, waking and sleeping), from /proc/<pid>/stat (every thread of the instances), and the part of it the event loops' threads took (the rest: V8's compiler and marking helpers, libuv's pool); and how often per answer the event loops (the main threads) left their core: to sleep in epoll with nothing to do (voluntary context switches: a loop that finds one request at a time sleeps once per request and per reply it waits for, a saturated one seldom) or because the scheduler gave the core to another runnable process (involuntary: the loop then resumes with caches that process used meanwhile).`,
+      '',
+      '| # | CPU µs/answer ×N / ×1 | of it user space ×N / ×1 | of it kernel ×N / ×1 | of it the event loops\' threads ×N / ×1 | event loop slept, per answer ×N / ×1 | event loop preempted, per answer ×N / ×1 |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
+    const user = (x) => (x.cpuMicrosPerRequest === undefined ? undefined : x.cpuMicrosPerRequest - x.cpuSystemMicrosPerRequest);
+    for (const r of split) {
+      L.push(`| ${r.scenario} | ${fmt(r.server.cpuMicrosPerRequest, 1)} / ${fmt(r.single.cpuMicrosPerRequest, 1)} | ${fmt(user(r.server), 1)} / ${fmt(user(r.single), 1)} | ${fmt(r.server.cpuSystemMicrosPerRequest, 1)} / ${fmt(r.single.cpuSystemMicrosPerRequest, 1)} | ${fmt(r.server.eventLoopMicrosPerAnswer, 1)} / ${fmt(r.single.eventLoopMicrosPerAnswer, 1)} | ${fmt(r.server.sleepsPerAnswer, 2)} / ${fmt(r.single.sleepsPerAnswer, 2)} | ${fmt(r.server.preemptionsPerAnswer, 2)} / ${fmt(r.single.preemptionsPerAnswer, 2)} |`);
     }
   }
   const rounded = record.results.filter((r) => r.roundScalings);

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costsFromRecord, predictThisMachine, sizeFor } from '../../bench/lib/capacity.mjs';
 
@@ -89,5 +93,58 @@ describe('the capacity model', () => {
     expect(p?.measured).toBe(3000);
     expect(p?.ratio).toBeCloseTo(0.375);
     expect(predictThisMachine(RECORD, 4)).toBeUndefined();
+  });
+});
+
+describe('npm run capacity', () => {
+  /** scripts/capacity.mjs and its model in a tree of their own, so which run it reads is the test's choice. */
+  const tree = (files: Record<string, object>) => {
+    const root = mkdtempSync(join(tmpdir(), 'gatehouse-capacity-'));
+    mkdirSync(join(root, 'scripts'));
+    mkdirSync(join(root, 'bench', 'lib'), { recursive: true });
+    copyFileSync('scripts/capacity.mjs', join(root, 'scripts', 'capacity.mjs'));
+    copyFileSync('bench/lib/capacity.mjs', join(root, 'bench', 'lib', 'capacity.mjs'));
+    for (const [path, record] of Object.entries(files)) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), JSON.stringify(record));
+    }
+    return root;
+  };
+  const run = (root: string) => {
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'capacity.mjs'), '--json', '--executes', '1000', '--grants', '100'], { encoding: 'utf8' });
+    return { status: r.status, stderr: r.stderr, results: r.status === 0 ? String(JSON.parse(r.stdout).results).slice(root.length + 1) : undefined };
+  };
+  const record = (date: string, smoke = false) => ({ ...RECORD, date, smoke });
+
+  it('answers on a fresh clone from the run bench/REPORT-instances.md reports (bench/REPORT-instances.json)', () => {
+    const root = tree({ 'bench/REPORT-instances.json': record('reported') });
+    try {
+      expect(run(root)).toMatchObject({ status: 0, results: 'bench/REPORT-instances.json' });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('prefers a full run of the user’s own to the reported one, and the reported one to a smoke run', () => {
+    const root = tree({ 'bench/REPORT-instances.json': record('reported'), 'bench/results/2026-01-02T00-00-00-000Z-smoke-instances-2-postgres.json': record('smoke', true) });
+    try {
+      expect(run(root).results).toBe('bench/REPORT-instances.json');
+      writeFileSync(join(root, 'bench/results/2026-01-01T00-00-00-000Z-instances-3-postgres.json'), JSON.stringify(record('own')));
+      expect(run(root).results).toBe('bench/results/2026-01-01T00-00-00-000Z-instances-3-postgres.json');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('says what to run, without a stack trace, when there is no run at all', () => {
+    const root = tree({});
+    try {
+      const r = run(root);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/npm run bench -- --postgres --instances 3/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
