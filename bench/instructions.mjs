@@ -38,6 +38,9 @@ import { freshDatabase } from './lib/database.mjs';
 import { BENCH_DIR, DIST, freePort, LOAD_GENERATOR_ENV, ROOT, startOptions, startServer } from './lib/processes.mjs';
 import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
 
+/** Concurrent connections of the warm-ups, and of the measured batches unless --connections says otherwise. */
+const CONNECTIONS = 50;
+
 /**
  * valgrind runs one thread at a time: V8's background compiler and concurrent marker barely run,
  * so functions stay in the interpreter for far longer than in a real run (TurboFan's compiling was
@@ -47,7 +50,7 @@ import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDi
 const V8_UNDER_VALGRIND = ['--single-threaded'];
 
 function parseArgs(argv) {
-  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn', connections: [50], postgres: false };
+  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn', connections: [CONNECTIONS], postgres: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
@@ -105,7 +108,7 @@ async function startUnderCallgrind(args, env, outDir) {
 }
 
 /** One autocannon batch of exactly `amount` answers; resolves to the status counts. */
-function batch(base, job, amount, connections = 50) {
+function batch(base, job, amount, connections = CONNECTIONS) {
   let i = 0;
   const statuses = {};
   const request = { method: job.method ?? 'GET', ...(job.body ? { body: job.body } : {}) };

@@ -8,7 +8,7 @@
 // turns into a sizing. And it checks what must hold across instances: no acknowledged message
 // lost (every 2xx execute is in the database), no 5xx, and no webhook let past its bucket.
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBED_BODY, SMALL_BODY } from './bodies.mjs';
 import { request } from './http.mjs';
@@ -49,29 +49,15 @@ const sumCpu = (pids) => {
   return user + system;
 };
 /**
- * CPU time so far of the processes' main threads (the event loops) and of their other threads
- * together (V8's compiler and marking helpers, libuv's pool; Node leaves them all named `node`),
- * from /proc/<pid>/task/<tid>/stat: whether a busier instance's CPU goes to its event loop or to
- * its helpers. A thread that ended during the measurement took its time with it.
+ * CPU time so far of the processes' main threads, the event loops (processes.mjs cpuMicros with
+ * the main thread's tid, the pid): what of an instance's CPU its event loop took, the rest being
+ * V8's compiler and marking helpers and libuv's pool.
  */
-const cpuByThread = (pids) => {
-  const total = { eventLoop: 0, otherThreads: 0 };
+const eventLoopCpu = (pids) => {
+  let total = 0;
   for (const pid of pids) {
-    let tids = [];
-    try {
-      tids = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        total[tid === String(pid) ? 'eventLoop' : 'otherThreads'] += (Number(fields[11]) + Number(fields[12])) * 10_000;
-      } catch {
-        // the thread ended between the listing and the read
-      }
-    }
+    const c = cpuMicros(pid, pid);
+    if (c) total += c.user + c.system;
   }
   return total;
 };
@@ -203,7 +189,7 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
   const metrics0 = instances ? await instanceMetrics(instances) : undefined;
   const cpu0 = sumCpuParts(pids);
   const switches0 = sumSwitches(pids);
-  const threads0 = cpuByThread(pids);
+  const loop0 = eventLoopCpu(pids);
   const ng0 = sumCpu(nginxPids);
   const machine0 = machineTicks();
   const t0 = Date.now();
@@ -211,7 +197,7 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
   const t1 = Date.now();
   const cpu1 = sumCpuParts(pids);
   const switches1 = sumSwitches(pids);
-  const threads1 = cpuByThread(pids);
+  const loop1 = eventLoopCpu(pids);
   const ng1 = sumCpu(nginxPids);
   const machine1 = machineTicks();
   result.peakRssMb = Math.round(meter.stop() * 10) / 10;
@@ -220,7 +206,7 @@ async function measure({ base, pids, nginx, instances, stores }, job) {
     const cpu = cpu1.user + cpu1.system - cpu0.user - cpu0.system;
     result.cpuMicrosPerRequest = Math.round((cpu / served) * 10) / 10;
     result.cpuSystemMicrosPerRequest = Math.round(((cpu1.system - cpu0.system) / served) * 10) / 10;
-    result.eventLoopMicrosPerAnswer = Math.round(((threads1.eventLoop - threads0.eventLoop) / served) * 10) / 10;
+    result.eventLoopMicrosPerAnswer = Math.round(((loop1 - loop0) / served) * 10) / 10;
     if (switches0 && switches1) {
       result.sleepsPerAnswer = Math.round(((switches1.sleeps - switches0.sleeps) / served) * 100) / 100;
       result.preemptionsPerAnswer = Math.round(((switches1.preemptions - switches0.preemptions) / served) * 100) / 100;

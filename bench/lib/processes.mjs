@@ -70,11 +70,12 @@ export class RssMeter {
 
 /**
  * CPU time a process has used so far, in microseconds: `{ user, system }` from /proc/<pid>/stat
- * (clock ticks of 10 ms). System time is mostly the kernel's TCP work for each answer.
+ * (clock ticks of 10 ms). System time is mostly the kernel's TCP work for each answer. With `tid`,
+ * one thread's own (/proc/<pid>/task/<tid>/stat; the main thread's tid is the pid).
  */
-export function cpuMicros(pid) {
+export function cpuMicros(pid, tid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may contain blanks.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
