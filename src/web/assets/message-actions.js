@@ -46,9 +46,12 @@
     form.appendChild(box);
     form.appendChild(hint);
     form.appendChild(actions);
-    var body = item.querySelector(".body");
-    var meta = item.querySelector(".meta");
-    meta.after(form);
+    // Issue #36 §5: the editor takes the text's place. A grouped message (every one after the
+    // first of a run, server-rendered or regrouped by history.js when it arrived live) has no
+    // header, so the place is found from the text and embeds, which every message has.
+    var main = item.querySelector(".message-main") || item;
+    var body = main.querySelector(":scope > .body");
+    main.insertBefore(form, body || main.querySelector(":scope > .embeds"));
     box.disabled = true;
     function stop() {
       closeOpen(item);
@@ -138,7 +141,15 @@
     var item = link.closest("li.message");
     if (!item) return;
     event.preventDefault();
-    if (link.hasAttribute("data-edit")) startEdit(link, item);
-    else startDelete(link, item);
+    // Issue #36 §5: the click is already taken; should the page ever lack what the inline
+    // editor needs, the link's own page does the job instead of nothing happening.
+    try {
+      if (link.hasAttribute("data-edit")) startEdit(link, item);
+      else startDelete(link, item);
+    } catch (error) {
+      closeOpen(item);
+      window.location.href = link.href;
+      throw error;
+    }
   });
 })();
