@@ -5,6 +5,7 @@ import type { Clock } from './core/clock.js';
 import type { Random } from './core/random.js';
 import type { SnowflakeGenerator } from './core/snowflake.js';
 import type { Metrics } from './http/metrics.js';
+import type { OutboundClient } from './http/outbound.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import type { ChannelEvents } from './realtime/channel-events.js';
 import type { Coherence } from './storage/coherence.js';
@@ -38,6 +39,8 @@ export interface Deps {
   coherence?: Coherence;
   /** Server secrets, never in the database (config/server-secret.ts): the first is current, the rest are still accepted. */
   secrets: readonly [string, ...string[]];
+  /** DESIGN §4: the one client for outbound requests (timeouts, no redirects, capped bodies, public addresses only). */
+  outbound: OutboundClient;
 }
 
 export interface Services extends Deps {

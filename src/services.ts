@@ -9,6 +9,7 @@ import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
 import type { Services } from './deps.js';
 import { createProcessLog } from './http/log-destination.js';
 import { createMetrics, instrumentBucketStore } from './http/metrics.js';
+import { createOutboundClient } from './http/outbound.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
@@ -117,6 +118,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     clock,
     random,
     ids: new SnowflakeGenerator(clock, workerId),
+    outbound: createOutboundClient({ allowPrivate: config.outboundAllowPrivate }),
     logger,
     buckets,
     events,

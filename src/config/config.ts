@@ -52,6 +52,11 @@ export interface Config {
    * days are dropped by the maintenance job (storage/maintenance.ts); 0 (default) keeps all.
    */
   messageRetentionDays: number;
+  /**
+   * DESIGN §4, issue #36 §4: outbound requests (http/outbound.ts) may reach loopback, private and
+   * link-local addresses only when the operator allows it (tests, a laptop demo).
+   */
+  outboundAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -83,6 +88,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
   GATEHOUSE_OIDC_KEY_SECRET: '',
   GATEHOUSE_MESSAGE_RETENTION_DAYS: '0',
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'false',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -158,6 +164,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (oidcKeySecret !== undefined && oidcKeySecret.length < 16) problems.push('GATEHOUSE_OIDC_KEY_SECRET must be at least 16 characters');
 
   const messageRetentionDays = integer('GATEHOUSE_MESSAGE_RETENTION_DAYS', 0, 36_500);
+  const outboundAllowPrivateText = read('GATEHOUSE_OUTBOUND_ALLOW_PRIVATE').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(outboundAllowPrivateText)) problems.push(`GATEHOUSE_OUTBOUND_ALLOW_PRIVATE must be true or false (got "${outboundAllowPrivateText}")`);
+  const outboundAllowPrivate = outboundAllowPrivateText === 'true' || outboundAllowPrivateText === '1';
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -183,5 +192,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secretFile,
     oidcKeySecret,
     messageRetentionDays,
+    outboundAllowPrivate,
   };
 }

@@ -17,7 +17,7 @@ const HASHES_MAX = 4096;
 
 /**
  * DESIGN §1: an avatar or icon travels as an opaque hash, as on Discord, and the CDN routes
- * (cdn.routes.ts) redirect `/{kind}/{id}/{hash}.png` to the stored URL. The hash is the first
+ * (cdn.routes.ts) serve the image behind the stored URL at `/{kind}/{id}/{hash}.png`. The hash is the first
  * 32 hex digits of the URL's SHA-256: derived, so nothing new is stored, and it changes whenever
  * the URL does (libraries cache images by it). Memoised, bounded: the same few avatars are
  * presented again and again (DESIGN §5).
