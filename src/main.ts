@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config/config.js';
+import { filesOpenToOthers } from './config/file-modes.js';
 import { createServices } from './services.js';
+import { sqliteFiles } from './storage/connect.js';
 import { ensureSigningKeys } from './modules/oidc/oidc-keys.service.js';
 
 /**
@@ -18,7 +20,17 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
     }
     throw error;
   }
-  const services = await createServices(config);
+  let services;
+  try {
+    services = await createServices(config);
+  } catch (error) {
+    // Issue #36 §4: a secret the database does not know is a setting to fix, reported like the others.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   // Issue #22: ID-token signing keys exist from the first start (and a sealed one that cannot be opened stops it here).
   await ensureSigningKeys(services);
   const app = await buildApp(services);
@@ -28,6 +40,9 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
   services.logger.info({ port, baseUrl: config.baseUrl, database: services.dialect, workerId: services.workerId }, `Gatehouse listening on http://${config.host}:${port}`);
   // The server's log only: a CLI command's standard output is its JSON records.
   for (const advice of (await services.database.settingsAdvice?.()) ?? []) services.logger.warn(advice);
+  // Issue #36 §4: files made by an earlier version, or by hand, may be open to other users.
+  const privateFiles = [...sqliteFiles(config.databaseUrl), ...(config.secrets.length === 0 ? [config.secretFile] : [])];
+  for (const advice of filesOpenToOthers(privateFiles)) services.logger.warn(advice);
 
   let stopping = false;
   const stop = (signal: string) => {

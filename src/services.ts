@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Config } from './config/config.js';
-import { readOrCreateSecretFile } from './config/server-secret.js';
+import { ConfigError, type Config } from './config/config.js';
+import { secretMismatchProblem, serverSecrets } from './config/server-secret.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoRandom, type Random } from './core/random.js';
+import { secretCheck } from './core/sealed.js';
 import { MAX_WORKER_ID, SnowflakeGenerator } from './core/snowflake.js';
 import type { Services } from './deps.js';
 import { createProcessLog } from './http/log-destination.js';
@@ -20,6 +21,7 @@ import { createCoherence } from './storage/coherence.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { startMaintenance, type MaintenanceTimer } from './storage/maintenance.js';
 import { migrateToLatest } from './storage/migrate.js';
+import { settleSecretCheck } from './storage/server-secret-check.js';
 import { connectRedis, redisAnswers, waitUntilReady } from './storage/redis.js';
 import { WORKER_LEASE_MS, leaseWorkerId, releaseWorkerLease, renewWorkerLease } from './storage/worker-lease.js';
 
@@ -63,6 +65,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const secrets = serverSecrets(config);
+  // Issue #36 §4: an instance with another secret would seal and derive what the others cannot open.
+  if (!(await settleSecretCheck(database.db, [secretCheck(secrets[0]), ...secrets.slice(1).map(secretCheck)], clock.now()))) {
+    if (!overrides.database) await database.close();
+    throw new ConfigError([secretMismatchProblem(config)]);
+  }
 
   const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let renewTimer: NodeJS.Timeout | undefined;
@@ -105,9 +113,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
           watch: (tables, listener) => watchChanges(tables, listener),
         })
       : undefined;
-
-  const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
-  const secrets: readonly [string, ...string[]] = [current as string, ...previous];
 
   return {
     config,

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 import { ApiError } from '../core/errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
+import { serverSecrets } from '../config/server-secret.js';
+import { secretCheck } from '../core/sealed.js';
 import { createProcessLog } from '../http/log-destination.js';
 import { serve } from '../main.js';
 import { createServices } from '../services.js';
 import { connectDatabase } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { adoptSecretCheck } from '../storage/server-secret-check.js';
 import { CliUsageError, parseFlags, resolveCommand, type CliCommand } from './command.js';
 import { commands } from './commands/index.js';
 
@@ -14,7 +17,7 @@ import { commands } from './commands/index.js';
  * exactly one JSON object on stdout; errors go to stderr with a non-zero exit status.
  */
 function usage(): string {
-  const lines = ['Usage: gatehouse <command> [--flag value …] [--json]', '', 'Commands:', '  serve                 start the HTTP service', '  migrate               apply pending database migrations'];
+  const lines = ['Usage: gatehouse <command> [--flag value …] [--json]', '', 'Commands:', '  serve                 start the HTTP service', '  migrate               apply pending database migrations', '  secret adopt          make the database take this server secret (the previous one is lost)'];
   for (const c of commands) lines.push(`  ${c.name.padEnd(22)}${c.summary}`);
   lines.push('', 'Run "gatehouse <command> --help" for its flags. Settings come from the environment (README).');
   return lines.join('\n');
@@ -55,6 +58,23 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       try {
         const applied = await migrateToLatest(handle.db);
         printRecord({ applied }, argv.includes('--json'));
+      } finally {
+        await handle.close();
+      }
+      return 0;
+    }
+    if (first === 'secret' && argv[1] === 'adopt') {
+      if (argv.includes('--help')) {
+        process.stdout.write('Usage: gatehouse secret adopt [--json]\n\nRecords this configuration\'s server secret as the database\'s, for when the one it was used with is lost.\n');
+        return 0;
+      }
+      // Issue #36 §4: every other command refuses to start on a database used with another secret;
+      // this one is how an operator who lost that secret says so (docs/operations.md).
+      const handle = connectDatabase(config.databaseUrl, { durability: config.durability });
+      try {
+        await migrateToLatest(handle.db);
+        await adoptSecretCheck(handle.db, secretCheck(serverSecrets(config)[0]), Date.now());
+        printRecord({ adopted: true, message: 'The database now takes this server secret; start every instance with it.' }, argv.includes('--json'));
       } finally {
         await handle.close();
       }

@@ -125,6 +125,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const databaseUrl = read('DATABASE_URL');
+  // Issue #36 §4: a URL of another database (mysql://…) is not a file name. Only the scheme is
+  // echoed, since the rest may hold a password. A drive letter (C:\…) is a path.
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(databaseUrl)?.[1];
+  if (scheme !== undefined && scheme.length > 1 && !/^(?:sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be a postgres:// or postgresql:// URL, a sqlite: URL or a file path (got a "${scheme}:" URL)`);
+  }
   const redisUrl = read('REDIS_URL') || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
 

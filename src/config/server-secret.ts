@@ -41,3 +41,25 @@ function readSecret(file: string): string | undefined {
     throw error;
   }
 }
+
+/** The server secrets an instance uses, the sealing one first: GATEHOUSE_SECRET's list, or the secret file's one. */
+export function serverSecrets(config: { secrets: string[]; secretFile: string }): readonly [string, ...string[]] {
+  const [current, ...previous] = config.secrets.length > 0 ? config.secrets : [readOrCreateSecretFile(config.secretFile)];
+  return [current as string, ...previous];
+}
+
+/**
+ * Issue #36 §4: why an instance whose secret is not the database's refuses to start; the same
+ * sentence from the server and from every CLI command, naming the setting that fixes it.
+ */
+export function secretMismatchProblem(config: { secrets: string[]; secretFile: string }): string {
+  const which =
+    config.secrets.length > 0
+      ? 'GATEHOUSE_SECRET does not hold the server secret this database is used with'
+      : `GATEHOUSE_SECRET is unset, and the secret in ${config.secretFile} is not the server secret this database is used with (another instance made its own, or the file was replaced)`;
+  return (
+    `${which}. Set GATEHOUSE_SECRET to the value the other instances use: every instance of a cluster, and the CLI, need the same one ` +
+    '(to rotate, list the new one first and the old one after it, comma-separated). If that secret is lost, run "gatehouse secret adopt" with this setting ' +
+    'to make the database take it; what was sealed with the old one (invite codes kept for listing, pending one-time reveals) can then no longer be opened'
+  );
+}

@@ -33,3 +33,13 @@ export function open(key: Buffer, sealed: string, aad?: string): string | undefi
     return undefined;
   }
 }
+
+/**
+ * Issue #36 §4: what the database keeps to recognise its server secret, never the secret itself:
+ * HMAC-SHA-256(secret, a fixed label), hex. An instance whose secrets yield no stored check
+ * would seal and derive with a secret the others cannot use, so it refuses to start
+ * (storage/server-secret-check.ts). The label keeps this value apart from every sealing key.
+ */
+export function secretCheck(secret: string): string {
+  return createHmac('sha256', secret).update('gatehouse server secret check').digest('hex');
+}

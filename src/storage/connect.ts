@@ -18,6 +18,13 @@ export function sqlitePath(url: string): string {
   return path === ':memory:' || path === '' ? ':memory:' : path;
 }
 
+/** The files a SQLite database lives in (none in memory or on PostgreSQL): the database, its WAL and its shared-memory index. */
+export function sqliteFiles(url: string): string[] {
+  if (isPostgresUrl(url)) return [];
+  const path = sqlitePath(url);
+  return path === ':memory:' ? [] : [path, `${path}-wal`, `${path}-shm`];
+}
+
 export function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }

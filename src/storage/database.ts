@@ -16,6 +16,7 @@ import type {
 import type { ChannelReadsTable, MessagesTable } from '../modules/messages/messages.table.js';
 import type { OneTimeRevealsTable } from '../modules/reveals/reveals.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
+import type { ServerSecretCheckTable } from './server-secret-check.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
@@ -32,6 +33,7 @@ export interface Database {
   messages: MessagesTable;
   channel_reads: ChannelReadsTable;
   worker_leases: WorkerLeasesTable;
+  server_secret_check: ServerSecretCheckTable;
   applications: ApplicationsTable;
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;

@@ -88,3 +88,28 @@ describe('issue #21 §5: the server secret', () => {
     }
   });
 });
+
+describe('issue #36 §4: DATABASE_URL names a database Gatehouse speaks', () => {
+  it('an unknown scheme (mysql://x/y) is a configuration error listed with the others, not a SQLite file in ./mysql:/x/', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://gatehouse:hunter2@db/y', PORT: 'eighty' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(2);
+      expect(problems).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL, a sqlite: URL or a file path (got a "mysql:" URL)');
+      // The rest of the URL may hold a password: it is not echoed.
+      expect(problems.join('\n')).not.toContain('hunter2');
+    }
+    for (const url of ['mariadb://x/y', 'file:./x.db', 'POSTGRES://db/x', 'postgres:db']) {
+      expect(() => loadConfig({ DATABASE_URL: url }), url).toThrow(/DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    }
+  });
+
+  it('accepts PostgreSQL URLs, sqlite: URLs, :memory: and file paths (a Windows drive letter included)', () => {
+    for (const url of ['postgres://u@db/x', 'postgresql://u@db/x', 'sqlite:./x.db', 'sqlite:///var/lib/x.db', 'sqlite::memory:', ':memory:', './data/x.db', '/var/lib/gatehouse/x.db', 'x.db', 'C:\\gatehouse\\x.db']) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    }
+  });
+});

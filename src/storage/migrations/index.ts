@@ -13,6 +13,7 @@ import * as scalePartitions from './2026-11-25-20-scale-partitions.js';
 import * as oneTimeReveals from './2026-11-25-30-chat-manage-one-time-reveals.js';
 import * as chatReadChannelReads from './2026-11-25-30-chat-read-channel-reads.js';
 import * as inviteCodes from './2026-11-25-40-invite-codes.js';
+import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-30-chat-manage-one-time-reveals': oneTimeReveals,
   '2026-11-25-30-chat-read-channel-reads': chatReadChannelReads,
   '2026-11-25-40-invite-codes': inviteCodes,
+  '2026-11-27-30-server-secret-check': serverSecretCheck,
 };

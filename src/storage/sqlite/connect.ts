@@ -5,7 +5,7 @@
  * group's COMMIT (synchronous=NORMAL, or FULL under strict durability).
  * Tested: test/storage/group-commit.test.ts, test/storage/wal-checkpoint.test.ts.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
@@ -16,11 +16,23 @@ import { queryObservers } from '../query-observers.js';
 import { GroupCommitSqliteDialect } from './dialect.js';
 import { startCheckpointer } from './wal-checkpoint.js';
 
+/**
+ * Issue #36 §4: the folder is created 0700 and the database file 0600 before SQLite opens it;
+ * SQLite gives its -wal and -shm files the database file's mode, so they are 0600 too. Existing
+ * files keep their mode (main.ts warns when it is wider, config/file-modes.ts).
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+  // 'a' creates the file if it is missing and leaves an existing one as it is; SQLite reads an
+  // empty file as a new database.
+  closeSync(openSync(path, 'a', 0o600));
+}
+
 /** The size a grown WAL file is truncated back to once it restarts (SQLite's journal_size_limit). */
 export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export function connectSqlite(path: string, durability: Durability, backgroundCheckpoints: ConnectOptions['backgroundCheckpoints']): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') createPrivately(path);
   const native = new SQLite(path);
   // Ids exceed 2^53: return every integer as bigint and convert at the repository boundary.
   native.defaultSafeIntegers(true);
