@@ -19,9 +19,12 @@ export const ServerAction = {
   manageChannels: { all: Permission.MANAGE_CHANNELS },
   manageRoles: { all: Permission.MANAGE_ROLES },
   /** The settings overview: any of the sections' permissions. */
-  openSettings: { any: Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES },
-  /** The members section: inviting needs Manage server, giving roles Manage roles. */
-  seeMembers: { any: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES },
+  openSettings: { any: Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS },
+  /**
+   * The members section: inviting needs Manage server, giving roles Manage roles, removing Kick
+   * members (issue #36 §5: a moderator holding only Kick members kicks from the member list).
+   */
+  seeMembers: { any: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS },
   createInvite: { any: Permission.CREATE_INSTANT_INVITE | Permission.MANAGE_SERVER },
   removeMember: { any: Permission.KICK_MEMBERS | Permission.MANAGE_SERVER },
 } as const satisfies Record<string, Need>;

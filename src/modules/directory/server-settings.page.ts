@@ -19,7 +19,7 @@ export function settingsNav(server: { id: string; name: string }, can: SettingsA
     ['overview', 'Overview', true],
     ['channels', 'Channels', can.manageChannels],
     ['roles', 'Roles', can.manageRoles],
-    ['members', 'Members', can.manageServer || can.manageRoles],
+    ['members', 'Members', can.manageServer || can.manageRoles || can.removeMembers],
     ['invites', 'Invites', can.createInvite],
     ['integrations', 'Integrations', can.integrations],
   ];

@@ -16,7 +16,8 @@ import { loadChannelPage, postMessage, readChannelUpTo } from './messages.servic
 
 const hide = { hide: true } as const;
 
-const MANAGE_ANY = Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES;
+// The permissions that open some server settings section (directory/policy.ts openSettings).
+const MANAGE_ANY = Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS;
 
 /** The channel view and posting plain-text messages (pages context: viewer + CSRF). */
 export function registerMessagePages(pages: App, services: Services): void {
