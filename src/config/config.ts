@@ -57,6 +57,12 @@ export interface Config {
    * link-local addresses only when the operator allows it (tests, a laptop demo).
    */
   outboundAllowPrivate: boolean;
+  /**
+   * Issue #36 §1: live channel views (server-sent event streams) one person, and one client
+   * address (IPv6 by /64), may hold open on one instance; 0: no limit. Read at start-up.
+   */
+  liveStreamsPerPerson: number;
+  liveStreamsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +95,8 @@ export const ENVIRONMENT = {
   GATEHOUSE_OIDC_KEY_SECRET: '',
   GATEHOUSE_MESSAGE_RETENTION_DAYS: '0',
   GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'false',
+  GATEHOUSE_LIVE_STREAMS_PER_PERSON: '10',
+  GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '100',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -173,6 +181,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const outboundAllowPrivateText = read('GATEHOUSE_OUTBOUND_ALLOW_PRIVATE').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(outboundAllowPrivateText)) problems.push(`GATEHOUSE_OUTBOUND_ALLOW_PRIVATE must be true or false (got "${outboundAllowPrivateText}")`);
   const outboundAllowPrivate = outboundAllowPrivateText === 'true' || outboundAllowPrivateText === '1';
+  const liveStreamsPerPerson = integer('GATEHOUSE_LIVE_STREAMS_PER_PERSON', 0, 1_000_000);
+  const liveStreamsPerAddress = integer('GATEHOUSE_LIVE_STREAMS_PER_ADDRESS', 0, 1_000_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -199,5 +209,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     oidcKeySecret,
     messageRetentionDays,
     outboundAllowPrivate,
+    liveStreamsPerPerson,
+    liveStreamsPerAddress,
   };
 }

@@ -1,21 +1,24 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import { person } from '../../src/core/actor.js';
 import { deleteChannel } from '../../src/modules/directory/channels.service.js';
 import { updateRole } from '../../src/modules/directory/roles.service.js';
+import { changePassword, registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { cookieNames } from '../../src/web/pages.js';
 import { addMember, removeMember } from '../../src/modules/directory/members.service.js';
 import { leaveServer } from '../../src/modules/directory/members.service.js';
 import { createServer, deleteServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
 import { HEARTBEAT_MS } from '../../src/modules/messages/live.routes.js';
+import { editMessage } from '../../src/modules/messages/message-actions.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import type { MemoryChannelEvents } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
-import type { PageAgent } from '../support/page-agent.js';
-import { SseReader, cookieOf, liveStreams } from '../support/sse.js';
+import { SseReader, cookieOf, listenForStreams, liveStreams, stopListening } from '../support/sse.js';
+import { sample } from '../support/metrics.js';
+import { PageAgent } from '../support/page-agent.js';
 import { stored } from '../support/stored.js';
 
 /**
@@ -29,6 +32,12 @@ beforeAll(() => {
   t = live.t;
 });
 const follow = live.follow;
+
+/** A sample of this app's /metrics (0 when the series has not been observed yet). */
+async function metric(app: TestApp, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const res = await app.app.inject({ method: 'GET', url: '/metrics' });
+  return sample(res.body, name, labels) ?? 0;
+}
 
 /** Opens a stream and waits for its first block (the retry interval): from then on it is subscribed. */
 async function connected(agent: PageAgent, channelId: string, query = '', headers: Record<string, string> = {}): Promise<SseReader> {
@@ -278,6 +287,145 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     expect(asset.statusCode).toBe(200);
     expect(asset.headers['content-type']).toContain('text/javascript');
     expect(asset.body).toContain('new EventSource(');
+  });
+});
+
+describe('issue #36 §1: many streams of one channel', () => {
+  it('a message is rendered once however many streams follow its channel, and each reader still gets their own Edit and Delete', async () => {
+    const { server, general, owner, member } = await room();
+    const reader = await signedIn(t, { name: 'Rita Reader' });
+    await addMember(t.services, server.id, reader.person.id);
+    const streams = {
+      // The owner holds Manage messages: Delete on anyone's message, Edit only on their own.
+      owner: [await connected(owner.agent, general), await connected(owner.agent, general)],
+      author: [await connected(member.agent, general), await connected(member.agent, general), await connected(member.agent, general)],
+      reader: [await connected(reader.agent, general), await connected(reader.agent, general)],
+    };
+    const rendered = await metric(t, 'live_message_renders_total');
+
+    const posted = await postMessage(t.services, general, member.person.id, 'rendered **once**');
+    const received = async (list: SseReader[]) => Promise.all(list.map((s) => s.next((e) => e.event === 'message')));
+    for (const event of [...(await received(streams.owner)), ...(await received(streams.author)), ...(await received(streams.reader))]) {
+      expect(event.id).toBe(posted.id);
+      expect(event.data).toContain('<div class="body">rendered <strong>once</strong></div>');
+    }
+    expect(await metric(t, 'live_message_renders_total')).toBe(rendered + 1);
+
+    // The same markup reached everyone; only the actions differ, as on each reader's page.
+    const edited = await editMessage(t.services, person(member.person.id), general, posted.id, 'rendered **once**, edited');
+    expect(edited.message.editedAt).not.toBeNull();
+    const [ownerView] = await received(streams.owner.slice(0, 1));
+    const [authorView] = await received(streams.author.slice(0, 1));
+    const [readerView] = await received(streams.reader.slice(0, 1));
+    expect(authorView?.data).toContain('data-edit');
+    expect(authorView?.data).toContain('data-delete');
+    expect(ownerView?.data).not.toContain('data-edit');
+    expect(ownerView?.data).toContain('data-delete');
+    expect(readerView?.data).not.toContain('data-message-actions');
+    const strip = (data = '') => data.replace(/<div class="message-actions"[^]*?<\/div>/, '');
+    expect(strip(ownerView?.data)).toBe(strip(readerView?.data));
+    expect(strip(authorView?.data)).toBe(strip(readerView?.data));
+    expect(await metric(t, 'live_message_renders_total')).toBe(rendered + 2);
+  });
+
+  it('a person’s 11th stream is refused with 429 and a clear reason, subscribes nothing, and a closed stream frees its place', async () => {
+    const { general, owner, member } = await room();
+    const streams: SseReader[] = [];
+    for (let i = 0; i < 10; i += 1) streams.push(await connected(member.agent, general));
+    const refusedBefore = await metric(t, 'live_streams_refused_total', { cap: 'person' });
+
+    const eleventh = await follow(member.agent, general);
+    expect(eleventh.response.status).toBe(429);
+    expect(eleventh.response.headers.get('content-type')).toContain('text/html');
+    const body = await eleventh.response.text();
+    expect(body).toContain('Too many live views');
+    expect(body).toContain('You already follow 10 conversations live');
+    expect(listeners(general)).toBe(10);
+    expect(await metric(t, 'live_streams_refused_total', { cap: 'person' })).toBe(refusedBefore + 1);
+    // Another person of the same address is not held back by this person's streams.
+    await connected(owner.agent, general);
+
+    streams[0]?.close();
+    await expect.poll(() => listeners(general)).toBe(10);
+    const again = await connected(member.agent, general);
+    const id = await webhookMessage(general, { content: 'in again' });
+    expect((await again.next((e) => e.event === 'message')).id).toBe(id);
+  });
+
+  it('a stream refused for want of access (404) takes no place under the cap', async () => {
+    const { general } = await room();
+    const stranger = await signedIn(t, { name: 'Stan Stranger' });
+    for (let i = 0; i < 12; i += 1) expect((await follow(stranger.agent, general)).response.status).toBe(404);
+    const own = await room();
+    const streams: SseReader[] = [];
+    await addMember(t.services, own.server.id, stranger.person.id);
+    for (let i = 0; i < 10; i += 1) streams.push(await connected(stranger.agent, own.general));
+    expect(streams).toHaveLength(10);
+  });
+
+  it('a password change ends the live views of the browsers it signs out at once; the browser that changed it keeps its own', async () => {
+    const { server, general } = await room();
+    const password = 'correct horse battery staple 36';
+    const someone = await registerPerson(t.services, { username: `pw${t.services.ids.next()}`, name: 'Pat Password', password });
+    await addMember(t.services, server.id, someone.id);
+    const agentWith = async () => {
+      const session = await startSession(t.services, someone.id, 'vitest');
+      const agent = new PageAgent(t.app);
+      agent.cookies.set(cookieNames(false).session, session.token);
+      return { agent, token: session.token };
+    };
+    const here = await agentWith();
+    const elsewhere = await agentWith();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const kept = await connected(here.agent, general);
+    const ended = await connected(elsewhere.agent, general);
+    await changePassword(t.services, someone.id, { currentPassword: password, newPassword: 'another horse battery staple 36', currentSessionToken: here.token });
+    expect(await ended.next((e) => e.event === 'end')).toBeTruthy();
+    await ended.untilEnded();
+    const id = await webhookMessage(general, { content: 'still following' });
+    expect((await kept.next((e) => e.event === 'message')).id).toBe(id);
+  });
+});
+
+describe('issue #36 §1: streams per address (GATEHOUSE_LIVE_STREAMS_PER_ADDRESS)', () => {
+  let small: TestApp;
+  let base = '';
+  const opened: SseReader[] = [];
+  beforeAll(async () => {
+    small = await createTestApp({ env: { GATEHOUSE_LIVE_STREAMS_PER_PERSON: '2', GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '3' } });
+    base = await listenForStreams(small);
+  });
+  afterAll(async () => {
+    for (const s of opened) s.close();
+    if (small) await stopListening(small);
+  });
+  const open = async (agent: PageAgent, channelId: string) => {
+    const reader = await SseReader.open(`${base}/channels/${channelId}/events`, { cookie: cookieOf(agent) });
+    opened.push(reader);
+    return reader;
+  };
+
+  it('people behind one address share its cap: the stream beyond it is refused with 429 and says why', async () => {
+    const owner = await signedIn(small, { name: 'Nat Owner' });
+    const server = await createServer(small.services, owner.person.id, { name: 'One NAT' });
+    const general = server.channels[0]?.id as string;
+    const others = [await signedIn(small, { name: 'Nat One' }), await signedIn(small, { name: 'Nat Two' })];
+    for (const other of others) await addMember(small.services, server.id, other.person.id);
+    // Two of the owner's (their own cap), then one of another person: three from 127.0.0.1.
+    for (const agent of [owner.agent, owner.agent, others[0]?.agent as PageAgent]) {
+      const stream = await open(agent, general);
+      expect(stream.response.status).toBe(200);
+      await stream.next();
+    }
+    const third = await open(owner.agent, general);
+    expect(third.response.status).toBe(429);
+    expect(await third.response.text()).toContain('You already follow 2 conversations live');
+
+    const beyond = await open(others[1]?.agent as PageAgent, general);
+    expect(beyond.response.status).toBe(429);
+    expect(await beyond.response.text()).toContain('Your network already follows 3 conversations live');
+    expect(await metric(small, 'live_streams_refused_total', { cap: 'address' })).toBe(1);
+    expect(await metric(small, 'live_streams_open')).toBe(3);
   });
 });
 

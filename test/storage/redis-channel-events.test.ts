@@ -15,7 +15,8 @@ import { createServices } from '../../src/services.js';
 import type { TestApp } from '../support/app.js';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../support/database.js';
 import { signedIn } from '../support/directory-fixtures.js';
-import { SseReader } from '../support/sse.js';
+import { SseReader, cookieOf } from '../support/sse.js';
+import { sample } from '../support/metrics.js';
 
 if (!TEST_REDIS_URL) {
   console.warn('[redis-channel-events] TEST_REDIS_URL is not set: the two-instance live-update tests need a Redis and do not run here; the outage behaviour still does.');
@@ -143,6 +144,25 @@ describe.skipIf(!TEST_REDIS_URL)('two instances sharing one Redis (REDIS_URL)', 
     a.services.events.publish({ type: 'message_delete', channelId: general, messageId: id });
     // The deletion comes next: the creation was not delivered twice (B ignores nothing but its own echo).
     expect(await stream.next((e) => e.event !== 'message' || e.data !== '')).toMatchObject({ event: 'delete', data: id });
+  });
+
+  it('issue #36 §1: a message posted through A is rendered once on B, however many of B’s streams follow the channel', async () => {
+    const { owner, general, stream } = await setup();
+    const more: SseReader[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const extra = await SseReader.open(`${b.base}/channels/${general}/events`, { cookie: cookieOf(owner.agent) });
+      streams.push(extra);
+      expect(extra.response.status).toBe(200);
+      await extra.next();
+      more.push(extra);
+    }
+    await b.events.ready(general);
+    const renders = async () => sample(await b.services.metrics.render(), 'live_message_renders_total') ?? 0;
+    const before = await renders();
+    const posted = await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'once on **B**' });
+    expect(posted.statusCode).toBe(303);
+    for (const s of [stream, ...more]) expect((await s.next((e) => e.event === 'message')).data).toContain('once on <strong>B</strong>');
+    expect(await renders()).toBe(before + 1);
   });
 
   it('B unsubscribes from Redis when its last view of the channel closes', async () => {

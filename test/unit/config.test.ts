@@ -58,6 +58,14 @@ describe('configuration (DESIGN §8)', () => {
     expect(() => loadConfig({ GATEHOUSE_REQUEST_TIMEOUT_MS: '5000', GATEHOUSE_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/must not exceed GATEHOUSE_REQUEST_TIMEOUT_MS/);
   });
 
+  it('live streams: 10 per person and 100 per address by default, configurable, 0 for no cap, nothing else (issue #36 §1)', () => {
+    expect([loadConfig({}).liveStreamsPerPerson, loadConfig({}).liveStreamsPerAddress]).toEqual([10, 100]);
+    const c = loadConfig({ GATEHOUSE_LIVE_STREAMS_PER_PERSON: '3', GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '0' });
+    expect([c.liveStreamsPerPerson, c.liveStreamsPerAddress]).toEqual([3, 0]);
+    expect(() => loadConfig({ GATEHOUSE_LIVE_STREAMS_PER_PERSON: '-1' })).toThrow(/GATEHOUSE_LIVE_STREAMS_PER_PERSON must be a whole number/);
+    expect(() => loadConfig({ GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: 'many' })).toThrow(/GATEHOUSE_LIVE_STREAMS_PER_ADDRESS must be a whole number/);
+  });
+
   it('reads trusted proxies as a list', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.0.0.2' }).trustProxy).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(loadConfig({}).trustProxy).toBe(false);

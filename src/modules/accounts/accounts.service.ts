@@ -4,6 +4,7 @@ import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
+import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';
@@ -266,5 +267,7 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
     await savePasswordHash(trx, personId, passwordHash);
     return deleteSessionsOfUser(trx, personId, keep);
   });
+  // Issue #36 §1: the live views of the browsers just signed out end now, not at their next heartbeat.
+  if (endedSessions > 0) announceAccessChange(deps.events, personId);
   return { endedSessions };
 }

@@ -1,11 +1,15 @@
 import type { ServerResponse } from 'node:http';
+import { Counter, Gauge } from 'prom-client';
 import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { ChannelEvent } from '../../realtime/channel-events.js';
+import { OpenStreams, type StreamRefusal } from '../../realtime/stream-caps.js';
 import type { Services } from '../../deps.js';
+import type { Channel } from '../directory/channels.js';
+import { addressBlock } from '../accounts/sign-in-throttle.js';
+import { LiveFrames, sseEvent } from './live.page.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
-import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel, type LiveUpdate } from './live.service.js';
-import { messageItem } from './message-list.page.js';
+import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
 import { rightsIn } from './message-actions.service.js';
 import type { MessageRights } from './message-rights.js';
 import { person } from '../../core/actor.js';
@@ -15,17 +19,11 @@ export const HEARTBEAT_MS = 25_000;
 /** How long a browser waits before reconnecting after the stream drops. */
 const RETRY_MS = 3_000;
 
-/** One server-sent event; every line of `data` gets its own `data:` field (WHATWG HTML §9.2.6). */
-export function sseEvent(event: string, data: string, id?: string): string {
-  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`);
-  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\n${lines.join('')}\n`;
-}
-
-/** `rights`: the viewer's Edit and Delete on each message (message-actions.page.ts), as on their page. */
-function frame(update: LiveUpdate, rights: MessageRights): string {
-  if (update.kind === 'delete') return sseEvent('delete', update.messageId);
-  // Only creations carry an id: Last-Event-ID then names the newest message this browser has.
-  return sseEvent('message', messageItem(update.message, { rights }).value, update.created ? update.message.id : undefined);
+/** Issue #36 §1: the answer to a stream beyond a cap; live.js shows a notice with Reconnect. */
+function refused(cap: StreamRefusal, limit: number): PageError {
+  return cap === 'person'
+    ? new PageError(429, 'Too many live views', `You already follow ${limit} conversations live. Close a tab or window showing one, then reconnect.`)
+    : new PageError(429, 'Too many live views', `Your network already follows ${limit} conversations live. Close some, then reconnect.`);
 }
 
 /**
@@ -41,10 +39,21 @@ function frame(update: LiveUpdate, rights: MessageRights): string {
  * A reconnecting browser sends Last-Event-ID (or a fresh page sends ?after=) and first receives
  * what was posted since. The stream unsubscribes when the connection closes, and every open
  * stream is ended when the server shuts down so shutdown is not held up; browsers reconnect.
+ *
+ * Issue #36 §1: one event is loaded and rendered once for all the streams of its channel on this
+ * instance (LiveFrames); a stream only adds its reader's Edit and Delete. A person may hold
+ * `liveStreamsPerPerson` streams open here and an address (IPv6 by /64) `liveStreamsPerAddress`;
+ * one more is answered 429 before anything is subscribed.
  */
 export function registerLivePages(pages: App, services: Services, options: { heartbeatMs?: number } = {}): void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const open = new Set<ServerResponse>();
+  const places = new OpenStreams({ perPerson: services.config.liveStreamsPerPerson, perAddress: services.config.liveStreamsPerAddress });
+  const registers = [services.metrics.registry];
+  const renders = new Counter({ name: 'live_message_renders_total', help: 'Messages rendered for live channel views: one per event however many streams follow the channel, plus the catch-up of a connecting stream.', registers });
+  const openGauge = new Gauge({ name: 'live_streams_open', help: 'Live channel view streams open on this instance.', registers });
+  const refusals = new Counter({ name: 'live_streams_refused_total', help: 'Live streams refused by a cap (GATEHOUSE_LIVE_STREAMS_PER_PERSON, _PER_ADDRESS), by cap.', labelNames: ['cap'], registers });
+  const frames = new LiveFrames(() => renders.inc());
 
   pages.addHook('preClose', async () => {
     for (const response of open) response.end();
@@ -55,9 +64,22 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     const sessionToken = request.sessionToken;
     // EventSource does not follow a sign-in redirect usefully; a non-200 answer stops it instead.
     if (!viewer || !sessionToken) throw new PageError(401, 'Sign in required', 'Sign in to follow this channel.');
-    const channel = await requireLiveChannel(services, viewer.id, request.params.channelId);
-    // Re-read on every access change below: a moderator whose role is taken away stops being offered Delete.
-    let rights = await rightsIn(services, person(viewer.id), channel);
+    // Taken before any await, so streams opened at the same moment cannot all take the last place.
+    const place = places.open(viewer.id, addressBlock(request.ip));
+    if (typeof place === 'string') {
+      refusals.inc({ cap: place });
+      throw refused(place, place === 'person' ? places.caps.perPerson : places.caps.perAddress);
+    }
+    let channel: Channel;
+    let rights: MessageRights;
+    try {
+      channel = await requireLiveChannel(services, viewer.id, request.params.channelId);
+      // Re-read on every access change below: a moderator whose role is taken away stops being offered Delete.
+      rights = await rightsIn(services, person(viewer.id), channel);
+    } catch (error) {
+      place.release();
+      throw error;
+    }
     const lastEventId = request.headers['last-event-id'];
     const after = (typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after) ?? '';
 
@@ -74,6 +96,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     });
     response.write(`retry: ${RETRY_MS}\n\n`);
     open.add(response);
+    openGauge.inc();
 
     let closed = false;
     // Set when access ended: nothing more is written but the `end` event itself.
@@ -111,7 +134,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     const unsubscribers = [
       services.events.subscribe(channel.id, (event: ChannelEvent) => {
         if (event.type === 'access_change') recheck();
-        else enqueue(async () => frame(await liveUpdate(services, event), rights));
+        else enqueue(async () => frames.frame(await liveUpdate(services, event), rights));
       }),
       services.events.subscribe(viewer.id, recheck),
       ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
@@ -126,15 +149,21 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     }, heartbeatMs);
     heartbeat.unref();
 
-    response.on('close', () => {
+    const release = () => {
+      if (closed) return;
       closed = true;
       clearInterval(heartbeat);
       for (const unsubscribe of unsubscribers) unsubscribe();
-      open.delete(response);
+      if (open.delete(response)) openGauge.dec();
+      place.release();
       // The browser went away mid-stream: the server keeps a half-closed socket open until its
       // response ends, which would hold up shutdown; release it now.
       if (!response.writableEnded) response.destroy();
-    });
+    };
+    response.on('close', release);
+    // A browser that left while access was checked above closed its response before the listener
+    // existed: without this its place under the caps and its subscriptions would stay taken.
+    if (response.destroyed) release();
 
     // Subscribed first, then caught up: nothing posted in between is missed (a duplicate is
     // harmless, the page replaces a message with the same id).
@@ -142,7 +171,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       await services.events.ready?.(channel.id);
       if (after === '') return undefined;
       const missed = await messagesAfter(services, channel.id, after);
-      return missed.map((message) => frame({ kind: 'message', created: true, message }, rights)).join('');
+      return frames.missed(missed, rights);
     });
   });
 }

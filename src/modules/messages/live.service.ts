@@ -8,6 +8,7 @@ import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findDmPair } from './dms.repository.js';
+import type { LiveUpdate } from './live.js';
 import { CHANNEL_VIEW_LIMIT, toMessageView, type MessageView } from './messages.js';
 import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
 
@@ -49,8 +50,6 @@ export async function mayStillFollow(deps: Deps, sessionToken: string, viewerId:
   return channel !== undefined && (await mayView(deps, viewerId, channel));
 }
 
-/** What a stream sends for one channel event: a message to show (created or edited), or an id to remove. */
-export type LiveUpdate = { kind: 'message'; created: boolean; message: MessageView } | { kind: 'delete'; messageId: string };
 
 /**
  * Every view open on this instance receives the same event object (channel-events.ts fans one

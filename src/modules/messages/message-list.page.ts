@@ -1,6 +1,6 @@
 import { DAY, MINUTE } from '../../core/clock.js';
 import { hexColor, readableOn } from '../../core/contrast.js';
-import { html, type SafeHtml } from '../../web/html.js';
+import { html, raw, type SafeHtml } from '../../web/html.js';
 import { embedsBlock } from './embeds.page.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
@@ -78,6 +78,22 @@ export interface MessageItemOptions {
  * the Markdown subset of markdown.ts, and embeds.
  */
 export function messageItem(m: MessageView, options: MessageItemOptions = {}): SafeHtml {
+  return withActions(sharedMessageItem(m, options), options.rights);
+}
+
+/**
+ * A message's list item without the reader's Edit and Delete: everything that is the same for
+ * every reader, Markdown and embeds included. Issue #36 §1: a live update renders it once per
+ * event and each stream adds its reader's actions with `withActions`, which does no Markdown work.
+ */
+export interface SharedMessageItem {
+  readonly message: MessageView;
+  /** The markup before the actions, and after them. */
+  readonly before: string;
+  readonly after: string;
+}
+
+export function sharedMessageItem(m: MessageView, options: Omit<MessageItemOptions, 'rights'> = {}): SharedMessageItem {
   const edited = m.editedAt !== null ? html` <span class="small">(edited)</span>` : '';
   const head = options.grouped
     ? html`<span class="gutter">${time(m.createdAt, options.now, true)}</span>`
@@ -85,15 +101,20 @@ export function messageItem(m: MessageView, options: MessageItemOptions = {}): S
   const meta = options.grouped
     ? html`<span class="visually-hidden">${m.author.name}</span>${edited}`
     : html`<div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt, options.now)}${edited}</div>`;
-  return html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
+  const before = html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
 ${head}
 <div class="message-main">
 ${meta}
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
 </div>
-${messageActions(m, options.rights)}
-</li>`;
+`;
+  return { message: m, before: before.value, after: '\n</li>' };
+}
+
+/** One reader's item: the shared markup around their Edit and Delete (message-actions.page.ts). */
+export function withActions(item: SharedMessageItem, rights: MessageRights | undefined): SafeHtml {
+  return raw(item.before + messageActions(item.message, rights).value + item.after);
 }
 
 const sameGroup = (a: MessageView, b: MessageView): boolean =>

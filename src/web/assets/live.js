@@ -4,7 +4,8 @@
  * the server-rendered list `ol.messages[data-live]`. It opens the list's event stream
  * (live.routes.ts) with EventSource, asking for what was posted after the newest message it shows;
  * `message` events carry a rendered <li> that replaces the one with the same id or is inserted in
- * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect). When the
+ * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect); a stream
+ * the server refuses (too many open, issue #36 §1) shows a notice with Reconnect. When the
  * reader was at the newest message (of the history pane, which scrolls by itself, or of the
  * window) the view stays there; scrolled up, what they read stays put and "New messages ↓"
  * appears. Times are shown in the reader's time zone.
@@ -121,15 +122,46 @@
     settle(false);
   }
 
+  // Issue #36 §1: a stream the server refuses (429 beyond the open-stream caps; also 401 or 404)
+  // is not retried by EventSource. The reader is told, and Reconnect tries again once they have
+  // closed another view; nothing retries by itself, so a refused page adds no load.
+  var notice = null;
+  function showNotice() {
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.className = "error live-notice";
+      notice.setAttribute("role", "status");
+      notice.setAttribute("data-live-notice", "");
+      notice.appendChild(document.createTextNode("Live updates stopped: new messages show when you reload, or reconnect after closing other tabs following a conversation. "));
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = "Reconnect";
+      button.addEventListener("click", function () {
+        notice.hidden = true;
+        connect();
+      });
+      notice.appendChild(button);
+      var anchor = pane || list;
+      anchor.parentNode.insertBefore(notice, anchor.nextSibling);
+    }
+    notice.hidden = false;
+  }
+
   var url = list.getAttribute("data-live");
-  var after = newestId();
-  var source = new EventSource(after ? url + "?after=" + encodeURIComponent(after) : url);
-  source.addEventListener("message", function (event) { upsert(event.data); });
-  source.addEventListener("delete", function (event) { remove(event.data); });
-  source.addEventListener("end", function () { source.close(); });
-  list.setAttribute("data-live-state", "connecting");
-  source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });
-  source.addEventListener("error", function () {
-    list.setAttribute("data-live-state", source.readyState === EventSource.CLOSED ? "closed" : "connecting");
-  });
+  function connect() {
+    var after = newestId();
+    var source = new EventSource(after ? url + "?after=" + encodeURIComponent(after) : url);
+    var ended = false;
+    source.addEventListener("message", function (event) { upsert(event.data); });
+    source.addEventListener("delete", function (event) { remove(event.data); });
+    source.addEventListener("end", function () { ended = true; source.close(); list.setAttribute("data-live-state", "closed"); });
+    list.setAttribute("data-live-state", "connecting");
+    source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });
+    source.addEventListener("error", function () {
+      var closed = source.readyState === EventSource.CLOSED;
+      list.setAttribute("data-live-state", closed ? (ended ? "closed" : "refused") : "connecting");
+      if (closed && !ended) showNotice();
+    });
+  }
+  connect();
 })();
