@@ -2,7 +2,8 @@
  * Snowflake ids (DESIGN §1): Discord-style 64-bit ids, their creation time, and the check of an
  * id presented in a URL or a body.
  * Invariant: ids of one process never repeat, no two live processes share a worker id, and
- * isSnowflake accepts exactly 1–20 digits below 2^63. Tested by test/unit/snowflake.test.ts.
+ * isSnowflake accepts exactly the canonical decimal form of 0 to 2^63 − 1 (no leading zero).
+ * Tested by test/unit/snowflake.test.ts and test/http/canonical-ids.test.ts.
  */
 import type { Clock } from './clock.js';
 
@@ -58,10 +59,14 @@ export function snowflakeTime(id: string): number {
   return Number(BigInt(id) >> 22n) + DISCORD_EPOCH;
 }
 
-/** A syntactically valid snowflake: 1–20 decimal digits that fit in 63 bits. */
+/**
+ * A syntactically valid snowflake: the canonical decimal form of a number below 2^63. Issue #36
+ * §5: a leading zero is refused, so one row has one id: `0123` would otherwise find row 123 (both
+ * databases compare it as a number) and every resource would answer under endless aliases.
+ */
 export function isSnowflake(value: string): boolean {
-  if (!/^[0-9]{1,20}$/.test(value)) return false;
-  // Up to 18 digits always fits (10^18 < 2^63): only longer ids need the BigInt parse. Every
+  if (!/^(?:0|[1-9][0-9]{0,18})$/.test(value)) return false;
+  // Up to 18 digits always fits (10^18 < 2^63): only 19-digit ids need the BigInt parse. Every
   // webhook URL request asks this (docs/performance.md §Ids, secrets and randomness).
   return value.length <= 18 || BigInt(value) < MAX_SNOWFLAKE_EXCLUSIVE;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { impersonationProblem, nameSkeleton, passesForService, RESERVED_NAMES } from '../../src/core/impersonation.js';
+import { impersonationProblem, nameReadings, nameSkeleton, passesForService, RESERVED_NAMES } from '../../src/core/impersonation.js';
 
 const SERVICE = 'Gatehouse';
 
@@ -76,5 +76,25 @@ describe('the impersonation rule (SPEC §2.9, §7): names that pass for the serv
     expect(nameSkeleton('G\u0430te-H0use\u200b')).toBe(nameSkeleton('gatehouse'));
     expect(nameSkeleton('Straße')).toBe('strasse');
     expect(nameSkeleton('I1l|')).toBe('llll');
+  });
+});
+
+describe('issue #36 §5: every digit that looks like a letter folds to it', () => {
+  it('refuses the service name written with 6 or 9 for G, 8 for B, 2 for Z', () => {
+    for (const name of ['6atehouse', '6ATEH0USE', '9atehouse', '6 a t e h o u s e bot']) expect(passesForService(name, SERVICE), name).toBe(true);
+    expect(passesForService('8ob alerts', 'Bob')).toBe(true);
+    expect(passesForService('6o6 alerts', 'Bob')).toBe(true);
+    expect(passesForService('2oe', 'Zoe')).toBe(true);
+    expect(passesForService('9uill', 'Quill')).toBe(true);
+  });
+
+  it('reads 6 as G or b and 9 as g or q; the skeleton is the first reading', () => {
+    expect(nameReadings('6o9')).toEqual(['gog', 'goq', 'bog', 'boq']);
+    expect(nameSkeleton('6atehouse')).toBe(nameSkeleton('Gatehouse'));
+    expect(nameSkeleton('28')).toBe('zb');
+  });
+
+  it('still allows names whose digits spell nothing of the service', () => {
+    for (const name of ['Build 69', 'CI 2.8', 'Deploy bot 2026', 'Team 6']) expect(passesForService(name, SERVICE), name).toBe(false);
   });
 });

@@ -88,3 +88,14 @@ describe('snowflake ids (DESIGN §1: 64-bit, time-ordered, decimal strings)', ()
     }
   });
 });
+
+describe('issue #36 §5: one id, one spelling', () => {
+  it('isSnowflake refuses a leading zero (0123, 00, a 20-digit 0-padded id) and accepts 0 and every generated id', () => {
+    for (const value of ['0123', '00', '01', '09223372036854775807', '000000000000000000001']) expect(isSnowflake(value), value).toBe(false);
+    expect(isSnowflake('0')).toBe(true);
+    expect(isSnowflake('1')).toBe(true);
+    const id = new SnowflakeGenerator(new ManualClock(), 5).next();
+    expect(isSnowflake(id)).toBe(true);
+    expect(isSnowflake(`0${id}`)).toBe(false);
+  });
+});
