@@ -133,6 +133,12 @@ export async function findManagedRoleId(db: Db, serverId: string, applicationId:
   return row ? toId(row.id) : undefined;
 }
 
+/** What the app's managed roles in the server hold together; undefined when it has none there. */
+export async function findManagedRolePermissions(db: Db, serverId: string, applicationId: string): Promise<bigint | undefined> {
+  const rows = await db.selectFrom('roles').select('permissions').where('server_id', '=', serverId).where('managed_application_id', '=', applicationId).execute();
+  return rows.length === 0 ? undefined : rows.reduce((bits, row) => bits | BigInt(row.permissions), 0n);
+}
+
 /** Deletes every role the app manages in the server; assignments cascade. */
 export async function deleteManagedRoles(db: Db, serverId: string, applicationId: string): Promise<void> {
   await db.deleteFrom('roles').where('server_id', '=', serverId).where('managed_application_id', '=', applicationId).execute();

@@ -8,7 +8,7 @@ import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { authorize } from '../directory/access.service.js';
 import { joinServerAsBot, removeMemberInTransaction } from '../directory/members.service.js';
-import { requireMemberInReach, ServerAction } from '../directory/policy.js';
+import { requireMemberInReach, roleBitsOutOfReach, ServerAction } from '../directory/policy.js';
 import { appendRoleInTransaction, updateRoleInTransaction } from '../directory/roles.service.js';
 import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
@@ -18,6 +18,7 @@ import {
   deleteManagedRoles,
   deleteServerInstall,
   findManagedRoleId,
+  findManagedRolePermissions,
   listCommandsOfApplications,
   listServerInstallRows,
   upsertServerInstall,
@@ -82,8 +83,26 @@ export async function installConsentView(deps: Deps, install: InstallRequest, us
   };
 }
 
-/** A bot install the consent form's answer may make, or why it may not (the caller words the page). */
-export type InstallPlanResult = { ok: true; plan: ServerInstallPlan } | { ok: false; problem: 'no-server' | 'not-allowed' };
+/**
+ * A bot install the consent form's answer may make, or why it may not (the caller words the page).
+ * 'out-of-reach': the bot is installed there already and its managed role holds `missing`, which
+ * the person lacks.
+ */
+export type InstallPlanResult =
+  | { ok: true; plan: ServerInstallPlan }
+  | { ok: false; problem: 'no-server' | 'not-allowed' }
+  | { ok: false; problem: 'out-of-reach'; missing: string[] };
+
+/**
+ * Issue #36 §5, docs/permissions.md rule 3: installing again rewrites the bot's managed role, so
+ * it needs that role within the installer's reach, as editing any role does; otherwise a
+ * moderator could strip a bot of permissions they do not hold by reinstalling it with fewer.
+ * The labels of the role's bits the installer lacks; [] when they may.
+ */
+async function managedRoleOutOfReach(deps: Deps, serverId: string, applicationId: string, held: bigint): Promise<string[]> {
+  const current = await findManagedRolePermissions(deps.db, serverId, applicationId);
+  return current === undefined ? [] : permissionLabelList(roleBitsOutOfReach(held, current));
+}
 
 /**
  * The bot install the consent form asks for, never trusting the form (issue #4): the chosen
@@ -97,6 +116,8 @@ export async function planServerInstall(deps: Deps, app: Application, install: I
   if (serverId === undefined) return { ok: false, problem: 'no-server' };
   const held = await memberPermissions(deps, serverId, installerId);
   if (held === undefined || !has(held, Permission.MANAGE_SERVER)) return { ok: false, problem: 'not-allowed' };
+  const missing = await managedRoleOutOfReach(deps, serverId, app.id, held);
+  if (missing.length > 0) return { ok: false, problem: 'out-of-reach', missing };
   const server = await getServer(deps, serverId);
   return {
     ok: true,
@@ -124,13 +145,15 @@ export interface RecordedInstall {
  * The bot install a code carries for an app that requires the code grant (issue #21 §5), written
  * in the exchange's transaction so only a code the app actually redeems adds the bot. The
  * person's right to add it is checked again, since up to 10 minutes have passed: they must still
- * hold Manage server there ('not-allowed' otherwise), and the bot gets what was granted and they
- * still hold. Undefined when the code carries no such install.
+ * hold Manage server there ('not-allowed' otherwise) and reach the bot's managed role if it is
+ * installed there already ('out-of-reach'), and the bot gets what was granted and they still hold. Undefined when the code carries no such install.
  */
-export async function planInstallAtExchange(deps: Deps, app: Application, recorded: RecordedInstall): Promise<ServerInstallPlan | 'not-allowed' | undefined> {
+export async function planInstallAtExchange(deps: Deps, app: Application, recorded: RecordedInstall): Promise<ServerInstallPlan | 'not-allowed' | 'out-of-reach' | undefined> {
   if (!app.botRequireCodeGrant || recorded.serverId === null || recorded.permissions === null || app.botUserId === null) return undefined;
   const held = await memberPermissions(deps, recorded.serverId, recorded.userId);
   if (held === undefined || !has(held, Permission.MANAGE_SERVER)) return 'not-allowed';
+  // Issue #36 §5: the bot may have been installed meanwhile by someone holding more.
+  if ((await managedRoleOutOfReach(deps, recorded.serverId, app.id, held)).length > 0) return 'out-of-reach';
   const granted = BigInt(recorded.permissions);
   return {
     application: { id: app.id, name: app.name, botUserId: app.botUserId },

@@ -91,6 +91,15 @@ export function requireRoleInReach(actorPermissions: bigint, role: { name: strin
   throw new ApiError(403, 50013, `The role "${role.name}" has permissions you do not have (${permissionLabels(missing)}), so you cannot change who holds it or what it allows.`);
 }
 
+/**
+ * Rule 3 as a question, for callers that word their own refusal: the bits of a role the actor
+ * lacks (0n: the role is within reach). Reinstalling a bot rewrites its managed role, so the
+ * installer must reach that role (issue #36 §5).
+ */
+export function roleBitsOutOfReach(actorPermissions: bigint, rolePermissions: bigint): bigint {
+  return ungrantableBits(actorPermissions, rolePermissions);
+}
+
 /** Removing a member: they must not hold anything the actor lacks (so a moderator cannot remove an Administrator). */
 export function requireMemberInReach(actorPermissions: bigint, targetPermissions: bigint): void {
   if (ungrantableBits(actorPermissions, targetPermissions) === 0n) return;

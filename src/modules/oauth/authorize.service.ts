@@ -134,6 +134,14 @@ async function botInstallPlan(deps: Deps, app: Application, request: ConsentRequ
   const planned = request.install ? await planServerInstall(deps, app, request.install, userId, ticked) : ({ ok: false, problem: 'no-server' } as const);
   if (planned.ok) return planned.plan;
   if (planned.problem === 'no-server') return refusedPage(400, 'Choose a server', 'Choose the server to add the bot to, then press Authorize. Nothing was added.');
+  // Issue #36 §5: installing again would rewrite a role out of the person's reach.
+  if (planned.problem === 'out-of-reach') {
+    return refusedPage(
+      403,
+      'You cannot change this bot’s permissions',
+      `${app.name} is already in that server, and its role holds permissions you do not have (${planned.missing.join(', ')}). Only someone who holds them can install it again. Nothing was changed.`,
+    );
+  }
   return refusedPage(403, 'You cannot add bots to that server', 'Adding a bot to a server needs the Manage server permission there. Nothing was added.');
 }
 

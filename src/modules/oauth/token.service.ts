@@ -213,6 +213,7 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   // Issue #21 §5: an app requiring the code grant gets its bot now, if the person still may add it.
   const install = grant ? await planInstallAtExchange(deps, app, grant) : undefined;
   if (install === 'not-allowed') throw new OAuthError('invalid_grant', 'the person who authorized can no longer add bots to that server');
+  if (install === 'out-of-reach') throw new OAuthError('invalid_grant', 'the bot is in that server with permissions the person who authorized does not hold');
   // Issue #23: webhook.incoming creates its webhook here, with the code's consumption: checked
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
