@@ -76,9 +76,9 @@ async function consent(base, jar, page) {
   return request(base, { method: 'POST', path: '/app/oauth2/authorize', headers: { cookie: jar.header() }, form: form.fields });
 }
 
-/** Adds the bot to the server through the install page, with View channel and Manage webhooks. */
-export async function installBot(base, jar, botClientId, serverId) {
-  const query = new URLSearchParams({ client_id: botClientId, scope: 'bot', permissions: BOT_PERMISSIONS.toString(), server_id: serverId, disable_server_select: 'true' });
+/** Adds the bot to the server through the install page, with View channel and Manage webhooks (or `permissions`). */
+export async function installBot(base, jar, botClientId, serverId, permissions = BOT_PERMISSIONS) {
+  const query = new URLSearchParams({ client_id: botClientId, scope: 'bot', permissions: permissions.toString(), server_id: serverId, disable_server_select: 'true' });
   const page = await request(base, { path: `/app/oauth2/authorize?${query}`, headers: { cookie: jar.header() } });
   if (page.status !== 200) throw new Error(`bot install page answered ${page.status}: ${page.headers.location ?? page.text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(0, 1500)}`);
   const res = await consent(base, jar, page);
