@@ -1,4 +1,5 @@
 import { codePoints } from '../../core/checked.js';
+import { actorNameProblem } from '../../core/names.js';
 import { MessageLimits } from './message-limits.js';
 import { color, dict, isObject, messages, pick, REQUIRED_URL, str, timestamp, url, type Errors, type Obj, type Path } from './payload-fields.js';
 
@@ -38,8 +39,11 @@ interface EmbedResult {
   visible: boolean;
 }
 
-/** Parses `raw` at `path` (['embeds', i]); undefined when it is not an object at all. */
-export function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResult | undefined {
+/**
+ * Parses `raw` at `path` (['embeds', i]); undefined when it is not an object at all. `serviceName`
+ * (GATEHOUSE_SERVICE_NAME) is for the author name's rule (parseAuthor).
+ */
+export function parseEmbed(raw: unknown, path: Path, errors: Errors, serviceName: string): EmbedResult | undefined {
   if (!isObject(raw)) {
     errors.add(path, 'DICT_TYPE_CONVERT', messages.object);
     return undefined;
@@ -50,7 +54,7 @@ export function parseEmbed(raw: unknown, path: Path, errors: Errors): EmbedResul
     parseTopLevel(raw, path, errors, embed) +
     parseFooter(raw, path, errors, embed) +
     parseMedia(raw, path, errors, embed) +
-    parseAuthor(raw, path, errors, embed) +
+    parseAuthor(raw, path, errors, embed, serviceName) +
     parseFields(raw, path, errors, embed);
   return { embed, size, visible: embedIsVisible(embed) };
 }
@@ -99,13 +103,25 @@ function parseMedia(raw: Obj, path: Path, errors: Errors, embed: Embed): number 
   return 0;
 }
 
-function parseAuthor(raw: Obj, path: Path, errors: Errors, embed: Embed): number {
+/**
+ * The author line is drawn at the top of the embed, bold and with its own icon, as who is
+ * speaking: issue #36 §5 holds its name to the actor-name rule of webhook names and usernames
+ * (core/names.ts: no control, invisible or text-direction characters; nothing that passes for the
+ * service or is a reserved word such as "System"), so an app cannot dress a notice as the
+ * platform's own inside its message.
+ */
+function parseAuthor(raw: Obj, path: Path, errors: Errors, embed: Embed, serviceName: string): number {
   const author = dict(raw['author'], path, 'author', errors);
   if (!author) return 0;
   const authorPath = [...path, 'author'];
-  const name = str(author['name'], authorPath, 'name', errors, MessageLimits.authorName, true);
+  let name = str(author['name'], authorPath, 'name', errors, MessageLimits.authorName, true);
   const authorUrl = url(author['url'], authorPath, 'url', errors);
   const iconUrl = url(pick(author, 'iconUrl', 'icon_url'), authorPath, 'iconUrl', errors);
+  const problem = name === undefined ? undefined : actorNameProblem(name.trim(), serviceName);
+  if (problem !== undefined) {
+    errors.add(authorPath, 'USERNAME_INVALID', problem.kind === 'invisible' ? problem.message : `${problem.message}.`, 'name');
+    name = undefined;
+  }
   if (name === undefined) return 0;
   embed.author = { name, ...(authorUrl !== undefined && { url: authorUrl }), ...(iconUrl !== undefined && { iconUrl }) };
   return codePoints(name);

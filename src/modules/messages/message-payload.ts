@@ -93,7 +93,7 @@ export function parseMessagePayload(body: unknown, options: ParseOptions): Parse
   const partial = options.partial === true;
   const value: MessagePayload = {};
   const hasContent = parseContent(body['content'], partial, errors, value);
-  const hasEmbed = parseEmbeds(body['embeds'], partial, errors, value);
+  const hasEmbed = parseEmbeds(body['embeds'], partial, errors, value, options.serviceName);
   // SPEC §2.9: the identity override exists for webhook execute only; edits cannot change it.
   if (options.identityOverride && !partial) parseIdentity(body, options.serviceName, errors, value);
 
@@ -121,7 +121,7 @@ function parseContent(contentRaw: unknown, partial: boolean, errors: Errors, val
 }
 
 /** Sets value.embeds; true when one of them is visible. null clears them in an edit. */
-function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value: MessagePayload): boolean {
+function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value: MessagePayload, serviceName: string): boolean {
   if (embedsRaw === null) {
     if (partial) value.embeds = [];
     return false;
@@ -139,7 +139,7 @@ function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value
   let total = 0;
   let visible = false;
   embedsRaw.forEach((raw: unknown, i) => {
-    const parsed = parseEmbed(raw, ['embeds', i], errors);
+    const parsed = parseEmbed(raw, ['embeds', i], errors, serviceName);
     if (!parsed) return;
     embeds.push(parsed.embed);
     total += parsed.size;
