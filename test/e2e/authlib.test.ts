@@ -64,7 +64,8 @@ describe.skipIf(missing !== undefined)('a Python relying party on Authlib signs 
     expect(result.claims).toMatchObject({ iss: baseUrl, aud: app.clientId, sub: person.id, preferred_username: 'quinn', email: 'quinn@example.com' });
     // Authlib checked at_hash against the access token it received; the server's value is the spec's too.
     expect(typeof result.claims['at_hash']).toBe('string');
-    expect(result.header['alg']).toBe('ES256');
+    // Issue #36 §6: RS256 by default, for an app that chose nothing.
+    expect(result.header['alg']).toBe('RS256');
     expect(result.tampered).toMatch(/^BadSignatureError/);
     expect(result.wrong_audience).toMatch(/^InvalidClaimError.*aud/);
     expect(result.expired).toMatch(/^ExpiredTokenError/);

@@ -64,7 +64,7 @@ describe('oauth4webapi validates Gatehouse ID tokens (OpenID Connect)', () => {
     expect(as.issuer).toBe(baseUrl);
     const rfc8414 = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     for (const [name, value] of Object.entries(rfc8414)) expect(as[name], name).toEqual(value);
-    expect(as.id_token_signing_alg_values_supported).toEqual(['ES256', 'RS256']);
+    expect(as.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
   });
 
   it('code flow: signature valid against the JWKS, iss, aud, nonce, exp, at_hash; UserInfo for the same sub', async () => {

@@ -3,7 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/core/clock.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { rotateSigningKeys, RETIRED_KEY_PUBLISHED_MS } from '../../src/modules/oidc/oidc-keys.service.js';
+import { NEXT_KEY_LEAD_MS, rotateSigningKeys, RETIRED_KEY_PUBLISHED_MS } from '../../src/modules/oidc/oidc-keys.service.js';
 import { updateOpenIdClientSettings } from '../../src/modules/oidc/oidc.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
@@ -76,7 +76,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     expect(config.serverMetadata().supportsPKCE()).toBe(true);
   });
 
-  it('code flow with nonce and PKCE: a validated ES256 ID token with the claims the scopes allow, UserInfo, refresh, end session', async () => {
+  it('code flow with nonce and PKCE: a validated RS256 ID token (the default) with the claims the scopes allow, UserInfo, refresh, end session', async () => {
     const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/callback'] });
     await updateOpenIdClientSettings(t.services, app.app, { postLogoutRedirectUris: ['https://rp.example.com/signed-out'] });
     const config = await configFor(app);
@@ -100,7 +100,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     expect(typeof claims.auth_time).toBe('number');
     expect(claims['at_hash']).toBe(expectedAtHash(tokens.access_token));
     const header = jwsHeader(tokens.id_token as string);
-    expect(header['alg']).toBe('ES256');
+    expect(header['alg']).toBe('RS256');
     const jwks = (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
     expect(jwks.keys.map((k) => k.kid)).toContain(header['kid']);
 
@@ -124,15 +124,22 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     expect(after.headers.get('location')).toMatch(/^\/login\?next=/);
   });
 
-  it('a public client that chose RS256 gets RS256 ID tokens, validated by the library against the JWKS', async () => {
+  it('issue #36 §6: a relying party holding the registration default id_token_signed_response_alg RS256 signs in with a public client that chose nothing', async () => {
     const app = await createClient(t, { owner: person, confidential: false, redirectUris: ['http://127.0.0.1/callback'] });
-    await updateOpenIdClientSettings(t.services, app.app, { idTokenAlg: 'RS256' });
+    // Dynamic Client Registration §2's default, which many libraries apply unless told otherwise.
     const config = await configFor(app, { id_token_signed_response_alg: 'RS256' });
     const { tokens } = await signIn(config, app, await sessionCookie(), 'openid');
     expect(jwsHeader(tokens.id_token as string)['alg']).toBe('RS256');
     // Only openid: no profile claims.
     expect(tokens.claims()).not.toHaveProperty('email');
     expect(tokens.claims()).not.toHaveProperty('name');
+  });
+
+  it('an app that chose ES256 gets ES256 ID tokens, validated by a library told to expect ES256', async () => {
+    const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/es256'] });
+    await updateOpenIdClientSettings(t.services, app.app, { idTokenAlg: 'ES256' });
+    const { tokens } = await signIn(await configFor(app, { id_token_signed_response_alg: 'ES256' }), app, await sessionCookie(), 'openid');
+    expect(jwsHeader(tokens.id_token as string)['alg']).toBe('ES256');
   });
 
   /** A customFetch that swaps the token response's id_token, as an attacker in the middle would. */
@@ -217,16 +224,22 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     t.clock.set(Date.now());
   });
 
-  it('key rotation: a token signed before still validates against the JWKS until it expires; one signed after uses the new kid', async () => {
+  it('key rotation: the library keeps the JWKS it fetched and signs in right after `keys rotate`; once the new key signs, a fresh JWKS validates it; a token signed before validates until it expires', async () => {
     const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/rotate'] });
     const config = await configFor(app);
     const before = (await signIn(config, app, await sessionCookie(), 'openid')).tokens.id_token as string;
     const rotated = await rotateSigningKeys(t.services);
-    const es = rotated.find((r) => r.alg === 'ES256');
-    expect(es?.retired).toContain(jwsHeader(before)['kid']);
+    const rs = rotated.find((r) => r.alg === 'RS256');
+    expect(rs?.retired).toContain(jwsHeader(before)['kid']);
 
+    // Issue #36 §6: the same Configuration holds the key set it fetched before the rotation
+    // (oauth4webapi refetches on an unknown kid only after 60 s, and keeps a set for 300 s).
+    const soon = (await signIn(config, app, await sessionCookie(), 'openid')).tokens.id_token as string;
+    expect(jwsHeader(soon)['kid']).toBe(jwsHeader(before)['kid']);
+
+    t.clock.advance(NEXT_KEY_LEAD_MS);
     const after = (await signIn(await configFor(app), app, await sessionCookie(), 'openid')).tokens.id_token as string;
-    expect(jwsHeader(after)['kid']).toBe(es?.kid);
+    expect(jwsHeader(after)['kid']).toBe(rs?.kid);
     expect(jwsHeader(after)['kid']).not.toBe(jwsHeader(before)['kid']);
 
     // A verifier that fetches the JWKS now (after the rotation) accepts both.

@@ -65,7 +65,7 @@ describe('OpenID Connect (issue #22)', () => {
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
         subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ['ES256', 'RS256'],
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
         code_challenge_methods_supported: ['S256'],
         prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
         claims_parameter_supported: false,
@@ -91,7 +91,7 @@ describe('OpenID Connect (issue #22)', () => {
   });
 
   describe('ID token in the token response', () => {
-    it('the code exchange of an openid request carries an ID token: iss, sub, aud, exp, iat, auth_time, nonce, at_hash and the claims of identify and email', async () => {
+    it('the code exchange of an openid request carries an ID token signed RS256 for an app that chose nothing (Core §3.1.3.7): iss, sub, aud, exp, iat, auth_time, nonce, at_hash and the claims of identify and email', async () => {
       const { agent, person } = await signedIn(t);
       const signedInAt = t.clock.now();
       t.clock.advance(5 * SECOND);
@@ -112,7 +112,7 @@ describe('OpenID Connect (issue #22)', () => {
         email_verified: false,
       });
       expect(claims['at_hash']).toEqual(expect.any(String));
-      expect(decodeProtectedHeader(tokens['id_token'] as string)).toMatchObject({ alg: 'ES256', typ: 'JWT', kid: expect.any(String) });
+      expect(decodeProtectedHeader(tokens['id_token'] as string)).toMatchObject({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
     });
 
     it('without openid the token response is exactly as before: no id_token', async () => {
@@ -138,15 +138,15 @@ describe('OpenID Connect (issue #22)', () => {
       expect(narrowed.json()).not.toHaveProperty('id_token');
     });
 
-    it('an app that chose RS256 gets RS256 ID tokens', async () => {
-      const { app: rsApp } = await createApp(t, owner, { name: 'RS App', redirectUris: ['https://rs.example/cb'] });
-      await updateOpenIdClientSettings(t.services, rsApp, { idTokenAlg: 'RS256' });
+    it('an app that chose ES256 gets ES256 ID tokens', async () => {
+      const { app: rsApp } = await createApp(t, owner, { name: 'ES App', redirectUris: ['https://rs.example/cb'] });
+      await updateOpenIdClientSettings(t.services, rsApp, { idTokenAlg: 'ES256' });
       const { agent } = await signedIn(t);
       const pkce = freshPkce();
       const path = authorizePath(requestFor(rsApp, { scope: 'openid', code_challenge: pkce.challenge }));
       const code = location(await answerConsent(agent, path, 'authorize')).searchParams.get('code') as string;
       const res = await postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: 'https://rs.example/cb', client_id: rsApp.id, code_verifier: pkce.verifier });
-      expect(decodeProtectedHeader((res.json() as { id_token: string }).id_token).alg).toBe('RS256');
+      expect(decodeProtectedHeader((res.json() as { id_token: string }).id_token).alg).toBe('ES256');
     });
 
     it('the consent screen names the openid scope and carries the nonce through its form', async () => {
@@ -170,6 +170,19 @@ describe('OpenID Connect (issue #22)', () => {
       const res = await new PageAgent(t.app).get(openIdRequest({ prompt: 'none' }).path);
       expect(res.statusCode).toBe(302);
       expect(redirectError(res)).toEqual({ error: 'login_required', state: 'xyz-state', iss: ISSUER });
+    });
+
+    it('issue #36 §4: prompt=none without a session and a loopback redirect_uri on another port than registered is a page of ours, not a redirect', async () => {
+      const { app: native } = await createApp(t, owner, { name: 'Native RP', confidential: false, redirectUris: ['http://127.0.0.1/cb'] });
+      const path = authorizePath(requestFor(native, { scope: 'openid', prompt: 'none', redirect_uri: 'http://127.0.0.1:53682/cb', code_challenge: freshPkce().challenge }));
+      const res = await new PageAgent(t.app).get(path);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['location']).toBeUndefined();
+      expect(res.body).toContain('you are not signed in');
+      // The exactly registered URI still gets login_required, as Core §3.1.2.6 requires.
+      const exact = await new PageAgent(t.app).get(authorizePath(requestFor(native, { scope: 'openid', prompt: 'none', redirect_uri: 'http://127.0.0.1/cb', code_challenge: freshPkce().challenge })));
+      expect(location(exact).origin + location(exact).pathname).toBe('http://127.0.0.1/cb');
+      expect(location(exact).searchParams.get('error')).toBe('login_required');
     });
 
     it('OAUTH-CHECKLIST A19 holds for openid requests: a signed-out visitor with a broken request is sent to sign in (with login_hint), not redirected', async () => {
@@ -277,6 +290,15 @@ describe('OpenID Connect (issue #22)', () => {
       expect(both.statusCode).toBe(400);
     });
 
+    it('RFC 6750 §2.2: access_token in a JSON body is refused with 400 invalid_request, naming the form encoding', async () => {
+      const { agent } = await signedIn(t);
+      const tokens = await signIn(agent, { scope: 'openid' });
+      const res = await t.app.inject({ method: 'POST', url: '/api/oauth2/userinfo', headers: { 'content-type': 'application/json' }, payload: { access_token: tokens['access_token'] } });
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['www-authenticate']).toContain('error="invalid_request"');
+      expect(res.headers['www-authenticate']).toContain('application/x-www-form-urlencoded');
+    });
+
     it('no token → 401 with WWW-Authenticate Bearer error="invalid_token"; a token without openid → 403 insufficient_scope', async () => {
       const none = await t.app.inject({ method: 'GET', url: '/api/oauth2/userinfo' });
       expect(none.statusCode).toBe(401);
@@ -312,6 +334,47 @@ describe('OpenID Connect (issue #22)', () => {
       expect((await agent.get('/settings/profile')).statusCode).toBe(303);
     });
 
+    it('issue #36 §6: only post_logout_redirect_uri (no hint, no client_id): asked first, signed out, and left on our signed-out page', async () => {
+      const { agent } = await signedIn(t);
+      const url = `/app/oauth2/logout?post_logout_redirect_uri=${encodeURIComponent('https://rp.example/bye')}&state=s3`;
+      const page = await agent.get(url);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('Sign out of');
+      // The URI cannot be tied to any app, so the form does not carry it.
+      expect(page.body).not.toContain('rp.example');
+      const res = await agent.submit(url, '/app/oauth2/logout', {});
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['location']).toBeUndefined();
+      expect(res.body).toContain('You are signed out');
+      expect((await agent.get('/settings/profile')).statusCode).toBe(303);
+    });
+
+    it('issue #36 §4: a signed-out visitor is not redirected to the app: our signed-out page links to the registered URI with state', async () => {
+      await updateOpenIdClientSettings(t.services, app, { postLogoutRedirectUris: ['https://rp.example/bye'] });
+      const { agent } = await signedIn(t);
+      const idToken = (await signIn(agent))['id_token'] as string;
+      for (const query of [`id_token_hint=${idToken}`, `client_id=${app.id}`]) {
+        const res = await new PageAgent(t.app).get(`/app/oauth2/logout?${query}&post_logout_redirect_uri=${encodeURIComponent('https://rp.example/bye')}&state=s4`);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['location']).toBeUndefined();
+        expect(res.body).toContain('You are signed out');
+        expect(res.body).toContain('<a class="button" id="return-to-app" href="https://rp.example/bye?state=s4">Return to Relying Party</a>');
+      }
+    });
+
+    it('a loopback post_logout_redirect_uri matches exactly: another port than registered is a page, never a redirect', async () => {
+      const { app: native } = await createApp(t, owner, { name: 'Native Logout', confidential: false, redirectUris: ['http://127.0.0.1/cb'] });
+      await updateOpenIdClientSettings(t.services, native, { postLogoutRedirectUris: ['http://127.0.0.1/bye'] });
+      const { agent } = await signedIn(t);
+      const url = (uri: string) => `/app/oauth2/logout?client_id=${native.id}&post_logout_redirect_uri=${encodeURIComponent(uri)}`;
+      const other = await agent.submit(url('http://127.0.0.1/bye'), '/app/oauth2/logout', { client_id: native.id, post_logout_redirect_uri: 'http://127.0.0.1:8765/bye' });
+      expect(other.statusCode).toBe(400);
+      expect(other.headers['location']).toBeUndefined();
+      expect((await agent.get('/settings/profile')).statusCode).toBe(200);
+      const exact = await agent.submit(url('http://127.0.0.1/bye'), '/app/oauth2/logout', { client_id: native.id, post_logout_redirect_uri: 'http://127.0.0.1/bye' });
+      expect(exact.headers['location']).toBe('http://127.0.0.1/bye');
+    });
+
     it('an unregistered post_logout_redirect_uri or a forged hint is a page, never a redirect', async () => {
       const { agent } = await signedIn(t);
       const idToken = (await signIn(agent))['id_token'] as string;
@@ -334,10 +397,11 @@ describe('OpenID Connect (issue #22)', () => {
       const page = await agent.get(appPath);
       expect(page.body).toContain(`<code id="oidc-issuer">${ISSUER}</code>`);
       expect(page.body).toContain(`<code id="oidc-discovery">${ISSUER}/.well-known/openid-configuration</code>`);
-      const saved = await agent.submit(appPath, `${appPath}/openid`, { idTokenAlg: 'RS256', postLogoutRedirectUris: 'https://portal.example/bye\nhttps://portal.example/bye2' });
+      const saved = await agent.submit(appPath, `${appPath}/openid`, { idTokenAlg: 'ES256', postLogoutRedirectUris: 'https://portal.example/bye\nhttps://portal.example/bye2' });
       expect(saved.statusCode).toBe(303);
       const after = await agent.get(appPath);
-      expect(after.body).toContain('<option value="RS256" selected>');
+      expect(page.body).toContain('<option value="RS256" selected>RS256 (default)</option>');
+      expect(after.body).toContain('<option value="ES256" selected>');
       expect(after.body).toContain('https://portal.example/bye\nhttps://portal.example/bye2</textarea>');
       const bad = await agent.submit(appPath, `${appPath}/openid`, { idTokenAlg: 'HS256', postLogoutRedirectUris: '' });
       expect(bad.statusCode).toBe(400);

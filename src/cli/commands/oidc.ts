@@ -8,16 +8,16 @@ import { CliUsageError, type CliCommand } from '../command.js';
 export const oidcCommands: CliCommand[] = [
   {
     name: 'keys rotate',
-    summary: 'new ID-token signing keys (ES256 and RS256) sign from now on; the old ones stay published until every token they signed has expired',
+    summary: 'new ID-token signing keys (RS256 and ES256): published now, signing once every cached JWKS holds them (signs_from); the old ones sign until then and stay published until every token they signed has expired',
     flags: {},
     async run(services) {
       const rotated = await rotateSigningKeys(services);
-      return { rotated: rotated.map((r) => ({ alg: r.alg, kid: r.kid, retired: r.retired })) };
+      return { rotated: rotated.map((r) => ({ alg: r.alg, kid: r.kid, signs_from: new Date(r.signsFrom).toISOString(), retired: r.retired })) };
     },
   },
   {
     name: 'keys list',
-    summary: 'the published ID-token signing keys: kid, algorithm, created, retired, whether the private part is encrypted',
+    summary: 'the published ID-token signing keys: kid, algorithm, created, retired (when it stops signing, possibly ahead), whether it signs now, whether the private part is encrypted',
     flags: {},
     async run(services) {
       const keys = await listPublishedKeys(services);
@@ -27,6 +27,7 @@ export const oidcCommands: CliCommand[] = [
           alg: k.alg,
           created_at: new Date(k.createdAt).toISOString(),
           retired_at: k.retiredAt === null ? null : new Date(k.retiredAt).toISOString(),
+          signing: k.signing,
           encrypted: k.encrypted,
         })),
       };
@@ -34,10 +35,10 @@ export const oidcCommands: CliCommand[] = [
   },
   {
     name: 'apps openid',
-    summary: "set an application's OpenID Connect settings: ID token algorithm (ES256 default, RS256) and post-logout redirect URIs",
+    summary: "set an application's OpenID Connect settings: ID token algorithm (RS256 default, ES256) and post-logout redirect URIs",
     flags: {
       app: { description: 'the application (client) id', required: true },
-      'id-token-alg': { description: 'ES256 or RS256' },
+      'id-token-alg': { description: 'RS256 or ES256' },
       'post-logout-redirect-uri': { description: 'an exact post_logout_redirect_uri; replaces the list (repeatable)', repeatable: true },
       'clear-post-logout-redirect-uris': { description: 'remove every post-logout redirect URI', boolean: true },
     },

@@ -160,6 +160,14 @@ export async function openIdStep(deps: Deps, client: ValidatedClient, source: un
   if (userId === undefined && requestUrl !== undefined && !(client.params.values.prompt ?? '').split(' ').includes('none')) {
     return { outcome: { kind: 'sign-in', next: withSignedInAfter(requestUrl, deps.clock.now()), loginHint: loginHintOf(source) } };
   }
+  // Issue #36 §4: a signed-out visitor reaches this point only with prompt=none, where OpenID
+  // Connect Core §3.1.2.6 requires the answer on the redirect; A19 still holds for any other URI:
+  // only one the app registered character for character (no loopback port variant) is used.
+  if (userId === undefined && !(client.target !== undefined && client.app.redirectUris.includes(client.target.redirectUri))) {
+    return {
+      outcome: refusedPage(400, 'Sign in first', `${client.app.name} asked to sign you in without showing any page (prompt=none), but you are not signed in. Sign in, then try again from the application.`),
+    };
+  }
   const checked = validateRequest(client);
   if (!checked.ok) return { outcome: errorRedirect(deps, client, checked.error, checked.description) };
   const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt } : undefined;

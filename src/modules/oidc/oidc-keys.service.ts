@@ -20,6 +20,14 @@ export const KEY_CACHE_TTL_MS = 60 * SECOND;
  * it for up to one cache period, and each such token lives one ID-token lifetime.
  */
 export const RETIRED_KEY_PUBLISHED_MS = ID_TOKEN_LIFETIME_MS + KEY_CACHE_TTL_MS;
+/** Cache-Control max-age of the JWKS (seconds): how long a relying party may keep a key set it fetched. */
+export const JWKS_MAX_AGE_S = 300;
+/**
+ * Issue #36 §6: a rotated-in key is published this long before it signs anything, so a key set
+ * any relying party still holds from before the rotation (at most JWKS_MAX_AGE_S old) already
+ * has it. The margin covers clocks of instances and the CLI that disagree by up to a minute.
+ */
+export const NEXT_KEY_LEAD_MS = JWKS_MAX_AGE_S * SECOND + 60 * SECOND;
 
 /** An imported private key, as jose's importJWK returns it. */
 type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
@@ -60,9 +68,14 @@ async function currentRing(deps: Deps): Promise<KeyRing> {
   return loadRing(deps, ring);
 }
 
-function activeKey(ring: KeyRing, alg: SigningAlg): LoadedKey | undefined {
+/**
+ * The key that signs `alg` at `now`: the oldest generation not yet retired. `keys rotate` gives
+ * the key it replaces a retirement time NEXT_KEY_LEAD_MS ahead, so the new key is published but
+ * waits until then (issue #36 §6: published before use).
+ */
+function activeKey(ring: KeyRing, alg: SigningAlg, now: number): LoadedKey | undefined {
   // Rows come newest generation first.
-  return ring.keys.find((k) => k.stored.alg === alg && k.stored.retiredAt === null);
+  return ring.keys.findLast((k) => k.stored.alg === alg && (k.stored.retiredAt === null || k.stored.retiredAt > now));
 }
 
 /** Generates a key pair and its stored form; the kid is the RFC 7638 thumbprint of the public key. */
@@ -94,7 +107,7 @@ export async function ensureSigningKeys(deps: Deps): Promise<void> {
   let inserted = false;
   let missing = false;
   for (const alg of SIGNING_ALGS) {
-    if (activeKey(ring, alg)) continue;
+    if (activeKey(ring, alg, deps.clock.now())) continue;
     missing = true;
     const newest = await newestGeneration(deps.db, alg);
     if (newest.active) continue;
@@ -117,39 +130,54 @@ export async function ensureSigningKeys(deps: Deps): Promise<void> {
 export interface RotatedKey {
   alg: string;
   kid: string;
-  /** The kids it replaced; they stay published until every token they signed has expired. */
+  /** When the new key starts signing (ms): it is published from now, and signs from then on. */
+  signsFrom: number;
+  /** The kids it replaces; they sign until signsFrom and stay published until every token they signed has expired. */
   retired: string[];
 }
 
 /**
- * `gatehouse keys rotate` (issue #22 §3): a new generation per algorithm signs from now on; the
- * previous keys are retired but stay in the JWKS for RETIRED_KEY_PUBLISHED_MS. Other instances
- * switch within KEY_CACHE_TTL_MS.
+ * `gatehouse keys rotate` (issue #22 §3, issue #36 §6): a new generation per algorithm is
+ * published at once and signs after NEXT_KEY_LEAD_MS; the keys it replaces sign until then and
+ * stay in the JWKS for RETIRED_KEY_PUBLISHED_MS after. Every instance reads the new key within
+ * KEY_CACHE_TTL_MS, well before it signs.
  */
 export async function rotateSigningKeys(deps: Deps): Promise<RotatedKey[]> {
   const now = deps.clock.now();
+  const signsFrom = now + NEXT_KEY_LEAD_MS;
   const before = await listSigningKeys(deps.db, now);
   const rotated: RotatedKey[] = [];
   for (const alg of SIGNING_ALGS) {
     const key = await newKey(deps, alg, (await newestGeneration(deps.db, alg)).generation + 1);
     await deps.db.transaction().execute(async (trx) => {
       await insertSigningKey(trx, key);
-      await retireKeysBelow(trx, alg, key.generation, now);
+      // Only keys without a retirement time: one a rotation moments ago already scheduled keeps
+      // its earlier time, so a second rotation cannot keep an older key signing for longer.
+      await retireKeysBelow(trx, alg, key.generation, signsFrom);
     });
-    rotated.push({ alg, kid: key.kid, retired: before.filter((k) => k.alg === alg && k.retiredAt === null).map((k) => k.kid) });
+    rotated.push({ alg, kid: key.kid, signsFrom, retired: before.filter((k) => k.alg === alg && k.retiredAt === null).map((k) => k.kid) });
   }
   await loadRing(deps, rings.get(deps.db));
   return rotated;
 }
 
-/** Every published key, for `gatehouse keys list`. */
-export async function listPublishedKeys(deps: Deps): Promise<{ kid: string; alg: string; createdAt: number; retiredAt: number | null; encrypted: boolean }[]> {
+/** Every published key, for `gatehouse keys list`; `signing` marks the one per algorithm that signs now. */
+export async function listPublishedKeys(deps: Deps): Promise<{ kid: string; alg: string; createdAt: number; retiredAt: number | null; signing: boolean; encrypted: boolean }[]> {
   const ring = await loadRing(deps, rings.get(deps.db));
-  return ring.keys.map((k) => ({ kid: k.stored.kid, alg: k.stored.alg, createdAt: k.stored.createdAt, retiredAt: k.stored.retiredAt, encrypted: k.stored.privateJwk.startsWith('enc:') }));
+  const now = deps.clock.now();
+  const signing = new Set(SIGNING_ALGS.map((alg) => activeKey(ring, alg, now)?.stored.kid));
+  return ring.keys.map((k) => ({
+    kid: k.stored.kid,
+    alg: k.stored.alg,
+    createdAt: k.stored.createdAt,
+    retiredAt: k.stored.retiredAt,
+    signing: signing.has(k.stored.kid),
+    encrypted: k.stored.privateJwk.startsWith('enc:'),
+  }));
 }
 
 function privateKeyOf(deps: Deps, ring: KeyRing, alg: SigningAlg): Promise<{ kid: string; key: PrivateKey }> | undefined {
-  const loaded = activeKey(ring, alg);
+  const loaded = activeKey(ring, alg, deps.clock.now());
   if (!loaded) return undefined;
   const kid = loaded.stored.kid;
   let key = ring.privateKeys.get(kid);
@@ -180,7 +208,7 @@ export async function jwks(deps: Deps): Promise<{ keys: (JWK & { kid: string; al
   // or the CLI must be published at once, before any instance signs with the new key.
   let ring = await loadRing(deps, rings.get(deps.db));
   // Published from the first request even before anything was signed (main.ts creates them at start).
-  if (SIGNING_ALGS.some((alg) => !activeKey(ring, alg))) {
+  if (SIGNING_ALGS.some((alg) => !activeKey(ring, alg, deps.clock.now()))) {
     await ensureSigningKeys(deps);
     ring = await currentRing(deps);
   }

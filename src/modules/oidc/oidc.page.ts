@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { PageCtx } from '../../web/components.js';
-import { SIGNING_ALGS } from './signing-algs.js';
+import { DEFAULT_SIGNING_ALG, SIGNING_ALGS } from './signing-algs.js';
 
 /** RP-Initiated Logout 1.0 §2: the OP asks before signing the person out when the request cannot prove who sent it. */
 export function endSessionConfirmPage(input: { ctx: PageCtx & { viewer: Viewer }; applicationName: string | undefined; fields: [string, string][] }): string {
@@ -19,10 +19,15 @@ ${input.fields.map(([name, value]) => html`<input type="hidden" name="${name}" v
   return layout({ title: 'Sign out', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
 }
 
-/** After a sign-out with no registered place to go back to. */
-export function signedOutPage(input: { ctx: PageCtx }): string {
-  const { ctx } = input;
-  const body = html`<div class="card" role="status"><h1>You are signed out</h1><p>You can close this window, or <a href="/login">sign in again</a>.</p></div>`;
+/**
+ * After a sign-out with no registered place to go back to, or for a visitor who was not signed
+ * in: then `returnTo` is the app's exactly registered post-logout URI, offered as a link (issue
+ * #36 §4: a signed-out visitor is never sent to an app's URI without a page of ours first).
+ */
+export function signedOutPage(input: { ctx: PageCtx; returnTo: { url: string; applicationName: string } | undefined }): string {
+  const { ctx, returnTo } = input;
+  const next = returnTo === undefined ? html`<p>You can close this window, or <a href="/login">sign in again</a>.</p>` : html`<p><a class="button" id="return-to-app" href="${returnTo.url}">Return to ${returnTo.applicationName}</a></p>`;
+  const body = html`<div class="card" role="status"><h1>You are signed out</h1>${next}</div>`;
   return layout({ title: 'Signed out', serviceName: ctx.serviceName, viewer: undefined, csrfToken: ctx.csrfToken, body, width: 'narrow' });
 }
 
@@ -53,7 +58,7 @@ export function openIdSection(input: OpenIdSectionInput): SafeHtml {
 ${csrfField(input.csrfToken)}
 <label for="idTokenAlg">ID token signing algorithm</label>
 <select id="idTokenAlg" name="idTokenAlg">
-${SIGNING_ALGS.map((alg) => html`<option value="${alg}"${alg === input.idTokenAlg ? html` selected` : ''}>${alg}${alg === 'ES256' ? ' (default)' : ''}</option>`)}
+${SIGNING_ALGS.map((alg) => html`<option value="${alg}"${alg === input.idTokenAlg ? html` selected` : ''}>${alg}${alg === DEFAULT_SIGNING_ALG ? ' (default)' : ''}</option>`)}
 </select>
 <label for="postLogoutRedirectUris">Post-logout redirect URIs, one per line</label>
 <textarea id="postLogoutRedirectUris" name="postLogoutRedirectUris" rows="3" spellcheck="false" autocapitalize="none" class="mono">${text}</textarea>

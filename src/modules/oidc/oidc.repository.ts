@@ -59,9 +59,9 @@ export async function insertSigningKey(db: Db, key: Omit<StoredSigningKey, 'reti
     .execute();
 }
 
-/** Retires every active key of an algorithm below `generation`. */
-export async function retireKeysBelow(db: Db, alg: string, generation: number, now: number): Promise<void> {
-  await db.updateTable('oidc_signing_keys').set({ retired_at: now }).where('alg', '=', alg).where('generation', '<', generation).where('retired_at', 'is', null).execute();
+/** Retires, at `at` (possibly ahead: issue #36 §6), every key of an algorithm below `generation` not yet given a retirement time. */
+export async function retireKeysBelow(db: Db, alg: string, generation: number, at: number): Promise<void> {
+  await db.updateTable('oidc_signing_keys').set({ retired_at: at }).where('alg', '=', alg).where('generation', '<', generation).where('retired_at', 'is', null).execute();
 }
 
 export interface OidcGrant {

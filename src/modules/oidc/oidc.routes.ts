@@ -10,21 +10,28 @@ import { findApplicationByClientId, getManagedApplication } from '../application
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
-import { jwks } from './oidc-keys.service.js';
+import { jwks, JWKS_MAX_AGE_S } from './oidc-keys.service.js';
 import { endSessionConfirmPage, signedOutPage } from './oidc.page.js';
 import { EndSessionConfirmBody, EndSessionQuery, JwksBody, OpenIdConfigurationBody, OpenIdSettingsBody, UserInfoBody } from './oidc.schemas.js';
 import { endSession, updateOpenIdClientSettings, userInfo, type EndSessionOutcome } from './oidc.service.js';
 
+function invalidBearerRequest(description: string): ApiError {
+  return new ApiError(400, 0, `400: Bad Request: ${description}`, undefined, { 'WWW-Authenticate': `Bearer error="invalid_request", error_description="${description}"` });
+}
+
 /**
  * RFC 6750 §2.2 (OpenID conformance: UserInfo by POST with the token in the body): a form-encoded
  * `access_token` without an Authorization header is read as `Bearer <token>`; both at once is a
- * 400 (§2: "MUST NOT use more than one method").
+ * 400 (§2: "MUST NOT use more than one method"). §2.2 allows only application/x-www-form-urlencoded,
+ * so a token in any other body (JSON) is refused by name rather than accepted.
  */
 async function formBodyToken(request: FastifyRequest): Promise<void> {
   const body = request.body;
   const token = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['access_token'] : undefined;
   if (token === undefined) return;
-  if (typeof token !== 'string' || request.headers.authorization !== undefined) throw new ApiError(400, 0, '400: Bad Request', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_request"' });
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw invalidBearerRequest('access_token in the body must be form-encoded (application/x-www-form-urlencoded); or send it in the Authorization header');
+  if (typeof token !== 'string' || request.headers.authorization !== undefined) throw invalidBearerRequest('send the access token once: in the Authorization header or in the form body');
   request.headers.authorization = `Bearer ${token}`;
 }
 
@@ -56,8 +63,8 @@ export function registerOpenIdApi(app: App, services: Services): void {
         response: { 200: JwksBody },
       },
     },
-    // Short caching: after a rotation, clients meet the new kid within minutes, and refetch on a kid miss anyway.
-    async (_request, reply) => reply.header('Cache-Control', 'public, max-age=300').header('Access-Control-Allow-Origin', '*').send(await jwks(services)),
+    // Issue #36 §6: a rotated-in key is published NEXT_KEY_LEAD_MS (longer than this) before it signs.
+    async (_request, reply) => reply.header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_S}`).header('Access-Control-Allow-Origin', '*').send(await jwks(services)),
   );
 
   const userInfoSchema = {
@@ -96,12 +103,11 @@ export function registerOpenIdPages(pages: App, services: Services): void {
       if (!viewer) throw new PageError(400, 'Sign out', 'Nobody is signed in.');
       return sendHtml(reply.header('Referrer-Policy', 'no-referrer'), endSessionConfirmPage({ ctx: { ...pageContext(request, services), viewer }, applicationName: outcome.applicationName, fields: outcome.fields }));
     }
-    if (outcome.kind === 'sign-out') {
-      await signOut(services, request.sessionToken);
-      reply.clearCookie(names.session, cookieOptions(services));
-    }
+    if (outcome.kind === 'done') return sendHtml(reply.header('Referrer-Policy', 'no-referrer'), signedOutPage({ ctx: { ...pageContext(request, services), viewer: undefined }, returnTo: outcome.returnTo }));
+    await signOut(services, request.sessionToken);
+    reply.clearCookie(names.session, cookieOptions(services));
     if (outcome.location !== undefined) return reply.header('Cache-Control', 'no-store').redirect(outcome.location, 303);
-    return sendHtml(reply, signedOutPage({ ctx: { ...pageContext(request, services), viewer: undefined } }));
+    return sendHtml(reply, signedOutPage({ ctx: { ...pageContext(request, services), viewer: undefined }, returnTo: undefined }));
   }
 
   function asPage(error: unknown): never {

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
-import { matchRedirectUri, validateRedirectUri } from '../applications/redirect-uris.js';
+import { validateRedirectUri } from '../applications/redirect-uris.js';
 import type { BearerToken } from '../oauth/identity.service.js';
 import { INSTALL_SCOPES } from '../../core/scopes.js';
 import { idTokenClaims, profileClaims, type ClaimsPerson, type IdTokenClaims } from './id-token.js';
@@ -136,12 +136,16 @@ export async function userInfo(deps: Deps, bearer: BearerToken): Promise<IdToken
 
 /** RP-Initiated Logout 1.0 §2–§3: what the end-session endpoint does next. */
 export type EndSessionOutcome =
-  /** Sign out now (a valid id_token_hint for the signed-in person), then go to `location` or the signed-out page. */
+  /** Sign out now (a valid id_token_hint for the signed-in person, or confirmed), then go to `location` or the signed-out page. */
   | { kind: 'sign-out'; location: string | undefined }
   /** Ask first (§2: no or mismatching hint); the form re-sends `fields`. */
   | { kind: 'confirm'; fields: [string, string][]; applicationName: string | undefined }
-  /** Nobody is signed in: go on at once. */
-  | { kind: 'done'; location: string | undefined };
+  /**
+   * Nobody is signed in: the signed-out page, with a link back to the app's registered URI when
+   * there is one (issue #36 §4: a signed-out visitor never leaves for an app's URI without a page
+   * of ours first; RP-Initiated Logout does not require the redirect).
+   */
+  | { kind: 'done'; returnTo: { url: string; applicationName: string } | undefined };
 
 export interface EndSessionInput {
   idTokenHint: string | undefined;
@@ -156,7 +160,9 @@ export interface EndSessionInput {
 /**
  * GET /app/oauth2/logout (issue #22 §6). post_logout_redirect_uri must be registered by the app
  * the hint (or client_id) names, compared byte for byte; `state` is appended. A bad value is a
- * page, never a redirect (§3: the OP must not redirect to an unregistered URI).
+ * page, never a redirect (§3: the OP must not redirect to an unregistered URI). Issue #36 §6: a
+ * post_logout_redirect_uri with neither hint nor client_id cannot be tied to any app, so it is
+ * set aside: the person is asked, signed out, and stays on our signed-out page.
  */
 export async function endSession(deps: Deps, input: EndSessionInput, findApp: (id: string) => Promise<Application | undefined>): Promise<EndSessionOutcome> {
   let clientId = input.clientId;
@@ -172,23 +178,27 @@ export async function endSession(deps: Deps, input: EndSessionInput, findApp: (i
   let location: string | undefined;
   let app: Application | undefined;
   if (clientId !== undefined) app = await findApp(clientId);
-  if (input.postLogoutRedirectUri !== undefined) {
+  // Only a URI some named client could have registered is considered at all.
+  const returnUri = clientId === undefined ? undefined : input.postLogoutRedirectUri;
+  if (returnUri !== undefined) {
     // §3: without the app there is no list to check the URI against.
     if (!app) throw new ApiError(400, 0, 'post_logout_redirect_uri needs id_token_hint or client_id naming the application that registered it');
     const settings = await openIdClientSettings(deps, app.id);
-    if (matchRedirectUri(settings.postLogoutRedirectUris, input.postLogoutRedirectUri) === undefined) {
+    // Exact string comparison, loopback included: RFC 8252 §7.3's any-port rule is for native
+    // apps' redirect URIs, where a code is expected; a sign-out return gains nothing from it.
+    if (!settings.postLogoutRedirectUris.includes(returnUri)) {
       throw new ApiError(400, 0, 'post_logout_redirect_uri is not registered for this application');
     }
-    const url = new URL(input.postLogoutRedirectUri);
+    const url = new URL(returnUri);
     if (input.state !== undefined) url.searchParams.set('state', input.state);
     location = url.toString();
   }
-  if (input.userId === undefined) return { kind: 'done', location };
+  if (input.userId === undefined) return { kind: 'done', returnTo: location !== undefined && app ? { url: location, applicationName: app.name } : undefined };
   if (input.confirmed || (hintSub !== undefined && hintSub === input.userId)) return { kind: 'sign-out', location };
   const fields: [string, string][] = [];
   if (clientId !== undefined) fields.push(['client_id', clientId]);
-  if (input.postLogoutRedirectUri !== undefined) fields.push(['post_logout_redirect_uri', input.postLogoutRedirectUri]);
-  if (input.state !== undefined) fields.push(['state', input.state]);
+  if (returnUri !== undefined) fields.push(['post_logout_redirect_uri', returnUri]);
+  if (returnUri !== undefined && input.state !== undefined) fields.push(['state', input.state]);
   return { kind: 'confirm', fields, applicationName: app?.name };
 }
 

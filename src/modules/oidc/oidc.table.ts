@@ -1,6 +1,10 @@
 import type { DbId, DbInt, DbIntNullable } from '../../storage/types.js';
 
-/** ID-token signing keys (issue #22): one active generation per algorithm, older ones published until their tokens expire. */
+/**
+ * ID-token signing keys (issue #22): per algorithm the oldest generation not yet retired signs;
+ * retired_at may lie ahead (a rotation's new key waits, published, until then: issue #36 §6), and
+ * retired keys stay published until their tokens expire.
+ */
 export interface OidcSigningKeysTable {
   kid: string;
   alg: string;
@@ -18,7 +22,7 @@ export interface OidcGrantsTable {
   nonce: string | null;
 }
 
-/** Per-app OpenID Connect settings; an app without a row uses the defaults (ES256, no logout URIs). */
+/** Per-app OpenID Connect settings; an app without a row uses the defaults (RS256, no logout URIs). */
 export interface OidcClientsTable {
   application_id: DbId;
   id_token_alg: string;
