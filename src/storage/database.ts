@@ -1,7 +1,7 @@
 import type { ApplicationsTable } from '../modules/applications/applications.table.js';
 import type { OAuthAccessTokensTable, OAuthCodesTable, OAuthConsentsTable, OAuthGrantsTable, OAuthRefreshTokensTable } from '../modules/oauth/oauth.table.js';
 import type { ApplicationCommandsTable, DmChannelsTable, ServerInstallsTable, UserInstallsTable } from '../modules/applications/bots.table.js';
-import type { WebhookGithubSecretsTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js';
+import type { WebhookGithubDeliveriesTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type {
   ChannelsTable,
@@ -45,7 +45,7 @@ export interface Database {
   user_installs: UserInstallsTable;
   dm_channels: DmChannelsTable;
   webhooks: WebhooksTable;
-  webhook_github_secrets: WebhookGithubSecretsTable;
+  webhook_github_deliveries: WebhookGithubDeliveriesTable;
   oidc_signing_keys: OidcSigningKeysTable;
   oidc_grants: OidcGrantsTable;
   oidc_clients: OidcClientsTable;

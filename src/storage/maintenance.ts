@@ -13,6 +13,7 @@ import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
  *   revoked grants that nothing refers to any more (their tokens went at revocation, SPEC §3; a
  *   grant with a code or token left is kept until those expire, so a late code exchange still
  *   finds its grant revoked rather than missing);
+ * - signed GitHub deliveries past their replay window are forgotten (issue #36 §2);
  * - on PostgreSQL, the coming weeks' message partitions are created, and with
  *   GATEHOUSE_MESSAGE_RETENTION_DAYS partitions older than the retention are dropped
  *   (storage/message-partitions.ts).
@@ -35,7 +36,7 @@ export interface MaintenanceDeps {
 }
 
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -50,6 +51,18 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
   ['oauth_access_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_access_tokens').where('token_hash', 'in', db.selectFrom('oauth_access_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['oauth_refresh_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_refresh_tokens').where('token_hash', 'in', db.selectFrom('oauth_refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  [
+    'webhook_github_deliveries',
+    async (db, now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('webhook_github_deliveries')
+          .where('expires_at', '<', now)
+          // A batch by time (the index on expires_at); ties at its edge go in the same statement.
+          .where('expires_at', 'in', db.selectFrom('webhook_github_deliveries').select('expires_at').where('expires_at', '<', now).limit(batch))
+          .executeTakeFirst(),
+      ),
+  ],
   [
     'oauth_grants',
     async (db, now, batch) =>
@@ -90,7 +103,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,9 +32,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-async function deliver(w: TestWebhook, event: string, body: unknown, options: { secret?: string; signature?: string; query?: string } = {}) {
+async function deliver(w: TestWebhook, event: string, body: unknown, options: { secret?: string; signature?: string; query?: string; deliveryId?: string } = {}) {
   const text = JSON.stringify(body);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958', 'user-agent': 'GitHub-Hookshot/044aadd' };
+  // Each delivery its own GUID, as GitHub sends (a repeated one is a replay, issue #36 §2).
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': options.deliveryId ?? randomUUID(), 'user-agent': 'GitHub-Hookshot/044aadd' };
   if (options.secret !== undefined) headers['x-hub-signature-256'] = await sign(options.secret, text);
   if (options.signature !== undefined) headers['x-hub-signature-256'] = options.signature;
   // Every delivery is a fresh request: a new second of the clock keeps the bucket out of the way.
@@ -159,12 +161,16 @@ describe('GitHub deliveries with nothing to post', () => {
     const w = await createTestWebhook(t);
     await setGithubSecret(t.services, w.webhook, 'It\'s a Secret to Everybody');
     let delivered = 0;
+    // The examples repeat some payloads word for word; a signed body seen before is a replay (409, issue #36 §2).
+    const seen = new Set<string>();
     for (const folder of ['api.github.com', 'ghes-31', 'ghes-32', 'ghes-33', 'ghes-34', 'ghes-35']) {
       const sets = require(`@octokit/webhooks-examples/${folder}/index.json`) as ExampleSet[];
       for (const set of sets) {
         for (const [index, body] of set.examples.entries()) {
           const res = await deliver(w, set.name, body, { secret: 'It\'s a Secret to Everybody' });
-          expect([200, 204], `${folder} ${set.name}[${index}]: ${res.body}`).toContain(res.statusCode);
+          const text = JSON.stringify(body);
+          expect(seen.has(text) ? [409] : [200, 204], `${folder} ${set.name}[${index}]: ${res.body}`).toContain(res.statusCode);
+          seen.add(text);
           delivered += 1;
         }
       }
@@ -211,7 +217,7 @@ describe('GitHub route, requests', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: `${w.path}/github`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'watch', 'x-hub-signature-256': await sign('s3cret', form) },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'watch', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': await sign('s3cret', form) },
       payload: form,
     });
     expect(res.statusCode).toBe(204);

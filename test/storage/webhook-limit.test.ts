@@ -53,6 +53,7 @@ function webhookRow(scope: { serverId: string; channelId: string; ownerId: strin
     applicationId: null,
     creatorId: scope.ownerId,
     createdAt: t.clock.now(),
+    githubSecretSealed: null,
   };
 }
 

@@ -4,7 +4,8 @@ import type { Role } from '../../src/modules/directory/roles.js';
 import { insertRole } from '../../src/modules/directory/roles.repository.js';
 import { insertDmChannel } from '../../src/modules/messages/dms.repository.js';
 import { insertMessage, type NewMessage } from '../../src/modules/messages/messages.repository.js';
-import { findGithubSecret } from '../../src/modules/webhooks/github-secrets.repository.js';
+import { githubSecretOf } from '../../src/modules/webhooks/compat-execute.service.js';
+import { findStoredGithubSecret } from '../../src/modules/webhooks/github-secrets.repository.js';
 import type { Webhook } from '../../src/modules/webhooks/webhooks.js';
 import { findWebhook, listServerWebhooks } from '../../src/modules/webhooks/webhooks.repository.js';
 import type { Services } from '../../src/services.js';
@@ -32,8 +33,13 @@ export const stored = {
   webhook: (t: Holder, id: string): Promise<Webhook | undefined> => findWebhook(t.services.db, id),
   /** Every webhook of a server, as stored. */
   serverWebhooks: (t: Holder, serverId: string): Promise<Webhook[]> => listServerWebhooks(t.services.db, serverId),
-  /** A GitHub-compatible webhook's signing secret (undefined when none is set). */
-  githubSecret: (t: Holder, webhookId: string): Promise<string | undefined> => findGithubSecret(t.services.db, webhookId),
+  /** A GitHub-compatible webhook's signing secret, opened (undefined when none is set, null when it does not open). */
+  async githubSecret(t: { services: Services }, webhookId: string): Promise<string | null | undefined> {
+    const webhook = await findWebhook(t.services.db, webhookId);
+    return webhook === undefined ? undefined : githubSecretOf(t.services, webhook);
+  },
+  /** A webhook's GitHub secret as the database holds it (sealed), undefined when none is set. */
+  githubSecretAtRest: (t: Holder, webhookId: string): Promise<string | undefined> => findStoredGithubSecret(t.services.db, webhookId),
   insertMessage: (t: Holder, message: NewMessage): Promise<unknown> => insertMessage(t.services.db, message),
   /** A webhook's message in a channel, stored as the execute route stores it (nothing announced); returns its id. */
   async webhookMessage(t: { services: Pick<Services, 'db' | 'ids' | 'clock'> }, channelId: string, input: WebhookMessageInput): Promise<string> {

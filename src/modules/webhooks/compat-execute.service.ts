@@ -1,11 +1,13 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { DAY as DAY_MS } from '../../core/clock.js';
 import { ApiError, invalidField } from '../../core/errors.js';
+import { open, seal, sealingKey } from '../../core/sealed.js';
 import type { Deps } from '../../deps.js';
 import type { WebhookMessageRecord } from './webhook-message.js';
-import { GITHUB_SECRET_MAX } from './compat.js';
+import { GITHUB_REPLAY_WINDOW_MS, GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';
-import { deleteGithubSecret, findGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
+import { forgetGithubDelivery, recordGithubDelivery, resealGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
 import { mapSlackPayload } from './slack-payload.js';
 import type { Webhook } from './webhooks.js';
 
@@ -13,14 +15,15 @@ import type { Webhook } from './webhooks.js';
  * Slack- and GitHub-compatible execute (issue #23): each maps its sender's payload to the plain
  * execute payload and posts it through executeWebhook, so the limits, the impersonation rule and
  * the stored message are exactly those of POST /api/v1/webhooks/{id}/{token}. The routes share
- * that route's gate (token check and rate limit); nothing here runs on the plain route.
+ * that route's gate (token check and rate limit); nothing here runs on the plain route. Issue #36
+ * §2: once a webhook has a GitHub secret, only signed, new GitHub deliveries post through it.
  */
 
 /** POST …/{token}/slack: 400 (50006) with the reason when the payload maps to nothing. */
 export async function executeSlackWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean): Promise<WebhookMessageRecord | undefined> {
   const mapped = mapSlackPayload(body ?? {});
   if (!mapped.ok) throw new ApiError(400, 50006, mapped.message);
-  return executeWebhook(deps, webhook, mapped.payload, wait);
+  return executeWebhook(deps, webhook, mapped.payload, wait, 'unsigned');
 }
 
 /** What a GitHub delivery came to: a message posted (or not, with the reason GitHub's delivery log shows). */
@@ -30,6 +33,8 @@ export interface GithubDelivery {
   event: string | undefined;
   /** X-Hub-Signature-256 as sent. */
   signature: string | undefined;
+  /** X-GitHub-Delivery as sent. */
+  deliveryId: string | undefined;
   /** The body exactly as received: GitHub signs these bytes. */
   rawBody: string;
   body: unknown;
@@ -39,6 +44,41 @@ export interface GithubDelivery {
 /** The signature is missing or wrong while the webhook has a GitHub secret. */
 function badSignature(detail: string): ApiError {
   return new ApiError(401, 50027, `Invalid GitHub signature: ${detail}. This webhook has a GitHub secret: set the same secret on the GitHub webhook.`);
+}
+
+/** X-GitHub-Delivery is a GUID (36 characters); printable ASCII up to this length is accepted. */
+const DELIVERY_ID = /^[\x21-\x7e]{1,100}$/;
+
+const GITHUB_SECRET_PURPOSE = 'webhook-github-secret';
+/** How a secret set before sealing is stored until its first use (migration 2026-11-27-10). */
+const PLAIN_PREFIX = 'plain:';
+
+/** Seals a GitHub secret under the current server secret, bound to its webhook (DESIGN §4). */
+function sealGithubSecret(deps: Deps, webhookId: string, secret: string): string {
+  return seal(sealingKey(deps.secrets[0], GITHUB_SECRET_PURPOSE), deps.random.bytes(12), secret, webhookId);
+}
+
+/**
+ * The webhook's GitHub secret in plain text, for one signature check; undefined when none is set,
+ * null when it is set but opens with none of the server secrets (GATEHOUSE_SECRET replaced without
+ * keeping the old one). A secret still in plain text, or sealed under an older server secret, is
+ * sealed under the current one now (issue #36 §2: migrations never see the server secret).
+ */
+export async function githubSecretOf(deps: Deps, webhook: Pick<Webhook, 'id' | 'githubSecretSealed'>): Promise<string | null | undefined> {
+  const stored = webhook.githubSecretSealed;
+  if (stored === null) return undefined;
+  if (stored.startsWith(PLAIN_PREFIX)) {
+    const plain = stored.slice(PLAIN_PREFIX.length);
+    await resealGithubSecret(deps.db, webhook.id, stored, sealGithubSecret(deps, webhook.id, plain));
+    return plain;
+  }
+  for (const [index, serverSecret] of deps.secrets.entries()) {
+    const plain = open(sealingKey(serverSecret, GITHUB_SECRET_PURPOSE), stored, webhook.id);
+    if (plain === undefined) continue;
+    if (index > 0) await resealGithubSecret(deps.db, webhook.id, stored, sealGithubSecret(deps, webhook.id, plain));
+    return plain;
+  }
+  return null;
 }
 
 /**
@@ -53,27 +93,50 @@ export function githubSignatureMatches(secret: string, rawBody: string, signatur
 }
 
 /**
- * POST …/{token}/github. With a GitHub secret set on the webhook, the signature must match (401
- * otherwise, nothing posted). Then the event is rendered (github-events.ts) and posted, or
- * answered without a message and the reason.
+ * Issue #36 §2: the delivery is signed by the webhook's secret and new. Records it (delivery id
+ * and body hash) for GITHUB_REPLAY_WINDOW_MS; a replay is 409 and posts nothing. Returns the
+ * delivery id recorded.
  */
-export async function executeGithubWebhook(deps: Deps, webhook: Webhook, delivery: GithubDelivery): Promise<GithubOutcome> {
-  const secret = await findGithubSecret(deps.db, webhook.id);
-  if (secret !== undefined) {
-    if (delivery.signature === undefined) throw badSignature('the X-Hub-Signature-256 header is missing');
-    if (!githubSignatureMatches(secret, delivery.rawBody, delivery.signature)) throw badSignature('X-Hub-Signature-256 does not match the body');
+async function admitSignedDelivery(deps: Deps, webhook: Webhook, delivery: GithubDelivery): Promise<string> {
+  const secret = await githubSecretOf(deps, webhook);
+  if (secret === null) throw badSignature('the GitHub secret of this webhook can no longer be read because the server secret changed; set it again on the webhook\'s settings page');
+  if (secret === undefined) throw new Error('admitSignedDelivery() called for a webhook without a GitHub secret');
+  if (delivery.signature === undefined) throw badSignature('the X-Hub-Signature-256 header is missing');
+  if (!githubSignatureMatches(secret, delivery.rawBody, delivery.signature)) throw badSignature('X-Hub-Signature-256 does not match the body');
+  const deliveryId = delivery.deliveryId;
+  if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId)) {
+    throw new ApiError(400, 0, 'The X-GitHub-Delivery header is missing or invalid (GitHub sends a GUID): a webhook with a GitHub secret checks every delivery against replays.');
   }
-  const rendering = renderGithubEvent(delivery.event, delivery.body);
-  if (!rendering.post) return { posted: false, reason: rendering.reason };
-  return { posted: true, message: await executeWebhook(deps, webhook, rendering.payload, delivery.wait) };
+  const bodyHash = createHash('sha256').update(delivery.rawBody, 'utf8').digest('hex');
+  if (!(await recordGithubDelivery(deps.db, { webhookId: webhook.id, deliveryId, bodyHash, expiresAt: deps.clock.now() + GITHUB_REPLAY_WINDOW_MS }))) {
+    throw new ApiError(409, 0, `Replayed GitHub delivery: this webhook already received delivery ${deliveryId} or the same signed body within the last ${GITHUB_REPLAY_WINDOW_MS / DAY_MS} days. Nothing was posted.`);
+  }
+  return deliveryId;
 }
 
+/**
+ * POST …/{token}/github. With a GitHub secret set on the webhook, the signature must match (401
+ * otherwise) and the delivery must be new (409 for a replay), else nothing is posted. Then the
+ * event is rendered (github-events.ts) and posted, or answered without a message and the reason.
+ */
+export async function executeGithubWebhook(deps: Deps, webhook: Webhook, delivery: GithubDelivery): Promise<GithubOutcome> {
+  const deliveryId = webhook.githubSecretSealed === null ? undefined : await admitSignedDelivery(deps, webhook, delivery);
+  try {
+    const rendering = renderGithubEvent(delivery.event, delivery.body);
+    if (!rendering.post) return { posted: false, reason: rendering.reason };
+    return { posted: true, message: await executeWebhook(deps, webhook, rendering.payload, delivery.wait, 'signed') };
+  } catch (error) {
+    // Not posted: GitHub's "Redeliver" of this delivery must be able to post it.
+    if (deliveryId !== undefined) await forgetGithubDelivery(deps.db, webhook.id, deliveryId);
+    throw error;
+  }
+}
 
-/** Sets (a non-empty value) or removes (empty) a webhook's GitHub secret; from its settings page. */
+/** Sets (a non-empty value) or removes (empty) a webhook's GitHub secret, sealed; from its settings page. */
 export async function setGithubSecret(deps: Deps, webhook: Pick<Webhook, 'id'>, secret: string): Promise<void> {
-  if (secret === '') return deleteGithubSecret(deps.db, webhook.id);
+  if (secret === '') return saveGithubSecret(deps.db, webhook.id, null);
   if ([...secret].length > GITHUB_SECRET_MAX) throw invalidField(['githubSecret'], 'BASE_TYPE_MAX_LENGTH', `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
-  await saveGithubSecret(deps.db, webhook.id, secret, deps.clock.now());
+  await saveGithubSecret(deps.db, webhook.id, sealGithubSecret(deps, webhook.id, secret));
 }
 
 /** Which of a server's webhooks have a GitHub secret, for the Integrations pages (never the secrets). */

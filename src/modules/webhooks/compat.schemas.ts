@@ -34,6 +34,7 @@ export const GithubHeaders = Type.Object(
   {
     'x-github-event': Type.Optional(Type.String({ description: 'The event name (push, pull_request, …): decides the rendering' })),
     'x-hub-signature-256': Type.Optional(Type.String({ description: "sha256=HMAC of the body with the webhook's GitHub secret; required when one is set" })),
+    'x-github-delivery': Type.Optional(Type.String({ description: "GitHub's delivery GUID; required when the webhook has a GitHub secret, and refused (409) when seen within the last 7 days" })),
   },
   { additionalProperties: true },
 );

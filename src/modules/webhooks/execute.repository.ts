@@ -3,7 +3,8 @@
  * token check and the insert are one statement (INSERT … SELECT … JOIN webhooks ON id AND
  * token_hash), and the executes of one turn share it (storage/postgres-batch.ts).
  * Invariant: a message is stored only if, when its statement ran, the webhook existed with the
- * token the request presented; so a regenerate or delete acknowledged by any instance refuses
+ * token the request presented and, unless it is a signed GitHub delivery, had no GitHub secret
+ * (issue #36 §2); so a regenerate or delete acknowledged by any instance refuses
  * every later execute on every instance. The per-instance cache below only chooses which bucket a
  * request spends before that check (docs/performance.md §PostgreSQL and Redis round trips).
  * Tested: test/http/webhook-execute-round-trips.test.ts, test/reliability/scale-out.test.ts.
@@ -22,6 +23,8 @@ interface CheckedMessage {
   webhookId: string;
   /** The hash of the token the request presented: the row is stored only if it is still the webhook's. */
   tokenHash: string;
+  /** A checked GitHub signature: only then may a webhook with a GitHub secret store it (issue #36 §2). */
+  signed: boolean;
   /** The payload's username and avatar_url; null takes the webhook's (SPEC §2.9). */
   username: string | null;
   avatarUrl: string | null;
@@ -43,6 +46,7 @@ interface Columns {
   ids: string[];
   webhookIds: string[];
   tokenHashes: string[];
+  signed: boolean[];
   usernames: (string | null)[];
   avatarUrls: (string | null)[];
   contents: string[];
@@ -59,9 +63,9 @@ const insertChecked = prepareQuery<Columns>()((db, v) => ({
     sql<{ id: string; channel_id: string; application_id: string | null; author_name: string; author_avatar_url: string | null }>`
       insert into messages (id, channel_id, author_id, webhook_id, application_id, author_name, author_avatar_url, content, embeds, created_at, edited_at)
       select r.id, w.channel_id, w.id, w.id, w.application_id, coalesce(r.username, w.name), coalesce(r.avatar_url, w.avatar_url), r.content, r.embeds, r.created_at, null
-      from unnest(${v.ids}::bigint[], ${v.webhookIds}::bigint[], ${v.tokenHashes}::text[], ${v.usernames}::text[], ${v.avatarUrls}::text[], ${v.contents}::text[], ${v.embeds}::text[], ${v.createdAts}::bigint[])
-        as r(id, webhook_id, token_hash, username, avatar_url, content, embeds, created_at)
-      join webhooks w on w.id = r.webhook_id and w.token_hash = r.token_hash
+      from unnest(${v.ids}::bigint[], ${v.webhookIds}::bigint[], ${v.tokenHashes}::text[], ${v.signed}::boolean[], ${v.usernames}::text[], ${v.avatarUrls}::text[], ${v.contents}::text[], ${v.embeds}::text[], ${v.createdAts}::bigint[])
+        as r(id, webhook_id, token_hash, signed, username, avatar_url, content, embeds, created_at)
+      join webhooks w on w.id = r.webhook_id and w.token_hash = r.token_hash and (r.signed or w.github_secret_sealed is null)
       returning id, channel_id, application_id, author_name, author_avatar_url`.compile(db),
 }));
 
@@ -78,11 +82,12 @@ function writerFor(db: Kysely<Database>): (message: CheckedMessage) => Promise<S
   let writer = writers.get(db);
   if (writer === undefined) {
     writer = batched<CheckedMessage, StoredCheckedMessage>(async (items) => {
-      const columns: Columns = { ids: [], webhookIds: [], tokenHashes: [], usernames: [], avatarUrls: [], contents: [], embeds: [], createdAts: [] };
+      const columns: Columns = { ids: [], webhookIds: [], tokenHashes: [], signed: [], usernames: [], avatarUrls: [], contents: [], embeds: [], createdAts: [] };
       for (const m of items) {
         columns.ids.push(m.id);
         columns.webhookIds.push(m.webhookId);
         columns.tokenHashes.push(m.tokenHash);
+        columns.signed.push(m.signed);
         columns.usernames.push(m.username);
         columns.avatarUrls.push(m.avatarUrl);
         columns.contents.push(m.content);

@@ -14,7 +14,7 @@ import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
 import { registerCompatibleExecuteApi } from './compat.routes.js';
-import { executeWebhook, openWebhook, parseWait } from './execute.service.js';
+import { executeWebhook, openWebhook, parseWait, type WebhookWrite } from './execute.service.js';
 import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
 import { rateLimitedHeaders, rateLimitHeaders } from './webhook-rate-limit.js';
 import type { Webhook } from './webhooks.js';
@@ -49,7 +49,11 @@ const WEBHOOK_MESSAGE_URL = `${WEBHOOK_URL}/messages/:messageId`;
 const documentationOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
 
 const errors = { ...apiErrorResponses(401, 404), 429: RateLimitedBody };
+/** Issue #36 §2: the routes that write a message unsigned answer 403 (50013) when the webhook has a GitHub secret. */
+const writeErrors = { ...errors, ...apiErrorResponses(403) };
 const withBodyErrors = { ...apiErrorResponses(400), ...errors };
+const withBodyWriteErrors = { ...apiErrorResponses(400), ...writeErrors };
+const signedOnlyNote = 'A webhook with a GitHub secret answers 403 (50013) here: it accepts only signed GitHub deliveries (docs/webhooks.md "GitHub secret").';
 const rateLimitNote =
   'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
 
@@ -69,9 +73,9 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
    * answered without parsing anything, and the rate-limit headers are on every answer, errors
    * (invalid JSON included) as well as successes (DESIGN §1).
    */
-  async function gateAs(use: 'record' | 'execute', request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  async function gateAs(use: 'record' | 'execute', writes: WebhookWrite | 'none', request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const { id, token } = request.params as { id: string; token: string };
-    const opened = await openWebhook(services, id, token, request.ip, use);
+    const opened = await openWebhook(services, id, token, request.ip, use, writes);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
     if (!opened.ok) {
       if (opened.error instanceof RateLimitedError) {
@@ -86,9 +90,12 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     }
     request.webhook = opened.webhook;
   }
-  const gate = (request: FastifyRequest, reply: FastifyReply) => gateAs('record', request, reply);
+  // Issue #36 §2: reading, renaming and deleting the webhook forge no message, so they stay open
+  // to its URL when it has a GitHub secret; every route that writes a message unsigned does not.
+  const gate = (request: FastifyRequest, reply: FastifyReply) => gateAs('record', 'none', request, reply);
+  const unsignedWriteGate = (request: FastifyRequest, reply: FastifyReply) => gateAs('record', 'unsigned', request, reply);
   // Only execute stores through a statement that checks the token again (execute.service.ts).
-  const executeGate = (request: FastifyRequest, reply: FastifyReply) => gateAs('execute', request, reply);
+  const executeGate = (request: FastifyRequest, reply: FastifyReply) => gateAs('execute', 'unsigned', request, reply);
 
   app.post(
     WEBHOOK_URL,
@@ -99,14 +106,14 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Execute a webhook',
-        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. ${rateLimitNote}`,
+        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookUrlParams,
         querystring: ExecuteQuery,
         body: ExecuteBody,
         response: {
           200: WebhookMessageBody,
           204: { type: 'null', description: 'Posted (wait absent or false)' },
-          ...withBodyErrors,
+          ...withBodyWriteErrors,
         },
       },
     },
@@ -186,16 +193,16 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
   app.patch(
     WEBHOOK_MESSAGE_URL,
     {
-      onRequest: gate,
+      onRequest: unsignedWriteGate,
       bodyLimit: messageBodyLimit,
       validatorCompiler: documentationOnly,
       schema: {
         tags: ['Webhooks'],
         summary: 'Edit a message the webhook posted',
-        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. ${rateLimitNote}`,
+        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
         body: EditMessageBody,
-        response: { 200: WebhookMessageBody, ...withBodyErrors },
+        response: { 200: WebhookMessageBody, ...withBodyWriteErrors },
       },
     },
     async (request) => editWebhookMessage(services, webhookOf(request), request.params.messageId, request.body as unknown),
@@ -204,13 +211,13 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
   app.delete(
     WEBHOOK_MESSAGE_URL,
     {
-      onRequest: gate,
+      onRequest: unsignedWriteGate,
       schema: {
         tags: ['Webhooks'],
         summary: 'Delete a message the webhook posted',
-        description: `Only messages of this webhook; any other id answers 404 (10008). ${rateLimitNote}`,
+        description: `Only messages of this webhook; any other id answers 404 (10008). ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...errors },
+        response: { 204: { type: 'null', description: 'Deleted' }, ...writeErrors },
       },
     },
     async (request, reply) => {
@@ -220,5 +227,5 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
   );
 
   // Issue #23: the Slack- and GitHub-compatible routes behind the same gate (compat.routes.ts).
-  registerCompatibleExecuteApi(app, services, gate);
+  registerCompatibleExecuteApi(app, services, { signed: gate, unsigned: unsignedWriteGate });
 }

@@ -1,4 +1,4 @@
-import { ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
+import { ApiError, ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
 import { matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
@@ -31,12 +31,36 @@ export interface RateLimitInfo {
 export type WebhookGate = { ok: true; webhook: Webhook; limit: RateLimitInfo } | { ok: false; error: Error; limit: RateLimitInfo };
 
 /**
+ * Issue #36 §2: a webhook with a GitHub secret posts, edits and deletes messages only through
+ * signed GitHub deliveries, so its URL alone cannot forge one (docs/webhooks.md "GitHub secret").
+ */
+export function signedDeliveriesOnly(): ApiError {
+  return new ApiError(
+    403,
+    50013,
+    'This webhook accepts only signed GitHub deliveries: it has a GitHub secret, so its messages are posted through …/github with a valid X-Hub-Signature-256 and cannot be posted, edited or deleted through this route.',
+  );
+}
+
+/** Whether a route of the webhook URL writes messages without a GitHub signature (execute, /slack, message edit and delete). */
+export type WebhookWrite = 'unsigned' | 'signed';
+
+/**
  * Checks a webhook URL and counts the request. Unknown (or deleted) ids → 404 10015; a wrong
  * token → 401 50027 (SPEC §3: a regenerated token's old URL is invalid). Those two spend their
  * client address's bucket, never the webhook's, so nobody can exhaust a webhook they cannot
  * use; a valid URL spends the webhook's bucket (SPEC §8: 10 per 2 s). Over either → 429.
+ * `writes: 'unsigned'` marks a route that writes messages without a signature: 403 when the
+ * webhook has a GitHub secret (issue #36 §2), before the body is read.
  */
-export async function openWebhook(deps: Deps, id: string, token: string, clientAddress: string, use: 'record' | 'execute' = 'record'): Promise<WebhookGate> {
+export async function openWebhook(
+  deps: Deps,
+  id: string,
+  token: string,
+  clientAddress: string,
+  use: 'record' | 'execute' = 'record',
+  writes: WebhookWrite | 'none' = 'none',
+): Promise<WebhookGate> {
   // PostgreSQL, execute only: the webhook as last seen by this instance, because the insert
   // checks the token again in the same statement (execute.repository.ts). SQLite's lookup is
   // already answered from memory and exact (storage/row-cache.ts).
@@ -52,6 +76,14 @@ export async function openWebhook(deps: Deps, id: string, token: string, clientA
   const decision = await deps.buckets.take(webhookBucketKey(webhook.id), WEBHOOK_RULE, deps.clock.now());
   const limit: RateLimitInfo = { decision, bucket: bucketHash('webhook', webhook.id), scope: 'shared' };
   if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
+  if (writes === 'unsigned' && webhook.githubSecretSealed !== null) {
+    // PostgreSQL execute's hint may predate the secret's removal: the database has the last word
+    // (a hint without a secret is checked again by the insert, execute.repository.ts).
+    const current = lookup === provisionalWebhook ? await findWebhook(deps.db, webhook.id) : webhook;
+    if (current === undefined || current.githubSecretSealed !== null) return { ok: false, error: signedDeliveriesOnly(), limit };
+    forgetWebhook(deps.db, webhook.id);
+    return { ok: true, webhook: current, limit };
+  }
   return { ok: true, webhook, limit };
 }
 
@@ -71,9 +103,11 @@ export function parseWait(raw: unknown): boolean {
 /**
  * POST /api/v1/webhooks/{id}/{token}: posts a message in the webhook's channel under its name, or
  * the `username`/`avatarUrl` of this payload (SPEC §2.9). Mentions stay literal text and notify
- * nobody (SPEC §2.10). Returns the message record when `wait`, else nothing.
+ * nobody (SPEC §2.10). Returns the message record when `wait`, else nothing. `signed` only for a
+ * GitHub delivery whose signature was checked: an unsigned message is refused when the webhook
+ * has a GitHub secret (issue #36 §2).
  */
-export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean): Promise<WebhookMessageRecord | undefined> {
+export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean, writes: WebhookWrite = 'unsigned'): Promise<WebhookMessageRecord | undefined> {
   // No body at all (no Content-Type) is an empty message, as at Discord.
   const parsed = parseMessagePayload(body ?? {}, { identityOverride: true, serviceName: deps.config.serviceName });
   if (!parsed.ok) throw parsed.error;
@@ -99,6 +133,7 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
       id: message.id,
       webhookId: webhook.id,
       tokenHash: webhook.tokenHash,
+      signed: writes === 'signed',
       username: payload.username ?? null,
       avatarUrl: payload.avatarUrl ?? null,
       content: message.content,
@@ -107,7 +142,10 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     });
     if (stored === undefined) {
       forgetWebhook(deps.db, webhook.id);
-      throw (await findWebhook(deps.db, webhook.id)) === undefined ? ApiErrors.unknownWebhook() : ApiErrors.invalidWebhookToken();
+      const current = await findWebhook(deps.db, webhook.id);
+      if (current === undefined) throw ApiErrors.unknownWebhook();
+      if (current.tokenHash === webhook.tokenHash && current.githubSecretSealed !== null && writes === 'unsigned') throw signedDeliveriesOnly();
+      throw ApiErrors.invalidWebhookToken();
     }
     message.channelId = stored.channelId;
     message.applicationId = stored.applicationId;

@@ -18,6 +18,7 @@ function toWebhook(row: Selectable<WebhooksTable>): Webhook {
     applicationId: toIdOrNull(row.application_id),
     creatorId: toId(row.creator_id),
     createdAt: toNum(row.created_at),
+    githubSecretSealed: row.github_secret_sealed,
   };
 }
 

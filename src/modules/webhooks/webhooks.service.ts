@@ -261,6 +261,7 @@ function newWebhook(deps: Deps, channelId: string, serverId: string, creator: We
     applicationId: creator.applicationId,
     creatorId: creator.userId,
     createdAt: deps.clock.now(),
+    githubSecretSealed: null,
   };
   return { webhook, token: token.plain };
 }

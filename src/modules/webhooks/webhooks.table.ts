@@ -16,15 +16,25 @@ export interface WebhooksTable {
   /** The user (person or bot account) who created it. */
   creator_id: DbId;
   created_at: DbInt;
+  /**
+   * The webhook's GitHub secret (issue #23) sealed with the server secret (core/sealed.ts; issue
+   * #36 §2), or null when it has none. An HMAC key must be read back, so it cannot be hashed like
+   * the token. `plain:<secret>` until first use for a secret set before sealing (migration
+   * 2026-11-27-10). With a secret, the webhook accepts only signed GitHub deliveries.
+   */
+  github_secret_sealed: string | null;
 }
 
 /**
- * A webhook's optional GitHub secret (issue #23), which verifies X-Hub-Signature-256 on
- * POST …/{token}/github. Kept as the owner typed it, not hashed: an HMAC can only be checked with
- * the key itself (docs/webhooks.md "GitHub secret" says why that is acceptable). Deleted with its webhook.
+ * One signed GitHub delivery a webhook received (issue #36 §2), kept for the replay window
+ * (GITHUB_REPLAY_WINDOW_MS) and pruned by storage/maintenance.ts once expired. Deleted with its webhook.
  */
-export interface WebhookGithubSecretsTable {
+export interface WebhookGithubDeliveriesTable {
   webhook_id: DbId;
-  secret: string;
-  updated_at: DbInt;
+  /** X-GitHub-Delivery as sent (a GUID at GitHub). */
+  delivery_id: string;
+  /** SHA-256 of the signed body, hex: the delivery id is not signed, so the body is what a replay repeats. */
+  body_hash: string;
+  /** Received at + GITHUB_REPLAY_WINDOW_MS: until then the same delivery is a replay. */
+  expires_at: DbInt;
 }

@@ -19,6 +19,12 @@ export interface Webhook {
   /** The user (person or bot account) who created it. */
   creatorId: string;
   createdAt: number;
+  /**
+   * The GitHub secret, sealed (never plain in memory longer than a check), or null. Issue #36 §2:
+   * while set, the webhook's URL posts, edits and deletes messages only through signed GitHub
+   * deliveries.
+   */
+  githubSecretSealed: string | null;
 }
 
 /** A webhook with its creator's display name, for the Integrations pages. */

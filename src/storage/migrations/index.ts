@@ -14,6 +14,7 @@ import * as oneTimeReveals from './2026-11-25-30-chat-manage-one-time-reveals.js
 import * as chatReadChannelReads from './2026-11-25-30-chat-read-channel-reads.js';
 import * as inviteCodes from './2026-11-25-40-invite-codes.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
+import * as webhookSecretsSealed from './2026-11-27-10-webhook-secrets-sealed.js';
 import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 
 /**
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-30-chat-manage-one-time-reveals': oneTimeReveals,
   '2026-11-25-30-chat-read-channel-reads': chatReadChannelReads,
   '2026-11-25-40-invite-codes': inviteCodes,
+  '2026-11-27-10-webhook-secrets-sealed': webhookSecretsSealed,
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-27-30-server-secret-check': serverSecretCheck,
 };
