@@ -70,16 +70,21 @@ describe(`ID-token signing keys across instances (${TEST_DATABASE_URL ? 'postgre
     expect(without.stderr).toContain('GATEHOUSE_OIDC_KEY_SECRET');
   });
 
-  it('gatehouse keys rotate: every instance publishes the new kids at once and keeps the retired ones', async () => {
+  it('gatehouse keys rotate: every instance publishes the new kids at once and keeps the retired ones; the old keys sign until signs_from (issue #36 §6)', async () => {
     const before = (await jwksOf(servers[0] as ServerProcess)).keys.map((k) => k.kid);
+    const rotatedAt = Date.now();
     const rotated = cli(secret, 'keys', 'rotate');
     expect(rotated.status).toBe(0);
-    const records = (rotated.json as { rotated: { alg: string; kid: string; retired: string[] }[] }).rotated;
+    const records = (rotated.json as { rotated: { alg: string; kid: string; signs_from: string; retired: string[] }[] }).rotated;
     expect(records.map((r) => r.alg).sort()).toEqual(['ES256', 'RS256']);
     expect(records.flatMap((r) => r.retired).sort()).toEqual([...before].sort());
+    // Published at once, signing only once a JWKS cached before the rotation (max-age=300) has expired.
+    for (const record of records) expect(Date.parse(record.signs_from) - rotatedAt).toBeGreaterThan(300_000);
     for (const server of servers) {
       const kids = (await jwksOf(server)).keys.map((k) => k.kid);
       expect(kids).toEqual(expect.arrayContaining([...before, ...records.map((r) => r.kid)]));
     }
+    const listed = (cli(secret, 'keys', 'list').json as { keys: { kid: string; signing: boolean }[] }).keys;
+    expect(listed.filter((k) => k.signing).map((k) => k.kid).sort()).toEqual([...before].sort());
   });
 });
