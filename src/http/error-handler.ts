@@ -95,6 +95,12 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, status: number, 
     .send(errorPage({ status, title, detail, serviceName, viewer: request.viewer, csrfToken: key ? csrfToken(key) : '' }));
 }
 
+/** A wait in the largest unit that reads well on a page ("45 seconds", "15 minutes", "24 hours"), rounded up. */
+function waitWords(seconds: number): string {
+  const [n, unit] = seconds < 60 ? [seconds, 'second'] : seconds < 3600 ? [Math.ceil(seconds / 60), 'minute'] : [Math.ceil(seconds / 3600), 'hour'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 /** Retry-After is in whole seconds, rounded up, and never 0 (RFC 9110 §10.2.3). */
 function retryAfterSeconds(error: RateLimitedError): number {
   return Math.max(1, Math.ceil(error.retryAfterMs / 1000));
@@ -127,7 +133,7 @@ function renderError(raw: unknown, request: FastifyRequest, reply: FastifyReply,
     if (isApiRequest(request)) return sendRateLimited(reply, raw);
     const seconds = retryAfterSeconds(raw);
     reply.header('Retry-After', String(seconds));
-    return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${seconds} seconds.`, serviceName);
+    return sendPage(request, reply, 429, 'Too many attempts', `${raw.message} Try again in ${waitWords(seconds)}.`, serviceName);
   }
   if (raw instanceof ApiError) {
     if (isApiRequest(request)) return sendApiError(reply, raw);

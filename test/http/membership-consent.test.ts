@@ -183,7 +183,7 @@ describe('an owner can delete their server', () => {
     await t.services.db.transaction().execute((trx) =>
       writeServerInstall(t.services, trx, { application: { id: bot.client.app.id, name: 'Doom Bot', botUserId: bot.botUserId }, serverId: server.id, installerId: owner.person.id, granted: Permission.SEND_MESSAGES, commands: false }),
     );
-    await t.services.db.insertInto('member_invitations').values({ id: t.services.ids.next(), server_id: server.id, user_id: (await createPerson(t)).id, inviter_id: owner.person.id, role_ids: '', created_at: t.clock.now() }).execute();
+    await t.services.db.insertInto('member_invitations').values({ id: t.services.ids.next(), server_id: server.id, user_id: (await createPerson(t)).id, inviter_id: owner.person.id, role_ids: '', created_at: t.clock.now(), expires_at: t.clock.now() + 86_400_000 }).execute();
 
     const page = await owner.agent.get(`/servers/${server.id}/delete`);
     expect(page.statusCode).toBe(200);

@@ -53,7 +53,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
   signedInPages(pages, (scope) => {
     scope.post('/servers', { schema: { ...hide, body: NameBody } }, async (request, reply) => {
       try {
-        const server = await createServer(services, request.signedInViewer.id, { name: request.body.name ?? '' });
+        const server = await createServer(services, request.signedInViewer.id, { name: request.body.name ?? '', address: request.ip });
         return reply.redirect(`/servers/${server.id}`, 303);
       } catch (error) {
         return renderHome(request, reply, request.signedInViewer, refused(error, 'create-server', { name: request.body.name }));

@@ -30,6 +30,9 @@ export type ServerInviteParams = Static<typeof ServerInviteParams>;
 export const InvitationParams = Type.Object({ invitationId: Type.String() });
 export type InvitationParams = Static<typeof InvitationParams>;
 
+export const ServerInvitationParams = Type.Object({ serverId: Type.String(), invitationId: Type.String() });
+export type ServerInvitationParams = Static<typeof ServerInvitationParams>;
+
 export const InviteParams = Type.Object({ code: Type.String() });
 export type InviteParams = Static<typeof InviteParams>;
 

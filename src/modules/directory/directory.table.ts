@@ -62,6 +62,8 @@ export interface MemberInvitationsTable {
   /** Comma-separated role ids offered with the invitation, applied on acceptance. */
   role_ids: string;
   created_at: DbInt;
+  /** Epoch ms after which it can no longer be accepted (issue #36 §3); set on every row. */
+  expires_at: DbInt;
 }
 
 export interface MemberRolesTable {

@@ -40,7 +40,7 @@ function invitationsCard(ctx: PageCtx, invitations: readonly MemberInvitation[],
 <h2>Invitations</h2>
 ${formError(error, 'invitation')}
 <ul class="plain">${invitations.map(
-    (i) => html`<li id="invitation-${i.id}"><p><bdi>${i.inviterName}</bdi> invited you to join <strong><bdi>${i.serverName}</bdi></strong>.</p>
+    (i) => html`<li id="invitation-${i.id}"><p><bdi>${i.inviterName}</bdi> invited you to join <strong><bdi>${i.serverName}</bdi></strong>. <span class="small muted">Expires ${new Date(i.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.</span></p>
 <div class="actions">
 <form method="post" action="/invitations/${i.id}/accept">${csrfField(ctx.csrfToken)}<button type="submit">Accept</button></form>
 <form method="post" action="/invitations/${i.id}/decline">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit">Decline</button></form>

@@ -1,6 +1,7 @@
 import { avatar, formError, page, type PageCtx } from '../../web/components.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
+import type { ServerInvitation } from './invitations.js';
 import { inviteProblem } from './invites.js';
 import type { InviteRow, SettingsPageInput } from './server-settings.js';
 
@@ -16,10 +17,10 @@ function whenText(ms: number): string {
 function inviteRow(input: SettingsPageInput, i: InviteRow): SafeHtml {
   const { server, ctx } = input;
   const created = whenText(i.createdAt);
-  const problem = inviteProblem(i, input.now);
+  const problem = inviteProblem(i, input.now, i.creatorCanInvite);
   const who = `the link ${i.creatorName} created ${created}`;
   const link = problem
-    ? html`<p class="muted">${problem === 'expired' ? 'Expired' : 'Used up'}: this link no longer works.</p>`
+    ? html`<p class="muted">${problem === 'expired' ? 'Expired' : problem === 'used-up' ? 'Used up' : 'Its creator can no longer invite people here'}: this link no longer works.</p>`
     : i.url
       ? html`<div class="copyrow"><input id="invite-${i.id}" type="text" readonly data-select value="${i.url}" spellcheck="false" class="mono" aria-label="Invite link: ${who}"><button type="button" class="secondary" data-copy="invite-${i.id}" aria-label="Copy ${who}" hidden>Copy</button></div>`
       : html`<p class="muted">Link not shown: it was created before invite codes were kept, or under a server secret no longer configured. It still works; revoke it and create a new one to have a link to copy.</p>`;
@@ -28,6 +29,21 @@ function inviteRow(input: SettingsPageInput, i: InviteRow): SafeHtml {
     i.expiresAt === null ? 'never expires' : problem === 'expired' ? 'expired' : html`expires ${whenText(i.expiresAt)}`
   }</p>
 <form method="post" action="/servers/${server.id}/invites/${i.id}/delete">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Revoke ${who}">Revoke</button></form></li>`;
+}
+
+/**
+ * One pending invitation by username (issue #36 §3): who sent it, when, what roles it offers and
+ * when it expires, with Cancel; not to whom (docs/permissions.md, "No username oracle").
+ */
+function invitationRow(input: SettingsPageInput, i: ServerInvitation): SafeHtml {
+  const { server, ctx } = input;
+  const sent = whenText(i.createdAt);
+  const roles = i.roleIds.map((id) => input.roles.find((r) => r.id === id)?.name).filter((name): name is string => name !== undefined);
+  const who = `the invitation ${i.inviterName} sent ${sent}`;
+  return html`<li>
+<p>Sent by <bdi>${i.inviterName}</bdi>, ${sent}${roles.length ? html` · offers ${roles.map((name, n) => html`${n > 0 ? ', ' : ''}<bdi>${name}</bdi>`)}` : ''} · expires ${whenText(i.expiresAt)}</p>
+${i.senderCanInvite ? '' : html`<p class="muted">No longer works: <bdi>${i.inviterName}</bdi> can no longer invite people here.</p>`}
+<form method="post" action="/servers/${server.id}/invitations/${i.id}/cancel">${csrfField(ctx.csrfToken)}<button class="secondary" type="submit" aria-label="Cancel ${who}">Cancel invitation</button></form></li>`;
 }
 
 export function invitesSection(input: SettingsPageInput): SafeHtml {
@@ -62,6 +78,13 @@ ${
   input.invites.length
     ? html`<ul class="invite-rows">${input.invites.map((i) => inviteRow(input, i))}</ul>`
     : html`<p class="muted">No invite links.</p>`
+}</div>
+<div class="card"><h2>Pending invitations</h2>
+<p class="hint">Invitations sent by username from <a href="/servers/${server.id}/settings/members">Members</a>, until they are answered or expire. Who was invited is not shown.</p>
+${
+  input.invitations?.length
+    ? html`<ul class="invite-rows">${input.invitations.map((i) => invitationRow(input, i))}</ul>`
+    : html`<p class="muted">No pending invitations.</p>`
 }</div>`
     : ''
 }`;

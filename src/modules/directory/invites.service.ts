@@ -4,10 +4,11 @@ import { open, seal, sealingKey } from '../../core/sealed.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { OPERATOR, person, type Actor } from '../../core/actor.js';
-import { authorize } from './access.service.js';
+import { authorize, memberPermissions } from './access.service.js';
+import { throttleCreation } from './creation-throttle.js';
 import { ServerAction } from './policy.js';
 import { isUniqueViolation } from '../../storage/types.js';
-import { INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite, type ListedInvite } from './invites.js';
+import { canCreateInvites, INVITE_CODE_BYTES, INVITE_MAX_USES_LIMIT, inviteProblem, type Invite, type ListedInvite } from './invites.js';
 import { consumeInviteUse, deleteInvite as deleteInviteRow, findInviteByCodeHash, insertInvite, listInvites } from './invites.repository.js';
 import { deleteInvitationsFor, findMember, insertMember } from './members.repository.js';
 import type { Server } from './servers.js';
@@ -18,6 +19,7 @@ const UNKNOWN_INVITE = 10006;
 const unknownInvite = () => new ApiError(404, UNKNOWN_INVITE, 'This invite link is not valid. Ask for a new one.');
 const expiredInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link has expired. Ask for a new one.');
 const usedUpInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link has been used as many times as allowed. Ask for a new one.');
+const creatorCannotInvite = () => new ApiError(410, UNKNOWN_INVITE, 'This invite link no longer works: the person who created it can no longer invite people to this server. Ask for a new one.');
 
 export interface CreatedInvite {
   invite: Invite;
@@ -47,17 +49,36 @@ function openCode(deps: Pick<Deps, 'secrets'>, inviteId: string, sealed: string 
   return null;
 }
 
+/** Whether each of these people may still create invite links in the server (issue #36 §3). */
+async function creatorsWhoCanInvite(deps: Deps, serverId: string, creatorIds: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(creatorIds)];
+  const held = await Promise.all(unique.map((id) => memberPermissions(deps, serverId, id)));
+  return new Set(unique.filter((_, i) => canCreateInvites(held[i])));
+}
+
 /** The server's invites, newest first, with their codes where they can be shown (the caller has checked Manage server). */
-export async function listServerInvites(deps: Pick<Deps, 'db' | 'secrets'>, serverId: string): Promise<ListedInvite[]> {
+export async function listServerInvites(deps: Deps, serverId: string): Promise<ListedInvite[]> {
   const rows = await listInvites(deps.db, serverId);
-  return rows.map(({ codeSealed, ...invite }) => ({ ...invite, code: openCode(deps, invite.id, codeSealed) }));
+  const able = await creatorsWhoCanInvite(
+    deps,
+    serverId,
+    rows.map((r) => r.creatorId),
+  );
+  return rows.map(({ codeSealed, ...invite }) => ({ ...invite, code: openCode(deps, invite.id, codeSealed), creatorCanInvite: able.has(invite.creatorId) }));
 }
 
 /**
  * Creates an invite link; its creator needs Create invite or Manage server. `maxUses` 1–100 or
- * none; `expiresInMs` positive or none (never expires). Throws 10004, 50013 or 50035.
+ * none; `expiresInMs` positive or none (never expires). From the web (`address` given) it counts
+ * against the invitation limits (issue #36 §4, creation-throttle.ts). Throws 10004, 50013, 50035
+ * or RateLimitedError.
  */
-export async function createInvite(deps: Deps, serverId: string, creatorId: string, input: { maxUses?: number | null; expiresInMs?: number | null }): Promise<CreatedInvite> {
+export async function createInvite(
+  deps: Deps,
+  serverId: string,
+  creatorId: string,
+  input: { maxUses?: number | null; expiresInMs?: number | null; address?: string },
+): Promise<CreatedInvite> {
   await authorize(deps, person(creatorId), serverId, ServerAction.createInvite);
   const maxUses = input.maxUses ?? null;
   if (maxUses !== null && (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > INVITE_MAX_USES_LIMIT)) {
@@ -68,6 +89,7 @@ export async function createInvite(deps: Deps, serverId: string, creatorId: stri
     throw invalidField(['expiresIn'], 'NUMBER_TYPE_MIN', 'The lifetime must be positive, or never.');
   }
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
+  if (input.address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', creatorId, input.address);
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'invite', INVITE_CODE_BYTES);
   const invite: Invite = { id: deps.ids.next(), serverId, creatorId, maxUses, uses: 0, expiresAt: expiresInMs === null ? null : now + expiresInMs, createdAt: now };
@@ -75,15 +97,19 @@ export async function createInvite(deps: Deps, serverId: string, creatorId: stri
   return { invite, code: secret.plain };
 }
 
-/** What an invite leads to, for the "Join <server>" page. Throws 10006 (404 unknown, 410 expired or used up). */
+/**
+ * What an invite leads to, for the "Join <server>" page. Throws 10006 (404 unknown; 410 expired,
+ * used up, or its creator may no longer invite: issue #36 §3).
+ */
 export async function describeInvite(deps: Deps, code: string): Promise<{ invite: Invite; server: Server }> {
   if (!hasPrefix(code, 'invite')) throw unknownInvite();
   const invite = await findInviteByCodeHash(deps.db, hashSecret(code));
   const server = invite ? await findServer(deps.db, invite.serverId) : undefined;
   if (!invite || !server) throw unknownInvite();
-  const problem = inviteProblem(invite, deps.clock.now());
+  const problem = inviteProblem(invite, deps.clock.now(), canCreateInvites(await memberPermissions(deps, server.id, invite.creatorId)));
   if (problem === 'expired') throw expiredInvite();
   if (problem === 'used-up') throw usedUpInvite();
+  if (problem === 'creator-cannot-invite') throw creatorCannotInvite();
   return { invite, server };
 }
 

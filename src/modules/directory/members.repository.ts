@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toNum } from '../../storage/types.js';
+import type { ServerInvitation } from './invitations.js';
 import type { JoinedVia, Member, MemberInvitation, MemberWithPerson } from './members.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -80,10 +81,13 @@ function splitIds(text: string): string[] {
   return text === '' ? [] : text.split(',');
 }
 
-/** Records an invitation; false when one is already pending for this person and server (nothing changes). */
+/**
+ * Records an invitation; false when one is already pending for this person and server (nothing
+ * changes). An expired one in its place is replaced (issue #36 §3: a new invitation may follow).
+ */
 export async function insertInvitation(
   db: Db,
-  invitation: { id: string; serverId: string; userId: string; inviterId: string; roleIds: readonly string[]; createdAt: number },
+  invitation: { id: string; serverId: string; userId: string; inviterId: string; roleIds: readonly string[]; createdAt: number; expiresAt: number },
 ): Promise<boolean> {
   const result = await db
     .insertInto('member_invitations')
@@ -94,14 +98,26 @@ export async function insertInvitation(
       inviter_id: invitation.inviterId,
       role_ids: invitation.roleIds.join(','),
       created_at: invitation.createdAt,
+      expires_at: invitation.expiresAt,
     })
-    .onConflict((oc) => oc.columns(['server_id', 'user_id']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['server_id', 'user_id'])
+        .doUpdateSet((eb) => ({
+          id: eb.ref('excluded.id'),
+          inviter_id: eb.ref('excluded.inviter_id'),
+          role_ids: eb.ref('excluded.role_ids'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('member_invitations.expires_at', '<=', invitation.createdAt),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-/** A person's pending invitations with the server's and inviter's names, oldest first. */
-export async function listInvitationsForUser(db: Db, userId: string): Promise<MemberInvitation[]> {
+/** A person's pending (unexpired) invitations with the server's and inviter's names, oldest first. */
+export async function listInvitationsForUser(db: Db, userId: string, now: number): Promise<MemberInvitation[]> {
   const rows = await db
     .selectFrom('member_invitations')
     .innerJoin('servers', 'servers.id', 'member_invitations.server_id')
@@ -113,10 +129,12 @@ export async function listInvitationsForUser(db: Db, userId: string): Promise<Me
       'member_invitations.inviter_id',
       'member_invitations.role_ids',
       'member_invitations.created_at',
+      'member_invitations.expires_at',
       'servers.name as server_name',
       'users.name as inviter_name',
     ])
     .where('member_invitations.user_id', '=', userId)
+    .where('member_invitations.expires_at', '>', now)
     .orderBy('member_invitations.id')
     .execute();
   return rows.map((row) => ({
@@ -128,13 +146,52 @@ export async function listInvitationsForUser(db: Db, userId: string): Promise<Me
     inviterName: row.inviter_name,
     roleIds: splitIds(row.role_ids),
     createdAt: toNum(row.created_at),
+    expiresAt: toNum(row.expires_at),
   }));
 }
 
-/** How many invitations a server has pending (the members settings page says so, never to whom). */
-export async function countPendingInvitations(db: Db, serverId: string): Promise<number> {
-  const row = await db.selectFrom('member_invitations').select((eb) => eb.fn.countAll().as('n')).where('server_id', '=', serverId).executeTakeFirst();
-  return row ? Number(row.n) : 0;
+/** A server's pending (unexpired) invitations with their senders' names, oldest first; never to whom (docs/permissions.md). */
+export async function listInvitationsOfServer(db: Db, serverId: string, now: number): Promise<Array<Omit<ServerInvitation, 'senderCanInvite'>>> {
+  const rows = await db
+    .selectFrom('member_invitations')
+    .innerJoin('users', 'users.id', 'member_invitations.inviter_id')
+    .select(['member_invitations.id', 'member_invitations.inviter_id', 'member_invitations.role_ids', 'member_invitations.created_at', 'member_invitations.expires_at', 'users.name as inviter_name'])
+    .where('member_invitations.server_id', '=', serverId)
+    .where('member_invitations.expires_at', '>', now)
+    .orderBy('member_invitations.id')
+    .execute();
+  return rows.map((row) => ({
+    id: toId(row.id),
+    serverId,
+    inviterId: toId(row.inviter_id),
+    inviterName: row.inviter_name,
+    roleIds: splitIds(row.role_ids),
+    createdAt: toNum(row.created_at),
+    expiresAt: toNum(row.expires_at),
+  }));
+}
+
+/** One of a server's invitations, for cancelling it (who sent it decides who may); expired ones included. */
+export async function findServerInvitation(db: Db, serverId: string, invitationId: string): Promise<{ inviterId: string } | undefined> {
+  const row = await db.selectFrom('member_invitations').select('inviter_id').where('server_id', '=', serverId).where('id', '=', invitationId).executeTakeFirst();
+  return row ? { inviterId: toId(row.inviter_id) } : undefined;
+}
+
+/** Withdraws one of a server's invitations; false when there is none (answered or cancelled meanwhile). */
+export async function deleteServerInvitation(db: Db, serverId: string, invitationId: string): Promise<boolean> {
+  const result = await db.deleteFrom('member_invitations').where('server_id', '=', serverId).where('id', '=', invitationId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** One of the person's invitations as it stands (expired ones included), or undefined. */
+export async function findInvitation(db: Db, invitationId: string, userId: string): Promise<{ serverId: string; inviterId: string; roleIds: string[]; expiresAt: number } | undefined> {
+  const row = await db
+    .selectFrom('member_invitations')
+    .select(['server_id', 'inviter_id', 'role_ids', 'expires_at'])
+    .where('id', '=', invitationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row ? { serverId: toId(row.server_id), inviterId: toId(row.inviter_id), roleIds: splitIds(row.role_ids), expiresAt: toNum(row.expires_at) } : undefined;
 }
 
 /**

@@ -10,9 +10,11 @@ import { announceAccessChange } from '../../realtime/channel-events.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Member, MemberInvitation } from './members.js';
+import { throttleCreation } from './creation-throttle.js';
+import { INVITATION_LIFETIME_MS, invitationGrant } from './invitations.js';
 import {
-  countPendingInvitations,
   deleteMember,
+  findInvitation,
   findMember,
   insertInvitation,
   insertMember,
@@ -32,6 +34,10 @@ const alreadyMember = () => invalidField(['username'], 'ALREADY_MEMBER', 'That p
 const ownerCannotLeave = () => new ApiError(403, 50013, "The server's owner cannot be removed.");
 const ownerCannotDepart = () => new ApiError(403, 50013, "The server's owner cannot leave it: delete the server instead.");
 const unknownInvitation = () => new ApiError(404, 10013, 'This invitation does not exist, or was already answered.');
+const expiredInvitation = () => new ApiError(410, 10013, 'This invitation has expired. Ask for a new one.');
+// Issue #36 §3: the sender was removed, or lost Manage server, after sending it.
+const revokedInvitation = (serverName: string) =>
+  new ApiError(410, 10013, `This invitation no longer works: the person who sent it can no longer invite people to ${serverName}. Ask someone there for a new invitation or an invite link.`);
 
 /**
  * The roles `roleIds` name, checked: each must be a role of this server other than @everyone
@@ -151,9 +157,11 @@ function typedUsername(raw: string): string {
  * inviting by username is ours, Discord has no such action). The answer is the same whether the
  * username exists, names a bot, or already has an invitation pending, so the form is no oracle
  * for usernames; only an empty name, bad roles, or an existing member (whom the inviter can see in
- * the member list anyway) are refused. Throws 10004 or 50035.
+ * the member list anyway) are refused. It expires after 7 days (issue #36 §3). From the web
+ * (`address` given) it counts against the invitation limits whoever it names, so the limit is no
+ * oracle either (creation-throttle.ts). Throws 10004, 50035 or RateLimitedError.
  */
-export async function inviteMember(deps: Deps, serverId: string, inviterId: string, rawUsername: string, roleIds: readonly string[] = []): Promise<void> {
+export async function inviteMember(deps: Deps, serverId: string, inviterId: string, rawUsername: string, roleIds: readonly string[] = [], address?: string): Promise<void> {
   const held = await authorize(deps, { kind: 'person', id: inviterId }, serverId, ServerAction.manageServer);
   if (roleIds.length > 0) {
     if ((held & Permission.MANAGE_ROLES) === 0n) throw new ApiError(403, 50013, 'Giving roles needs the Manage roles permission.');
@@ -163,49 +171,57 @@ export async function inviteMember(deps: Deps, serverId: string, inviterId: stri
   const username = typedUsername(rawUsername);
   if (username === '') throw invalidField(['username'], 'BASE_TYPE_REQUIRED', 'Enter the username of the person to invite.');
   const roles = await assignableRoles(deps, serverId, roleIds);
+  if (address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', inviterId, address);
   const person = await findPersonByUsername(deps.db, username);
   if (!person || person.bot) return;
   if (await findMember(deps.db, serverId, person.id)) throw alreadyMember();
+  const now = deps.clock.now();
   await insertInvitation(deps.db, {
     id: deps.ids.next(),
     serverId,
     userId: person.id,
     inviterId,
     roleIds: roles.map((r) => r.id),
-    createdAt: deps.clock.now(),
+    createdAt: now,
+    expiresAt: now + INVITATION_LIFETIME_MS,
   });
 }
 
-/** The person's pending invitations (their home page lists them with Accept and Decline). */
+/** The person's pending, unexpired invitations (their home page lists them with Accept and Decline). */
 export async function pendingInvitations(deps: Deps, userId: string): Promise<MemberInvitation[]> {
-  return listInvitationsForUser(deps.db, userId);
-}
-
-/** How many invitations of a server await an answer (shown to its managers as a number only). */
-export async function pendingInvitationCount(deps: Deps, serverId: string): Promise<number> {
-  if (!isSnowflake(serverId)) return 0;
-  return countPendingInvitations(deps.db, serverId);
+  return listInvitationsForUser(deps.db, userId, deps.clock.now());
 }
 
 /**
- * Accepts one of the person's invitations: they become a member by their own act ('invitation'),
- * with the offered roles that still exist and are still assignable. Taking the invitation and
- * joining are one transaction, so it is used once. Already a member (joined by a link meanwhile):
- * the invitation is simply used up. Throws 10013 (404) for an unknown or answered invitation.
+ * Accepts one of the person's invitations: they become a member by their own act ('invitation').
+ * Issue #36 §3: an expired invitation fails (410), and so does one whose sender may no longer
+ * invite (removed, or without Manage server: 410, the invitation is gone); of the offered roles
+ * they get those that still exist and that the sender may still give (invitations.ts
+ * invitationGrant). Taking the invitation and joining are one transaction, so it is used once.
+ * Already a member (joined by a link meanwhile): the invitation is simply used up. Throws 10013
+ * (404) for an unknown or answered invitation, (410) as above.
  */
 export async function acceptInvitation(deps: Deps, invitationId: string, userId: string): Promise<{ serverId: string }> {
   if (!isSnowflake(invitationId)) throw unknownInvitation();
   const now = deps.clock.now();
+  const pending = await findInvitation(deps.db, invitationId, userId);
+  if (!pending) throw unknownInvitation();
+  if (pending.expiresAt <= now) throw expiredInvitation();
+  // Read before the transaction (one SQLite connection): a change of the sender's roles between
+  // this read and the take below is as if it came just after the acceptance.
+  const server = await findServer(deps.db, pending.serverId);
+  if (!server) throw unknownInvitation();
+  const grant = invitationGrant(await memberPermissions(deps, pending.serverId, pending.inviterId), pending.roleIds, await listRoles(deps.db, pending.serverId));
+  if (!grant.ok) {
+    await takeInvitation(deps.db, invitationId, userId);
+    throw revokedInvitation(server.name);
+  }
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const taken = await takeInvitation(trx, invitationId, userId);
       if (!taken) throw unknownInvitation();
       if (await findMember(trx, taken.serverId, userId)) return { serverId: taken.serverId };
-      const existing = await listRoles(trx, taken.serverId);
-      const roleIds = taken.roleIds.filter((id) => {
-        const role = existing.find((r) => r.id === id);
-        return role !== undefined && !isEveryoneRole(role) && role.managedApplicationId === null;
-      });
+      const roleIds = grant.roleIds;
       await insertMember(trx, { serverId: taken.serverId, userId, joinedAt: now, joinedVia: 'invitation' });
       await replaceMemberRoles(trx, taken.serverId, userId, roleIds);
       return { serverId: taken.serverId };

@@ -32,6 +32,8 @@ export interface MemberInvitation {
   inviterName: string;
   roleIds: string[];
   createdAt: number;
+  /** Issue #36 §3: it cannot be accepted from this time on. */
+  expiresAt: number;
 }
 
 /** A member with the person's public profile, for member lists. */

@@ -17,6 +17,7 @@ import {
   ServerProfileBody,
   RoleBody,
   ServerChannelParams,
+  ServerInvitationParams,
   ServerInviteParams,
   ServerMemberParams,
   ServerParams,
@@ -25,6 +26,7 @@ import {
 } from './directory.schemas.js';
 import { parseInviteLifetime, parseInviteMaxUses } from './invites.js';
 import { createInvite, deleteInvite } from './invites.service.js';
+import { cancelInvitation } from './invitations.service.js';
 import { inviteMember, removeMember, setMemberRoles } from './members.service.js';
 import { parseColor, permissionsFromNames } from './roles.js';
 import { createRole, deleteRole, updateRole } from './roles.service.js';
@@ -52,6 +54,7 @@ const NOTICES: Record<string, string> = {
   'member-removed': 'Member removed.',
   'invite-revoked': 'Invite link revoked.',
   'invite-created': 'Invite link created.',
+  'invitation-cancelled': 'Invitation cancelled.',
 };
 
 interface SettingsExtra {
@@ -107,6 +110,8 @@ async function render(services: Services, request: FastifyRequest, reply: Fastif
     members: data.members,
     // Links are shown only to those who see the list (Manage server, docs/permissions.md).
     invites: data.invites.map((i) => ({ ...i, creatorName: names.get(i.creatorId) ?? 'a former member', url: i.code !== null && settingsAbilities(permissions).manageServer ? inviteUrl(services, i.code) : null })),
+    // Issue #36 §3: listed with their senders to those who see the links (Manage server).
+    invitations: settingsAbilities(permissions).manageServer ? data.invitations : [],
     pendingInvitations: view.pendingInvitations,
     now: services.clock.now(),
     ...(view.role ? { role: view.role } : {}),
@@ -237,7 +242,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId } = request.params;
       const roleIds = asList(request.body.roles);
       const at: FormAt = { serverId, section: 'members', form: 'add-member', values: { username: request.body.username, roles: roleIds } };
-      const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds);
+      const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds, request.ip);
       return form(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
     });
 
@@ -261,7 +266,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         if (expiresInMs === undefined) throw invalidField(['expiresIn'], 'BASE_TYPE_CHOICES', 'Choose one of the offered lifetimes.');
         const maxUses = parseInviteMaxUses(request.body.maxUses);
         if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
-        const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses });
+        const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses, address: request.ip });
         // Post/redirect/get: the link waits for the one GET that shows it (a reload creates nothing).
         await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, inviteUrl(services, created.code));
         return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-created`, 303);
@@ -274,6 +279,13 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId, inviteId } = request.params;
       await deleteInvite(services, serverId, inviteId, actorOf(request));
       return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-revoked`, 303);
+    });
+
+    // Issue #36 §3: its sender or anyone with Manage server withdraws a pending invitation.
+    scope.post('/servers/:serverId/invitations/:invitationId/cancel', { schema: { ...hide, params: ServerInvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
+      const { serverId, invitationId } = request.params;
+      await cancelInvitation(services, serverId, invitationId, actorOf(request));
+      return reply.redirect(`/servers/${serverId}/settings/invites?done=invitation-cancelled`, 303);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { Permission, has } from '../../core/permissions.js';
 import type { FormError, FormValues, PageCtx } from '../../web/components.js';
 import type { Channel } from './channels.js';
+import type { ServerInvitation } from './invitations.js';
 import type { ListedInvite } from './invites.js';
 import type { MemberWithPerson } from './members.js';
 import { ServerAction, type Need } from './policy.js';
@@ -63,6 +64,8 @@ export interface SettingsPageInput {
   roles: Role[];
   members: MemberWithPerson[];
   invites: InviteRow[];
+  /** Pending invitations by username with their senders (issue #36 §3); empty for viewers without Manage server. */
+  invitations?: ServerInvitation[];
   /** How many invitations await an answer (a number only: who was invited is not shown). */
   pendingInvitations?: number;
   now: number;

@@ -6,6 +6,9 @@ import { insertMember, listMembers } from './members.repository.js';
 import type { MemberWithPerson } from './members.js';
 import type { ListedInvite } from './invites.js';
 import { listServerInvites } from './invites.service.js';
+import type { ServerInvitation } from './invitations.js';
+import { listServerInvitations } from './invitations.service.js';
+import { throttleCreation } from './creation-throttle.js';
 import { EVERYONE_ROLE_NAME, type Role } from './roles.js';
 import { insertRole, listPermissionRows, listRoles } from './roles.repository.js';
 import { DEFAULT_CHANNEL_NAME, validateServerName, type Server, type ServerContents } from './servers.js';
@@ -64,12 +67,15 @@ export interface CreatedServer extends Server {
 
 /**
  * Creates a server owned by `ownerId` with its @everyone role (id = server id, Discord's default
- * permissions), the owner's membership and a #general text channel, all or nothing.
- * Throws a 50035 (field `name`) for a bad name.
+ * permissions), the owner's membership and a #general text channel, all or nothing. From the web
+ * (`address` given: the client's) it counts against the server creation limits per person and per
+ * address (issue #36 §4, creation-throttle.ts); the CLI is not limited. Throws a 50035 (field
+ * `name`) for a bad name, RateLimitedError (429) over a limit.
  */
-export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null }): Promise<CreatedServer> {
+export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null; address?: string }): Promise<CreatedServer> {
   const name = validateServerName(input.name, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
+  if (input.address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'servers', ownerId, input.address);
   const now = deps.clock.now();
   const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
   const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
@@ -128,18 +134,21 @@ export interface ServerSettingsData {
   roles: Role[];
   members: MemberWithPerson[];
   invites: ListedInvite[];
+  /** Pending invitations by username, with their senders (issue #36 §3). */
+  invitations: ServerInvitation[];
 }
 
 export async function loadServerSettings(deps: Deps, serverId: string): Promise<ServerSettingsData | undefined> {
   const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
   if (!server) return undefined;
-  const [channels, roles, members, invites] = await Promise.all([
+  const [channels, roles, members, invites, invitations] = await Promise.all([
     listChannels(deps.db, serverId),
     listRoles(deps.db, serverId),
     listMembers(deps.db, serverId),
     listServerInvites(deps, serverId),
+    listServerInvitations(deps, serverId),
   ]);
-  return { server, channels, roles, members, invites };
+  return { server, channels, roles, members, invites, invitations };
 }
 
 /** The home page: the person's servers, each with its channels. */

@@ -4,7 +4,6 @@ import type { Deps } from '../../deps.js';
 import { authorize } from './access.service.js';
 import { getChannels } from './channels.service.js';
 import type { Channel } from './channels.js';
-import { pendingInvitationCount } from './members.service.js';
 import { ServerAction } from './policy.js';
 import type { Role } from './roles.js';
 import { getRole } from './roles.service.js';
@@ -33,7 +32,7 @@ export async function settingsView(deps: Deps, actor: Actor, serverId: string, s
   const role = section === 'role' ? await getRole(deps, serverId, roleId ?? '') : undefined;
   const data = await loadServerSettings(deps, serverId);
   if (!data) throw ApiErrors.unknownServer();
-  const pending = section === 'members' ? await pendingInvitationCount(deps, serverId) : 0;
+  const pending = section === 'members' ? data.invitations.length : 0;
   return { permissions, data, pendingInvitations: pending, ...(role ? { role } : {}) };
 }
 

@@ -15,6 +15,7 @@ import * as chatReadChannelReads from './2026-11-25-30-chat-read-channel-reads.j
 import * as inviteCodes from './2026-11-25-40-invite-codes.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 import * as webhookSecretsSealed from './2026-11-27-10-webhook-secrets-sealed.js';
+import * as invitationExpiry from './2026-11-27-20-invitation-expiry.js';
 import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 
 /**
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-30-chat-read-channel-reads': chatReadChannelReads,
   '2026-11-25-40-invite-codes': inviteCodes,
   '2026-11-27-10-webhook-secrets-sealed': webhookSecretsSealed,
+  '2026-11-27-20-invitation-expiry': invitationExpiry,
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-27-30-server-secret-check': serverSecretCheck,
 };

@@ -1,0 +1,44 @@
+import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { migrations } from '../../src/storage/migrations/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/**
+ * Issue #36 §3: migration 2026-11-27-20 gives every invitation an expiry. One pending before it
+ * expires 7 days after it was sent, so an old invitation stops working at once instead of
+ * outliving its sender forever.
+ */
+
+const BEFORE = '2026-11-27-10-webhook-secrets-sealed';
+const DAY = 86_400_000;
+
+async function migrateTo(db: Kysely<unknown>, target: string): Promise<void> {
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const result = await migrator.migrateTo(target);
+  if (result.error) throw result.error;
+}
+
+describe('migration 2026-11-27-20 (invitations expire)', () => {
+  let t: TestDatabase;
+  let db: Kysely<unknown>;
+  beforeEach(async () => {
+    t = await createTestDatabase();
+    db = t.handle.db as unknown as Kysely<unknown>;
+  });
+  afterEach(async () => t.drop());
+
+  it('an invitation pending before it expires 7 days after it was sent', async () => {
+    await migrateTo(db, BEFORE);
+    await sql`insert into users (id, username, username_key, name, created_at) values (1, 'a', 'a', 'A', 0), (4, 'b', 'b', 'B', 0)`.execute(db);
+    await sql`insert into servers (id, name, owner_id, created_at) values (2, 'S', 1, 0)`.execute(db);
+    const sentAt = Date.UTC(2026, 0, 1);
+    await sql`insert into member_invitations (id, server_id, user_id, inviter_id, role_ids, created_at) values (5, 2, 4, 1, '', ${sentAt})`.execute(db);
+
+    await migrateToLatest(t.handle.db);
+
+    const rows = await sql<{ expires_at: string | number }>`select expires_at from member_invitations`.execute(db);
+    expect(rows.rows.map((r) => Number(r.expires_at))).toEqual([sentAt + 7 * DAY]);
+  });
+});
