@@ -13,10 +13,10 @@ import * as scalePartitions from './2026-11-25-20-scale-partitions.js';
 import * as oneTimeReveals from './2026-11-25-30-chat-manage-one-time-reveals.js';
 import * as chatReadChannelReads from './2026-11-25-30-chat-read-channel-reads.js';
 import * as inviteCodes from './2026-11-25-40-invite-codes.js';
-import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 import * as webhookSecretsSealed from './2026-11-27-10-webhook-secrets-sealed.js';
 import * as invitationExpiry from './2026-11-27-20-invitation-expiry.js';
 import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
+import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -39,6 +39,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-40-invite-codes': inviteCodes,
   '2026-11-27-10-webhook-secrets-sealed': webhookSecretsSealed,
   '2026-11-27-20-invitation-expiry': invitationExpiry,
-  '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-27-30-server-secret-check': serverSecretCheck,
+  '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
 };
