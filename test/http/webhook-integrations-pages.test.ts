@@ -66,6 +66,10 @@ describe("Integrations pages: a webhook's GitHub secret", () => {
     const after = await owner.agent.get(page);
     expect(after.body).toContain('A secret is set.');
     expect(after.body).not.toContain('correct horse');
+    // Issue #36 §2: the page says what a secret changes for the webhook's other URLs.
+    expect(after.body).toContain('this webhook accepts only deliveries signed with it');
+    expect(after.body).toContain('its plain and Slack URLs stop posting');
+    expect(await stored.githubSecretAtRest(t, id)).not.toContain('correct horse');
 
     const tooLong = await owner.agent.submit(page, `${page}/webhooks/${id}/github-secret`, { githubSecret: 'x'.repeat(300) });
     expect(tooLong.statusCode).toBe(400);

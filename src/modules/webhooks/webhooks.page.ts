@@ -95,7 +95,7 @@ function githubSecretForm(w: WebhookWithCreator, input: IntegrationsPageInput, b
 ${csrfField(input.ctx.csrfToken)}
 <label for="github-secret-${w.id}">GitHub secret</label>
 <input id="github-secret-${w.id}" name="githubSecret" type="password" maxlength="${GITHUB_SECRET_MAX}" autocomplete="new-password" aria-describedby="github-secret-hint-${w.id}">
-<p class="hint" id="github-secret-hint-${w.id}">${set ? html`<strong>A secret is set.</strong> ` : 'No secret is set. '}With a secret, deliveries to this webhook's GitHub URL must be signed with it (X-Hub-Signature-256), as GitHub does when you give it the same secret. Save an empty field to remove it.</p>
+<p class="hint" id="github-secret-hint-${w.id}">${set ? html`<strong>A secret is set.</strong> ` : 'No secret is set. '}With a secret, this webhook accepts only deliveries signed with it (X-Hub-Signature-256), as GitHub sends when you give it the same secret: its plain and Slack URLs stop posting, and its messages can no longer be edited or deleted through the URL. Save an empty field to remove it.</p>
 <div class="actions"><button type="submit" class="secondary">Save GitHub secret</button></div>
 </form>`;
 }
