@@ -347,6 +347,11 @@ describe('OpenID Connect (issue #22)', () => {
       expect(res.headers['location']).toBeUndefined();
       expect(res.body).toContain('You are signed out');
       expect((await agent.get('/settings/profile')).statusCode).toBe(303);
+      // Nobody signed in: the same page at once.
+      const visitor = await new PageAgent(t.app).get(url);
+      expect(visitor.statusCode).toBe(200);
+      expect(visitor.headers['location']).toBeUndefined();
+      expect(visitor.body).toContain('You are signed out');
     });
 
     it('issue #36 §4: a signed-out visitor is not redirected to the app: our signed-out page links to the registered URI with state', async () => {

@@ -59,7 +59,7 @@ export function registerOpenIdApi(app: App, services: Services): void {
       schema: {
         tags: ['OpenID Connect'],
         summary: 'ID token signing keys (RFC 7517 JWK Set)',
-        description: 'Every key that signs ID tokens now, and retired keys until every token they signed has expired. Keys are identified by kid.',
+        description: 'Every key that signs ID tokens now, every key a rotation added that signs from a few minutes on (published first, so a cached key set always holds the signing key), and retired keys until every token they signed has expired. Keys are identified by kid.',
         response: { 200: JwksBody },
       },
     },
