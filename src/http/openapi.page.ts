@@ -87,8 +87,43 @@ class ErrorBodies {
   }
 }
 
+/**
+ * Pointers into this repository that route schemas carry for its developers (`SPEC §2.5:`,
+ * `DESIGN §1:`, `Issue #4`, `(docs/errors.md)`, `(docs/webhooks.md "GitHub secret")`): the
+ * reference's readers have neither the repository nor its docs, so the page leaves them out.
+ * Public standards (RFC 6749 §5.2, OpenID Connect Core §5.3) stay.
+ */
+const INTERNAL_REFERENCES: ReadonlyArray<[RegExp, string]> = [
+  [/\s*\((?:SPEC|DESIGN) §[^)]*\)/g, ''],
+  [/\s*\(docs\/[\w-]+\.md(?: "[^"]*")?\)/g, ''],
+  [/;\s*docs\/[\w-]+\.md(?: "[^"]*")?(?=\))/g, ''],
+  // `avatarUrl`: "SPEC §2.9 name of avatar_url", the specification's name for the same field.
+  [/^SPEC §[\d.]*\d name of /, 'Another name of '],
+  [/(^|[.;]\s*)(?:SPEC|DESIGN) §[\d.–-]*\d[:,]?\s*/g, '$1'],
+  [/(^|[.;]\s*)Issue #\d+:?\s*/gi, '$1'],
+];
+
+/** `text` without repository-internal references, its first letter kept a capital. */
+export function publicText(text: string): string {
+  let shown = text;
+  for (const [pattern, replacement] of INTERNAL_REFERENCES) shown = shown.replace(pattern, replacement);
+  shown = shown.trim();
+  // A sentence that began with a reference begins with what followed it.
+  return /^(?:SPEC|DESIGN) §|^Issue #/i.test(text) ? shown.charAt(0).toUpperCase() + shown.slice(1) : shown;
+}
+
+/** A copy of the document with every summary and description as publicText shows it. */
+function withPublicTexts<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withPublicTexts) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, (key === 'description' || key === 'summary') && typeof v === 'string' ? publicText(v) : withPublicTexts(v)]),
+  ) as T;
+}
+
 /** The API reference at /api/docs: operations grouped by tag, each with its parameters, body and responses. */
-export function renderApiReference(doc: OpenApiDocument, options: { serviceName: string; documentUrl: string; viewer?: Viewer; csrfToken?: string }): string {
+export function renderApiReference(document: OpenApiDocument, options: { serviceName: string; documentUrl: string; viewer?: Viewer; csrfToken?: string }): string {
+  const doc = withPublicTexts(document);
   const resolve = resolver(doc);
   const groups = groupByTag(doc);
   const errorBodies = ErrorBodies.collect(groups, resolve);
@@ -185,7 +220,7 @@ function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => Jso
         : ''
     }
     <h4>Responses</h4>
-    <table><thead><tr><th>Status</th><th>Description</th></tr></thead>
+    <table class="responses"><thead><tr><th>Status</th><th>Description</th></tr></thead>
     <tbody>${Object.entries(op.responses ?? {}).map(([status, r]) => {
       const schema = resolve(Object.values(r.content ?? {})[0]?.schema);
       const shared = errorBodies.of(status, schema);
@@ -196,7 +231,7 @@ function operationCard(o: Operation, resolve: (s: JsonSchema | undefined) => Jso
         return html`<tr><td><code>${status}</code></td><td>${named} · <a href="#${shared.anchor}">${shared.title}</a></td></tr>`;
       }
       // @fastify/swagger says "Default Response" unless the route names one; the schema's own description reads better.
-      const description = r.description && r.description !== 'Default Response' ? r.description : (schema?.description ?? r.description ?? '');
+      const description = r.description && r.description !== 'Default Response' ? r.description : (schema?.description ?? STATUS_CODES[Number(status)] ?? r.description ?? '');
       const type = schema ? describeType(schema, resolve) : '';
       const fields = fieldsTable(schema, resolve);
       return html`<tr><td><code>${status}</code></td><td>${description}${type && !(type === 'object' && fields) ? html`<div class="small">${type}</div>` : ''}${fields}</td></tr>`;
@@ -210,18 +245,37 @@ interface FieldRow {
   required: boolean;
 }
 
-/** An object's properties as rows, nested objects (and arrays of objects) flattened to `a.b` / `a[].b`. */
+/**
+ * The object a value holds when it holds one: the schema itself, or its object alternative
+ * (`object or null`), so a nullable object's fields are listed like any other's.
+ */
+function objectOf(schema: JsonSchema | undefined, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined): JsonSchema | undefined {
+  if (schema?.properties) return schema;
+  return (schema?.anyOf ?? schema?.oneOf)?.map((s) => resolve(s)).find((s) => s?.properties !== undefined);
+}
+
+/**
+ * An object's properties as rows, nested objects (and arrays of objects, nullable ones too)
+ * flattened to `a.b` / `a[].b`; an array of objects (a list answer) lists its items' as `[].a`.
+ * Issue #36 §5: every answer with fields shows them.
+ */
 function fieldRows(schema: JsonSchema | undefined, resolve: (s: JsonSchema | undefined) => JsonSchema | undefined, prefix = '', depth = 0): FieldRow[] {
-  if (!schema?.properties || depth >= MAX_DEPTH) return [];
-  const required = new Set(schema.required ?? []);
+  if (depth >= MAX_DEPTH) return [];
+  const object = objectOf(schema, resolve);
+  if (!object?.properties) {
+    const items = objectOf(resolve(schema?.items), resolve);
+    return items && prefix === '' && depth === 0 ? fieldRows(items, resolve, '[].', depth) : [];
+  }
+  const required = new Set(object.required ?? []);
   const rows: FieldRow[] = [];
-  for (const [name, raw] of Object.entries(schema.properties)) {
+  for (const [name, raw] of Object.entries(object.properties)) {
     const property = resolve(raw) ?? {};
     const full = `${prefix}${name}`;
     rows.push({ name: full, schema: property, required: required.has(name) });
-    if (property.properties) rows.push(...fieldRows(property, resolve, `${full}.`, depth + 1));
-    const items = resolve(property.items);
-    if (items?.properties) rows.push(...fieldRows(items, resolve, `${full}[].`, depth + 1));
+    const nested = objectOf(property, resolve);
+    if (nested) rows.push(...fieldRows(nested, resolve, `${full}.`, depth + 1));
+    const items = objectOf(resolve(property.items), resolve);
+    if (items) rows.push(...fieldRows(items, resolve, `${full}[].`, depth + 1));
   }
   return rows;
 }

@@ -24,6 +24,11 @@ export interface PageInput {
   skipLinks?: ReadonlyArray<{ href: string; label: string }>;
   /** The request's path: the top bar marks its section with aria-current="page" (issue #24). */
   path?: string | undefined;
+  /**
+   * The place the page belongs to (a channel's server): named in the header beside the site's
+   * name on a phone, where the sidebar that names it is folded into the menu (issue #36 §5).
+   */
+  place?: { label: string; href: string } | undefined;
 }
 
 /** The top bar's sections and the paths that belong to each. */
@@ -70,7 +75,7 @@ ${(page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body>
 <div class="skip-links">${skips.map((l) => html`<a class="skip-link" href="${l.href}">${l.label}</a>`)}</div>
-<header class="top"><a class="brand" href="/">${page.serviceName}</a>
+<header class="top"><a class="brand" href="/">${page.serviceName}</a>${page.place ? html`<a class="place" href="${page.place.href}">${page.place.label}</a>` : ''}
 <details class="nav-menu"><summary aria-label="Menu"><span class="nav-menu-icon" aria-hidden="true"></span></summary><nav aria-label="Main">${links}</nav></details>
 </header>
 <main id="main" tabindex="-1" class="${page.width === 'narrow' ? 'narrow' : ''}">

@@ -61,7 +61,7 @@ ${
       : html`<p class="error" role="alert">This application has no redirect URI yet. <a href="${appPath(app)}#oauth2">Add one</a> first.</p>`
     : html``
 }
-<form method="get" action="${appPath(app, '/oauth2/url-generator')}">
+<form method="get" action="${appPath(app, '/oauth2/url-generator')}#result">
 <fieldset class="card">
 <legend>Scopes</legend>
 <div class="grid2">
@@ -88,20 +88,34 @@ ${app.redirectUris.map((uri) => html`<option value="${uri}"${uri === input.redir
 <p class="hint" id="state-hint">Usually your app generates a fresh random state for every request and checks it on the way back; put one here only to try the link.</p>
 <div class="actions"><button type="submit">Generate URL</button></div>
 </form>
-</div>
-${input.submitted && input.problems.length ? html`<div class="error" role="alert">${input.problems.map((p, i) => html`${i > 0 ? html`<br>` : ''}${p}`)}</div>` : ''}
+${result(input)}
+</div>`;
+  return page(ctx, `URL generator · ${app.name}`, html`<h1>${app.name}</h1>${withAppNav(app, 'url-generator', content)}`);
+}
+
+/**
+ * What Generate URL gave: the link, or why there is none. Issue #36 §5: it is shown right below
+ * the button, and the form's action ends in #result, so the page that answers opens scrolled to
+ * it instead of at its top, a screen or more of scopes and permissions above it.
+ */
+function result(input: UrlGeneratorPageInput): SafeHtml {
+  const { app } = input;
+  const problems = input.submitted && input.problems.length > 0;
+  if (!problems && !input.link) return html``;
+  return html`<div class="generated" id="result" tabindex="-1">
+${problems ? html`<div class="error" role="alert">${input.problems.map((p, i) => html`${i > 0 ? html`<br>` : ''}${p}`)}</div>` : ''}
 ${
   input.link
-    ? html`<div class="card">
-<h2>Generated URL</h2>
+    ? html`<section aria-labelledby="generated-url-title">
+<h2 id="generated-url-title">Generated URL</h2>
 ${copyField('generated-url', 'Authorization URL', input.link, undefined, 4)}
 ${
   app.confidential
     ? html`<p class="hint">Adding PKCE (code_challenge and code_challenge_method=S256) is recommended for confidential apps too.</p>`
     : html`<p class="notice">This is a public app: before sending people to this link, your app must append <code>&amp;code_challenge=…&amp;code_challenge_method=S256</code>, a fresh challenge for each request (BASE64URL(SHA256(code_verifier))), and send the <code>code_verifier</code> with the token request. Without it the request is refused.</p>`
 }
-</div>`
+</section>`
     : ''
-}`;
-  return page(ctx, `URL generator · ${app.name}`, html`<h1>${app.name}</h1>${withAppNav(app, 'url-generator', content)}`);
+}
+</div>`;
 }

@@ -110,6 +110,7 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
     path: ctx.path,
+    place: { label: server.name, href: `/servers/${server.id}` },
     scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_COMPOSER_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     skipLinks: [{ href: '#post', label: 'Skip to the message box' }],
     body: html`<div class="layout">
