@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, sealingKey } from '../../src/core/sealed.js';
 import { DAY } from '../../src/core/clock.js';
-import { setGithubSecret } from '../../src/modules/webhooks/compat-execute.service.js';
+import { sealPlainGithubSecrets, setGithubSecret } from '../../src/modules/webhooks/compat-execute.service.js';
 import { runMaintenance } from '../../src/storage/maintenance.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { stored } from '../support/stored.js';
@@ -141,6 +141,23 @@ describe('the GitHub secret is sealed with the server secret (issue #36 §2)', (
     expect((await deliver(w, star(3), { secret: SECRET })).statusCode).toBe(200);
     const atRest = await stored.githubSecretAtRest(t, w.webhook.id);
     expect(atRest).not.toContain(SECRET);
+    expect(await stored.githubSecret(t, w.webhook.id)).toBe(SECRET);
+  });
+
+  it('secrets still in plain text are all sealed when the app starts, without waiting for a delivery', async () => {
+    const w = await createTestWebhook(t);
+    // As migration 2026-11-27-10 leaves a secret set before sealing.
+    await t.services.db.updateTable('webhooks').set({ github_secret_sealed: `plain:${SECRET}` }).where('id', '=', w.webhook.id).execute();
+    if (process.env['TEST_DATABASE_URL']) {
+      // Another instance starting on this database seals it (buildApp's onReady).
+      const other = await createTestApp({ sameDatabaseAs: t });
+      await other.close();
+    } else {
+      // One SQLite in-memory database has one connection: the start-up step itself.
+      console.warn('webhook-github-signed-only.test.ts: sealing by a starting instance is tested on PostgreSQL (TEST_DATABASE_URL); here the step it runs');
+      expect(await sealPlainGithubSecrets(t.services)).toBeGreaterThanOrEqual(1);
+    }
+    expect(await stored.githubSecretAtRest(t, w.webhook.id)).not.toContain(SECRET);
     expect(await stored.githubSecret(t, w.webhook.id)).toBe(SECRET);
   });
 

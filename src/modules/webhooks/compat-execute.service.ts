@@ -7,7 +7,7 @@ import type { WebhookMessageRecord } from './webhook-message.js';
 import { GITHUB_REPLAY_WINDOW_MS, GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';
-import { forgetGithubDelivery, recordGithubDelivery, resealGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
+import { forgetGithubDelivery, plainGithubSecrets, recordGithubDelivery, resealGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
 import { mapSlackPayload } from './slack-payload.js';
 import type { Webhook } from './webhooks.js';
 
@@ -137,6 +137,17 @@ export async function setGithubSecret(deps: Deps, webhook: Pick<Webhook, 'id'>, 
   if (secret === '') return saveGithubSecret(deps.db, webhook.id, null);
   if ([...secret].length > GITHUB_SECRET_MAX) throw invalidField(['githubSecret'], 'BASE_TYPE_MAX_LENGTH', `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
   await saveGithubSecret(deps.db, webhook.id, sealGithubSecret(deps, webhook.id, secret));
+}
+
+/**
+ * Seals every GitHub secret still in plain text (carried over by migration 2026-11-27-10, which
+ * cannot see the server secret); run when the app starts, so none waits for its first delivery.
+ * Returns how many were sealed.
+ */
+export async function sealPlainGithubSecrets(deps: Deps): Promise<number> {
+  const plain = await plainGithubSecrets(deps.db);
+  for (const webhook of plain) await githubSecretOf(deps, webhook);
+  return plain.length;
 }
 
 /** Which of a server's webhooks have a GitHub secret, for the Integrations pages (never the secrets). */

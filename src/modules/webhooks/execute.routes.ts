@@ -13,6 +13,7 @@ import { apiErrorResponses } from '../../http/error.schemas.js';
 import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
+import { sealPlainGithubSecrets } from './compat-execute.service.js';
 import { registerCompatibleExecuteApi } from './compat.routes.js';
 import { executeWebhook, openWebhook, parseWait, type WebhookWrite } from './execute.service.js';
 import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWebhookMessage, updateWebhookByToken, webhookByToken } from './webhook-messages.service.js';
@@ -225,6 +226,17 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       return reply.code(204).send(null);
     },
   );
+
+  // Issue #36 §2: GitHub secrets a migration carried over in plain text are sealed at start-up
+  // (migrations never see the server secret). A failure leaves them to be sealed at first use.
+  app.addHook('onReady', async () => {
+    try {
+      const sealed = await sealPlainGithubSecrets(services);
+      if (sealed > 0) services.logger.info({ sealed }, 'GitHub secrets sealed with the server secret');
+    } catch (error) {
+      services.logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'GitHub secrets not sealed at start-up; each is sealed at its next delivery');
+    }
+  });
 
   // Issue #23: the Slack- and GitHub-compatible routes behind the same gate (compat.routes.ts).
   registerCompatibleExecuteApi(app, services, { signed: gate, unsigned: unsignedWriteGate });

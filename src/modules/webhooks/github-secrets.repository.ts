@@ -26,6 +26,12 @@ export async function resealGithubSecret(db: Db, webhookId: string, previous: st
   await db.updateTable('webhooks').set({ github_secret_sealed: sealed }).where('id', '=', webhookId).where('github_secret_sealed', '=', previous).execute();
 }
 
+/** Webhooks whose GitHub secret is still in plain text (`plain:<secret>`, migration 2026-11-27-10). */
+export async function plainGithubSecrets(db: Db): Promise<{ id: string; githubSecretSealed: string }[]> {
+  const rows = await db.selectFrom('webhooks').select(['id', 'github_secret_sealed']).where('github_secret_sealed', 'like', 'plain:%').execute();
+  return rows.map((r) => ({ id: toId(r.id), githubSecretSealed: r.github_secret_sealed ?? '' }));
+}
+
 /** Which of a server's webhooks have a GitHub secret, for the Integrations pages. */
 export async function webhooksWithGithubSecret(db: Db, serverId: string): Promise<Set<string>> {
   const rows = await db.selectFrom('webhooks').select('id').where('server_id', '=', serverId).where('github_secret_sealed', 'is not', null).execute();

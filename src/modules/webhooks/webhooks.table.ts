@@ -19,8 +19,8 @@ export interface WebhooksTable {
   /**
    * The webhook's GitHub secret (issue #23) sealed with the server secret (core/sealed.ts; issue
    * #36 §2), or null when it has none. An HMAC key must be read back, so it cannot be hashed like
-   * the token. `plain:<secret>` until first use for a secret set before sealing (migration
-   * 2026-11-27-10). With a secret, the webhook accepts only signed GitHub deliveries.
+   * the token. `plain:<secret>` for a secret set before sealing (migration 2026-11-27-10)
+   * until the app starts and seals it. With a secret, the webhook accepts only signed GitHub deliveries.
    */
   github_secret_sealed: string | null;
 }

@@ -10,8 +10,8 @@ import { sql, type Kysely } from 'kysely';
  *   each of those routes already reads (DESIGN §5: no extra round trip).
  * - Migrations never see the server secret (GATEHOUSE_SECRET stays out of the database and out of
  *   `gatehouse migrate`), so the secrets of `webhook_github_secrets` are carried over as
- *   `plain:<secret>` and sealed by the first read or write of each (compat-execute.service.ts
- *   githubSecretOf); that table goes.
+ *   `plain:<secret>` and sealed when the app starts (compat-execute.service.ts
+ *   sealPlainGithubSecrets), or else at first use (githubSecretOf); that table goes.
  * - `webhook_github_deliveries`: the X-GitHub-Delivery id and body hash of each signed delivery
  *   received, kept until `expires_at` (the replay window) and then pruned by storage/maintenance.ts.
  *
