@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => served.close());
 
-async function contents(): Promise<string[]> {
+async function authors(): Promise<(string | null)[]> {
   const rows = await served.t.services.db.selectFrom('messages').select('author_name').where('channel_id', '=', channel.id).orderBy('id').execute();
   return rows.map((r) => r.author_name);
 }
@@ -58,6 +58,6 @@ describe('a webhook with a GitHub secret, driven by real senders', () => {
     const replayed = await fetch(`${url}/github`, { method: 'POST', headers, body });
     expect(replayed.status).toBe(409);
 
-    expect(await contents()).toEqual(['GitHub']);
+    expect(await authors()).toEqual(['GitHub']);
   });
 });
