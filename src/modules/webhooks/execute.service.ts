@@ -79,9 +79,13 @@ export async function openWebhook(
   if (writes === 'unsigned' && webhook.githubSecretSealed !== null) {
     // PostgreSQL execute's hint may predate the secret's removal: the database has the last word
     // (a hint without a secret is checked again by the insert, execute.repository.ts).
-    const current = lookup === provisionalWebhook ? await findWebhook(deps.db, webhook.id) : webhook;
-    if (current === undefined || current.githubSecretSealed !== null) return { ok: false, error: signedDeliveriesOnly(), limit };
+    if (lookup !== provisionalWebhook) return { ok: false, error: signedDeliveriesOnly(), limit };
     forgetWebhook(deps.db, webhook.id);
+    const current = await findWebhook(deps.db, webhook.id);
+    if (current === undefined) return { ok: false, error: ApiErrors.unknownWebhook(), limit };
+    // The token is checked against the row read now, as the gate did against the hint.
+    if (!matchesHash(token, current.tokenHash)) return { ok: false, error: ApiErrors.invalidWebhookToken(), limit };
+    if (current.githubSecretSealed !== null) return { ok: false, error: signedDeliveriesOnly(), limit };
     return { ok: true, webhook: current, limit };
   }
   return { ok: true, webhook, limit };
