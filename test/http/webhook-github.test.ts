@@ -125,6 +125,18 @@ describe('POST /api/v1/webhooks/{id}/{token}/github: GitHub example payloads ren
     expect((await lastMessage(w))?.embeds[0]).toMatchObject({ title: '[Codertocat/Hello-World] Pull request merged: #2 Update the README with new information.', color: GithubColors.merged });
   });
 
+  it('a sender whose login fails the embed author rule (passes for the service, "system") still posts, without the author line', async () => {
+    const w = await createTestWebhook(t);
+    for (const login of ['system', 'Gatehouse']) {
+      const star = structuredClone(example('watch', 0));
+      (star['sender'] as Record<string, unknown>)['login'] = login;
+      expect((await deliver(w, 'watch', star)).statusCode).toBe(204);
+      const embed = (await lastMessage(w))?.embeds[0] ?? {};
+      expect(embed['title']).toBe('[Codertocat/Hello-World] New star added');
+      expect(embed['author']).toBeUndefined();
+    }
+  });
+
   it('with wait=true answers the created message', async () => {
     const w = await createTestWebhook(t);
     const res = await deliver(w, 'watch', example('watch', 0), { query: '?wait=true' });

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { DAY as DAY_MS } from '../../core/clock.js';
 import { ApiError, invalidField } from '../../core/errors.js';
+import { actorNameProblem } from '../../core/names.js';
 import { open, seal, sealingKey } from '../../core/sealed.js';
 import type { Deps } from '../../deps.js';
 import type { WebhookMessageRecord } from './webhook-message.js';
@@ -8,7 +9,7 @@ import { GITHUB_REPLAY_WINDOW_MS, GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';
 import { forgetGithubDelivery, plainGithubSecrets, recordGithubDelivery, resealGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
-import { mapSlackPayload } from './slack-payload.js';
+import { mapSlackPayload, type MappedPayload } from './slack-payload.js';
 import type { Webhook } from './webhooks.js';
 
 /**
@@ -115,6 +116,22 @@ async function admitSignedDelivery(deps: Deps, webhook: Webhook, delivery: Githu
 }
 
 /**
+ * Embed author names follow the webhook name rule (docs/webhooks.md "Embeds"), but a GitHub
+ * sender's login is chosen by whoever acts on the repository, not by the webhook's holder: a login
+ * that fails the rule (`system`, one that passes for the service) drops the author line instead of
+ * refusing a genuine delivery, which GitHub would show as failed and the event would be lost.
+ */
+function withoutImpersonatingAuthors(payload: MappedPayload, serviceName: string): MappedPayload {
+  if (payload.embeds === undefined) return payload;
+  const embeds = payload.embeds.map((e) => {
+    if (e.author === undefined || actorNameProblem(e.author.name.trim(), serviceName) === undefined) return e;
+    const { author: _dropped, ...rest } = e;
+    return rest;
+  });
+  return { ...payload, embeds };
+}
+
+/**
  * POST …/{token}/github. With a GitHub secret set on the webhook, the signature must match (401
  * otherwise) and the delivery must be new (409 for a replay), else nothing is posted. Then the
  * event is rendered (github-events.ts) and posted, or answered without a message and the reason.
@@ -124,7 +141,8 @@ export async function executeGithubWebhook(deps: Deps, webhook: Webhook, deliver
   try {
     const rendering = renderGithubEvent(delivery.event, delivery.body);
     if (!rendering.post) return { posted: false, reason: rendering.reason };
-    return { posted: true, message: await executeWebhook(deps, webhook, rendering.payload, delivery.wait, 'signed') };
+    const payload = withoutImpersonatingAuthors(rendering.payload, deps.config.serviceName);
+    return { posted: true, message: await executeWebhook(deps, webhook, payload, delivery.wait, 'signed') };
   } catch (error) {
     // Not posted: GitHub's "Redeliver" of this delivery must be able to post it.
     if (deliveryId !== undefined) await forgetGithubDelivery(deps.db, webhook.id, deliveryId);

@@ -34,9 +34,10 @@ export const ROW_CACHE_ENTRIES = 20_000;
  * it (assertCacheable refuses one that does) and neither its foreign keys (ON DELETE/UPDATE actions
  * run on the child, not on the parent) nor a trigger (the schema has none) make its writes reach
  * another table. Messages are the one write on the hot path (webhook execute, bot messages);
- * everything else is rare.
+ * a signed GitHub delivery also records its id against replays (webhook_github_deliveries, read
+ * only by that check); everything else is rare.
  */
-export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages']);
+export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages', 'webhook_github_deliveries']);
 
 /**
  * SQL whose answer depends on when or how often it runs, not only on its parameters: SQLite's and
