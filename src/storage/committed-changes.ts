@@ -8,11 +8,22 @@
  * never holds a row that did not exist. A rolled-back transaction tells nothing.
  * Tested: test/storage/committed-changes.test.ts; test/http/bearer-coherence.test.ts.
  */
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, RootOperationNode, TransactionSettings } from 'kysely';
+import { tablesChanged } from './query-tables.js';
+
+/** A statement as the driver sees it: its SQL text and the operation tree it was compiled from. */
+export interface Statement {
+  readonly sql: string;
+  readonly query: RootOperationNode;
+}
 
 export interface CommittedChanges {
-  /** Whether the statement updates or deletes rows of a watched table; false while nobody listens. */
-  touches(sql: string): boolean;
+  /**
+   * Whether the statement may change existing rows of a watched table (update, delete, merge,
+   * upsert, replace: storage/query-tables.ts), read from its operation tree; a raw `sql` statement
+   * by its text (changePattern). False while nobody listens.
+   */
+  touches(statement: Statement): boolean;
   /** Awaited after a committed change (a no-op while nobody listens). */
   changed(): Promise<void>;
   /**
@@ -27,15 +38,18 @@ const MAX_REMEMBERED_STATEMENTS = 2_000;
 export function committedChanges(): CommittedChanges {
   let listener: (() => Promise<void>) | undefined;
   let pattern: RegExp | undefined;
-  // Kysely compiles the same text for every call of a query; the hot paths are prepared
-  // (storage/prepared.ts). The answer per text is remembered, bounded by starting over.
+  let watched: ReadonlySet<string> = new Set();
+  // Kysely compiles the same text, from the same tree, for every call of a query; the hot paths
+  // are prepared (storage/prepared.ts). The answer per text is remembered, bounded by starting over.
   const seen = new Map<string, boolean>();
   return {
-    touches(sql) {
+    touches(statement) {
       if (pattern === undefined) return false;
+      const sql = statement.sql;
       let answer = seen.get(sql);
       if (answer === undefined) {
-        answer = pattern.test(sql);
+        const changed = tablesChanged(statement.query);
+        answer = changed === undefined ? pattern.test(sql) : [...changed].some((table) => watched.has(table));
         if (seen.size >= MAX_REMEMBERED_STATEMENTS) seen.clear();
         seen.set(sql, answer);
       }
@@ -47,6 +61,7 @@ export function committedChanges(): CommittedChanges {
     listen(tables, next) {
       listener = next;
       pattern = changePattern(tables);
+      watched = new Set(tables.map((table) => table.toLowerCase()));
       seen.clear();
       return () => {
         if (listener !== next) return;
@@ -59,15 +74,15 @@ export function committedChanges(): CommittedChanges {
 }
 
 /**
- * `update <table>`, `delete from <table>` and `truncate <table>` anywhere in the statement (a
- * data-modifying CTE included), the table quoted or not, with or without a schema. `on conflict
- * do update` names no table and is not matched: an upsert that changes a watched row must be
- * written as an update (none is today: the watched tables' upserts are on grants and consents,
- * which no remembered row reads).
+ * For raw `sql` statements only, which have no operation tree to read: `update <table>`, `delete
+ * from <table>`, `truncate <table>` and `insert into <table> … on conflict … do update` anywhere
+ * in the statement (a data-modifying CTE included), the table quoted or not, with or without a
+ * schema. Wider than exact on purpose: a false alarm costs one forget, a miss a stale answer.
  */
 export function changePattern(tables: readonly string[]): RegExp {
   const names = tables.map((t) => t.replace(/[^a-z0-9_]/gi, '')).join('|');
-  return new RegExp(String.raw`\b(?:update|delete\s+from|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?\w+"?\.)?"?(?:${names})"?(?:\s|$|;)`, 'i');
+  const table = String.raw`(?:only\s+)?(?:"?\w+"?\.)?"?(?:${names})"?(?:\s|$|;|\()`;
+  return new RegExp(String.raw`\b(?:(?:update|delete\s+from|truncate(?:\s+table)?)\s+${table}|insert\s+into\s+${table}[\s\S]*\bon\s+conflict\b[\s\S]*\bdo\s+update\b)`, 'i');
 }
 
 /** PostgreSQL's Kysely dialect with its driver wrapped by `watchingDriver`. */
@@ -101,7 +116,7 @@ export function watchingDriver(inner: Driver, changes: CommittedChanges): Driver
         inTransaction: false,
         dirty: false,
         async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-          if (!changes.touches(query.sql)) return connection.executeQuery<R>(query);
+          if (!changes.touches(query)) return connection.executeQuery<R>(query);
           if (self.inTransaction) {
             self.dirty = true;
             return connection.executeQuery<R>(query);

@@ -53,7 +53,7 @@ export function connectPostgres(url: string, options: ConnectOptions): DatabaseH
         throw error;
       }
       // Autocommit: the statement has committed; instances forget what it changed before its caller goes on.
-      if (changes.touches(text)) await changes.changed();
+      if (changes.touches(statement)) await changes.changed();
       const changed = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
       return changed ? { numAffectedRows: BigInt(result.rowCount ?? 0), rows: result.rows } : { rows: result.rows };
     };

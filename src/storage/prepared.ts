@@ -52,6 +52,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** What a direct runner needs to know of a prepared statement, once. */
 export interface DirectStatement {
   sql: string;
+  /** The operation tree it was compiled from: what it reads and changes (storage/query-tables.ts). */
+  query: RootOperationNode;
   /** A name derived from the SQL: PostgreSQL prepares it once per connection under it. */
   queryId: string;
   /** 'select', 'insert', 'update' or 'delete': the label its timings carry. */
@@ -141,7 +143,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
         templates.set(dialect, template);
       }
       const runner = directRunners.get(db);
-      const direct = runner?.({ sql: template.sql, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind, template.sql), cacheable });
+      const direct = runner?.({ sql: template.sql, query: template.query, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind, template.sql), cacheable });
       const binding = { template, direct };
       bindings.set(db, binding);
       return binding;

@@ -71,6 +71,15 @@ describe('row cache', () => {
     expect(await cachedName(1)).toBeUndefined();
   });
 
+  // Issue #37 §4: both caches learn an upsert (PostgreSQL's: test/storage/committed-changes.test.ts).
+  it('an INSERT … ON CONFLICT DO UPDATE of a looked-up row is seen by the very next lookup; DO NOTHING changes nothing', async () => {
+    expect(await cachedName(1)).toBe('first');
+    await db.insertInto('webhooks').values({ id: 1, name: 'ignored' }).onConflict((oc) => oc.column('id').doNothing()).execute();
+    expect(await cachedName(1)).toBe('first');
+    await db.insertInto('webhooks').values({ id: 1, name: 'upserted' }).onConflict((oc) => oc.column('id').doUpdateSet({ name: 'upserted' })).execute();
+    expect(await cachedName(1)).toBe('upserted');
+  });
+
   it('writes to messages (the hot path’s one write) leave cached lookups in place', async () => {
     expect(await cachedName(1)).toBe('first');
     await db.insertInto('messages').values({ id: 10, webhook_id: 1, content: 'hi' }).execute();
