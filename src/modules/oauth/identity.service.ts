@@ -1,13 +1,12 @@
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
-import { declareCoherentCache, type Coherence } from '../../storage/coherence.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
 import { listServersForPerson } from '../directory/servers.service.js';
 import type { Person } from '../directory/people.js';
-import { findAccessToken, findAccessTokenWithPerson } from './tokens.repository.js';
+import { findBearer, findBearerWithPerson } from './tokens.repository.js';
 import {
   presentApplication,
   presentCurrentUser,
@@ -31,50 +30,27 @@ export interface BearerToken {
 }
 
 /**
- * Remembered bearer checks per instance, ~1 KB each with the person (docs/performance.md §Memory).
- * The rows a bearer check reads are the token and the person it speaks for; deleting a grant or an
- * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
- */
-const rememberedBearers = declareCoherentCache<BearerToken>('bearer', ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'], 20_000);
-
-/**
  * The access token behind a bearer credential, or undefined when it is unknown, expired or
- * revoked (revocation deletes the rows). One primary-key lookup: this runs on every bearer
- * request (DESIGN §5). On PostgreSQL with Redis the token and its person are remembered by the
- * instance, keyed by the token's hash, and forgotten by every instance before a revocation or a
- * change to the person is acknowledged (storage/coherence.ts): a bearer request then costs no
- * round trip (issue #26 §1).
+ * revoked (revocation deletes the rows). One primary-key lookup, or none while the instance
+ * remembers it (tokens.repository.ts findBearer): this runs on every bearer request (DESIGN §5).
  */
 export async function authenticateBearer(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const tokenHash = hashSecret(token);
-  const stored = deps.coherence ? await rememberedBearer(deps, deps.coherence, tokenHash) : await findAccessToken(deps.db, tokenHash);
+  const stored = await findBearer(deps, hashSecret(token));
   // Expiry is checked on every use, remembered or not.
   if (!stored || stored.expiresAt <= deps.clock.now()) return undefined;
   return stored;
 }
 
 /**
- * authenticateBearer for a route that answers with the person (GET /users/@me). On PostgreSQL the
- * token and the person come in one statement (issue #26 §1: each statement is a network round
- * trip), or from the instance's memory with Redis; SQLite answers the two primary-key lookups from
- * its row cache, cheaper than a join it would run every time.
+ * authenticateBearer for a route that answers with the person (GET /users/@me): the repository
+ * reads the token with its person where that saves a round trip (findBearerWithPerson).
  */
 export async function authenticateBearerWithPerson(deps: Deps, token: string): Promise<BearerToken | undefined> {
-  if (deps.dialect !== 'postgres' || deps.coherence) return authenticateBearer(deps, token);
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const found = await tokenWithPerson(deps, hashSecret(token));
+  const found = await findBearerWithPerson(deps, hashSecret(token));
   if (!found || found.expiresAt <= deps.clock.now()) return undefined;
   return found;
-}
-
-async function tokenWithPerson(deps: Deps, tokenHash: string): Promise<BearerToken | undefined> {
-  const found = await findAccessTokenWithPerson(deps.db, tokenHash);
-  return found && { ...found.token, person: found.person };
-}
-
-function rememberedBearer(deps: Deps, coherence: Coherence, tokenHash: string): Promise<BearerToken | undefined> {
-  return coherence.cache(rememberedBearers).read(tokenHash, () => tokenWithPerson(deps, tokenHash));
 }
 
 /** The user record of GET /users/@me (SPEC §2.5): Discord's user object (resources.ts). */

@@ -1,15 +1,18 @@
 /**
- * What: the token endpoint's writes on PostgreSQL as one statement each (issue #26 §1): a refresh
+ * What: the token endpoint's writes, all or none (redeemCodeForTokens, rotateToSuccessors), each
+ * choosing its database's strategy (issue #37 §3). On PostgreSQL as one statement each (issue #26 §1): a refresh
  * token's rotation (the UPDATE that marks it used and names its successor) or a code's redemption
  * (the UPDATE that consumes it), with the inserts of the new access and refresh tokens, as
  * data-modifying CTEs: one round trip instead of BEGIN, three statements and COMMIT.
- * Invariant: as the transactions they replace (token.service.ts): all rows or none, and only the
+ * Invariant: as the transactions SQLite runs (below): all rows or none, and only the
  * one caller whose UPDATE matched an unused, unexpired token or code writes tokens (SPEC §3,
  * OAUTH-CHECKLIST C4, F3, F5); the inserts read the UPDATE's row, so a lost race inserts nothing.
  * Tested: test/http/refresh.test.ts, test/http/token.test.ts (both databases), test/http/token-round-trips.test.ts.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
 import { prepareQuery } from '../../storage/prepared.js';
+import { consumeCode, insertAccessToken, insertRefreshToken, onPostgres, rotateRefreshToken } from './tokens.repository.js';
 
 /** The two tokens a rotation or a redemption stores, for the grant of the row its UPDATE returned. */
 interface NewTokens {
@@ -41,7 +44,7 @@ function insertNewTokens(source: string, v: NewTokens) {
 }
 
 /** `refreshHash` is the successor the rotated token names. */
-export const rotateInOneStatement = prepareQuery<NewTokens & { hash: string }>()((db, v) => ({
+const rotateInOneStatement = prepareQuery<NewTokens & { hash: string }>()((db, v) => ({
   compile: () =>
     sql<{ rotated: number }>`
       with rotated as (
@@ -53,7 +56,7 @@ export const rotateInOneStatement = prepareQuery<NewTokens & { hash: string }>()
 }));
 
 /** A code's redemption without a bot install or an incoming webhook to write beside it. */
-export const redeemInOneStatement = prepareQuery<NewTokens & { codeHash: string }>()((db, v) => ({
+const redeemInOneStatement = prepareQuery<NewTokens & { codeHash: string }>()((db, v) => ({
   compile: () =>
     sql<{ consumed: number }>`
       with consumed as (
@@ -63,3 +66,84 @@ export const redeemInOneStatement = prepareQuery<NewTokens & { codeHash: string 
       ), ${insertNewTokens('consumed', v)}
       select count(*)::int as consumed from consumed`.compile(db),
 }));
+
+/** The access and refresh token a redemption or a rotation stores, for one grant. */
+export interface TokenPair {
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  accessHash: string;
+  accessScopes: readonly string[];
+  accessExpiresAt: number;
+  refreshHash: string;
+  refreshScopes: readonly string[];
+  refreshExpiresAt: number;
+  /** The new refresh token's rotation key (oauth.table.ts), drawn when its row is written. */
+  rotationKey: () => string;
+  now: number;
+}
+
+/** Writes of other modules that go with a redemption, in its transaction (issue #21 §5, issue #23). */
+export interface AlongsideWrites {
+  beforeTokens?: ((trx: Transaction<Database>) => Promise<void>) | undefined;
+  afterTokens?: ((trx: Transaction<Database>) => Promise<void>) | undefined;
+}
+
+async function insertPair(trx: Transaction<Database>, pair: TokenPair): Promise<void> {
+  const row = { grantId: pair.grantId, applicationId: pair.applicationId, userId: pair.userId, createdAt: pair.now };
+  await insertAccessToken(trx, { ...row, tokenHash: pair.accessHash, scopes: pair.accessScopes, expiresAt: pair.accessExpiresAt });
+  await insertRefreshToken(trx, { ...row, tokenHash: pair.refreshHash, scopes: pair.refreshScopes, expiresAt: pair.refreshExpiresAt, rotationKey: pair.rotationKey() });
+}
+
+function newTokens(pair: TokenPair): NewTokens {
+  return {
+    accessHash: pair.accessHash,
+    refreshHash: pair.refreshHash,
+    accessScopes: pair.accessScopes.join(' '),
+    refreshScopes: pair.refreshScopes.join(' '),
+    rotationKey: pair.rotationKey(),
+    now: pair.now,
+    accessExpiresAt: pair.accessExpiresAt,
+    refreshExpiresAt: pair.refreshExpiresAt,
+  };
+}
+
+/**
+ * Single use (SPEC §3, OAUTH-CHECKLIST C4): consumes the code and stores its tokens, all or none.
+ * 'lost-race' when the code was already used or expired by the time its UPDATE ran. PostgreSQL
+ * with nothing to write alongside: one statement, one round trip; otherwise one transaction
+ * (SQLite's costs no network).
+ */
+export async function redeemCodeForTokens(db: Kysely<Database>, codeHash: string, pair: TokenPair, alongside?: AlongsideWrites): Promise<'redeemed' | 'lost-race'> {
+  if (alongside === undefined && onPostgres(db)) {
+    const { rows } = await redeemInOneStatement(db, { codeHash, ...newTokens(pair) });
+    return rows[0]?.consumed === 1 ? 'redeemed' : 'lost-race';
+  }
+  const consumed = await db.transaction().execute(async (trx) => {
+    if (!(await consumeCode(trx, codeHash, pair.now))) return false;
+    if (alongside?.beforeTokens) await alongside.beforeTokens(trx);
+    await insertPair(trx, pair);
+    if (alongside?.afterTokens) await alongside.afterTokens(trx);
+    return true;
+  });
+  return consumed ? 'redeemed' : 'lost-race';
+}
+
+/**
+ * Rotation (SPEC §3, OAUTH-CHECKLIST F3, F5): marks the refresh token `tokenHash` used, naming
+ * `pair.refreshHash` its successor, and stores the pair, all or none. 'lost-race' when a
+ * concurrent refresh rotated it first. PostgreSQL: one statement instead of five (BEGIN, three
+ * statements, COMMIT); SQLite: one transaction, which costs no network.
+ */
+export async function rotateToSuccessors(db: Kysely<Database>, tokenHash: string, pair: TokenPair): Promise<'rotated' | 'lost-race'> {
+  if (onPostgres(db)) {
+    const { rows } = await rotateInOneStatement(db, { hash: tokenHash, ...newTokens(pair) });
+    return rows[0]?.rotated === 1 ? 'rotated' : 'lost-race';
+  }
+  const rotated = await db.transaction().execute(async (trx) => {
+    if (!(await rotateRefreshToken(trx, tokenHash, pair.refreshHash, pair.now))) return false;
+    await insertPair(trx, pair);
+    return true;
+  });
+  return rotated ? 'rotated' : 'lost-race';
+}

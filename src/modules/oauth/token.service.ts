@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
-import { redeemInOneStatement, rotateInOneStatement } from './token-writes.repository.js';
+import { redeemCodeForTokens, rotateToSuccessors, type TokenPair } from './token-writes.repository.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 import { getServer } from '../directory/servers.service.js';
 import { planInstallAtExchange, writeServerInstall } from '../applications/installs.service.js';
@@ -18,18 +18,7 @@ import { presentGuild, type GuildResource } from '../resources/resources.js';
 import { isValidPkceValue, verifyPkce } from './pkce.js';
 import { coversScopes, formatScopes, parseScope } from '../../core/scopes.js';
 import { idTokenFor, isOpenIdScope } from '../oidc/oidc.service.js';
-import {
-  consumeCode,
-  findAccessToken,
-  findCode,
-  findCodeInTurn,
-  findRefreshToken,
-  findRefreshTokenInTurn,
-  insertAccessToken,
-  insertRefreshToken,
-  rotateRefreshToken,
-  type StoredRefreshToken,
-} from './tokens.repository.js';
+import { findAccessToken, findCodeToRedeem, findRefreshToken, findRefreshTokenToRotate, type StoredRefreshToken } from './tokens.repository.js';
 
 /** SPEC §8. */
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR;
@@ -181,9 +170,7 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   const verifier = p['code_verifier'];
 
   const codeHash = hashSecret(code);
-  // PostgreSQL: the code lookups of one event-loop turn share one select (one round trip).
-  const lookUp = deps.dialect === 'postgres' ? findCodeInTurn : findCode;
-  const stored = hasPrefix(code, 'authorizationCode') ? await lookUp(deps.db, codeHash) : undefined;
+  const stored = hasPrefix(code, 'authorizationCode') ? await findCodeToRedeem(deps.db, codeHash) : undefined;
   if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
   // C6: a code works only for the client it was issued to.
   if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'authorization code was not issued to this client');
@@ -220,33 +207,32 @@ async function redeemCode(deps: Deps, app: Application, p: TokenRequest['params'
   let webhook: WebhookRecord | undefined;
   const access = issueSecret(deps.random, 'accessToken');
   const refreshToken = issueSecret(deps.random, 'refreshToken');
-  const inTransaction = () =>
-    deps.db.transaction().execute(async (trx) => {
-      if (!(await consumeCode(trx, codeHash, now))) return false;
-      if (install) await writeServerInstall(deps, trx, install);
-      const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, scopes: stored.scopes, createdAt: now };
-      await insertAccessToken(trx, { ...row, tokenHash: access.hash, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
-      await insertRefreshToken(trx, { ...row, tokenHash: refreshToken.hash, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS, rotationKey: newRotationKey(deps) });
-      if (incoming) webhook = await createIncomingWebhook(deps, trx, incoming);
-      return true;
-    });
-  // PostgreSQL with nothing to write beside the tokens: one statement, one round trip
-  // (token-writes.repository.ts); SQLite's transaction costs no network.
-  const inOneStatement = async () =>
-    (
-      await redeemInOneStatement(deps.db, {
-        codeHash,
-        accessHash: access.hash,
-        refreshHash: refreshToken.hash,
-        accessScopes: stored.scopes.join(' '),
-        refreshScopes: stored.scopes.join(' '),
-        rotationKey: newRotationKey(deps),
-        now,
-        accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
-        refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
-      })
-    ).rows[0]?.consumed === 1;
-  const consumed = deps.dialect === 'postgres' && !install && !incoming ? await inOneStatement() : await inTransaction();
+  const pair: TokenPair = {
+    grantId: stored.grantId,
+    applicationId: app.id,
+    userId: stored.userId,
+    accessHash: access.hash,
+    accessScopes: stored.scopes,
+    accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
+    refreshHash: refreshToken.hash,
+    refreshScopes: stored.scopes,
+    refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+    rotationKey: () => newRotationKey(deps),
+    now,
+  };
+  // With nothing to write beside the tokens, PostgreSQL redeems in one statement (token-writes.repository.ts).
+  const alongside =
+    install || incoming
+      ? {
+          beforeTokens: install ? (trx: Parameters<typeof writeServerInstall>[1]) => writeServerInstall(deps, trx, install) : undefined,
+          afterTokens: incoming
+            ? async (trx: Parameters<typeof createIncomingWebhook>[1]) => {
+                webhook = await createIncomingWebhook(deps, trx, incoming);
+              }
+            : undefined,
+        }
+      : undefined;
+  const consumed = (await redeemCodeForTokens(deps.db, codeHash, pair, alongside)) === 'redeemed';
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, stored.grantId, now);
   const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
@@ -295,9 +281,7 @@ async function refresh(deps: Deps, app: Application, p: TokenRequest['params']):
   const presented = p['refresh_token'];
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const tokenHash = hashSecret(presented);
-  // PostgreSQL: the refresh lookups of one event-loop turn share one select (one round trip).
-  const lookUp = deps.dialect === 'postgres' ? findRefreshTokenInTurn : findRefreshToken;
-  const stored = hasPrefix(presented, 'refreshToken') ? await lookUp(deps.db, tokenHash) : undefined;
+  const stored = hasPrefix(presented, 'refreshToken') ? await findRefreshTokenToRotate(deps.db, tokenHash) : undefined;
   // Revoked grants have their tokens deleted (F7): unknown and revoked look alike.
   if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
   // F1 (RFC 6749 §10.4): bound to its client.
@@ -338,35 +322,20 @@ async function writeRotation(
   r: { tokenHash: string; successorRefreshHash: string; accessHash: string; accessScopes: string[]; now: number },
 ): Promise<boolean> {
   const { tokenHash, successorRefreshHash, accessHash, accessScopes, now } = r;
-  if (deps.dialect === 'postgres') {
-    // One round trip instead of five (BEGIN, three statements, COMMIT): token-writes.repository.ts.
-    const { rows } = await rotateInOneStatement(deps.db, {
-      hash: tokenHash,
-      refreshHash: successorRefreshHash,
-      accessHash,
-      accessScopes: accessScopes.join(' '),
-      refreshScopes: stored.scopes.join(' '),
-      rotationKey: newRotationKey(deps),
-      now,
-      accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
-      refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
-    });
-    return rows[0]?.rotated === 1;
-  }
-  // SQLite: the same writes in one transaction, which costs no network.
-  return deps.db.transaction().execute(async (trx) => {
-    if (!(await rotateRefreshToken(trx, tokenHash, successorRefreshHash, now))) return false;
-    const row = { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, createdAt: now };
-    await insertAccessToken(trx, { ...row, tokenHash: accessHash, scopes: accessScopes, expiresAt: now + ACCESS_TOKEN_LIFETIME_MS });
-    await insertRefreshToken(trx, {
-      ...row,
-      tokenHash: successorRefreshHash,
-      scopes: stored.scopes,
-      expiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
-      rotationKey: newRotationKey(deps),
-    });
-    return true;
+  const rotated = await rotateToSuccessors(deps.db, tokenHash, {
+    grantId: stored.grantId,
+    applicationId: app.id,
+    userId: stored.userId,
+    accessHash,
+    accessScopes,
+    accessExpiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
+    refreshHash: successorRefreshHash,
+    refreshScopes: stored.scopes,
+    refreshExpiresAt: now + REFRESH_TOKEN_LIFETIME_MS,
+    rotationKey: () => newRotationKey(deps),
+    now,
   });
+  return rotated === 'rotated';
 }
 
 /**

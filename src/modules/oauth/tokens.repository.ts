@@ -1,4 +1,5 @@
-import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { declareCoherentCache, type Coherence } from '../../storage/coherence.js';
 import type { Database } from '../../storage/database.js';
 import { batched } from '../../storage/postgres-batch.js';
 import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
@@ -73,6 +74,14 @@ const rotateRefreshTokenRow = prepareQuery<{ hash: string; successorHash: string
     .where('expires_at', '>', v.now),
 );
 
+/**
+ * Issue #37 §3: a repository function chooses its database's strategy itself, so no service or
+ * grant branches on the dialect. A Kysely instance and its transactions share one adapter.
+ */
+export function onPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
 function splitScopes(scopes: string): string[] {
   return scopes.split(' ').filter(Boolean);
 }
@@ -109,6 +118,14 @@ async function selectCodes(db: Kysely<Database>, hashes: string[]): Promise<[str
   return rows.map((row) => [row.code_hash, toStoredCode(row)]);
 }
 const codeReaders: TurnReaders<StoredCode> = new WeakMap();
+
+/**
+ * The code the token endpoint redeems, with its grant: on PostgreSQL the lookups of one
+ * event-loop turn share one select (one round trip, findCodeInTurn); SQLite reads it directly.
+ */
+export function findCodeToRedeem(db: Kysely<Database>, codeHash: string): Promise<StoredCode | undefined> {
+  return onPostgres(db) ? findCodeInTurn(db, codeHash) : findCode(db, codeHash);
+}
 
 function toStoredCode(row: CodeRow): StoredCode {
   const grant =
@@ -205,6 +222,53 @@ const accessTokenByHash = hotLookup({
   }),
 });
 
+/** An access token as a bearer check answers it: with its person when the lookup read it too. */
+export type StoredBearer = StoredAccessToken & { person?: Person };
+
+/** Where a bearer check reads from: the database, and on PostgreSQL with Redis the instance's memory. */
+export interface BearerStore {
+  db: Kysely<Database>;
+  coherence?: Coherence | undefined;
+}
+
+/**
+ * Remembered bearer checks per instance, ~1 KB each with the person (docs/performance.md §Memory).
+ * The rows a bearer check reads are the token and the person it speaks for; deleting a grant or an
+ * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
+ */
+const rememberedBearers = declareCoherentCache<StoredBearer>('bearer', ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'], 20_000);
+
+/**
+ * The access token behind a bearer credential's hash (DESIGN §5: one primary-key lookup). On
+ * PostgreSQL with Redis the token and its person are remembered by the instance and forgotten by
+ * every instance before a revocation or a change to the person is acknowledged
+ * (storage/coherence.ts): then a bearer check costs no round trip (issue #26 §1).
+ */
+export function findBearer(store: BearerStore, tokenHash: string): Promise<StoredBearer | undefined> {
+  if (store.coherence) return rememberedBearer(store.db, store.coherence, tokenHash);
+  return findAccessToken(store.db, tokenHash);
+}
+
+/**
+ * findBearer for an answer that needs the person (GET /users/@me). On PostgreSQL the token and the
+ * person come in one statement (issue #26 §1: each statement is a network round trip), or from
+ * the instance's memory with Redis; SQLite answers the two primary-key lookups from its row
+ * cache, cheaper than a join it would run every time.
+ */
+export function findBearerWithPerson(store: BearerStore, tokenHash: string): Promise<StoredBearer | undefined> {
+  if (store.coherence || !onPostgres(store.db)) return findBearer(store, tokenHash);
+  return tokenWithPerson(store.db, tokenHash);
+}
+
+async function tokenWithPerson(db: Kysely<Database>, tokenHash: string): Promise<StoredBearer | undefined> {
+  const found = await findAccessTokenWithPerson(db, tokenHash);
+  return found && { ...found.token, person: found.person };
+}
+
+function rememberedBearer(db: Kysely<Database>, coherence: Coherence, tokenHash: string): Promise<StoredBearer | undefined> {
+  return coherence.cache(rememberedBearers).read(tokenHash, () => tokenWithPerson(db, tokenHash));
+}
+
 const accessTokenWithPersonByHash = prepareQuery<{ hash: string }>()((db, v) =>
   db
     .selectFrom('oauth_access_tokens')
@@ -260,6 +324,14 @@ async function selectRefreshTokens(db: Kysely<Database>, hashes: string[]): Prom
 }
 const refreshTokensByHashes = prepareQuery<{ hashes: string[] }>()((db, v) => db.selectFrom('oauth_refresh_tokens').selectAll().where('token_hash', '=', sql<string>`any(${v.hashes}::text[])`));
 const refreshReaders: TurnReaders<StoredRefreshToken> = new WeakMap();
+
+/**
+ * The refresh token the token endpoint rotates: on PostgreSQL the lookups of one event-loop turn
+ * share one select (findRefreshTokenInTurn); SQLite reads it directly.
+ */
+export function findRefreshTokenToRotate(db: Kysely<Database>, tokenHash: string): Promise<StoredRefreshToken | undefined> {
+  return onPostgres(db) ? findRefreshTokenInTurn(db, tokenHash) : findRefreshToken(db, tokenHash);
+}
 
 type TurnReaders<R> = WeakMap<Kysely<Database>, (hash: string) => Promise<R | undefined>>;
 
