@@ -93,9 +93,10 @@ def embed():
     )
 
 
-def redirect_of(url):
+def image_at(url):
+    """What the CDN URL discord.py built answers, redirects not followed."""
     r = requests.get(url, allow_redirects=False, timeout=10)
-    return {'status': r.status_code, 'location': r.headers.get('Location')}
+    return {'status': r.status_code, 'location': r.headers.get('Location'), 'content_type': r.headers.get('Content-Type'), 'body_hex': r.content.hex()}
 
 
 def run_sync(base, cfg):
@@ -107,10 +108,10 @@ def run_sync(base, cfg):
     msg = hook.send('With an embed', embed=embed(), wait=True)
     after = time.time()
     out['message'] = message_facts(msg, before, after)
-    out['avatar_redirect'] = redirect_of(msg.author.display_avatar.url)
+    out['avatar_image'] = image_at(msg.author.display_avatar.url)
     fetched = hook.fetch()
     out['fetch'] = webhook_facts(fetched)
-    out['webhook_avatar_redirect'] = redirect_of(fetched.display_avatar.url)
+    out['webhook_avatar_image'] = image_at(fetched.display_avatar.url)
     edited = hook.edit_message(msg.id, content='Edited (sync)')
     out['edit_message'] = {'content': edited.content, 'edited_at': edited.edited_at.timestamp() if edited.edited_at else None, 'id': edited.id}
     got = hook.fetch_message(msg.id)

@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
@@ -18,7 +20,11 @@ import { createPerson } from '../support/oauth-factory.js';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('../clients/discordpy_webhooks.py', import.meta.url));
-const AVATAR = 'https://img.example/hook.png';
+// A loopback image host (the server may reach it: GATEHOUSE_OUTBOUND_ALLOW_PRIVATE) holding the
+// webhooks' avatar, which the CDN route fetches and serves.
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR a webhook avatar')]);
+let images: HttpServer | undefined;
+let avatarUrl = '';
 
 function discordPyMissing(): string | undefined {
   const probe = spawnSync(PYTHON, ['-c', 'import discord, requests, aiohttp'], { encoding: 'utf8' });
@@ -30,6 +36,12 @@ function discordPyMissing(): string | undefined {
 const missing = discordPyMissing();
 if (missing) console.warn(`skipping the discord.py end-to-end tests: ${missing}`);
 
+interface ImageFacts {
+  status: number;
+  location: string | null;
+  content_type: string | null;
+  body_hex: string;
+}
 interface ErrorFacts {
   class: string;
   status: number;
@@ -77,8 +89,8 @@ interface RunFacts {
   wrong_token: ErrorFacts | null;
   after_delete: ErrorFacts | null;
   empty?: ErrorFacts | null;
-  avatar_redirect?: { status: number; location: string | null };
-  webhook_avatar_redirect?: { status: number; location: string | null };
+  avatar_image?: ImageFacts;
+  webhook_avatar_image?: ImageFacts;
 }
 interface Report {
   version: string;
@@ -114,14 +126,19 @@ function runPython(input: string): Promise<{ status: number | null; stdout: stri
 
 beforeAll(async () => {
   if (missing) return;
-  served = await serveTestApp();
+  images = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG));
+  await new Promise<void>((resolve) => images?.listen(0, '127.0.0.1', resolve));
+  avatarUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/hook.png`;
+  served = await serveTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
   const owner = await createPerson(served.t);
   ownerId = owner.id;
   const server = await createServer(served.t.services, owner.id, { name: 'Python' });
   serverId = server.id;
   channel = server.channels[0] as Channel;
   for (const name of ['sync', 'async', 'busy'] as const) {
-    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: `Hook ${name}`, avatarUrl: AVATAR });
+    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: `Hook ${name}`, avatarUrl: 'https://img.example/hook.png' });
+    // Avatars are https URLs; the loopback host stands in for one.
+    await served.t.services.db.updateTable('webhooks').set({ avatar_url: avatarUrl }).where('id', '=', webhook.id).execute();
     hooks[name] = { id: webhook.id, token };
   }
   // Asynchronously: the server answers from this process's event loop.
@@ -129,7 +146,10 @@ beforeAll(async () => {
   if (run.status !== 0) throw new Error(`discordpy_webhooks.py failed (${String(run.status)}):\n${run.stderr}`);
   report = JSON.parse(run.stdout) as Report;
 }, 150_000);
-afterAll(async () => served?.close());
+afterAll(async () => {
+  await served?.close();
+  images?.close();
+});
 
 describe.skipIf(missing !== undefined)('discord.py (unmodified) against the webhook URL routes', () => {
   for (const mode of ['sync', 'async'] as const) {
@@ -214,10 +234,11 @@ describe.skipIf(missing !== undefined)('discord.py (unmodified) against the webh
     expect(report.sync.empty).toMatchObject({ class: 'HTTPException', status: 400, code: 50006 });
   });
 
-  it('avatar URLs discord.py builds from the hash on its CDN base redirect to the stored image', () => {
+  it('avatar URLs discord.py builds from the hash on its CDN base serve the stored image from our origin, never a redirect (DESIGN §4)', () => {
     expect(report.sync.message.author_avatar_url).toMatch(new RegExp(`^${served.baseUrl}/avatars/${hooks.sync.id}/[0-9a-f]{32}\\.png`));
-    expect(report.sync.avatar_redirect).toEqual({ status: 302, location: AVATAR });
-    expect(report.sync.webhook_avatar_redirect).toEqual({ status: 302, location: AVATAR });
+    const servedImage = { status: 200, location: null, content_type: 'image/png', body_hex: PNG.toString('hex') };
+    expect(report.sync.avatar_image).toEqual(servedImage);
+    expect(report.sync.webhook_avatar_image).toEqual(servedImage);
   });
 
   it('waits out a real 429 (SPEC §8: 10 per 2 s) and then sends', () => {
