@@ -16,6 +16,15 @@ export interface PresentedClientAuth {
   clientSecret: string | undefined;
 }
 
+/**
+ * The form parameters client authentication reads at the token endpoint (RFC 6749 §2.3.1), with
+ * what the API reference says of each (grants/registry.ts lists them among the endpoint's).
+ */
+export const CLIENT_AUTH_PARAMETERS: Readonly<Record<'client_id' | 'client_secret', string>> = {
+  client_id: 'the application id (or use HTTP Basic)',
+  client_secret: 'client_secret_post; confidential apps only (or use HTTP Basic)',
+};
+
 /** RFC 8414 token_endpoint_auth_methods_supported names. */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 

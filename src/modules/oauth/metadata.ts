@@ -28,8 +28,10 @@ export interface AuthorizationServerMetadata {
 /**
  * The metadata document (OAUTH-CHECKLIST H2, H3): issuer is the configured base URL exactly, and
  * every endpoint hangs off it. Claims with no values are left out (RFC 8414 §3.2).
+ * `grantTypes` is the grant registry's list (grants/registry.ts GRANT_TYPES), passed in by the
+ * routes: the grants import the OpenID Connect service, which imports this file.
  */
-export function authorizationServerMetadata(baseUrl: string): AuthorizationServerMetadata {
+export function authorizationServerMetadata(baseUrl: string, grantTypes: readonly string[]): AuthorizationServerMetadata {
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer: baseUrl,
@@ -38,7 +40,7 @@ export function authorizationServerMetadata(baseUrl: string): AuthorizationServe
     revocation_endpoint: `${baseUrl}${REVOKE_PATH}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [...grantTypes],
     scopes_supported: supportedScopes(),
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TOptional, type TString } from '@sinclair/typebox';
 import { WebhookRecordBody } from '../webhooks/webhooks.schemas.js';
 import { AuthorizationResourceBody, GuildBody, PartialGuildListBody, UserResourceBody } from '../resources/resources.schemas.js';
 
@@ -10,20 +10,20 @@ import { AuthorizationResourceBody, GuildBody, PartialGuildListBody, UserResourc
 
 const param = (description: string) => Type.Optional(Type.String({ description }));
 
-/** RFC 6749 §4.1.3 / §6 token request (SPEC §2.2), form-urlencoded. Unknown parameters are ignored. */
-export const TokenRequestBody = Type.Object(
-  {
-    grant_type: param('`authorization_code` or `refresh_token`'),
-    code: param('authorization_code: the code from the redirect'),
-    redirect_uri: param('authorization_code: required, and identical, when the authorization request carried it'),
-    code_verifier: param('authorization_code: the PKCE verifier when the authorization request had a code_challenge'),
-    client_id: param('the application id (or use HTTP Basic)'),
-    client_secret: param('client_secret_post; confidential apps only (or use HTTP Basic)'),
-    refresh_token: param('refresh_token: the current refresh token'),
-    scope: param('refresh_token: narrow the new access token to these scopes'),
-  },
-  { additionalProperties: true },
-);
+/**
+ * RFC 6749 §4.1.3 / §6 token request (SPEC §2.2), form-urlencoded, from the grant registry's
+ * parameters (grants/registry.ts). Unknown parameters are ignored. With `grantTypes`, grant_type
+ * carries them as its enum: for the API reference only (token.routes.ts), since validating it
+ * would answer an unknown grant type with a schema error instead of RFC 6749 §5.2's
+ * unsupported_grant_type.
+ */
+export function tokenRequestBody(parameters: readonly { name: string; description: string }[], grantTypes?: readonly string[]) {
+  const properties: Record<string, TOptional<TString>> = {};
+  for (const { name, description } of parameters) {
+    properties[name] = Type.Optional(name === 'grant_type' && grantTypes ? Type.String({ description, enum: [...grantTypes] }) : Type.String({ description }));
+  }
+  return Type.Object(properties, { additionalProperties: true });
+}
 
 export const TokenResponseBody = Type.Object({
   access_token: Type.String({ description: 'Valid 1 hour' }),

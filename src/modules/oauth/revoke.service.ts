@@ -2,7 +2,7 @@ import { OAuthError } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import { revokeGrant } from './grants.repository.js';
-import { authenticateClient } from './token.service.js';
+import { authenticateClient } from './client-auth.service.js';
 import { findAccessToken, findRefreshToken, forgetConsent } from './tokens.repository.js';
 
 /** Parameters of the revocation endpoint (RFC 7009 §2.1), for the repeated-parameter check. */

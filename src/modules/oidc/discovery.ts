@@ -33,11 +33,12 @@ export interface OpenIdConfiguration extends AuthorizationServerMetadata {
 
 /**
  * Discovery §3: the RFC 8414 document (same issuer, endpoints, scopes, response types and modes,
- * auth methods, PKCE methods — one source, so the two cannot disagree) plus the OpenID fields.
+ * auth methods, PKCE methods, the grant registry's grant types — one source, so the two cannot
+ * disagree) plus the OpenID fields.
  */
-export function openIdConfiguration(baseUrl: string): OpenIdConfiguration {
+export function openIdConfiguration(baseUrl: string, grantTypes: readonly string[]): OpenIdConfiguration {
   return {
-    ...authorizationServerMetadata(baseUrl),
+    ...authorizationServerMetadata(baseUrl, grantTypes),
     jwks_uri: `${baseUrl}${JWKS_PATH}`,
     userinfo_endpoint: `${baseUrl}${USERINFO_PATH}`,
     end_session_endpoint: `${baseUrl}${END_SESSION_PATH}`,

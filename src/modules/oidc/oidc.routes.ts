@@ -8,6 +8,7 @@ import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import { signOut } from '../accounts/accounts.service.js';
 import { findApplicationByClientId, getManagedApplication } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
+import { GRANT_TYPES } from '../oauth/grants/registry.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
 import { jwks, JWKS_MAX_AGE_S } from './oidc-keys.service.js';
@@ -37,7 +38,7 @@ async function formBodyToken(request: FastifyRequest): Promise<void> {
 
 /** Discovery, JWKS and UserInfo (issue #22 §3–§5). */
 export function registerOpenIdApi(app: App, services: Services): void {
-  const configuration = openIdConfiguration(services.config.baseUrl);
+  const configuration = openIdConfiguration(services.config.baseUrl, GRANT_TYPES);
   for (const url of discoveryPaths(services.config.baseUrl)) {
     app.get(
       url,

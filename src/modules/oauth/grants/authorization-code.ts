@@ -1,0 +1,115 @@
+import { OAuthError } from '../../../core/errors.js';
+import { hashSecret, hasPrefix, issueSecret } from '../../../core/secrets.js';
+import type { Deps } from '../../../deps.js';
+import { planInstallAtExchange, writeServerInstall } from '../../applications/installs.service.js';
+import { getServer } from '../../directory/servers.service.js';
+import { presentGuild } from '../../resources/resources.js';
+import type { WebhookRecord } from '../../webhooks/webhooks.js';
+import type { AuthenticatedClient } from '../client-auth.service.js';
+import { revokeGrant } from '../grants.repository.js';
+import { createIncomingWebhook, prepareIncomingWebhook } from '../incoming-webhook.service.js';
+import { isValidPkceValue, verifyPkce } from '../pkce.js';
+import { redeemCodeForTokens } from '../token-writes.repository.js';
+import { findCodeToRedeem } from '../tokens.repository.js';
+import type { GrantType, TokenParams } from './grant.js';
+import { ACCESS_TOKEN_LIFETIME_MS, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
+
+/**
+ * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6). Every check that needs
+ * only the presented values happens before the code is consumed, so a request with a wrong
+ * verifier or from the wrong client neither uses up the code nor, for a replay, ends the grant
+ * (OAUTH-CHECKLIST C5). A replay of a used code after an otherwise valid request ends the whole
+ * grant (C3, RFC 6749 §4.1.2).
+ */
+async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
+  const code = p['code'];
+  if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+  const redirectUri = p['redirect_uri'];
+  const verifier = p['code_verifier'];
+
+  const codeHash = hashSecret(code);
+  const stored = hasPrefix(code, 'authorizationCode') ? await findCodeToRedeem(deps.db, codeHash) : undefined;
+  if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+  // C6: a code works only for the client it was issued to.
+  if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'authorization code was not issued to this client');
+
+  // C7 (RFC 6749 §4.1.3): identical when the authorization request carried it; may be omitted
+  // only when it did not, and must still match when sent.
+  if (stored.redirectUriSent && redirectUri === undefined) throw new OAuthError('invalid_grant', 'redirect_uri is required: the authorization request included it');
+  if (redirectUri !== undefined && redirectUri !== stored.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+
+  if (stored.codeChallenge !== null) {
+    // B7, B9: a code issued with a challenge needs its verifier, whatever the client authentication.
+    if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required: the authorization request included code_challenge');
+    if (!isValidPkceValue(verifier)) throw new OAuthError('invalid_grant', 'code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
+    if (!verifyPkce(verifier, stored.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  } else {
+    // B8 (RFC 9700 §4.8.2): no PKCE downgrade.
+    if (verifier !== undefined) throw new OAuthError('invalid_request', 'code_verifier sent for a code issued without code_challenge');
+    // SPEC §1.1: apps without a secret always use PKCE (the authorize endpoint enforces it too).
+    if (!app.confidential) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+  }
+
+  const now = deps.clock.now();
+  if (stored.usedAt !== null) return replayedCode(deps, stored.grantId, now);
+  if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
+
+  const grant = stored.grant;
+  // Issue #21 §5: an app requiring the code grant gets its bot now, if the person still may add it.
+  const install = grant ? await planInstallAtExchange(deps, app, grant) : undefined;
+  if (install === 'not-allowed') throw new OAuthError('invalid_grant', 'the person who authorized can no longer add bots to that server');
+  if (install === 'out-of-reach') throw new OAuthError('invalid_grant', 'the bot is in that server with permissions the person who authorized does not hold');
+  // Issue #23: webhook.incoming creates its webhook here, with the code's consumption: checked
+  // before the transaction, written inside it (incoming-webhook.service.ts).
+  const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
+  let webhook: WebhookRecord | undefined;
+  const access = issueSecret(deps.random, 'accessToken');
+  const refreshToken = issueSecret(deps.random, 'refreshToken');
+  const pair = pairToStore(deps, {
+    grantId: stored.grantId,
+    applicationId: app.id,
+    userId: stored.userId,
+    accessHash: access.hash,
+    accessScopes: stored.scopes,
+    refreshHash: refreshToken.hash,
+    refreshScopes: stored.scopes,
+    now,
+  });
+  // With nothing to write beside the tokens, PostgreSQL redeems in one statement (token-writes.repository.ts).
+  const alongside =
+    install || incoming
+      ? {
+          beforeTokens: install ? (trx: Parameters<typeof writeServerInstall>[1]) => writeServerInstall(deps, trx, install) : undefined,
+          afterTokens: incoming
+            ? async (trx: Parameters<typeof createIncomingWebhook>[1]) => {
+                webhook = await createIncomingWebhook(deps, trx, incoming);
+              }
+            : undefined,
+        }
+      : undefined;
+  const consumed = (await redeemCodeForTokens(deps.db, codeHash, pair, alongside)) === 'redeemed';
+  // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
+  if (!consumed) return replayedCode(deps, stored.grantId, now);
+  const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+  if (webhook) response.webhook = webhook;
+  // Issue #4: the code of a bot install also carries the server the bot was added to.
+  const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
+  if (server) response.server = response.guild = presentGuild(server);
+  return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, withNonce: true, now });
+}
+
+async function replayedCode(deps: Deps, grantId: string, now: number): Promise<never> {
+  await deps.db.transaction().execute((trx) => revokeGrant(trx, grantId, now));
+  deps.logger.warn({ grantId }, 'authorization code presented again; grant revoked');
+  throw new OAuthError('invalid_grant', 'authorization code already used');
+}
+
+/** grant_type=authorization_code: the code from the authorization endpoint (authorize.service.ts). */
+export const authorizationCodeGrant: GrantType = {
+  parameters: {
+    code: 'the code from the redirect',
+    redirect_uri: 'required, and identical, when the authorization request carried it',
+    code_verifier: 'the PKCE verifier when the authorization request had a code_challenge',
+  },
+  exchange: redeemCode,
+};

@@ -1,0 +1,100 @@
+import { DAY, HOUR } from '../../../core/clock.js';
+import { formatScopes } from '../../../core/scopes.js';
+import type { Deps } from '../../../deps.js';
+import { idTokenFor, isOpenIdScope } from '../../oidc/oidc.service.js';
+import type { GuildResource } from '../../resources/resources.js';
+import type { WebhookRecord } from '../../webhooks/webhooks.js';
+import type { TokenPair } from '../token-writes.repository.js';
+
+/**
+ * What every grant issues (issue #37 §3): an access and refresh token pair with its lifetimes and
+ * rotation key, the ID token with scope openid, and the RFC 6749 §5.1 response. A grant decides
+ * whether and for whom; this decides what that looks like.
+ */
+
+/** SPEC §8. */
+export const ACCESS_TOKEN_LIFETIME_MS = HOUR;
+export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
+
+/** RFC 6749 §5.1 successful token response (SPEC §2.3). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  /** OpenID Connect Core §3.1.3.3: with scope openid (issue #22; oidc/oidc.service.ts). */
+  id_token?: string;
+  /** Bot installs through the code flow (issue #4): the server the bot was added to (Discord's `guild`). */
+  server?: GuildResource;
+  /** The same server under Discord's name (DESIGN §1). */
+  guild?: GuildResource;
+  /** webhook.incoming (issue #23): the webhook this exchange created, with its token and URL (shown once). */
+  webhook?: WebhookRecord;
+}
+
+/** The response for an access + refresh token of one grant; the caller has stored them. */
+export function tokenResponse(access: string, refreshToken: string, expiresInMs: number, scopes: readonly string[]): TokenResponse {
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: Math.max(1, Math.floor(expiresInMs / 1000)),
+    refresh_token: refreshToken,
+    scope: formatScopes(scopes),
+  };
+}
+
+/** A new refresh token's random rotation key (oauth.table.ts; refresh-token.ts derives successors from it). */
+function newRotationKey(deps: Deps): string {
+  return deps.random.bytes(32).toString('base64url');
+}
+
+/** Whom a pair is issued to and what each token may do: the grant's choice. */
+export interface PairFor {
+  grantId: string;
+  applicationId: string;
+  userId: string;
+  accessHash: string;
+  accessScopes: readonly string[];
+  refreshHash: string;
+  refreshScopes: readonly string[];
+  now: number;
+}
+
+/**
+ * The rows of a new pair, for the repository's all-or-none write (token-writes.repository.ts):
+ * SPEC §8's lifetimes, and a rotation key drawn when the refresh token's row is written.
+ */
+export function pairToStore(deps: Deps, pair: PairFor): TokenPair {
+  return {
+    ...pair,
+    accessExpiresAt: pair.now + ACCESS_TOKEN_LIFETIME_MS,
+    refreshExpiresAt: pair.now + REFRESH_TOKEN_LIFETIME_MS,
+    rotationKey: () => newRotationKey(deps),
+  };
+}
+
+/**
+ * Issue #22 (OpenID Connect Core §3.1.3.3, §12.2): a response whose access token carries openid
+ * also gets an ID token for the same person and sign-in; `withNonce` only for the code's own
+ * exchange (a refresh repeats no nonce).
+ */
+export function withIdToken(deps: Deps, response: TokenResponse, input: IdTokenInput): TokenResponse | Promise<TokenResponse> {
+  // Without openid there is nothing to wait for: the response goes back as it is.
+  return isOpenIdScope(input.scopes) ? addIdToken(deps, response, input) : response;
+}
+
+interface IdTokenInput {
+  clientId: string;
+  grantId: string;
+  userId: string;
+  scopes: readonly string[];
+  withNonce: boolean;
+  now: number;
+}
+
+async function addIdToken(deps: Deps, response: TokenResponse, input: IdTokenInput): Promise<TokenResponse> {
+  const idToken = await idTokenFor(deps, { ...input, accessToken: response.access_token });
+  if (idToken !== undefined) response.id_token = idToken;
+  return response;
+}

@@ -1,0 +1,144 @@
+import { createHmac } from 'node:crypto';
+import { SECOND } from '../../../core/clock.js';
+import { OAuthError } from '../../../core/errors.js';
+import { coversScopes, parseScope } from '../../../core/scopes.js';
+import { SecretPrefix, hashSecret, hasPrefix, safeEqual } from '../../../core/secrets.js';
+import type { Deps } from '../../../deps.js';
+import type { Application } from '../../applications/applications.js';
+import type { AuthenticatedClient } from '../client-auth.service.js';
+import { revokeGrant } from '../grants.repository.js';
+import { rotateToSuccessors } from '../token-writes.repository.js';
+import { findAccessToken, findRefreshToken, findRefreshTokenToRotate, type StoredRefreshToken } from '../tokens.repository.js';
+import type { GrantType, TokenParams } from './grant.js';
+import { ACCESS_TOKEN_LIFETIME_MS, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
+
+/**
+ * A rotated refresh token presented again within this time, by the same client, while its
+ * successor is still unused, is a retry (a response lost on the network, two tabs refreshing at
+ * once) and gets the same successor pair back; any other reuse ends the grant (RFC 9700 §4.14.2).
+ */
+export const REFRESH_GRACE_MS = 30 * SECOND;
+
+/**
+ * The successor pair of a refresh token, derived rather than drawn (oauth.table.ts): HMAC-SHA256
+ * keyed with the server secret (never stored in the database, config/server-secret.ts) over a
+ * label, the presented token and the row's random rotation key. A retry within the grace window
+ * re-derives exactly the pair the first rotation stored (as hashes only); neither an old token
+ * alone nor an old token with a copy of the database yields its successors (issue #21 §5).
+ */
+export function successorTokens(secret: string, presented: string, rotationKey: string): { access: string; refresh: string } {
+  const derive = (label: string) => createHmac('sha256', secret).update(`${label}\0${presented}\0${rotationKey}`).digest('base64url');
+  return {
+    access: `${SecretPrefix.accessToken}_${derive('gatehouse-rotate-access-v2')}`,
+    refresh: `${SecretPrefix.refreshToken}_${derive('gatehouse-rotate-refresh-v2')}`,
+  };
+}
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6; SPEC §3 rotation; OAUTH-CHECKLIST F1–F9). The presented
+ * token is consumed atomically and one successor pair is minted; concurrent refreshes of one
+ * token mint exactly one pair and, within the grace window, every caller gets that pair.
+ */
+async function refresh(deps: Deps, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
+  const presented = p['refresh_token'];
+  if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
+  const tokenHash = hashSecret(presented);
+  const stored = hasPrefix(presented, 'refreshToken') ? await findRefreshTokenToRotate(deps.db, tokenHash) : undefined;
+  // Revoked grants have their tokens deleted (F7): unknown and revoked look alike.
+  if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
+  // F1 (RFC 6749 §10.4): bound to its client.
+  if (stored.applicationId !== app.id) throw new OAuthError('invalid_grant', 'refresh token was not issued to this client');
+
+  // F6: the new access token may be narrower, never wider; the new refresh token keeps the grant's scope.
+  let accessScopes = stored.scopes;
+  const scopeParam = p['scope'];
+  if (scopeParam !== undefined) {
+    const parsed = parseScope(scopeParam);
+    if (!parsed.ok) throw new OAuthError('invalid_scope', parsed.reason);
+    if (!coversScopes(stored.scopes, parsed.scopes)) throw new OAuthError('invalid_scope', 'scope exceeds the scope originally granted');
+    accessScopes = parsed.scopes;
+  }
+
+  const now = deps.clock.now();
+  if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
+  // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
+  const successors = successorTokens(deps.secrets[0], presented, stored.rotationKey ?? '');
+  const successorRefreshHash = hashSecret(successors.refresh);
+
+  if (stored.usedAt === null) {
+    const rotated = await writeRotation(deps, app, stored, { tokenHash, successorRefreshHash, accessHash: hashSecret(successors.access), accessScopes, now });
+    if (rotated) return withIdTokenOf(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
+    // A concurrent refresh rotated it first: answer as a retry of that one.
+  }
+  return retryOrReuse(deps, app, stored, presented, tokenHash, successors, now);
+}
+
+/**
+ * The rotation's writes, all or none: the token marked used with its successor named, the new
+ * access and refresh tokens stored. False when a concurrent refresh rotated the token first.
+ */
+async function writeRotation(
+  deps: Deps,
+  app: Application,
+  stored: StoredRefreshToken,
+  r: { tokenHash: string; successorRefreshHash: string; accessHash: string; accessScopes: string[]; now: number },
+): Promise<boolean> {
+  const { tokenHash, successorRefreshHash, accessHash, accessScopes, now } = r;
+  const rotated = await rotateToSuccessors(
+    deps.db,
+    tokenHash,
+    pairToStore(deps, { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, accessHash, accessScopes, refreshHash: successorRefreshHash, refreshScopes: stored.scopes, now }),
+  );
+  return rotated === 'rotated';
+}
+
+/**
+ * A refresh token that was already rotated. Within the grace window, with the successor still
+ * unused, the same pair is returned (expires_in counts down from the first answer); otherwise
+ * this is reuse (RFC 9700 §4.14.2, F4) and the whole grant ends.
+ */
+async function retryOrReuse(
+  deps: Deps,
+  app: Application,
+  seen: StoredRefreshToken,
+  presented: string,
+  tokenHash: string,
+  successors: { access: string; refresh: string },
+  now: number,
+): Promise<TokenResponse> {
+  // Re-read: when we lost a race, `seen` predates the rotation.
+  const stored = seen.usedAt === null ? await findRefreshToken(deps.db, tokenHash) : seen;
+  if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid or revoked');
+  if (stored.usedAt !== null && now - stored.usedAt <= REFRESH_GRACE_MS && stored.successorHash !== null) {
+    // The first rotation may have used a secret that has since been rotated out of first place.
+    const candidates = [successors, ...deps.secrets.slice(1).map((secret) => successorTokens(secret, presented, stored.rotationKey ?? ''))];
+    const pair = candidates.find((c) => safeEqual(stored.successorHash as string, hashSecret(c.refresh)));
+    if (pair) {
+      const [successor, access] = await Promise.all([findRefreshToken(deps.db, hashSecret(pair.refresh)), findAccessToken(deps.db, hashSecret(pair.access))]);
+      if (successor && successor.usedAt === null && access && access.expiresAt > now) {
+        return withIdTokenOf(deps, app, stored, tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes), now);
+      }
+    }
+  }
+  if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');
+  await deps.db.transaction().execute((trx) => revokeGrant(trx, stored.grantId, now));
+  deps.logger.warn({ grantId: stored.grantId }, 'rotated refresh token presented again; grant revoked');
+  throw new OAuthError('invalid_grant', 'refresh token already used: it was replaced by a newer one, and the authorization has been revoked');
+}
+
+/**
+ * Issue #22 (OpenID Connect Core §12.2): a refresh whose access token keeps openid also returns a
+ * new ID token for the same person and sign-in (sub, auth_time), without the original nonce.
+ */
+function withIdTokenOf(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number): TokenResponse | Promise<TokenResponse> {
+  return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: response.scope.split(' '), withNonce: false, now });
+}
+
+/** grant_type=refresh_token: a refresh token of this client, rotated on every use (SPEC §3). */
+export const refreshTokenGrant: GrantType = {
+  parameters: {
+    refresh_token: 'the current refresh token',
+    scope: 'narrow the new access token to these scopes',
+  },
+  exchange: refresh,
+};
