@@ -29,6 +29,23 @@ export function destination(redirectUri: string): string {
   }
 }
 
+/**
+ * What a consent screen answers (issue #37 §3): an authorization request, an install, later a
+ * device request. The screens post to, come back to and name a destination from here only, so a
+ * new kind of request brings its own subject and reuses them.
+ */
+export interface ConsentSubject {
+  /** Where the answer is posted, and where a picker that reloads the screen sends its GET. */
+  action: string;
+  /** The GET URL of this screen: "Switch account" signs in and comes back here. */
+  returnUrl: string;
+  /**
+   * Where the answer sends the person, shown so a look-alike app gives itself away; undefined when
+   * it sends them nowhere (a plain install).
+   */
+  redirectUri: string | undefined;
+}
+
 /** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
 export interface ConsentView {
   application: { id: string; name: string; description: string; ownerUsername: string | null };
@@ -36,10 +53,7 @@ export interface ConsentView {
   scopes: { name: string; description: string }[];
   /** The request, re-sent by the form and re-validated on POST. */
   fields: [string, string][];
-  /** Where the person will be sent, shown so a look-alike app gives itself away; undefined for a plain install. */
-  redirectUri: string | undefined;
-  /** The GET URL of this request: "Switch account" signs in and comes back here. */
-  authorizeUrl: string;
+  subject: ConsentSubject;
   install?: InstallConsent;
   /** webhook.incoming (issue #23): the server and channel picker. */
   webhook?: WebhookConsent;
@@ -77,8 +91,8 @@ ${signedInAs(ctx.viewer, view)}
 ${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}
 </ul>
 <p class="hint">${app.name} will be able to do this until you remove its access in <a href="/settings/authorized-apps">Settings → Authorized apps</a>. It cannot see your password.</p>
-<p class="hint">After you choose, you will be sent to <strong class="mono">${destination(view.redirectUri ?? '')}</strong>.</p>
-<form method="post" action="/app/oauth2/authorize">
+${whereTheAnswerGoes(view.subject, ctx.serviceName)}
+<form method="post" action="${view.subject.action}">
 ${csrfField(ctx.csrfToken)}
 ${hiddenFields(view.fields)}
 <div class="actions consent-actions">
@@ -88,6 +102,13 @@ ${hiddenFields(view.fields)}
 </form>
 </div>`;
   return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
+}
+
+/** Where answering sends the person: the app's site (scheme, host and port in plain sight), or nowhere. */
+export function whereTheAnswerGoes(subject: ConsentSubject, serviceName: string): SafeHtml {
+  return subject.redirectUri
+    ? html`<p class="hint">After you choose, you will be sent to <strong class="mono">${destination(subject.redirectUri)}</strong>.</p>`
+    : html`<p class="hint">You stay on ${serviceName}: nothing is sent to the app's website.</p>`;
 }
 
 export function hiddenFields(fields: readonly [string, string][]): SafeHtml {
@@ -107,7 +128,7 @@ ${app.description ? html`<p class="consent-description">${app.description}</p>` 
 }
 
 export function signedInAs(viewer: Viewer, view: ConsentView): SafeHtml {
-  const switchUrl = `/login?next=${encodeURIComponent(view.authorizeUrl)}`;
+  const switchUrl = `/login?next=${encodeURIComponent(view.subject.returnUrl)}`;
   return html`<div class="consent-who">
 ${personTile(viewer)}
 <p class="small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})<br><a href="${switchUrl}">Not you? Switch account</a></p>

@@ -6,6 +6,7 @@ import { installConsentView, planServerInstall, writeInstall, type ServerInstall
 import type { ConsentRequest } from './authorize.js';
 import type { ConsentView } from './authorize.page.js';
 import { authorizeUrl, requestFields } from './authorize-response.js';
+import { AUTHORIZE_PATH } from './metadata.js';
 import {
   errorRedirect,
   installProblem,
@@ -168,10 +169,13 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
     application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describeScope(name) })),
     fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
-    // A plain install sends nobody anywhere, even when the link named a redirect URI.
-    redirectUri: request.plain ? undefined : redirect?.redirectUri,
-    // The exact URL received on GET; rebuilt from the validated request otherwise.
-    authorizeUrl: requestUrl.startsWith('/app/oauth2/authorize') ? requestUrl : authorizeUrl(request),
+    subject: {
+      action: AUTHORIZE_PATH,
+      // The exact URL received on GET; rebuilt from the validated request otherwise.
+      returnUrl: requestUrl.startsWith(AUTHORIZE_PATH) ? requestUrl : authorizeUrl(request),
+      // A plain install sends nobody anywhere, even when the link named a redirect URI.
+      redirectUri: request.plain ? undefined : redirect?.redirectUri,
+    },
     ...(install ? { install } : {}),
     ...(wantsIncomingWebhook(request) ? { webhook: await webhookConsent(deps, userId) } : {}),
   };

@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { csrfField, layout } from '../../web/layout.js';
-import { consentHead, destination, hiddenFields, signedInAs, type ConsentPageInput } from './authorize.page.js';
+import { consentHead, hiddenFields, signedInAs, whereTheAnswerGoes, type ConsentPageInput } from './authorize.page.js';
 import { WEBHOOK_CHANNEL_FIELD, WEBHOOK_INCOMING_SCOPE, type WebhookConsent } from './incoming-webhook.js';
 
 /**
@@ -25,7 +25,7 @@ ${consent.servers.map((s) => html`<optgroup label="${s.name}">${s.channels.map((
   const body = html`<div class="card consent webhook-consent">
 ${consentHead(view, html`${app.name} wants to post messages in a channel`)}
 ${signedInAs(ctx.viewer, view)}
-<form method="post" action="/app/oauth2/authorize">
+<form method="post" action="${view.subject.action}">
 ${csrfField(ctx.csrfToken)}
 ${hiddenFields(view.fields)}
 ${picker}
@@ -36,7 +36,7 @@ ${
 <p class="hint">It keeps this access until you remove it in <a href="/settings/authorized-apps">Settings → Authorized apps</a>.</p>`
     : ''
 }
-<p class="hint">After you choose, you will be sent to <strong class="mono">${destination(view.redirectUri ?? '')}</strong>.</p>
+${whereTheAnswerGoes(view.subject, ctx.serviceName)}
 <div class="actions consent-actions">
 <button type="submit" name="decision" value="cancel" class="secondary" formnovalidate>Cancel</button>
 ${none ? '' : html`<button type="submit" name="decision" value="authorize">Authorize</button>`}

@@ -6,7 +6,7 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import { permissionList } from '../../web/permission-list.js';
 import type { InstallConsent, RequestedPermission } from '../applications/installs.js';
 import type { PageCtx } from '../../web/components.js';
-import { appTile, consentHead, destination, hiddenFields, signedInAs, type ConsentPageInput, type ConsentView, type InstalledView } from './authorize.page.js';
+import { appTile, consentHead, hiddenFields, signedInAs, whereTheAnswerGoes, type ConsentPageInput, type ConsentView, type InstalledView } from './authorize.page.js';
 
 /**
  * The server picker (issue #4): its own GET form, so choosing another server reloads the screen
@@ -26,7 +26,7 @@ function serverPicker(view: ConsentView, install: InstallConsent, serviceName: s
     return html`<p class="install-server">Add to server: <strong>${chosen.name}</strong></p>
 <p class="hint">The link chose this server.</p>`;
   }
-  return html`<form method="get" action="/app/oauth2/authorize" class="server-picker">
+  return html`<form method="get" action="${view.subject.action}" class="server-picker">
 ${hiddenFields(view.fields)}
 <label for="server_id">Add to server</label>
 <div class="copyrow">
@@ -104,21 +104,18 @@ export function installConsentPage(input: ConsentPageInput, install: InstallCons
 <li><span class="scope-mark" aria-hidden="true">✓</span> Send you direct messages</li>
 </ul>
 <p class="hint">You can remove it at any time in <a href="/settings/apps">Settings → Installed apps</a>.</p>`;
-  const where = view.redirectUri
-    ? html`<p class="hint">After you choose, you will be sent to <strong class="mono">${destination(view.redirectUri)}</strong>.</p>`
-    : html`<p class="hint">You stay on ${ctx.serviceName}: nothing is sent to the app's website.</p>`;
   const body = html`<div class="card consent install-consent">
 ${consentHead(view, title)}
 ${signedInAs(ctx.viewer, view)}
 ${bot ? serverPicker(view, install, ctx.serviceName) : userLines}
-<form method="post" action="/app/oauth2/authorize">
+<form method="post" action="${view.subject.action}">
 ${csrfField(ctx.csrfToken)}
 ${hiddenFields(view.fields)}
 ${bot && install.chosenServer ? html`<input type="hidden" name="server_id" value="${install.chosenServer.id}">` : ''}
 ${bot && !(install.servers.length === 0 || install.lockedUnavailable) ? permissionChoices(install, app.name) : ''}
 ${bot && install.commands ? html`<p class="small">Its commands will be available to the server's members.</p>` : ''}
 ${alsoScopes}
-${where}
+${whereTheAnswerGoes(view.subject, ctx.serviceName)}
 <div class="actions consent-actions">
 <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button>
 ${canAuthorize ? html`<button type="submit" name="decision" value="authorize">Authorize</button>` : ''}
