@@ -92,7 +92,7 @@ export async function issueCode(deps: Deps, issue: CodeIssue): Promise<{ kind: '
   const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s) && s !== WEBHOOK_INCOMING_SCOPE);
   const consented = rememberable.length === 0 || (remembered !== undefined && coversScopes(remembered, rememberable));
   // Issue #21 §5: for an app that requires the code grant, the bot joins at the code exchange
-  // (token.service.ts), so a code never exchanged adds nothing; the grant records the plan.
+  // (grants/authorization-code.ts), so a code never exchanged adds nothing; the grant records the plan.
   const install: InstallWrite | undefined =
     plan && !app.botRequireCodeGrant ? { kind: 'server', plan } : !plan && request.install?.commands ? { kind: 'user', applicationId: app.id, userId } : undefined;
   await writeInstall(deps, install, async (trx) => {
