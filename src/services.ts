@@ -17,7 +17,7 @@ import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { RedisOutbox } from './realtime/redis-outbox.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
 import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store.js';
-import { createCoherence } from './storage/coherence.js';
+import { attachCoherence, coherenceOf, createCoherence } from './storage/coherence.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { startMaintenance, type MaintenanceTimer } from './storage/maintenance.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -113,6 +113,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
           watch: (tables, listener) => watchChanges(tables, listener),
         })
       : undefined;
+  // Repositories read through it where they declared a cache (storage/prepared.ts hotLookup):
+  // services do not choose (issue #37 §4).
+  if (coherence) attachCoherence(database.db, coherence);
 
   return {
     config,
@@ -137,6 +140,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       stopObservingQueries();
       await buckets.close();
       await events.close();
+      if (coherence && coherenceOf(database.db) === coherence) attachCoherence(database.db, undefined);
       await coherence?.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);
       if (!overrides.database) await database.close();

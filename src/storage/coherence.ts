@@ -25,6 +25,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { withCascades } from './cascades.js';
 import { connectRedis } from './redis.js';
 
 /** How long a heartbeat keeps an instance answering from memory. */
@@ -76,7 +77,7 @@ export interface CoherentCache<V> extends CoherentCacheCounters {
 }
 
 /**
- * A cache as a module declares it, once, when it is loaded: its name, the tables its rows are
+ * A cache as a repository declares it, once, when it is loaded: its name, the tables its rows are
  * read from and its bound. Declared at load time because every instance must watch every
  * declared table from its start, whether or not it has remembered anything yet: an instance that
  * never made a bearer check still revokes tokens.
@@ -89,15 +90,58 @@ export interface CacheDeclaration<V> {
   readonly value?: V;
 }
 
+/**
+ * A query a cache's rows are read with, as storage/prepared.ts declares it: the tables its
+ * operation tree names (storage/query-tables.ts), undefined for raw `sql`.
+ */
+export interface ReadQuery {
+  readonly tables: ReadonlySet<string> | undefined;
+}
+
 const declaredTables = new Set<string>();
 const running = new Set<RedisCoherence>();
 
-/** Declares a cache (module scope). Any committed update or delete of `tables`, on any instance, forgets every cache. */
-export function declareCoherentCache<V>(name: string, tables: readonly string[], maxEntries: number): CacheDeclaration<V> {
+/**
+ * Declares a cache (module scope) whose rows are read by `reads`. Any committed change of the
+ * tables those queries name (storage/committed-changes.ts), on any instance, forgets every cache.
+ * The tables come from the compiled queries (issue #37 §4), never from a list kept by hand: a
+ * query that gains a join watches the joined table too. The tables whose deletes cascade into
+ * those are watched as well (storage/cascades.ts). A read in raw `sql` has no tree to read its
+ * tables from and names them itself, beside the statement: table names in `reads`.
+ */
+export function declareCoherentCache<V>(name: string, reads: readonly ReadQuery[] | readonly string[], maxEntries: number): CacheDeclaration<V> {
+  const tables = new Set<string>();
+  for (const read of reads) {
+    if (typeof read === 'string') {
+      tables.add(read);
+      continue;
+    }
+    if (read.tables === undefined) throw new Error(`coherent cache "${name}": a read in raw sql must declare the tables it reads`);
+    for (const table of read.tables) tables.add(table);
+  }
+  const watched = withCascades(tables);
   const before = declaredTables.size;
-  for (const table of tables) declaredTables.add(table);
+  for (const table of watched) declaredTables.add(table);
   if (declaredTables.size !== before) for (const coherence of running) coherence.watchDeclaredTables();
-  return { name, tables, maxEntries };
+  return { name, tables: watched, maxEntries };
+}
+
+/** The coherence of each database handle's Kysely instance (not its transactions), attached by services.ts. */
+const attached = new WeakMap<object, Coherence>();
+
+/** services.ts: reads of `db` (PostgreSQL with Redis) may be remembered by `coherence`; undefined detaches. */
+export function attachCoherence(db: object, coherence: Coherence | undefined): void {
+  if (coherence === undefined) attached.delete(db);
+  else attached.set(db, coherence);
+}
+
+/**
+ * The coherence attached to `db` (PostgreSQL with Redis, outside transactions): a repository reads
+ * through it when there is one, straight through otherwise (SQLite: its row cache answers below;
+ * transactions: they must see their own writes). The repository's choice, not the service's.
+ */
+export function coherenceOf(db: object): Coherence | undefined {
+  return attached.get(db);
 }
 
 export interface Coherence {

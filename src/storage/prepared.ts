@@ -22,7 +22,9 @@ import {
   type Transaction,
 } from 'kysely';
 import type { Database } from './database.js';
+import { coherenceOf, declareCoherentCache } from './coherence.js';
 import { statementOperation } from './query-observers.js';
+import { tablesNamed } from './query-tables.js';
 import { assertCacheable, convertOnce } from './sqlite/row-cache.js';
 
 /**
@@ -114,8 +116,12 @@ export interface PrepareOptions {
   cacheable?: boolean;
 }
 
-/** A query compiled once per dialect; call it with the database (or transaction) and the values. */
-export type PreparedQuery<V, R> = (db: Db, values: V) => Promise<QueryResult<R>>;
+/**
+ * A query compiled once per dialect; call it with the database (or transaction) and the values.
+ * `tables`: the tables its operation tree names (storage/query-tables.ts), undefined for raw `sql`;
+ * what a cache of its rows watches (storage/coherence.ts) and what table ownership checks.
+ */
+export type PreparedQuery<V, R> = ((db: Db, values: V) => Promise<QueryResult<R>>) & { readonly tables: ReadonlySet<string> | undefined };
 
 /**
  * `prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('t').selectAll().where('h', '=', v.hash))`
@@ -125,8 +131,11 @@ export type PreparedQuery<V, R> = (db: Db, values: V) => Promise<QueryResult<R>>
 export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V) => Compilable<R>, options?: PrepareOptions) => PreparedQuery<V, R> {
   return <R>(build: (db: Db, values: V) => Compilable<R>, options: PrepareOptions = {}): PreparedQuery<V, R> => {
     const cacheable = options.cacheable === true;
-    // Refused at start-up (module load), not at the first request: compiled once for SQLite here.
-    if (cacheable) assertCacheable(compileTemplate(declarationDb(), build).sql);
+    // Compiled once for SQLite at declaration, when first asked what it reads; a cacheable one is
+    // refused at start-up (module load), not at the first request.
+    let declared: Template | undefined;
+    const declaredTemplate = (): Template => (declared ??= compileTemplate(declarationDb(), build));
+    if (cacheable) assertCacheable(declaredTemplate().sql, tablesNamed(declaredTemplate().query));
     // One template per SQL dialect, keyed by the dialect's adapter class (a Kysely instance and
     // its transactions share one adapter).
     const templates = new Map<unknown, Template>();
@@ -148,7 +157,7 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
       bindings.set(db, binding);
       return binding;
     };
-    return (db, values) => {
+    const run = (db: Db, values: V): Promise<QueryResult<R>> => {
       let binding = db === lastDb ? last : undefined;
       if (binding === undefined) {
         binding = bindings.get(db) ?? bind(db);
@@ -165,6 +174,13 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
       if (direct !== undefined) return direct(parameters) as Promise<QueryResult<R>>;
       return db.executeQuery({ sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>);
     };
+    let tables: ReadonlySet<string> | undefined | null = null;
+    return Object.defineProperty(run, 'tables', {
+      get: () => {
+        if (tables === null) tables = tablesNamed(declaredTemplate().query);
+        return tables;
+      },
+    }) as PreparedQuery<V, R>;
   };
 }
 
@@ -229,10 +245,19 @@ export interface HotLookupDeclaration<TB extends Table, C extends Column<TB>, T 
   columns?: readonly C[];
   /** Applied once per row read (storage/sqlite/row-cache.ts convertOnce); the value is shared and frozen. */
   convert: (row: Pick<Selectable<Database[TB]>, NoInfer<C>>) => T;
+  /**
+   * Also remembered across instances on PostgreSQL with Redis (storage/coherence.ts), under this
+   * cache name and bound: the cache watches the tables of this lookup's compiled query. Without
+   * it, only SQLite's row cache answers it from memory.
+   */
+  acrossInstances?: { name: string; maxEntries: number };
 }
 
-/** Reads the declared row by its key, converted; undefined when there is none. */
-export type HotLookup<T> = (db: Db, key: string) => Promise<T | undefined>;
+/**
+ * Reads the declared row by its key, converted; undefined when there is none. `tables`: what its
+ * query reads (storage/query-tables.ts).
+ */
+export type HotLookup<T> = ((db: Db, key: string) => Promise<T | undefined>) & { readonly tables: ReadonlySet<string> | undefined };
 
 /**
  * `hotLookup({ table: 'webhooks', key: 'id', convert: toWebhook })`: a prepared, cacheable
@@ -241,7 +266,7 @@ export type HotLookup<T> = (db: Db, key: string) => Promise<T | undefined>;
  * stops the process at start-up with the reason.
  */
 export function hotLookup<TB extends Table, T extends object, C extends Column<TB> = Column<TB>>(declaration: HotLookupDeclaration<TB, C, T>): HotLookup<T> {
-  const { table, key, columns, convert } = declaration;
+  const { table, key, columns, convert, acrossInstances } = declaration;
   const lookup = prepareQuery<{ key: string }>()(
     (db, v) => {
       // The table and columns are checked against the schema by the declaration's type.
@@ -252,8 +277,20 @@ export function hotLookup<TB extends Table, T extends object, C extends Column<T
     { cacheable: true },
   );
   const converted = convertOnce(convert as (row: object) => T);
-  return async (db, value) => {
+  const read = async (db: Db, value: string): Promise<T | undefined> => {
     const row = (await lookup(db, { key: value })).rows[0];
     return row === undefined ? undefined : converted(row as object);
   };
+  // Both caches are declared here, by the one query: SQLite's row cache binds it as cacheable,
+  // PostgreSQL's coherent cache watches the tables its tree names (issue #37 §4).
+  const remembered = acrossInstances === undefined ? undefined : declareCoherentCache<T>(acrossInstances.name, [lookup], acrossInstances.maxEntries);
+  // Without a coherence attached (SQLite, transactions) the read allocates nothing more.
+  const run =
+    remembered === undefined
+      ? read
+      : (db: Db, value: string): Promise<T | undefined> => {
+          const coherence = coherenceOf(db);
+          return coherence === undefined ? read(db, value) : coherence.cache(remembered).read(value, () => read(db, value));
+        };
+  return Object.defineProperty(run, 'tables', { get: () => lookup.tables }) as HotLookup<T>;
 }

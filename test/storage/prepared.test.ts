@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { affectedRows, firstRow, prepareQuery } from '../../src/storage/prepared.js';
+import { sql } from 'kysely';
+import { declareCoherentCache } from '../../src/storage/coherence.js';
+import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../src/storage/prepared.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
 import { createPerson } from '../support/oauth-factory.js';
@@ -76,5 +78,24 @@ describe(`prepared hot-path queries (${testDialect})`, () => {
     } finally {
       stop();
     }
+  });
+});
+
+// Issue #37 §4: both caches are declared by the lookup itself, and PostgreSQL's learns its tables
+// from the compiled query (with the tables whose deletes cascade into them), not from a list.
+describe('what a declared cache watches', () => {
+  it('a prepared query knows the tables its operation tree names; raw sql is not known', () => {
+    const joined = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('oauth_access_tokens').innerJoin('users', 'users.id', 'oauth_access_tokens.user_id').selectAll('users').where('oauth_access_tokens.token_hash', '=', v.id));
+    expect([...(joined.tables ?? [])].sort()).toEqual(['oauth_access_tokens', 'users']);
+    const raw = prepareQuery<{ id: string }>()((db, v) => ({ compile: () => sql`select * from users where id = ${v.id}`.compile(db) }));
+    expect(raw.tables).toBeUndefined();
+  });
+
+  it('a lookup remembered across instances declares a coherent cache over its query’s tables and those that cascade into them', () => {
+    const lookup = hotLookup({ table: 'applications', key: 'id', convert: (row) => ({ id: String(row.id) }), acrossInstances: { name: 'test-applications', maxEntries: 10 } });
+    expect([...(lookup.tables ?? [])]).toEqual(['applications']);
+    const declared = declareCoherentCache('test-bearer-like', [prepareQuery<{ id: string }>()((db, v) => db.selectFrom('oauth_access_tokens').innerJoin('users', 'users.id', 'oauth_access_tokens.user_id').selectAll().where('token_hash', '=', v.id))], 10);
+    expect(declared.tables).toEqual(['applications', 'oauth_access_tokens', 'oauth_grants', 'users']);
+    expect(() => declareCoherentCache('test-raw', [{ tables: undefined }], 10)).toThrow(/raw sql must declare/);
   });
 });

@@ -55,6 +55,18 @@ export function findApplication(db: Db, id: string): Promise<Application | undef
   return applicationById(db, id);
 }
 
+/**
+ * The same lookup for the OAuth endpoints' client checks, also remembered per instance on
+ * PostgreSQL with Redis and forgotten by every instance before a change to an application (a reset
+ * secret, a deletion) is acknowledged (storage/coherence.ts), so the token endpoint's client check
+ * costs no round trip (issue #26 §1). SQLite's row cache answers both from memory.
+ */
+const rememberedApplicationById = hotLookup({ table: 'applications', key: 'id', convert: toApplication, acrossInstances: { name: 'applications', maxEntries: 20_000 } });
+
+export function findClientApplication(db: Db, id: string): Promise<Application | undefined> {
+  return rememberedApplicationById(db, id);
+}
+
 export async function listApplicationsOwnedBy(db: Db, ownerId: string): Promise<Application[]> {
   const rows = await db.selectFrom('applications').selectAll().where('owner_id', '=', ownerId).orderBy('id').execute();
   return rows.map(toApplication);

@@ -7,10 +7,10 @@ import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
-import { declareCoherentCache } from '../../storage/coherence.js';
 import {
   deleteApplicationRow,
   findApplication,
+  findClientApplication,
   insertApplication,
   listApplicationsOwnedBy,
   replaceClientSecretHash,
@@ -210,18 +210,11 @@ export async function applicationAskingIn(deps: Deps, next: string): Promise<str
   return app?.name;
 }
 
-/** Applications by client id, remembered per instance on PostgreSQL with Redis (storage/coherence.ts). */
-const rememberedApplications = declareCoherentCache<Application>('applications', ['applications'], 20_000);
-
 /** An application by client id, for the OAuth endpoints; undefined for malformed or unknown ids. */
 export async function findApplicationByClientId(deps: Deps, clientId: string): Promise<Application | undefined> {
   if (!isSnowflake(clientId)) return undefined;
-  // PostgreSQL with Redis: remembered by the instance and forgotten by every instance before a
-  // change to any application (a reset secret, a deletion) is acknowledged (storage/coherence.ts),
-  // so the token endpoint's client check costs no round trip (issue #26 §1). SQLite's row cache
-  // already answers it from memory.
-  if (deps.coherence) return deps.coherence.cache(rememberedApplications).read(clientId, () => findApplication(deps.db, clientId));
-  return findApplication(deps.db, clientId);
+  // Remembered across instances where the database allows it: the repository chooses.
+  return findClientApplication(deps.db, clientId);
 }
 
 /** The person named `username` (the CLI's --owner); 404 Unknown User otherwise. */

@@ -21,6 +21,7 @@ import {
 } from './messages.repository.js';
 import type { WebhookMessage } from './messages.js';
 import { findLastRead, listUnreadChannelIds, markRead } from './read-state.repository.js';
+import { insertWebhookMessage } from './webhook-message.repository.js';
 
 /**
  * Posts a plain-text message as a person (or bot account). The caller checks View channel and
@@ -147,12 +148,16 @@ export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: s
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)
-// and the CDN (resources/cdn.service.ts). `storeMessage` is on the execute path (DESIGN §5): it
+// and the CDN (resources/cdn.service.ts). `storeWebhookMessage` is on the execute path (DESIGN §5): it
 // returns the insert's promise and adds no await of its own.
 
-/** Stores a message built in full by the caller (webhooks/execute.service.ts). */
-export function storeMessage(deps: Deps, message: NewMessage): Promise<unknown> {
-  return insertMessage(deps.db, message);
+/**
+ * Stores a webhook execute's message, built in full by the caller (webhooks/execute.service.ts),
+ * checked against the presented token where the database does it in the same statement
+ * (messages/webhook-message.repository.ts). Resolves to false when that check refused it.
+ */
+export function storeWebhookMessage(deps: Deps, message: NewMessage, tokenHash: string, signed: boolean, username: string | null, avatarUrl: string | null): Promise<unknown> {
+  return insertWebhookMessage(deps.db, message, tokenHash, signed, username, avatarUrl);
 }
 
 /** A message this webhook posted, or undefined (any other message, or a malformed id). */

@@ -4,10 +4,10 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
-import { storeMessage } from '../messages/messages.service.js';
+import { storeWebhookMessage } from '../messages/messages.service.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey, WEBHOOK_RULE, webhookBucketKey } from './webhook-rate-limit.js';
-import { forgetWebhook, insertCheckedMessage, provisionalWebhook } from './execute.repository.js';
+import { confirmedWebhook, executeGateWebhook, forgetWebhook } from './execute.repository.js';
 import { findWebhook } from './webhooks.repository.js';
 import type { Webhook } from './webhooks.js';
 
@@ -61,11 +61,9 @@ export async function openWebhook(
   use: 'record' | 'execute' = 'record',
   writes: WebhookWrite | 'none' = 'none',
 ): Promise<WebhookGate> {
-  // PostgreSQL, execute only: the webhook as last seen by this instance, because the insert
-  // checks the token again in the same statement (execute.repository.ts). SQLite's lookup is
-  // already answered from memory and exact (storage/row-cache.ts).
-  const lookup = use === 'execute' && deps.dialect === 'postgres' ? provisionalWebhook : findWebhook;
-  const webhook = isSnowflake(id) ? await lookup(deps.db, id, token) : undefined;
+  // Execute only: the webhook the repository lets the gate check, a hint where the insert checks
+  // the token again in the same statement (execute.repository.ts).
+  const webhook = isSnowflake(id) ? await (use === 'execute' ? executeGateWebhook(deps.db, id, token) : findWebhook(deps.db, id)) : undefined;
   // Hash comparison in constant time (DESIGN §3); the stored side is the only copy of the token.
   if (webhook === undefined || !matchesHash(token, webhook.tokenHash)) {
     const decision = await deps.buckets.take(invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, deps.clock.now());
@@ -77,11 +75,9 @@ export async function openWebhook(
   const limit: RateLimitInfo = { decision, bucket: bucketHash('webhook', webhook.id), scope: 'shared' };
   if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
   if (writes === 'unsigned' && webhook.githubSecretSealed !== null) {
-    // PostgreSQL execute's hint may predate the secret's removal: the database has the last word
-    // (a hint without a secret is checked again by the insert, execute.repository.ts).
-    if (lookup !== provisionalWebhook) return { ok: false, error: signedDeliveriesOnly(), limit };
-    forgetWebhook(deps.db, webhook.id);
-    const current = await findWebhook(deps.db, webhook.id);
+    // A hint may predate the secret's removal: the database has the last word (a hint without a
+    // secret is checked again by the insert, messages/webhook-message.repository.ts).
+    const current = await confirmedWebhook(deps.db, webhook);
     if (current === undefined) return { ok: false, error: ApiErrors.unknownWebhook(), limit };
     // The token is checked against the row read now, as the gate did against the hint.
     if (!matchesHash(token, current.tokenHash)) return { ok: false, error: ApiErrors.invalidWebhookToken(), limit };
@@ -130,33 +126,15 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     // Already the stored message's shape, so `wait` presents it without copying it (DESIGN §5).
     editedAt: null,
   };
-  if (deps.dialect === 'postgres') {
-    // One statement checks the token and stores the row (execute.repository.ts): the webhook may
-    // have been deleted or its token regenerated, on any instance, since the gate saw it.
-    const stored = await insertCheckedMessage(deps.db, {
-      id: message.id,
-      webhookId: webhook.id,
-      tokenHash: webhook.tokenHash,
-      signed: writes === 'signed',
-      username: payload.username ?? null,
-      avatarUrl: payload.avatarUrl ?? null,
-      content: message.content,
-      embeds: JSON.stringify(message.embeds),
-      createdAt: message.createdAt,
-    });
-    if (stored === undefined) {
-      forgetWebhook(deps.db, webhook.id);
-      const current = await findWebhook(deps.db, webhook.id);
-      if (current === undefined) throw ApiErrors.unknownWebhook();
-      if (current.tokenHash === webhook.tokenHash && current.githubSecretSealed !== null && writes === 'unsigned') throw signedDeliveriesOnly();
-      throw ApiErrors.invalidWebhookToken();
-    }
-    message.channelId = stored.channelId;
-    message.applicationId = stored.applicationId;
-    message.authorName = stored.authorName;
-    message.authorAvatarUrl = stored.authorAvatarUrl;
-  } else {
-    await storeMessage(deps, message);
+  // Where the database checks the token again in the same statement (PostgreSQL: the webhook may
+  // have been deleted or its token regenerated, on any instance, since the gate saw it), a refusal
+  // is answered from the row as it is now.
+  if ((await storeWebhookMessage(deps, message, webhook.tokenHash, writes === 'signed', payload.username ?? null, payload.avatarUrl ?? null)) === false) {
+    forgetWebhook(deps.db, webhook.id);
+    const current = await findWebhook(deps.db, webhook.id);
+    if (current === undefined) throw ApiErrors.unknownWebhook();
+    if (current.tokenHash === webhook.tokenHash && current.githubSecretSealed !== null && writes === 'unsigned') throw signedDeliveriesOnly();
+    throw ApiErrors.invalidWebhookToken();
   }
   deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
   return wait ? presentWebhookMessage(message) : undefined;

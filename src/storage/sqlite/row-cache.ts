@@ -55,11 +55,13 @@ function namesTable(sql: string, table: string): boolean {
  * Refuses a statement the row cache could answer wrongly: one that names a table whose writes end
  * no generation (a deleted message would still be served), or that calls the clock or random (the
  * cached answer would not be a pure function of its parameters). Called once per statement, where
- * it is declared and where it is bound, never per lookup.
+ * it is declared (with the tables its compiled query names) and where it is bound (its text only),
+ * never per lookup.
  */
-export function assertCacheable(sql: string): void {
+export function assertCacheable(sql: string, tables?: ReadonlySet<string>): void {
   for (const table of NON_INVALIDATING_TABLES) {
-    if (namesTable(sql, table)) {
+    // The tables of its operation tree when it has one (storage/query-tables.ts); its text otherwise.
+    if (tables === undefined ? namesTable(sql, table) : tables.has(table)) {
       throw new Error(
         `a cacheable statement may not read "${table}": writes to it do not invalidate the row cache (storage/sqlite/row-cache.ts NON_INVALIDATING_TABLES), so a changed or deleted row would still be served: ${sql}`,
       );

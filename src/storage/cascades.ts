@@ -1,0 +1,47 @@
+/**
+ * What: which tables' deletes reach which others through ON DELETE CASCADE, so a cache that reads
+ * a table also watches the tables whose deletes remove its rows without naming it (a deleted
+ * grant deletes its access tokens; a deleted person, their applications).
+ * Invariant: the map is the schema's: test/storage/cascades.test.ts compares it with the foreign
+ * keys of the migrated database and fails when a migration adds, drops or changes one.
+ * Tested: test/storage/cascades.test.ts.
+ */
+
+/** Table → the tables whose deleted rows delete its rows (ON DELETE CASCADE), as migrated. */
+export const CASCADES_FROM: Readonly<Record<string, readonly string[]>> = {
+  applications: ['users'],
+  application_commands: ['applications'],
+  channel_reads: ['channels', 'users'],
+  channels: ['servers'],
+  dm_channels: ['channels', 'users'],
+  invites: ['servers'],
+  member_invitations: ['servers', 'users'],
+  member_roles: ['members', 'roles'],
+  members: ['servers', 'users'],
+  messages: ['channels'],
+  oauth_access_tokens: ['oauth_grants'],
+  oauth_codes: ['oauth_grants'],
+  oauth_consents: ['applications', 'users'],
+  oauth_grants: ['applications', 'users'],
+  oauth_refresh_tokens: ['oauth_grants'],
+  oidc_clients: ['applications'],
+  oidc_grants: ['oauth_grants'],
+  roles: ['servers'],
+  server_installs: ['applications', 'servers'],
+  sessions: ['users'],
+  user_installs: ['applications', 'users'],
+  webhook_github_deliveries: ['webhooks'],
+  webhooks: ['channels', 'servers'],
+};
+
+/** `tables` and every table whose deletes reach one of them, transitively, sorted. */
+export function withCascades(tables: Iterable<string>): string[] {
+  const all = new Set<string>();
+  const visit = (table: string) => {
+    if (all.has(table)) return;
+    all.add(table);
+    for (const parent of CASCADES_FROM[table] ?? []) visit(parent);
+  };
+  for (const table of tables) visit(table);
+  return [...all].sort();
+}
