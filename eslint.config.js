@@ -83,6 +83,19 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kyselyValues] }] },
   },
   { files: ['src/modules/**/*.service.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kysely] }] } },
+  {
+    // Issue #37 §4: a repository function chooses its database's strategy inside; a service never
+    // asks which database or cache it runs on (deps.dialect, deps.coherence, destructured or not).
+    files: ['src/modules/**/*.service.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only main.ts and cli/ read process.env (DESIGN §2).' },
+        { selector: 'MemberExpression[property.name=/^(dialect|coherence)$/]', message: 'Services do not branch on the database: the repository function chooses its strategy (issue #37 §4, docs/architecture.md).' },
+        { selector: 'ObjectPattern > Property[key.name=/^(dialect|coherence)$/]', message: 'Services do not branch on the database: the repository function chooses its strategy (issue #37 §4, docs/architecture.md).' },
+      ],
+    },
+  },
   { files: ['src/modules/**/*.routes.ts', 'src/modules/**/*.hook.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [kyselyValues, repositories] }] } },
   { files: ['src/modules/**/*.page.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kyselyValues, repositories, services] }] } },
   { files: ['src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify] }] } },

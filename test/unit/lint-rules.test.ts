@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -76,5 +77,31 @@ describe('lint: layers point one way (docs/architecture.md)', () => {
     const rule = 'no-restricted-syntax';
     expect(await problems('src/deps.ts', "import { systemClock } from './core/clock.js';\nexport const clock = systemClock;\n", rule)).toHaveLength(2);
     expect(await problems('src/deps.ts', "import type { Clock } from './core/clock.js';\nexport interface Only { clock: Clock }\n", rule)).toEqual([]);
+  });
+});
+
+describe('lint: services do not branch on the database (issue #37 §4)', () => {
+  const rule = 'no-restricted-syntax';
+  const path = 'src/modules/webhooks/execute.service.ts';
+  it('a service naming deps.dialect or deps.coherence, or destructuring them, fails lint', async () => {
+    const header = "import type { Deps } from '../../deps.js';\n";
+    expect(await problems(path, `${header}export const f = (deps: Deps) => deps.dialect === 'postgres';\n`, rule)).toEqual([expect.stringContaining('repository function chooses')]);
+    expect(await problems(path, `${header}export const f = (deps: Deps) => deps.coherence !== undefined;\n`, rule)).toEqual([expect.stringContaining('repository function chooses')]);
+    expect(await problems(path, `${header}export const f = ({ dialect }: Deps) => dialect;\n`, rule)).toEqual([expect.stringContaining('repository function chooses')]);
+  });
+
+  it('a service passing deps.db to a repository passes, and a repository may ask its dialect; process.env stays refused in services', async () => {
+    expect(await problems(path, "import type { Deps } from '../../deps.js';\nexport const f = (deps: Deps) => deps.db;\n", rule)).toEqual([]);
+    expect(await problems('src/modules/webhooks/execute.repository.ts', "export const f = (deps: { dialect: string }) => deps.dialect;\n", rule)).toEqual([]);
+    expect(await problems(path, 'export const f = () => process.env.X;\n', rule)).toEqual([expect.stringContaining('process.env')]);
+  });
+
+  it('no service in the tree names them (the rule is enforced on every service, oauth/ included)', () => {
+    const services = readdirSync(`${ROOT}src/modules`, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.service.ts'))
+      .map((file) => `src/modules/${file}`);
+    expect(services.length).toBeGreaterThan(10);
+    const found = services.filter((file) => /\.(?:dialect|coherence)\b|\{[^}]*\b(?:dialect|coherence)\b[^}]*\}\s*[:=]/.test(readFileSync(`${ROOT}${file}`, 'utf8')));
+    expect(found).toEqual([]);
   });
 });
