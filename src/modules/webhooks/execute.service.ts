@@ -62,7 +62,7 @@ export async function openWebhook(
   writes: WebhookWrite | 'none' = 'none',
 ): Promise<WebhookGate> {
   // Execute only: the webhook the repository lets the gate check, a hint where the insert checks
-  // the token again in the same statement (execute.repository.ts).
+  // the token again in the same statement (messages/webhook-message.repository.ts).
   const webhook = isSnowflake(id) ? await (use === 'execute' ? executeGateWebhook(deps.db, id, token) : findWebhook(deps.db, id)) : undefined;
   // Hash comparison in constant time (DESIGN §3); the stored side is the only copy of the token.
   if (webhook === undefined || !matchesHash(token, webhook.tokenHash)) {
