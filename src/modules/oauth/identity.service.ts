@@ -36,7 +36,7 @@ export interface BearerToken {
  */
 export async function authenticateBearer(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const stored = await findBearer(deps, hashSecret(token));
+  const stored = await findBearer(deps.db, hashSecret(token));
   // Expiry is checked on every use, remembered or not.
   if (!stored || stored.expiresAt <= deps.clock.now()) return undefined;
   return stored;
@@ -48,7 +48,7 @@ export async function authenticateBearer(deps: Deps, token: string): Promise<Bea
  */
 export async function authenticateBearerWithPerson(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
-  const found = await findBearerWithPerson(deps, hashSecret(token));
+  const found = await findBearerWithPerson(deps.db, hashSecret(token));
   if (!found || found.expiresAt <= deps.clock.now()) return undefined;
   return found;
 }

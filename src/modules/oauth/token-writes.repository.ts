@@ -11,8 +11,9 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { onPostgres } from '../../storage/dialect-of.js';
 import { prepareQuery } from '../../storage/prepared.js';
-import { consumeCode, insertAccessToken, insertRefreshToken, onPostgres, rotateRefreshToken } from './tokens.repository.js';
+import { consumeCode, insertAccessToken, insertRefreshToken, rotateRefreshToken } from './tokens.repository.js';
 
 /** The two tokens a rotation or a redemption stores, for the grant of the row its UPDATE returned. */
 interface NewTokens {

@@ -1,6 +1,7 @@
-import { PostgresAdapter, sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { declareCoherentCache, type Coherence } from '../../storage/coherence.js';
+import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { coherenceOf, declareCoherentCache, type Coherence } from '../../storage/coherence.js';
 import type { Database } from '../../storage/database.js';
+import { onPostgres } from '../../storage/dialect-of.js';
 import { batched } from '../../storage/postgres-batch.js';
 import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
@@ -73,14 +74,6 @@ const rotateRefreshTokenRow = prepareQuery<{ hash: string; successorHash: string
     .where('used_at', 'is', null)
     .where('expires_at', '>', v.now),
 );
-
-/**
- * Issue #37 §3: a repository function chooses its database's strategy itself, so no service or
- * grant branches on the dialect. A Kysely instance and its transactions share one adapter.
- */
-export function onPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 function splitScopes(scopes: string): string[] {
   return scopes.split(' ').filter(Boolean);
@@ -222,53 +215,6 @@ const accessTokenByHash = hotLookup({
   }),
 });
 
-/** An access token as a bearer check answers it: with its person when the lookup read it too. */
-export type StoredBearer = StoredAccessToken & { person?: Person };
-
-/** Where a bearer check reads from: the database, and on PostgreSQL with Redis the instance's memory. */
-export interface BearerStore {
-  db: Kysely<Database>;
-  coherence?: Coherence | undefined;
-}
-
-/**
- * Remembered bearer checks per instance, ~1 KB each with the person (docs/performance.md §Memory).
- * The rows a bearer check reads are the token and the person it speaks for; deleting a grant or an
- * application deletes its tokens (ON DELETE CASCADE), so their deletes are changes too.
- */
-const rememberedBearers = declareCoherentCache<StoredBearer>('bearer', ['oauth_access_tokens', 'users', 'oauth_grants', 'applications'], 20_000);
-
-/**
- * The access token behind a bearer credential's hash (DESIGN §5: one primary-key lookup). On
- * PostgreSQL with Redis the token and its person are remembered by the instance and forgotten by
- * every instance before a revocation or a change to the person is acknowledged
- * (storage/coherence.ts): then a bearer check costs no round trip (issue #26 §1).
- */
-export function findBearer(store: BearerStore, tokenHash: string): Promise<StoredBearer | undefined> {
-  if (store.coherence) return rememberedBearer(store.db, store.coherence, tokenHash);
-  return findAccessToken(store.db, tokenHash);
-}
-
-/**
- * findBearer for an answer that needs the person (GET /users/@me). On PostgreSQL the token and the
- * person come in one statement (issue #26 §1: each statement is a network round trip), or from
- * the instance's memory with Redis; SQLite answers the two primary-key lookups from its row
- * cache, cheaper than a join it would run every time.
- */
-export function findBearerWithPerson(store: BearerStore, tokenHash: string): Promise<StoredBearer | undefined> {
-  if (store.coherence || !onPostgres(store.db)) return findBearer(store, tokenHash);
-  return tokenWithPerson(store.db, tokenHash);
-}
-
-async function tokenWithPerson(db: Kysely<Database>, tokenHash: string): Promise<StoredBearer | undefined> {
-  const found = await findAccessTokenWithPerson(db, tokenHash);
-  return found && { ...found.token, person: found.person };
-}
-
-function rememberedBearer(db: Kysely<Database>, coherence: Coherence, tokenHash: string): Promise<StoredBearer | undefined> {
-  return coherence.cache(rememberedBearers).read(tokenHash, () => tokenWithPerson(db, tokenHash));
-}
-
 const accessTokenWithPersonByHash = prepareQuery<{ hash: string }>()((db, v) =>
   db
     .selectFrom('oauth_access_tokens')
@@ -291,6 +237,49 @@ export async function findAccessTokenWithPerson(db: Db, tokenHash: string): Prom
     person,
     token: { grantId: toId(row.grant_id), applicationId: toId(row.application_id), userId: person.id, scopes: splitScopes(row.scopes), expiresAt: toNum(row.expires_at) },
   };
+}
+
+/** An access token as a bearer check answers it: with its person when the lookup read it too. */
+export type StoredBearer = StoredAccessToken & { person?: Person };
+
+/**
+ * Remembered bearer checks per instance, ~1 KB each with the person (docs/performance.md §Memory):
+ * forgotten on any change to the rows its query reads, the token and its person, or to the rows
+ * whose deletes cascade into them (a grant, an application; storage/coherence.ts).
+ */
+const rememberedBearers = declareCoherentCache<StoredBearer>('bearer', [accessTokenWithPersonByHash], 20_000);
+
+/**
+ * The access token behind a bearer credential's hash (DESIGN §5: one primary-key lookup). On
+ * PostgreSQL with Redis the token and its person are remembered by the instance and forgotten by
+ * every instance before a revocation or a change to the person is acknowledged
+ * (storage/coherence.ts): then a bearer check costs no round trip (issue #26 §1).
+ */
+export function findBearer(db: Kysely<Database>, tokenHash: string): Promise<StoredBearer | undefined> {
+  const coherence = coherenceOf(db);
+  if (coherence) return rememberedBearer(db, coherence, tokenHash);
+  return findAccessToken(db, tokenHash);
+}
+
+/**
+ * findBearer for an answer that needs the person (GET /users/@me). On PostgreSQL the token and the
+ * person come in one statement (issue #26 §1: each statement is a network round trip), or from
+ * the instance's memory with Redis; SQLite answers the two primary-key lookups from its row
+ * cache, cheaper than a join it would run every time.
+ */
+export function findBearerWithPerson(db: Kysely<Database>, tokenHash: string): Promise<StoredBearer | undefined> {
+  const coherence = coherenceOf(db);
+  if (coherence) return rememberedBearer(db, coherence, tokenHash);
+  return onPostgres(db) ? tokenWithPerson(db, tokenHash) : findAccessToken(db, tokenHash);
+}
+
+async function tokenWithPerson(db: Kysely<Database>, tokenHash: string): Promise<StoredBearer | undefined> {
+  const found = await findAccessTokenWithPerson(db, tokenHash);
+  return found && { ...found.token, person: found.person };
+}
+
+function rememberedBearer(db: Kysely<Database>, coherence: Coherence, tokenHash: string): Promise<StoredBearer | undefined> {
+  return coherence.cache(rememberedBearers).read(tokenHash, () => tokenWithPerson(db, tokenHash));
 }
 
 export interface StoredRefreshToken {
