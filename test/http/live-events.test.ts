@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
@@ -10,10 +11,11 @@ import { cookieNames } from '../../src/web/pages.js';
 import { addMember, removeMember } from '../../src/modules/directory/members.service.js';
 import { leaveServer } from '../../src/modules/directory/members.service.js';
 import { createServer, deleteServer, type CreatedServer } from '../../src/modules/directory/servers.service.js';
-import { HEARTBEAT_MS } from '../../src/modules/messages/live.routes.js';
+import { HEARTBEAT_MS, LIVE_FLUSH_MS } from '../../src/modules/messages/live.routes.js';
+import { liveUpdate } from '../../src/modules/messages/live.service.js';
 import { editMessage } from '../../src/modules/messages/message-actions.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
-import type { MemoryChannelEvents } from '../../src/realtime/channel-events.js';
+import type { ChannelEvent, MemoryChannelEvents } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import { SseReader, cookieOf, listenForStreams, liveStreams, stopListening } from '../support/sse.js';
@@ -326,6 +328,42 @@ describe('issue #36 §1: many streams of one channel', () => {
     expect(strip(ownerView?.data)).toBe(strip(readerView?.data));
     expect(strip(authorView?.data)).toBe(strip(readerView?.data));
     expect(await metric(t, 'live_message_renders_total')).toBe(rendered + 2);
+  });
+
+  it('the updates of one window reach a stream in one write to its socket, in the order they happened', async () => {
+    const { general, member } = await room();
+    const stream = await connected(member.agent, general);
+    const ids: string[] = [];
+    for (const content of ['first', 'second', 'third']) ids.push(await stored.webhookMessage(t, general, { content }));
+    // What the server hands its sockets: one call, one system call.
+    const socketWrites: string[] = [];
+    const record = (data: unknown) => {
+      const text = Array.isArray(data) ? data.map((c: { chunk: unknown }) => String(c.chunk)).join('') : String(data);
+      if (text.includes('event: message')) socketWrites.push(text);
+    };
+    const spies = [vi.spyOn(Socket.prototype, '_writev'), vi.spyOn(Socket.prototype, '_write')];
+    try {
+      // The flush waits for its window; held here, so the test does not depend on how fast loads are.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      // Three updates in three turns of the event loop, each loaded and queued before the next.
+      for (const messageId of ids) {
+        const event: ChannelEvent = { type: 'message_create', channelId: general, messageId };
+        t.services.events.publish(event);
+        // The memory bus hands every stream this very object: this is the stream's own load.
+        await liveUpdate(t.services, event);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      vi.advanceTimersByTime(LIVE_FLUSH_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const spy of spies) for (const [data] of spy.mock.calls) record(data);
+      expect(socketWrites).toHaveLength(1);
+      expect(socketWrites[0]?.match(/^id: \d+$/gm)).toEqual(ids.map((id) => `id: ${id}`));
+    } finally {
+      vi.useRealTimers();
+      for (const spy of spies) spy.mockRestore();
+    }
+    const received = [await stream.next((e) => e.event === 'message'), await stream.next((e) => e.event === 'message'), await stream.next((e) => e.event === 'message')];
+    expect(received.map((e) => e.id)).toEqual(ids);
   });
 
   it('a person’s 11th stream is refused with 429 and a clear reason, subscribes nothing, and a closed stream frees its place', async () => {

@@ -15,11 +15,24 @@ export function sseEvent(event: string, data: string, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\n${lines.join('')}\n`;
 }
 
+/** A comment line that keeps proxies from closing an idle stream. */
+export const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+/** Access ended (signed out, removed…): the page stops listening. */
+export const END_EVENT = Buffer.from(sseEvent('end', 'access ended'));
+/**
+ * Issue #36 §1: the stream fell too far behind its events (a slow reader, stream-outbox.ts) and is
+ * ended; the page tells its reader to reload, since what it missed is not replayed.
+ */
+export const BEHIND_EVENT = Buffer.from(sseEvent('behind', 'live updates fell behind'));
+
 /** A message rendered once, and its finished events by the actions a reader is offered. */
 interface Rendered {
   item: SharedMessageItem;
-  /** Keyed by actionsKey: at most three variants (none, Delete, Edit and Delete) per message. */
-  frames: Map<number, string>;
+  /**
+   * Keyed by actionsKey: at most three variants (none, Delete, Edit and Delete) per message, each
+   * encoded once, so every stream writes the same bytes rather than encoding a string itself.
+   */
+  frames: Map<number, Buffer>;
 }
 
 /** Edit and Delete are all that differ between readers (message-actions.page.ts decides from these two). */
@@ -37,30 +50,38 @@ export class LiveFrames {
    * event (live.service.ts liveUpdate), so it keys the shared rendering; it goes with the update.
    */
   private readonly rendered = new WeakMap<LiveUpdate, Rendered>();
+  private readonly removals = new WeakMap<LiveUpdate, Buffer>();
 
   constructor(private readonly onRender: () => void = () => undefined) {}
 
   /** The event a stream writes for `update`, with its reader's Edit and Delete. */
-  frame(update: LiveUpdate, rights: MessageRights): string {
-    if (update.kind === 'delete') return sseEvent('delete', update.messageId);
+  frame(update: LiveUpdate, rights: MessageRights): Buffer {
+    if (update.kind === 'delete') {
+      let removal = this.removals.get(update);
+      if (!removal) {
+        removal = Buffer.from(sseEvent('delete', update.messageId));
+        this.removals.set(update, removal);
+      }
+      return removal;
+    }
     let shared = this.rendered.get(update);
     if (!shared) {
       shared = { item: this.render(update.message), frames: new Map() };
       this.rendered.set(update, shared);
     }
     const key = actionsKey(rights, update.message);
-    let text = shared.frames.get(key);
-    if (text === undefined) {
+    let bytes = shared.frames.get(key);
+    if (bytes === undefined) {
       // Only creations carry an id: Last-Event-ID then names the newest message this browser has.
-      text = sseEvent('message', withActions(shared.item, rights).value, update.created ? update.message.id : undefined);
-      shared.frames.set(key, text);
+      bytes = Buffer.from(sseEvent('message', withActions(shared.item, rights).value, update.created ? update.message.id : undefined));
+      shared.frames.set(key, bytes);
     }
-    return text;
+    return bytes;
   }
 
   /** What a page that connects late missed (loaded for this stream alone, so rendered for it). */
-  missed(messages: readonly MessageView[], rights: MessageRights): string {
-    return messages.map((message) => sseEvent('message', withActions(this.render(message), rights).value, message.id)).join('');
+  missed(messages: readonly MessageView[], rights: MessageRights): Buffer {
+    return Buffer.from(messages.map((message) => sseEvent('message', withActions(this.render(message), rights).value, message.id)).join(''));
   }
 
   private render(message: MessageView): SharedMessageItem {

@@ -4,10 +4,11 @@ import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { ChannelEvent } from '../../realtime/channel-events.js';
 import { OpenStreams, type StreamRefusal } from '../../realtime/stream-caps.js';
+import { StreamOutboxes } from '../../realtime/stream-outbox.js';
 import type { Services } from '../../deps.js';
 import type { Channel } from '../directory/channels.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
-import { LiveFrames, sseEvent } from './live.page.js';
+import { BEHIND_EVENT, END_EVENT, KEEP_ALIVE, LiveFrames } from './live.page.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
 import { rightsIn } from './message-actions.service.js';
@@ -18,6 +19,16 @@ import { person } from '../../core/actor.js';
 export const HEARTBEAT_MS = 25_000;
 /** How long a browser waits before reconnecting after the stream drops. */
 const RETRY_MS = 3_000;
+/**
+ * Issue #36 §1: how long an update waits for others before its streams are written, so a stream
+ * gets the events of this window in one write (one system call) rather than one each. The bound
+ * on how late a live update reaches a viewer, besides a flush split over turns (docs/channel-view.md).
+ */
+export const LIVE_FLUSH_MS = 25;
+/** Streams written per turn of the event loop: requests are answered between chunks of a large fan-out. */
+export const LIVE_FLUSH_STREAMS_PER_TURN = 100;
+/** Bytes a stream may hold unread (about 200 largest messages) before it is ended with `behind`. */
+export const LIVE_MAX_UNREAD_BYTES = 1024 * 1024;
 
 /** Issue #36 §1: the answer to a stream beyond a cap; live.js shows a notice with Reconnect. */
 function refused(cap: StreamRefusal, limit: number): PageError {
@@ -43,9 +54,11 @@ function refused(cap: StreamRefusal, limit: number): PageError {
  * Issue #36 §1: one event is loaded and rendered once for all the streams of its channel on this
  * instance (LiveFrames); a stream only adds its reader's Edit and Delete. A person may hold
  * `liveStreamsPerPerson` streams open here and an address (IPv6 by /64) `liveStreamsPerAddress`;
- * one more is answered 429 before anything is subscribed.
+ * one more is answered 429 before anything is subscribed. Streams are written in batches
+ * (StreamOutboxes: at most LIVE_FLUSH_MS late, LIVE_FLUSH_STREAMS_PER_TURN streams per turn), and
+ * a stream whose reader is LIVE_MAX_UNREAD_BYTES behind gets `behind` and is ended.
  */
-export function registerLivePages(pages: App, services: Services, options: { heartbeatMs?: number } = {}): void {
+export function registerLivePages(pages: App, services: Services, options: { heartbeatMs?: number; maxUnreadBytes?: number } = {}): void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const open = new Set<ServerResponse>();
   const places = new OpenStreams({ perPerson: services.config.liveStreamsPerPerson, perAddress: services.config.liveStreamsPerAddress });
@@ -53,7 +66,15 @@ export function registerLivePages(pages: App, services: Services, options: { hea
   const renders = new Counter({ name: 'live_message_renders_total', help: 'Messages rendered for live channel views: one per event however many streams follow the channel, plus the catch-up of a connecting stream.', registers });
   const openGauge = new Gauge({ name: 'live_streams_open', help: 'Live channel view streams open on this instance.', registers });
   const refusals = new Counter({ name: 'live_streams_refused_total', help: 'Live streams refused by a cap (GATEHOUSE_LIVE_STREAMS_PER_PERSON, _PER_ADDRESS), by cap.', labelNames: ['cap'], registers });
+  const behind = new Counter({ name: 'live_streams_behind_total', help: 'Live streams ended because their reader fell more than the unread-bytes limit behind.', registers });
   const frames = new LiveFrames(() => renders.inc());
+  const outboxes = new StreamOutboxes({
+    windowMs: LIVE_FLUSH_MS,
+    perTurn: LIVE_FLUSH_STREAMS_PER_TURN,
+    maxBuffered: options.maxUnreadBytes ?? LIVE_MAX_UNREAD_BYTES,
+    overflowEvent: BEHIND_EVENT,
+    onOverflow: () => behind.inc(),
+  });
 
   pages.addHook('preClose', async () => {
     for (const response of open) response.end();
@@ -97,18 +118,19 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     response.write(`retry: ${RETRY_MS}\n\n`);
     open.add(response);
     openGauge.inc();
+    const outbox = outboxes.open(response);
 
     let closed = false;
     // Set when access ended: nothing more is written but the `end` event itself.
     let ending = false;
     // Updates are written in the order events arrived, whatever order their loads finish in.
     let queue: Promise<void> = Promise.resolve();
-    const enqueue = (work: () => Promise<string | undefined>) => {
+    const enqueue = (work: () => Promise<Buffer | undefined>) => {
       queue = queue.then(async () => {
         if (closed || ending) return;
         try {
-          const text = await work();
-          if (text !== undefined && !closed) response.write(text);
+          const bytes = await work();
+          if (bytes !== undefined && bytes.length > 0 && !closed && !ending) outbox.send(bytes);
         } catch (error) {
           request.log.warn({ err: error }, 'live update failed');
         }
@@ -123,8 +145,8 @@ export function registerLivePages(pages: App, services: Services, options: { hea
           return undefined;
         }
         ending = true;
-        setImmediate(() => response.end());
-        return sseEvent('end', 'access ended');
+        outbox.end(END_EVENT);
+        return undefined;
       });
     };
 
@@ -141,10 +163,10 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     ];
     const heartbeat = setInterval(() => {
       enqueue(async () => {
-        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return ': keep-alive\n\n';
+        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return KEEP_ALIVE;
         ending = true;
-        setImmediate(() => response.end());
-        return sseEvent('end', 'access ended');
+        outbox.end(END_EVENT);
+        return undefined;
       });
     }, heartbeatMs);
     heartbeat.unref();
@@ -154,6 +176,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       closed = true;
       clearInterval(heartbeat);
       for (const unsubscribe of unsubscribers) unsubscribe();
+      outbox.discard();
       if (open.delete(response)) openGauge.dec();
       place.release();
       // The browser went away mid-stream: the server keeps a half-closed socket open until its

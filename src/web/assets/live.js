@@ -5,7 +5,8 @@
  * (live.routes.ts) with EventSource, asking for what was posted after the newest message it shows;
  * `message` events carry a rendered <li> that replaces the one with the same id or is inserted in
  * id order; `delete` events carry an id; `end` means access ended (stop, no reconnect); a stream
- * the server refuses (too many open, issue #36 §1) shows a notice with Reconnect. When the
+ * the server refuses (too many open, issue #36 §1) shows a notice with Reconnect, and one it ended
+ * because this page fell too far behind (`behind`) a notice with Reload. When the
  * reader was at the newest message (of the history pane, which scrolls by itself, or of the
  * window) the view stays there; scrolled up, what they read stays put and "New messages ↓"
  * appears. Times are shown in the reader's time zone.
@@ -126,6 +127,26 @@
   // is not retried by EventSource. The reader is told, and Reconnect tries again once they have
   // closed another view; nothing retries by itself, so a refused page adds no load.
   var notice = null;
+  var behindNotice = null;
+  // Issue #36 §1: the server ended the stream because this page read too slowly; what it missed
+  // (edits and removals too) is not replayed, so the page is reloaded rather than reconnected.
+  function showBehind() {
+    if (!behindNotice) {
+      behindNotice = document.createElement("p");
+      behindNotice.className = "error live-notice";
+      behindNotice.setAttribute("role", "status");
+      behindNotice.setAttribute("data-live-notice", "behind");
+      behindNotice.appendChild(document.createTextNode("Live updates fell behind on this connection: reload to see every change. "));
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = "Reload";
+      button.addEventListener("click", function () { window.location.reload(); });
+      behindNotice.appendChild(button);
+      var anchor = pane || list;
+      anchor.parentNode.insertBefore(behindNotice, anchor.nextSibling);
+    }
+    behindNotice.hidden = false;
+  }
   function showNotice() {
     if (!notice) {
       notice = document.createElement("p");
@@ -155,6 +176,7 @@
     source.addEventListener("message", function (event) { upsert(event.data); });
     source.addEventListener("delete", function (event) { remove(event.data); });
     source.addEventListener("end", function () { ended = true; source.close(); list.setAttribute("data-live-state", "closed"); });
+    source.addEventListener("behind", function () { ended = true; source.close(); list.setAttribute("data-live-state", "behind"); showBehind(); });
     list.setAttribute("data-live-state", "connecting");
     source.addEventListener("open", function () { list.setAttribute("data-live-state", "open"); });
     source.addEventListener("error", function () {
