@@ -1,5 +1,5 @@
 import { OAuthError } from '../../../core/errors.js';
-import { hashSecret, hasPrefix, issueSecret } from '../../../core/secrets.js';
+import { hashSecret, hasPrefix } from '../../../core/secrets.js';
 import type { Deps } from '../../../deps.js';
 import { planInstallAtExchange, writeServerInstall } from '../../applications/installs.service.js';
 import { getServer } from '../../directory/servers.service.js';
@@ -12,7 +12,7 @@ import { isValidPkceValue, verifyPkce } from '../pkce.js';
 import { redeemCodeForTokens } from '../token-writes.repository.js';
 import { findCodeToRedeem } from '../tokens.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
-import { ACCESS_TOKEN_LIFETIME_MS, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
+import { ACCESS_TOKEN_LIFETIME_MS, drawTokenPair, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /**
  * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6). Every check that needs
@@ -63,8 +63,7 @@ async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenPara
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
   let webhook: WebhookRecord | undefined;
-  const access = issueSecret(deps.random, 'accessToken');
-  const refreshToken = issueSecret(deps.random, 'refreshToken');
+  const { access, refresh: refreshToken } = drawTokenPair(deps);
   const pair = pairToStore(deps, {
     grantId: stored.grantId,
     applicationId: app.id,

@@ -1,5 +1,6 @@
 import { DAY, HOUR } from '../../../core/clock.js';
 import { formatScopes } from '../../../core/scopes.js';
+import { issueSecret, type IssuedSecret } from '../../../core/secrets.js';
 import type { Deps } from '../../../deps.js';
 import { idTokenFor, isOpenIdScope } from '../../oidc/oidc.service.js';
 import type { GuildResource } from '../../resources/resources.js';
@@ -42,6 +43,13 @@ export function tokenResponse(access: string, refreshToken: string, expiresInMs:
     refresh_token: refreshToken,
     scope: formatScopes(scopes),
   };
+}
+
+/** A fresh access and refresh token, drawn in that order (a grant with no token to rotate from). */
+export function drawTokenPair(deps: Deps): { access: IssuedSecret; refresh: IssuedSecret } {
+  const access = issueSecret(deps.random, 'accessToken');
+  const refresh = issueSecret(deps.random, 'refreshToken');
+  return { access, refresh };
 }
 
 /** A new refresh token's random rotation key (oauth.table.ts; refresh-token.ts derives successors from it). */
