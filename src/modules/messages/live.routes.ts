@@ -9,6 +9,7 @@ import type { Services } from '../../deps.js';
 import type { Channel } from '../directory/channels.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { BEHIND_EVENT, END_EVENT, KEEP_ALIVE, LiveFrames } from './live.page.js';
+import type { LiveUpdate } from './live.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
 import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
 import { rightsIn } from './message-actions.service.js';
@@ -35,6 +36,48 @@ function refused(cap: StreamRefusal, limit: number): PageError {
   return cap === 'person'
     ? new PageError(429, 'Too many live views', `You already follow ${limit} conversations live. Close a tab or window showing one, then reconnect.`)
     : new PageError(429, 'Too many live views', `Your network already follows ${limit} conversations live. Close some, then reconnect.`);
+}
+
+/** A stream's place in line: ready once its update is loaded; `run` writes it (nothing to write: none). */
+interface Slot {
+  ready: boolean;
+  run: (() => void) | undefined;
+}
+
+/**
+ * Issue #36 §1: every stream of a channel on this instance receives the same event object, so one
+ * wait on its load calls back all of them, rather than each stream awaiting a promise of its own
+ * (with 1,000 streams, promises per stream and event were a large part of the fan-out's CPU).
+ */
+class SharedLoads {
+  private readonly waiting = new WeakMap<ChannelEvent, Array<(update: LiveUpdate | undefined) => void>>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly log: { warn(details: object, message: string): void },
+  ) {}
+
+  /** Calls `deliver` with the event's update once loaded (undefined when the load failed). */
+  wait(event: ChannelEvent, deliver: (update: LiveUpdate | undefined) => void): void {
+    let waiters = this.waiting.get(event);
+    if (!waiters) {
+      const list: Array<(update: LiveUpdate | undefined) => void> = [];
+      waiters = list;
+      this.waiting.set(event, list);
+      liveUpdate(this.services, event).then(
+        (update) => {
+          this.waiting.delete(event);
+          for (const waiter of list) waiter(update);
+        },
+        (error: unknown) => {
+          this.waiting.delete(event);
+          this.log.warn({ err: error }, 'live update failed');
+          for (const waiter of list) waiter(undefined);
+        },
+      );
+    }
+    waiters.push(deliver);
+  }
 }
 
 /**
@@ -68,6 +111,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
   const refusals = new Counter({ name: 'live_streams_refused_total', help: 'Live streams refused by a cap (GATEHOUSE_LIVE_STREAMS_PER_PERSON, _PER_ADDRESS), by cap.', labelNames: ['cap'], registers });
   const behind = new Counter({ name: 'live_streams_behind_total', help: 'Live streams ended because their reader fell more than the unread-bytes limit behind.', registers });
   const frames = new LiveFrames(() => renders.inc());
+  const loaded = new SharedLoads(services, pages.log);
   const outboxes = new StreamOutboxes({
     windowMs: LIVE_FLUSH_MS,
     perTurn: LIVE_FLUSH_STREAMS_PER_TURN,
@@ -123,30 +167,51 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     let closed = false;
     // Set when access ended: nothing more is written but the `end` event itself.
     let ending = false;
-    // Updates are written in the order events arrived, whatever order their loads finish in.
-    let queue: Promise<void> = Promise.resolve();
-    const enqueue = (work: () => Promise<Buffer | undefined>) => {
-      queue = queue.then(async () => {
-        if (closed || ending) return;
+    // Updates are written in the order events arrived, whatever order their loads finish in: each
+    // takes its place in line at once, and runs when every place before it has run.
+    const line: Slot[] = [];
+    const drain = () => {
+      while (line[0]?.ready) {
+        const run = (line.shift() as Slot).run;
+        if (closed || ending || !run) continue;
         try {
-          const bytes = await work();
-          if (bytes !== undefined && bytes.length > 0 && !closed && !ending) outbox.send(bytes);
+          run();
         } catch (error) {
           request.log.warn({ err: error }, 'live update failed');
         }
+      }
+    };
+    const takePlace = (): ((run?: () => void) => void) => {
+      const slot: Slot = { ready: false, run: undefined };
+      line.push(slot);
+      return (run) => {
+        slot.ready = true;
+        slot.run = run;
+        drain();
+      };
+    };
+    /** This stream's own loads (access re-checks, catch-up), in line with the channel's events. */
+    const enqueue = (work: () => Promise<(() => void) | undefined>) => {
+      if (closed || ending) return;
+      const fill = takePlace();
+      work().then(fill, (error: unknown) => {
+        request.log.warn({ err: error }, 'live update failed');
+        fill();
       });
+    };
+    const end = () => {
+      ending = true;
+      outbox.end(END_EVENT);
     };
 
     /** Ends the stream when the viewer may no longer follow the channel (signed out, removed…). */
     const recheck = () => {
       enqueue(async () => {
-        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) {
-          rights = await rightsIn(services, person(viewer.id), channel);
-          return undefined;
-        }
-        ending = true;
-        outbox.end(END_EVENT);
-        return undefined;
+        if (!(await mayStillFollow(services, sessionToken, viewer.id, channel.id))) return end;
+        const fresh = await rightsIn(services, person(viewer.id), channel);
+        return () => {
+          rights = fresh;
+        };
       });
     };
 
@@ -155,19 +220,16 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // heartbeat, so a signed-out, removed or departed viewer receives nothing more.
     const unsubscribers = [
       services.events.subscribe(channel.id, (event: ChannelEvent) => {
-        if (event.type === 'access_change') recheck();
-        else enqueue(async () => frames.frame(await liveUpdate(services, event), rights));
+        if (event.type === 'access_change') return recheck();
+        if (closed || ending) return;
+        const fill = takePlace();
+        loaded.wait(event, (update) => fill(update && (() => outbox.send(frames.frame(update, rights)))));
       }),
       services.events.subscribe(viewer.id, recheck),
       ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
     ];
     const heartbeat = setInterval(() => {
-      enqueue(async () => {
-        if (await mayStillFollow(services, sessionToken, viewer.id, channel.id)) return KEEP_ALIVE;
-        ending = true;
-        outbox.end(END_EVENT);
-        return undefined;
-      });
+      enqueue(async () => ((await mayStillFollow(services, sessionToken, viewer.id, channel.id)) ? () => outbox.send(KEEP_ALIVE) : end));
     }, heartbeatMs);
     heartbeat.unref();
 
@@ -194,7 +256,9 @@ export function registerLivePages(pages: App, services: Services, options: { hea
       await services.events.ready?.(channel.id);
       if (after === '') return undefined;
       const missed = await messagesAfter(services, channel.id, after);
-      return frames.missed(missed, rights);
+      return () => {
+        if (missed.length > 0) outbox.send(frames.missed(missed, rights));
+      };
     });
   });
 }
