@@ -9,7 +9,8 @@
  * are answered between chunks however large the fan-out.
  *
  * Memory is bounded: a stream whose reader does not keep up (bytes waiting in its socket plus
- * queued here over `maxBuffered`) is ended with `overflowEvent` instead of buffering without end.
+ * queued here over `maxBuffered`) is ended with `overflowEvent` instead of buffering without end,
+ * and its connection is cut if it has not read that within `abandonMs`.
  */
 
 /** What the outbox needs of a response; node:http's ServerResponse fits. */
@@ -19,7 +20,10 @@ export interface StreamSink {
   /** Bytes written but not yet handed to the socket's reader (node's writable buffer). */
   readonly writableLength: number;
   readonly writableEnded: boolean;
+  /** Everything written has reached the socket's reader. */
+  readonly writableFinished: boolean;
   readonly destroyed: boolean;
+  destroy(): void;
   /** Holds writes back until uncork, which hands them to the socket in one system call. */
   cork(): void;
   uncork(): void;
@@ -51,6 +55,8 @@ export interface OutboxOptions {
   maxBuffered: number;
   /** The last event written to a stream ended for falling behind. */
   overflowEvent: Buffer;
+  /** How long such a stream may take to read its last bytes before its connection is cut (ms). */
+  abandonMs: number;
   /** Called once per stream ended for falling behind (a metric). */
   onOverflow?: () => void;
   scheduler?: FlushScheduler;
@@ -86,6 +92,8 @@ class StreamQueue implements Outbox {
       this.pendingBytes = 0;
       this.outboxes.options.onOverflow?.();
       this.end(this.outboxes.options.overflowEvent);
+      // A reader that stopped reading altogether would hold what it left unread for ever.
+      this.outboxes.abandonLater(this.sink);
       return;
     }
     this.outboxes.mark(this);
@@ -145,6 +153,13 @@ export class StreamOutboxes {
     if (this.scheduled) return;
     this.scheduled = true;
     this.scheduler.after(this.options.windowMs, () => this.flush());
+  }
+
+  /** @internal */
+  abandonLater(sink: StreamSink): void {
+    this.scheduler.after(this.options.abandonMs, () => {
+      if (!sink.writableFinished && !sink.destroyed) sink.destroy();
+    });
   }
 
   /** @internal */

@@ -11,6 +11,13 @@ class FakeSink implements StreamSink {
   ended = false;
   unread = 0;
   destroyed = false;
+  finished = false;
+  get writableFinished(): boolean {
+    return this.finished;
+  }
+  destroy(): void {
+    this.destroyed = true;
+  }
   get writableLength(): number {
     return this.unread;
   }
@@ -60,7 +67,7 @@ class ManualScheduler implements FlushScheduler {
 const bytes = (text: string) => Buffer.from(text);
 
 function outboxes(scheduler: ManualScheduler, overrides: { perTurn?: number; maxBuffered?: number; onOverflow?: () => void } = {}) {
-  return new StreamOutboxes({ windowMs: 25, perTurn: overrides.perTurn ?? 100, maxBuffered: overrides.maxBuffered ?? 1024, overflowEvent: bytes('event: behind\ndata: x\n\n'), onOverflow: overrides.onOverflow, scheduler });
+  return new StreamOutboxes({ windowMs: 25, perTurn: overrides.perTurn ?? 100, maxBuffered: overrides.maxBuffered ?? 1024, overflowEvent: bytes('event: behind\ndata: x\n\n'), abandonMs: 30_000, onOverflow: overrides.onOverflow, scheduler });
 }
 
 describe('live stream outboxes (issue #36 §1: fewer writes, bounded latency and memory)', () => {
@@ -124,6 +131,20 @@ describe('live stream outboxes (issue #36 §1: fewer writes, bounded latency and
     expect(slow.writes).toEqual(['event: behind\ndata: x\n\n']);
     expect(quick.writes).toEqual(['0123456789']);
     expect(quick.ended).toBe(false);
+  });
+
+  it('a stream ended for falling behind that has not read its last event within abandonMs is cut; one that read it is left alone', () => {
+    const scheduler = new ManualScheduler();
+    const all = outboxes(scheduler, { maxBuffered: 10 });
+    const stuck = new FakeSink();
+    const slow = new FakeSink();
+    all.open(stuck).send(bytes('more than ten bytes'));
+    all.open(slow).send(bytes('more than ten bytes'));
+    expect(scheduler.timers.map((t) => t.ms)).toEqual([30_000, 30_000]);
+    slow.finished = true;
+    scheduler.window();
+    expect(stuck.destroyed).toBe(true);
+    expect(slow.destroyed).toBe(false);
   });
 
   it('ending a stream writes what it has queued and the last event first, in one write', () => {

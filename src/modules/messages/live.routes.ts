@@ -30,6 +30,8 @@ export const LIVE_FLUSH_MS = 25;
 export const LIVE_FLUSH_STREAMS_PER_TURN = 100;
 /** Bytes a stream may hold unread (about 200 largest messages) before it is ended with `behind`. */
 export const LIVE_MAX_UNREAD_BYTES = 1024 * 1024;
+/** How long a stream ended with `behind` may take to read it before its connection is cut. */
+const LIVE_ABANDON_MS = 30_000;
 
 /** Issue #36 §1: the answer to a stream beyond a cap; live.js shows a notice with Reconnect. */
 function refused(cap: StreamRefusal, limit: number): PageError {
@@ -117,6 +119,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     perTurn: LIVE_FLUSH_STREAMS_PER_TURN,
     maxBuffered: options.maxUnreadBytes ?? LIVE_MAX_UNREAD_BYTES,
     overflowEvent: BEHIND_EVENT,
+    abandonMs: LIVE_ABANDON_MS,
     onOverflow: () => behind.inc(),
   });
 
