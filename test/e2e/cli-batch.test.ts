@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
+import { databaseUrlFor } from '../support/server-process.js';
 
 /**
  * `gatehouse batch` (docs/performance.md: fast seeding) through the built CLI: one process, one
@@ -12,12 +13,6 @@ import { createTestDatabase, testDialect, type TestDatabase } from '../support/d
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/index.js');
-
-function databaseUrlFor(database: TestDatabase): string {
-  if (!database.schema) return database.url;
-  const separator = database.url.includes('?') ? '&' : '?';
-  return `${database.url}${separator}options=${encodeURIComponent(`-c search_path=${database.schema}`)}`;
-}
 
 describe(`gatehouse batch on ${testDialect}`, () => {
   let dir: string;

@@ -1,10 +1,9 @@
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
-import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import { serveTestApp, type ServedApp } from '../support/browser.js';
-import { createPerson } from '../support/oauth-factory.js';
+import type { ServedApp } from '../support/browser.js';
+import { serveOwnedChannel } from '../support/served-channel.js';
 
 /**
  * DESIGN §1's promise that Discord's client libraries work unchanged: @discordjs/rest v2, pointed
@@ -24,11 +23,7 @@ let served: ServedApp;
 let channel: Channel;
 let ownerId: string;
 beforeAll(async () => {
-  served = await serveTestApp();
-  const owner = await createPerson(served.t);
-  ownerId = owner.id;
-  const server = await createServer(served.t.services, owner.id, { name: 'Interop' });
-  channel = server.channels[0] as Channel;
+  ({ served, channel, ownerId } = await serveOwnedChannel('Interop'));
 });
 afterAll(async () => served.close());
 

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
+import { CLI_MAIN as CLI, databaseUrlFor, ensureBuilt, SERVER_MAIN as MAIN } from '../support/server-process.js';
 
 /**
  * Issue #36 §4, as an operator meets it: the built server and CLI (dist/) as processes.
@@ -17,32 +17,8 @@ import { createTestDatabase, testDialect, type TestDatabase } from '../support/d
  *  - the server warns at start about database files that other users may open.
  * The database is SQLite, or PostgreSQL (its own schema) when TEST_DATABASE_URL is set.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist/src/main.js');
-const CLI = join(ROOT, 'dist/src/cli/index.js');
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureBuilt(): void {
-  if (existsSync(MAIN) && existsSync(CLI) && statSync(MAIN).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
-  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
-}
-
-function databaseUrlFor(database: TestDatabase): string {
-  if (!database.schema) return database.url;
-  const separator = database.url.includes('?') ? '&' : '?';
-  return `${database.url}${separator}options=${encodeURIComponent(`-c search_path=${database.schema}`)}`;
-}
 
 describe(`issue #36 §4: settings the built server and CLI refuse (${testDialect})`, () => {
   let dir: string;

@@ -1,45 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/storage/migrations/index.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
+import { CLI_MAIN as CLI, databaseUrlFor, ensureBuilt, SERVER_MAIN as MAIN } from '../support/server-process.js';
 
 /**
  * End-to-end: the built server and CLI as an operator runs them (`node dist/src/main.js`), on
  * SQLite, or on PostgreSQL when TEST_DATABASE_URL is set. `.ci/run` builds first; run on its own,
  * this file rebuilds when dist/ is missing or older than src/.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist/src/main.js');
-const CLI = join(ROOT, 'dist/src/cli/index.js');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureBuilt(): void {
-  if (existsSync(MAIN) && existsSync(CLI) && statSync(MAIN).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
-  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
-}
-
-/** What a child process sees as DATABASE_URL for a test database (PostgreSQL: pinned to its schema). */
-function databaseUrlFor(database: TestDatabase): string {
-  if (!database.schema) return database.url;
-  const separator = database.url.includes('?') ? '&' : '?';
-  return `${database.url}${separator}options=${encodeURIComponent(`-c search_path=${database.schema}`)}`;
-}
-
 function childEnv(databaseUrl: string): Record<string, string> {
   return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug' }; // debug: a request is logged when it arrives too (the SIGTERM test waits for that line)
 }

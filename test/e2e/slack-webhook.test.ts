@@ -1,10 +1,9 @@
 import { IncomingWebhook } from '@slack/webhook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
-import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import { serveTestApp, type ServedApp } from '../support/browser.js';
-import { createPerson } from '../support/oauth-factory.js';
+import type { ServedApp } from '../support/browser.js';
+import { serveOwnedChannel } from '../support/served-channel.js';
 
 /**
  * Issue #23's promise that tools posting to Slack post here unchanged: the npm package
@@ -15,11 +14,7 @@ let served: ServedApp;
 let channel: Channel;
 let ownerId: string;
 beforeAll(async () => {
-  served = await serveTestApp();
-  const owner = await createPerson(served.t);
-  ownerId = owner.id;
-  const server = await createServer(served.t.services, owner.id, { name: 'Slack interop' });
-  channel = server.channels[0] as Channel;
+  ({ served, channel, ownerId } = await serveOwnedChannel('Slack interop'));
 });
 afterAll(async () => served.close());
 

@@ -4,11 +4,10 @@ import { sign } from '@octokit/webhooks-methods';
 import { IncomingWebhook } from '@slack/webhook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
-import { createServer } from '../../src/modules/directory/servers.service.js';
 import { setGithubSecret } from '../../src/modules/webhooks/compat-execute.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import { serveTestApp, type ServedApp } from '../support/browser.js';
-import { createPerson } from '../support/oauth-factory.js';
+import type { ServedApp } from '../support/browser.js';
+import { serveOwnedChannel } from '../support/served-channel.js';
 
 /**
  * Issue #36 §2 with the real senders on a listening server: once a webhook has a GitHub secret, a
@@ -25,11 +24,7 @@ let served: ServedApp;
 let channel: Channel;
 let ownerId: string;
 beforeAll(async () => {
-  served = await serveTestApp();
-  const owner = await createPerson(served.t);
-  ownerId = owner.id;
-  const server = await createServer(served.t.services, owner.id, { name: 'Signed only' });
-  channel = server.channels[0] as Channel;
+  ({ served, channel, ownerId } = await serveOwnedChannel('Signed only'));
 });
 afterAll(async () => served.close());
 

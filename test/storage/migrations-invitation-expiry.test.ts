@@ -1,8 +1,7 @@
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { migrations } from '../../src/storage/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, migrateUpTo, type TestDatabase } from '../support/database.js';
 
 /**
  * Issue #36 §3: migration 2026-11-27-20 gives every invitation an expiry. One pending before it
@@ -12,13 +11,6 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const BEFORE = '2026-11-27-10-webhook-secrets-sealed';
 const DAY = 86_400_000;
-
-async function migrateTo(db: Kysely<unknown>, target: string): Promise<void> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateTo(target);
-  if (result.error) throw result.error;
-}
 
 describe('migration 2026-11-27-20 (invitations expire)', () => {
   let t: TestDatabase;
@@ -30,7 +22,7 @@ describe('migration 2026-11-27-20 (invitations expire)', () => {
   afterEach(async () => t.drop());
 
   it('an invitation pending before it expires 7 days after it was sent', async () => {
-    await migrateTo(db, BEFORE);
+    await migrateUpTo(t.handle, BEFORE);
     await sql`insert into users (id, username, username_key, name, created_at) values (1, 'a', 'a', 'A', 0), (4, 'b', 'b', 'B', 0)`.execute(db);
     await sql`insert into servers (id, name, owner_id, created_at) values (2, 'S', 1, 0)`.execute(db);
     const sentAt = Date.UTC(2026, 0, 1);

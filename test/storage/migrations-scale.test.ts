@@ -1,9 +1,8 @@
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listMessagePartitions, dropExpiredMessagePartitions, ensureMessagePartitions, PARTITION_WEEK_MS, partitionName, snowflakeAt, weekStart } from '../../src/storage/message-partitions.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { migrations } from '../../src/storage/migrations/index.js';
-import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, migrateUpTo, testDialect, type TestDatabase } from '../support/database.js';
 
 /**
  * Issue #26 §3: the `-scale` migration partitions messages by week on PostgreSQL (keeping the rows
@@ -14,13 +13,6 @@ const BEFORE = '2026-11-25-10-membership-consent-sec-membership';
 const DAY = 24 * 60 * 60 * 1000;
 const isPg = testDialect === 'postgres';
 if (!isPg) console.warn('test/storage/migrations-scale.test.ts: the partition and retention tests are skipped: they need PostgreSQL (TEST_DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/test)');
-
-async function migrateTo(db: Kysely<unknown>, target: string): Promise<void> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateTo(target);
-  if (result.error) throw result.error;
-}
 
 /** A person, a server and a channel: what a message row refers to. */
 async function seedChannel(db: Kysely<unknown>): Promise<void> {
@@ -47,7 +39,7 @@ describe('the -scale migration (messages partitioned by week on PostgreSQL)', ()
   afterEach(async () => t.drop());
 
   it('keeps every existing message and every query on them', async () => {
-    await migrateTo(db, BEFORE);
+    await migrateUpTo(t.handle, BEFORE);
     await seedChannel(db);
     const now = Date.now();
     const old = snowflakeAt(now - 400 * DAY);
@@ -142,7 +134,7 @@ describe('the -scale migration (messages partitioned by week on PostgreSQL)', ()
     const now = Date.now();
     await insertMessage(db, snowflakeAt(now - 30 * DAY), 'last month');
     await insertMessage(db, snowflakeAt(now + 2 * PARTITION_WEEK_MS), 'in two weeks');
-    await migrateTo(db, BEFORE);
+    await migrateUpTo(t.handle, BEFORE);
     expect(await listMessagePartitions(db)).toEqual([]);
     expect(await messagesOf(db)).toEqual(['last month', 'in two weeks']);
     const kind = await sql<{ relkind: string }>`select relkind from pg_class where oid = to_regclass('messages')`.execute(db);

@@ -1,8 +1,7 @@
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { migrations } from '../../src/storage/migrations/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, migrateUpTo, type TestDatabase } from '../support/database.js';
 
 /**
  * Issue #36 §2: migration 2026-11-27-10 moves each GitHub secret onto its webhook's row. A
@@ -12,13 +11,6 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
  */
 
 const BEFORE = '2026-11-25-40-invite-codes';
-
-async function migrateTo(db: Kysely<unknown>, target: string): Promise<void> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateTo(target);
-  if (result.error) throw result.error;
-}
 
 describe('migration 2026-11-27-10 (GitHub secrets onto the webhook row, to be sealed)', () => {
   let t: TestDatabase;
@@ -30,7 +22,7 @@ describe('migration 2026-11-27-10 (GitHub secrets onto the webhook row, to be se
   afterEach(async () => t.drop());
 
   it('carries each secret over as plain:<secret> on its webhook, leaves the others null, and drops webhook_github_secrets', async () => {
-    await migrateTo(db, BEFORE);
+    await migrateUpTo(t.handle, BEFORE);
     await sql`insert into users (id, username, username_key, name, created_at) values (1, 'a', 'a', 'A', 0)`.execute(db);
     await sql`insert into servers (id, name, owner_id, created_at) values (2, 'S', 1, 0)`.execute(db);
     await sql`insert into channels (id, server_id, name, created_at) values (3, 2, 'c', 0)`.execute(db);

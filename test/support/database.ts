@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { Migrator, PostgresAdapter, sql } from 'kysely';
 import pg from 'pg';
 import { connectDatabase, type DatabaseHandle, type QueryTiming } from '../../src/storage/connect.js';
+import { migrations } from '../../src/storage/migrations/index.js';
 
 /**
  * Every storage and HTTP test runs on SQLite, and also on PostgreSQL when TEST_DATABASE_URL is
@@ -54,4 +56,18 @@ export async function statementsDuring<T>(handle: DatabaseHandle, run: () => Pro
   } finally {
     stop();
   }
+}
+
+/**
+ * Migrates `handle`'s database up to and including the migration `name` and no further, so a
+ * migration test can write rows in the shape that came before the migration it tests. Names the
+ * current schema on PostgreSQL, as src/storage/migrate.ts does, so Kysely's bookkeeping tables are
+ * this test's own.
+ */
+export async function migrateUpTo(handle: DatabaseHandle, name: string): Promise<void> {
+  const db = handle.db;
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const result = await migrator.migrateTo(name);
+  if (result.error) throw result.error;
 }

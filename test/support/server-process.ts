@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { TEST_DATABASE_URL } from './database.js';
+import { TEST_DATABASE_URL, type TestDatabase } from './database.js';
 import { freePort } from './ports.js';
 import { splitCommandLine } from '../../src/cli/commands/batch.js';
 export { freePort };
@@ -26,6 +26,32 @@ export function assertBuilt(): void {
   if (!existsSync(SERVER_MAIN) || !existsSync(CLI_MAIN)) {
     throw new Error(`${SERVER_MAIN} is missing: run "npm run build" before the reliability tests`);
   }
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Runs `npm run build` when dist/ is missing or older than src/, for the e2e tests run on their
+ * own (`.ci/run` builds first, so there this does nothing).
+ */
+export function ensureBuilt(): void {
+  if (existsSync(SERVER_MAIN) && existsSync(CLI_MAIN) && statSync(SERVER_MAIN).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+}
+
+/** What a child process sees as DATABASE_URL for a test database (PostgreSQL: pinned to its schema). */
+export function databaseUrlFor(database: TestDatabase): string {
+  if (!database.schema) return database.url;
+  const separator = database.url.includes('?') ? '&' : '?';
+  return `${database.url}${separator}options=${encodeURIComponent(`-c search_path=${database.schema}`)}`;
 }
 
 export interface StartServerOptions {
