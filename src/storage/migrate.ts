@@ -30,9 +30,28 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
     await sleep(200 * attempt);
     result = await migrator.migrateToLatest();
   }
+  for (let attempt = 1; schema && lostCatalogRace(result) && attempt <= 10; attempt++) {
+    await sleep(20 * attempt);
+    result = await migrator.migrateToLatest();
+  }
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
     throw new MigrationError(failed, result.error);
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Before it takes its lock, Kysely's migrator asks whether its bookkeeping tables exist through
+ * PostgreSQL's introspection, one query over the catalog rows of every schema of the database that
+ * names each schema and table again (has_schema_privilege, pg_get_serial_sequence). A schema or
+ * table that another deployment or test run drops while that query runs fails it with "schema … /
+ * relation … does not exist", though nothing of ours is missing. No migration has run then (none
+ * reports an error), so asking again is safe.
+ */
+export function lostCatalogRace(result: MigrationResultSet): boolean {
+  if (!result.error) return false;
+  if ((result.results ?? []).some((r) => r.status === 'Error')) return false;
+  const message = result.error instanceof Error ? result.error.message : String(result.error);
+  return /^(?:schema|relation) ".+" does not exist$/.test(message);
 }
