@@ -24,8 +24,11 @@ async function problems(path: string, code: string, rule: string): Promise<strin
 }
 
 const zones = 'import-x/no-restricted-paths';
+// A hang-catcher, not a duration (DESIGN §6): each lint resolves imports through the real tree,
+// which on a busy 2-core machine took longer than the unit project's 5 s default.
+const LINT = { timeout: 60_000 };
 
-describe('lint: layers point one way (docs/architecture.md)', () => {
+describe('lint: layers point one way (docs/architecture.md)', LINT, () => {
   it('a module that imports another module’s repository fails lint; its own repository and the other module’s service pass', async () => {
     const path = 'src/modules/webhooks/execute.service.ts';
     expect(await problems(path, "export { insertMessage } from '../messages/messages.repository.js';\n", zones)).toEqual([
@@ -80,7 +83,7 @@ describe('lint: layers point one way (docs/architecture.md)', () => {
   });
 });
 
-describe('lint: services do not branch on the database (issue #37 §4)', () => {
+describe('lint: services do not branch on the database (issue #37 §4)', LINT, () => {
   const rule = 'no-restricted-syntax';
   const path = 'src/modules/webhooks/execute.service.ts';
   it('a service naming deps.dialect or deps.coherence, or destructuring them, fails lint', async () => {
