@@ -128,42 +128,36 @@
   // closed another view; nothing retries by itself, so a refused page adds no load.
   var notice = null;
   var behindNotice = null;
+  // A status line under the message pane with its one action button.
+  function liveNotice(kind, text, label, action) {
+    var p = document.createElement("p");
+    p.className = "error live-notice";
+    p.setAttribute("role", "status");
+    p.setAttribute("data-live-notice", kind);
+    p.appendChild(document.createTextNode(text));
+    var button = document.createElement("button");
+    button.type = "button";
+    button.textContent = label;
+    button.addEventListener("click", action);
+    p.appendChild(button);
+    var anchor = pane || list;
+    anchor.parentNode.insertBefore(p, anchor.nextSibling);
+    return p;
+  }
   // Issue #36 §1: the server ended the stream because this page read too slowly; what it missed
   // (edits and removals too) is not replayed, so the page is reloaded rather than reconnected.
   function showBehind() {
     if (!behindNotice) {
-      behindNotice = document.createElement("p");
-      behindNotice.className = "error live-notice";
-      behindNotice.setAttribute("role", "status");
-      behindNotice.setAttribute("data-live-notice", "behind");
-      behindNotice.appendChild(document.createTextNode("Live updates fell behind on this connection: reload to see every change. "));
-      var button = document.createElement("button");
-      button.type = "button";
-      button.textContent = "Reload";
-      button.addEventListener("click", function () { window.location.reload(); });
-      behindNotice.appendChild(button);
-      var anchor = pane || list;
-      anchor.parentNode.insertBefore(behindNotice, anchor.nextSibling);
+      behindNotice = liveNotice("behind", "Live updates fell behind on this connection: reload to see every change. ", "Reload", function () { window.location.reload(); });
     }
     behindNotice.hidden = false;
   }
   function showNotice() {
     if (!notice) {
-      notice = document.createElement("p");
-      notice.className = "error live-notice";
-      notice.setAttribute("role", "status");
-      notice.setAttribute("data-live-notice", "");
-      notice.appendChild(document.createTextNode("Live updates stopped: new messages show when you reload, or reconnect after closing other tabs following a conversation. "));
-      var button = document.createElement("button");
-      button.type = "button";
-      button.textContent = "Reconnect";
-      button.addEventListener("click", function () {
+      notice = liveNotice("", "Live updates stopped: new messages show when you reload, or reconnect after closing other tabs following a conversation. ", "Reconnect", function () {
         notice.hidden = true;
         connect();
       });
-      notice.appendChild(button);
-      var anchor = pane || list;
-      anchor.parentNode.insertBefore(notice, anchor.nextSibling);
     }
     notice.hidden = false;
   }
