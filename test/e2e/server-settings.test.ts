@@ -17,6 +17,7 @@ import { CLI_MAIN as CLI, databaseUrlFor, ensureBuilt, SERVER_MAIN as MAIN } fro
  *  - the server warns at start about database files that other users may open.
  * The database is SQLite, or PostgreSQL (its own schema) when TEST_DATABASE_URL is set.
  */
+if (testDialect !== 'sqlite') console.warn(`test/e2e/server-settings.test.ts: the start-up warning about database file modes is tested on SQLite only (${testDialect} keeps no files here)`);
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
 

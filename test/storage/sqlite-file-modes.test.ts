@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
  * and the secret file 0600, and files left wider by hand or an earlier version are reported.
  */
 const mode = (path: string) => statSync(path).mode & 0o777;
+if (process.platform === 'win32') console.warn('test/storage/sqlite-file-modes.test.ts: skipped: Windows has no POSIX file modes');
 
 describe.skipIf(process.platform === 'win32')('issue #36 §4: the SQLite database and the secret file are private to the server', () => {
   let dir: string;
