@@ -94,7 +94,7 @@ export interface StoredCode {
   grant: Grant | undefined;
 }
 
-export async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
+async function findCode(db: Db, codeHash: string): Promise<StoredCode | undefined> {
   const row = await firstRow(codeByHash(db, { hash: codeHash }));
   return row && toStoredCode(row);
 }
@@ -229,7 +229,7 @@ const accessTokenWithPersonByHash = prepareQuery<{ hash: string }>()((db, v) =>
  * issue #26 §1: one round trip, not two), the way accounts' session lookup joins its person
  * (people.rows.ts). A token whose person is gone is no token.
  */
-export async function findAccessTokenWithPerson(db: Db, tokenHash: string): Promise<{ token: StoredAccessToken; person: Person } | undefined> {
+async function findAccessTokenWithPerson(db: Db, tokenHash: string): Promise<{ token: StoredAccessToken; person: Person } | undefined> {
   const row = await firstRow(accessTokenWithPersonByHash(db, { hash: tokenHash }));
   if (!row) return undefined;
   const person = toPerson(row);

@@ -15,7 +15,7 @@ import type { TokenPair } from '../token-writes.repository.js';
 
 /** SPEC §8. */
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR;
-export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
+const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
 
 /** RFC 6749 §5.1 successful token response (SPEC §2.3). */
 export interface TokenResponse {
