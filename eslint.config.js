@@ -29,7 +29,9 @@ const top = ['src/services.ts', 'src/app.ts', 'src/main.ts', 'src/cli'];
  * import (`from`), resolved paths, type imports included. The drawing there is this list.
  */
 const layers = [
-  { target: 'src/core', from: ['src/config', 'src/storage', 'src/rate-limit', 'src/realtime', 'src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'core/ is pure and imports nothing from src/.' },
+  { target: 'src/core', from: ['src/config', 'src/storage', 'src/rate-limit', 'src/realtime', 'src/events', 'src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'core/ is pure and imports nothing from src/.' },
+  // Domain events sit on core and storage's types; realtime/ listens to them, the modules emit them.
+  { target: 'src/events', from: ['src/config', 'src/rate-limit', 'src/realtime', 'src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'events/ sits below realtime/, http/ and the modules: it imports core/ and storage/ types only.' },
   { target: ['src/config', 'src/rate-limit', 'src/realtime'], from: ['src/web', 'src/http', 'src/modules', 'src/deps.ts', ...top], message: 'config/, rate-limit/ and realtime/ sit below web/, http/ and the modules.' },
   // Live updates may ride on the rate limiter's Redis round trips, never the reverse; the
   // connection itself is storage/redis.ts. Configuration comes in as arguments.

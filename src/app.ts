@@ -1,3 +1,4 @@
+import { recordAuditLog } from './modules/audit/audit.service.js';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -72,6 +73,9 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('signedInAt', undefined);
   app.decorateRequest('bot', undefined);
   app.decorateRequest('bearer', undefined);
+
+  // Issue #37 §5: the audit log hears the domain events of every service this app calls.
+  recordAuditLog(services);
 
   const identifyViewer = viewerIdentifier(services);
   installErrorHandling(app, config.serviceName, identifyViewer);

@@ -9,6 +9,7 @@ import type { OutboundClient } from './http/outbound.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import type { ChannelEvents } from './realtime/channel-events.js';
 import type { Coherence } from './storage/coherence.js';
+import type { EventBus } from './events/event-bus.js';
 import type { DatabaseHandle, Dialect } from './storage/connect.js';
 import type { Database } from './storage/database.js';
 
@@ -30,8 +31,13 @@ export interface Deps {
   logger: Logger;
   /** Rate-limit buckets: memory by default, Redis when REDIS_URL is set. */
   buckets: BucketStore;
-  /** Live channel updates (message created, edited, deleted) for open channel views. */
+  /**
+   * Live channel updates (message created, edited, deleted) for open channel views: the live
+   * routes subscribe; services do not publish here, they emit domain events on `bus`.
+   */
   events: ChannelEvents;
+  /** Domain events (events/event-bus.ts): services emit with their Acting; the audit log and live views subscribe. */
+  bus: EventBus;
   /**
    * PostgreSQL with REDIS_URL: per-instance memories of rows that every instance forgets before a
    * change to them is acknowledged (storage/coherence.ts). Absent otherwise: SQLite has its row cache.

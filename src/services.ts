@@ -13,6 +13,8 @@ import { createMetrics, instrumentBucketStore } from './http/metrics.js';
 import { createOutboundClient } from './http/outbound.js';
 import type { BucketStore } from './rate-limit/bucket.js';
 import { MemoryChannelEvents, type ChannelEvents } from './realtime/channel-events.js';
+import { feedLiveViews } from './realtime/live-subscriber.js';
+import { EventBus } from './events/event-bus.js';
 import { createRedisChannelEvents } from './realtime/redis-channel-events.js';
 import { RedisOutbox } from './realtime/redis-outbox.js';
 import { MemoryBucketStore } from './rate-limit/memory-store.js';
@@ -102,6 +104,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // With REDIS_URL, live updates reach the viewers on every instance (DESIGN §8).
   const events = overrides.events ?? (config.redisUrl ? createRedisChannelEvents(config.redisUrl, logger, undefined, bucketSetup.outbox) : new MemoryChannelEvents());
 
+  // Domain events (issue #37 §2): services emit, live views hear them after the commit; the audit
+  // log records them in it (modules/audit, subscribed by app.ts and the CLI).
+  const bus = new EventBus(logger);
+  feedLiveViews(bus, events);
+
   // PostgreSQL + Redis: rows an instance may answer from memory, forgotten everywhere before a
   // change to them is acknowledged (storage/coherence.ts, docs/performance.md §Bearer checks from memory).
   const watchChanges = database.onCommittedChange;
@@ -130,6 +137,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     logger,
     buckets,
     events,
+    bus,
     ...(coherence ? { coherence } : {}),
     workerId,
     metrics,

@@ -5,6 +5,7 @@ import { serverSecrets } from '../config/server-secret.js';
 import { secretCheck } from '../core/sealed.js';
 import { createProcessLog } from '../http/log-destination.js';
 import { serve } from '../main.js';
+import { recordAuditLog } from '../modules/audit/audit.service.js';
 import { createServices } from '../services.js';
 import { connectDatabase } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -99,6 +100,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const log = createProcessLog('warn', { fd: 2, pretty: process.stderr.isTTY === true });
     // A command is over before a WAL checkpoint thread would matter (storage/sqlite/wal-checkpoint.ts).
     const services = await createServices({ ...config, logLevel: 'warn' }, { logger: log.logger, backgroundCheckpoints: false, maintenance: false });
+    // Issue #37 §5: the operator's changes are in the audit log too.
+    recordAuditLog(services);
     try {
       printRecord(await command.run(services, flags), json);
     } finally {

@@ -17,6 +17,7 @@ import * as webhookSecretsSealed from './2026-11-27-10-webhook-secrets-sealed.js
 import * as invitationExpiry from './2026-11-27-20-invitation-expiry.js';
 import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
+import * as auditEvents from './2026-11-28-10-audit-events.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-20-invitation-expiry': invitationExpiry,
   '2026-11-27-30-server-secret-check': serverSecretCheck,
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
+  '2026-11-28-10-audit-events': auditEvents,
 };

@@ -1,0 +1,107 @@
+/**
+ * What: the typed list of what happens in Gatehouse (issue #37 §2), emitted by the services that
+ * make it happen, with the `Acting` of who did (core/acting.ts). Subscribers (events/event-bus.ts):
+ * the audit log records the security-relevant ones in the change's own commit; live channel views
+ * hear the message and access events; app-event deliveries will hear what apps subscribe to.
+ *
+ * An event names ids, never secrets or bodies: it may be written to the audit log and travel to
+ * other instances. `serverId` places an event in a server's audit log; `changes` are Discord's
+ * audit-log changes (key, old value, new value), kept small.
+ */
+
+/** One changed field, as Discord's audit log shows it. */
+export interface FieldChange {
+  key: string;
+  old?: string | number | boolean | null;
+  new?: string | number | boolean | null;
+}
+
+interface InServer {
+  serverId: string;
+}
+
+/** Each event type and what it carries besides its type. */
+export interface EventPayloads {
+  // OAuth and OpenID Connect (oauth/, oidc/).
+  'grant.created': { applicationId: string; userId: string; scopes: string };
+  'grant.revoked': { applicationId: string; userId: string };
+  'code.replayed': { applicationId: string; userId: string };
+  'refresh.reused': { applicationId: string; userId: string };
+  'client.auth_failed': { applicationId: string | null; method: string };
+  // Accounts (accounts/).
+  'signin.succeeded': { userId: string };
+  'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' };
+  'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' };
+  'password.changed': { userId: string };
+  'profile.updated': { userId: string; changes: FieldChange[] };
+  'person.created': { userId: string };
+  // Applications (applications/).
+  'app.created': { applicationId: string; ownerId: string };
+  'app.updated': { applicationId: string; changes: FieldChange[] };
+  'app.deleted': { applicationId: string };
+  'client_secret.reset': { applicationId: string };
+  'bot_token.reset': { applicationId: string };
+  'bot.installed': InServer & { applicationId: string; botUserId: string; scopes: string; permissions: string };
+  'bot.removed': InServer & { applicationId: string; botUserId: string };
+  'user_install.created': { applicationId: string; userId: string };
+  'user_install.deleted': { applicationId: string; userId: string };
+  'commands.updated': { applicationId: string; serverId: string | null };
+  // Webhooks (webhooks/).
+  'webhook.created': InServer & { webhookId: string; channelId: string; name: string };
+  'webhook.updated': InServer & { webhookId: string; channelId: string; changes: FieldChange[] };
+  'webhook.token_regenerated': InServer & { webhookId: string; channelId: string };
+  'webhook.deleted': InServer & { webhookId: string; channelId: string; name: string };
+  // The directory (directory/).
+  'server.created': InServer & { ownerId: string };
+  'server.updated': InServer & { changes: FieldChange[] };
+  'server.deleted': InServer & { name: string };
+  'member.joined': InServer & { userId: string };
+  'member.removed': InServer & { userId: string; why: 'kicked' | 'left' };
+  'member.roles_updated': InServer & { userId: string; added: string[]; removed: string[] };
+  'role.created': InServer & { roleId: string; name: string; permissions: string; color: number };
+  'role.updated': InServer & { roleId: string; changes: FieldChange[] };
+  'role.deleted': InServer & { roleId: string; name: string };
+  'channel.created': InServer & { channelId: string; name: string };
+  'channel.updated': InServer & { channelId: string; changes: FieldChange[] };
+  'channel.deleted': InServer & { channelId: string; name: string };
+  'invite.created': InServer & { code: string; channelId: string | null; maxUses: number | null; expiresAt: string | null };
+  'invite.deleted': InServer & { code: string };
+  'invitation.created': InServer & { invitationId: string; inviteeId: string };
+  'invitation.deleted': InServer & { invitationId: string; inviteeId: string };
+  // Messages (messages/, webhooks/). `serverId` is null in a DM.
+  'message.created': { serverId: string | null; channelId: string; messageId: string };
+  'message.updated': { serverId: string | null; channelId: string; messageId: string };
+  'message.deleted': { serverId: string | null; channelId: string; messageId: string; authorId: string | null };
+  'channel.read': { userId: string; channelId: string; messageId: string };
+  /**
+   * Who may read what changed for `topicId` (a person, a server or a channel): open live views
+   * re-check their access at once (realtime/channel-events.ts, issue #21 §5).
+   */
+  'access.changed': { topicId: string };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** One event: its type and its payload, discriminated by `type`. */
+export type DomainEvent = { [T in EventType]: { readonly type: T } & Readonly<EventPayloads[T]> }[EventType];
+
+/** The event of one type. */
+export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
+
+/** Every event type, in the order above (the docs and the audit log's filter list read it). */
+export const EVENT_TYPES = [
+  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed',
+  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
+  'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
+  'user_install.created', 'user_install.deleted', 'commands.updated',
+  'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',
+  'server.created', 'server.updated', 'server.deleted', 'member.joined', 'member.removed', 'member.roles_updated',
+  'role.created', 'role.updated', 'role.deleted', 'channel.created', 'channel.updated', 'channel.deleted',
+  'invite.created', 'invite.deleted', 'invitation.created', 'invitation.deleted',
+  'message.created', 'message.updated', 'message.deleted', 'channel.read', 'access.changed',
+] as const satisfies readonly EventType[];
+
+// The list above names every type once (a type missing from it fails to compile here).
+type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
+const everyTypeListed: [Missing] extends [never] ? true : Missing = true;
+void everyTypeListed;

@@ -1,0 +1,21 @@
+import type { EventBus } from '../events/event-bus.js';
+import type { ChannelEvents } from './channel-events.js';
+
+/**
+ * Live channel views hear messages and access changes through the domain events (issue #37 §2):
+ * services emit `message.*` and `access.changed`, and this listener turns them into the few-byte
+ * channel events that open streams follow (channel-events.ts), after the change committed.
+ */
+export function feedLiveViews(bus: EventBus, channels: Pick<ChannelEvents, 'publish'>): () => void {
+  const offMessages = bus.on(['message.created', 'message.updated', 'message.deleted'], (event) => {
+    const type = event.type === 'message.created' ? 'message_create' : event.type === 'message.updated' ? 'message_update' : 'message_delete';
+    channels.publish({ type, channelId: event.channelId, messageId: event.messageId });
+  });
+  const offAccess = bus.on(['access.changed'], (event) => {
+    channels.publish({ type: 'access_change', channelId: event.topicId, messageId: '0' });
+  });
+  return () => {
+    offMessages();
+    offAccess();
+  };
+}
