@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { given } from '../support/given.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf } from '../support/acting.js';
 
 const BASE_URL = 'http://localhost:8080';
 let counter = 0;
@@ -250,7 +251,7 @@ describe('developer portal: redirect URIs (OAUTH-CHECKLIST A6)', () => {
   it('createApplication refuses a bad redirect URI with a 50035 naming it, and stores nothing', async () => {
     const owner = await createPerson(t);
     const before = await countApps(t);
-    const attempt = createApplication(t.services, { kind: 'person', id: owner.id }, { name: 'Sneaky', redirectUris: ['https://ok.example/cb', 'https://ok.example/cb#x'], confidential: true });
+    const attempt = createApplication(t.services, actingOf({ kind: 'person', id: owner.id }), { name: 'Sneaky', redirectUris: ['https://ok.example/cb', 'https://ok.example/cb#x'], confidential: true });
     await expect(attempt).rejects.toBeInstanceOf(ApiError);
     const error = (await attempt.catch((e: unknown) => e)) as ApiError;
     expect(error.code).toBe(50035);
@@ -330,8 +331,8 @@ describe('developer portal: client secret reset', () => {
 
   it('resetClientSecret returns a secret that verifies; the previous one no longer does', async () => {
     const owner = await createPerson(t);
-    const { application, clientSecret } = await createApplication(t.services, { kind: 'person', id: owner.id }, { name: 'Service App', redirectUris: ['https://svc.example/cb'], confidential: true });
-    const next = await resetClientSecret(t.services, OPERATOR, application.id);
+    const { application, clientSecret } = await createApplication(t.services, actingOf({ kind: 'person', id: owner.id }), { name: 'Service App', redirectUris: ['https://svc.example/cb'], confidential: true });
+    const next = await resetClientSecret(t.services, actingOf(OPERATOR), application.id);
     const app = await reload(t, application.id);
     expect(verifyClientSecret(app, clientSecret as string)).toBe(false);
     expect(verifyClientSecret(app, next)).toBe(true);
@@ -345,7 +346,7 @@ describe("developer portal: someone else's applications are not there", () => {
   beforeAll(async () => {
     t = await createTestApp();
     const alice = await createPerson(t, 'alice');
-    ({ application: app } = await createApplication(t.services, { kind: 'person', id: alice.id }, { name: 'Alice App', redirectUris: ['https://alice.example/cb'], confidential: true }));
+    ({ application: app } = await createApplication(t.services, actingOf({ kind: 'person', id: alice.id }), { name: 'Alice App', redirectUris: ['https://alice.example/cb'], confidential: true }));
     ({ agent: bob } = await signedIn(t, 'bob'));
   });
   afterAll(async () => t.close());
@@ -398,12 +399,12 @@ describe('developer portal: OAuth2 URL generator', () => {
     t = await createTestApp();
     let person: Person;
     ({ agent, person } = await signedIn(t));
-    ({ application: confidential } = await createApplication(t.services, { kind: 'person', id: person.id }, {
+    ({ application: confidential } = await createApplication(t.services, actingOf({ kind: 'person', id: person.id }), {
       name: 'Web App',
       redirectUris: ['https://web.example/callback', 'https://web.example/other?tenant=a b'.replace(' ', '%20')],
       confidential: true,
     }));
-    ({ application: publicApp } = await createApplication(t.services, { kind: 'person', id: person.id }, { name: 'Phone App', redirectUris: ['com.example.phone:/cb'], confidential: false }));
+    ({ application: publicApp } = await createApplication(t.services, actingOf({ kind: 'person', id: person.id }), { name: 'Phone App', redirectUris: ['com.example.phone:/cb'], confidential: false }));
   });
   afterAll(async () => t.close());
 
@@ -528,10 +529,10 @@ describe('developer portal: deleting an application', () => {
   });
 
   it('deleting or updating an unknown application answers 10002 Unknown Application', async () => {
-    await expect(deleteApplication(t.services, OPERATOR, '123')).rejects.toMatchObject({ code: 10002, status: 404 });
-    await expect(deleteApplication(t.services, OPERATOR, 'not-an-id')).rejects.toMatchObject({ code: 10002 });
-    await expect(updateApplication(t.services, OPERATOR, '123', { name: 'x y' })).rejects.toMatchObject({ code: 10002 });
-    await expect(resetClientSecret(t.services, OPERATOR, '123')).rejects.toMatchObject({ code: 10002 });
+    await expect(deleteApplication(t.services, actingOf(OPERATOR), '123')).rejects.toMatchObject({ code: 10002, status: 404 });
+    await expect(deleteApplication(t.services, actingOf(OPERATOR), 'not-an-id')).rejects.toMatchObject({ code: 10002 });
+    await expect(updateApplication(t.services, actingOf(OPERATOR), '123', { name: 'x y' })).rejects.toMatchObject({ code: 10002 });
+    await expect(resetClientSecret(t.services, actingOf(OPERATOR), '123')).rejects.toMatchObject({ code: 10002 });
   });
 });
 

@@ -16,6 +16,7 @@ import { postForm } from '../support/oauth-factory.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, ISSUER, location, signedIn } from './authorize.fixtures.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 const P = Permission;
 const REDIRECT = 'https://bot.example/callback';
@@ -44,7 +45,7 @@ describe('bot install', () => {
     t = await createTestApp();
     ({ person: maker, agent: makerAgent } = await signedIn(t, 'botmaker'));
     ({ app } = await createApp(t, maker, { name: 'Helper Bot', description: 'Keeps the server tidy.', redirectUris: [REDIRECT] }));
-    ({ botUserId } = await enableBot(t.services, OPERATOR, app.id));
+    ({ botUserId } = await enableBot(t.services, actingOf(OPERATOR), app.id));
     app = { ...app, botUserId };
     sam = await signedIn(t, 'sam');
     marian = await signedIn(t, 'marian');
@@ -55,12 +56,12 @@ describe('bot install', () => {
 
   /** A server owned by sam where marian moderates, tuck is a plain member and john an Administrator. */
   async function freshServer(name = 'Sherwood'): Promise<string> {
-    const server = await createServer(t.services, sam.person.id, { name });
-    const mods = await createRole(t.services, server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.MANAGE_WEBHOOKS | P.VIEW_CHANNEL | P.SEND_MESSAGES });
-    const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: P.ADMINISTRATOR });
-    await addMember(t.services, server.id, marian.person.id, [mods.id]);
-    await addMember(t.services, server.id, tuck.person.id);
-    await addMember(t.services, server.id, john.person.id, [admins.id]);
+    const server = await createServer(t.services, personActingOf(sam.person.id), { name });
+    const mods = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.MANAGE_WEBHOOKS | P.VIEW_CHANNEL | P.SEND_MESSAGES });
+    const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: P.ADMINISTRATOR });
+    await addMember(t.services, operatorActing(), server.id, marian.person.id, [mods.id]);
+    await addMember(t.services, operatorActing(), server.id, tuck.person.id);
+    await addMember(t.services, operatorActing(), server.id, john.person.id, [admins.id]);
     return server.id;
   }
 
@@ -113,9 +114,9 @@ describe('bot install', () => {
   describe('the server picker', () => {
     it('lists only the servers where the person holds Manage server (owner, Administrator and a role with it count)', async () => {
       const sherwood = await freshServer('Sherwood');
-      const other = await createServer(t.services, sam.person.id, { name: 'Nottingham' });
-      await addMember(t.services, other.id, marian.person.id);
-      const mine = await createServer(t.services, marian.person.id, { name: 'Marian Hall' });
+      const other = await createServer(t.services, personActingOf(sam.person.id), { name: 'Nottingham' });
+      await addMember(t.services, operatorActing(), other.id, marian.person.id);
+      const mine = await createServer(t.services, personActingOf(marian.person.id), { name: 'Marian Hall' });
 
       const page = await marian.agent.get(installPath({ permissions: String(P.SEND_MESSAGES | P.ADD_REACTIONS) }));
       expect(page.statusCode).toBe(200);
@@ -140,7 +141,7 @@ describe('bot install', () => {
     it('a person with Manage server nowhere is told so and gets no Authorize button', async () => {
       const loner = await signedIn(t, 'loner');
       const server = await freshServer();
-      await addMember(t.services, server, loner.person.id);
+      await addMember(t.services, operatorActing(), server, loner.person.id);
       const page = await loner.agent.get(installPath({ permissions: '8' }));
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain('You cannot add this bot to any server.');
@@ -151,7 +152,7 @@ describe('bot install', () => {
 
     it('server_id pre-selects a server, and choosing another re-renders with that server’s permissions (a GET, no script needed)', async () => {
       const sherwood = await freshServer();
-      const mine = await createServer(t.services, marian.person.id, { name: 'Marian Hall 2' });
+      const mine = await createServer(t.services, personActingOf(marian.person.id), { name: 'Marian Hall 2' });
       const requested = String(P.BAN_MEMBERS | P.MANAGE_WEBHOOKS);
 
       const inSherwood = await marian.agent.get(installPath({ permissions: requested, server_id: sherwood }));
@@ -269,7 +270,7 @@ describe('bot install', () => {
 
     it('a forged POST naming a server where the person lacks Manage server (or is no member) is refused, and nothing is installed', async () => {
       const sherwood = await freshServer();
-      const elsewhere = await createServer(t.services, maker.id, { name: 'Elsewhere' });
+      const elsewhere = await createServer(t.services, personActingOf(maker.id), { name: 'Elsewhere' });
       const page = await tuck.agent.get(installPath({ permissions: String(P.SEND_MESSAGES) }));
       const fields = consentFields(page.body);
       for (const serverId of [sherwood, elsewhere.id, '123', 'nope']) {
@@ -318,10 +319,10 @@ describe('bot install', () => {
   describe('what the app allows', () => {
     it('a private bot is installed by its owner; anyone else gets an error page and nothing is installed', async () => {
       const { app: priv } = await createApp(t, maker, { name: 'Secret Bot', redirectUris: [REDIRECT], botPublic: false });
-      const { botUserId: privBot } = await enableBot(t.services, OPERATOR, priv.id);
+      const { botUserId: privBot } = await enableBot(t.services, actingOf(OPERATOR), priv.id);
       const sherwood = await freshServer();
-      await addMember(t.services, sherwood, maker.id);
-      const mine = await createServer(t.services, maker.id, { name: 'Maker HQ' });
+      await addMember(t.services, operatorActing(), sherwood, maker.id);
+      const mine = await createServer(t.services, personActingOf(maker.id), { name: 'Maker HQ' });
 
       const refused = await marian.agent.get(installPath({ server_id: sherwood }, priv));
       expect(refused.statusCode).toBe(403);
@@ -349,7 +350,7 @@ describe('bot install', () => {
 
     it('"Require full OAuth2 authorization": a link without redirect_uri and response_type=code is an error page; with them the install completes through the code flow', async () => {
       const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Strict Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
-      await enableBot(t.services, OPERATOR, strict.id);
+      await enableBot(t.services, actingOf(OPERATOR), strict.id);
       const sherwood = await freshServer();
 
       for (const params of [{}, { redirect_uri: REDIRECT }, { response_type: 'code' }]) {
@@ -376,7 +377,7 @@ describe('bot install', () => {
 
     it('issue #21 §5: for an app that requires the code grant, a code never exchanged adds nothing, and a replay ends the tokens but not the install the first exchange made', async () => {
       const { app: strict, clientSecret } = await createApp(t, maker, { name: 'Exchange Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
-      const { botUserId: strictBot } = await enableBot(t.services, OPERATOR, strict.id);
+      const { botUserId: strictBot } = await enableBot(t.services, actingOf(OPERATOR), strict.id);
       const sherwood = await freshServer();
       const path = installPath({ server_id: sherwood, response_type: 'code', redirect_uri: REDIRECT, permissions: String(P.MANAGE_WEBHOOKS) }, strict);
       const unused = location(await install(marian.agent, path)).searchParams.get('code') as string;
@@ -399,10 +400,10 @@ describe('bot install', () => {
 
     it('turning the setting on later refuses links that worked before', async () => {
       const { app: later } = await createApp(t, maker, { name: 'Later Bot', redirectUris: [REDIRECT] });
-      await enableBot(t.services, OPERATOR, later.id);
+      await enableBot(t.services, actingOf(OPERATOR), later.id);
       const sherwood = await freshServer();
       expect((await marian.agent.get(installPath({ server_id: sherwood }, later))).statusCode).toBe(200);
-      await updateApplication(t.services, OPERATOR, later.id, { botRequireCodeGrant: true });
+      await updateApplication(t.services, actingOf(OPERATOR), later.id, { botRequireCodeGrant: true });
       expect((await marian.agent.get(installPath({ server_id: sherwood }, later))).statusCode).toBe(400);
     });
   });
@@ -557,8 +558,8 @@ describe('bot install', () => {
       // john (Administrator) adds the bot with Ban members, which marian (Moderators) lacks.
       await install(john.agent, installPath({ server_id: sherwood, permissions: String(P.BAN_MEMBERS | P.VIEW_CHANNEL) }));
       expect(await isMember(sherwood)).toBe(true);
-      const plain = await createRole(t.services, sherwood, { name: 'Plain', permissions: P.VIEW_CHANNEL });
-      const roleManagers = await createRole(t.services, sherwood, { name: 'Role managers', permissions: P.MANAGE_ROLES | P.MANAGE_SERVER | P.VIEW_CHANNEL });
+      const plain = await createRole(t.services, operatorActing(), sherwood, { name: 'Plain', permissions: P.VIEW_CHANNEL });
+      const roleManagers = await createRole(t.services, operatorActing(), sherwood, { name: 'Role managers', permissions: P.MANAGE_ROLES | P.MANAGE_SERVER | P.VIEW_CHANNEL });
       const csrf = async () => csrfTokenIn((await marian.agent.get('/')).body) as string;
       await t.services.db.insertInto('member_roles').values({ server_id: sherwood, user_id: marian.person.id, role_id: roleManagers.id }).execute();
 

@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, location, signedIn } from './authorize.fixtures.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 const P = Permission;
 const REDIRECT = 'https://bot.example/callback';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   t = await createTestApp();
   const maker = await signedIn(t, 'reachmaker');
   ({ app } = await createApp(t, maker.person, { name: 'Reach Bot', redirectUris: [REDIRECT] }));
-  await enableBot(t.services, OPERATOR, app.id);
+  await enableBot(t.services, actingOf(OPERATOR), app.id);
   owner = await signedIn(t, 'reachowner');
   moderator = await signedIn(t, 'reachmod');
   admin = await signedIn(t, 'reachadmin');
@@ -40,11 +41,11 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function serverWithBot(): Promise<string> {
-  const server = await createServer(t.services, owner.person.id, { name: 'Reach' });
-  const mods = await createRole(t.services, server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.KICK_MEMBERS | P.VIEW_CHANNEL | P.SEND_MESSAGES });
-  const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: P.ADMINISTRATOR });
-  await addMember(t.services, server.id, moderator.person.id, [mods.id]);
-  await addMember(t.services, server.id, admin.person.id, [admins.id]);
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Reach' });
+  const mods = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.KICK_MEMBERS | P.VIEW_CHANNEL | P.SEND_MESSAGES });
+  const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: P.ADMINISTRATOR });
+  await addMember(t.services, operatorActing(), server.id, moderator.person.id, [mods.id]);
+  await addMember(t.services, operatorActing(), server.id, admin.person.id, [admins.id]);
   const res = await install(admin.agent, installPath({ server_id: server.id, permissions: String(P.BAN_MEMBERS | P.VIEW_CHANNEL) }));
   expect(res.statusCode).toBe(200);
   expect(await managedRole(server.id)).toBe(P.BAN_MEMBERS | P.VIEW_CHANNEL);
@@ -107,10 +108,10 @@ describe('an installed bot holding a permission the moderator lacks', () => {
 
   it('an app that requires the code grant: a code the moderator obtained before the bot got Ban members does not rewrite its role at the exchange', async () => {
     const { app: strict, clientSecret } = await createApp(t, owner.person, { name: 'Strict Reach Bot', redirectUris: [REDIRECT], botRequireCodeGrant: true, confidential: true });
-    await enableBot(t.services, OPERATOR, strict.id);
-    const server = await createServer(t.services, owner.person.id, { name: 'Reach exchange' });
-    const mods = await createRole(t.services, server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.VIEW_CHANNEL });
-    await addMember(t.services, server.id, moderator.person.id, [mods.id]);
+    await enableBot(t.services, actingOf(OPERATOR), strict.id);
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Reach exchange' });
+    const mods = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: P.MANAGE_SERVER | P.VIEW_CHANNEL });
+    await addMember(t.services, operatorActing(), server.id, moderator.person.id, [mods.id]);
     const exchange = (code: string) => postForm(t, '/api/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: strict.id, client_secret: clientSecret as string });
     const codeFor = async (agent: PageAgent, permissions: bigint) =>
       location(await install(agent, installPath({ server_id: server.id, response_type: 'code', redirect_uri: REDIRECT, permissions: String(permissions) }, strict))).searchParams.get('code') as string;

@@ -14,6 +14,7 @@ import { stored } from '../support/stored.js';
 import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
 import { getPerson } from '../../src/modules/accounts/accounts.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 const BASE_URL = 'http://localhost:8080';
 
@@ -43,7 +44,7 @@ async function commandsWith(appId: string, authorization: string | undefined) {
 async function botApp(name = 'Helper Bot') {
   const owner = await createPerson(t);
   const client = await createClient(t, { owner, name });
-  const { botUserId, token } = await enableBot(t.services, OPERATOR, client.app.id);
+  const { botUserId, token } = await enableBot(t.services, actingOf(OPERATOR), client.app.id);
   return { owner, client, botUserId, token };
 }
 
@@ -51,8 +52,8 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
   it('enableBot creates a bot user with bot = 1 and the app id, named after the app with its icon, and stores only the token hash', async () => {
     const owner = await createPerson(t);
     const client = await createClient(t, { owner, name: 'Build Watcher' });
-    await updateApplication(t.services, OPERATOR, client.app.id, { iconUrl: 'https://cdn.example/icon.png' });
-    const { botUserId, token } = await enableBot(t.services, OPERATOR, client.app.id);
+    await updateApplication(t.services, actingOf(OPERATOR), client.app.id, { iconUrl: 'https://cdn.example/icon.png' });
+    const { botUserId, token } = await enableBot(t.services, actingOf(OPERATOR), client.app.id);
     expect(token).toMatch(/^ghbt_[A-Za-z0-9_-]{43}$/);
     const bot = await getPerson(t.services, botUserId);
     expect(bot).toMatchObject({ bot: true, applicationId: client.app.id, name: 'Build Watcher', username: 'build_watcher', avatarUrl: 'https://cdn.example/icon.png', email: null });
@@ -66,7 +67,7 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
 
   it('a second bot for the same app is refused (50035) and the first token keeps working', async () => {
     const { client, token } = await botApp();
-    await expect(enableBot(t.services, OPERATOR, client.app.id)).rejects.toMatchObject({ code: 50035 });
+    await expect(enableBot(t.services, actingOf(OPERATOR), client.app.id)).rejects.toMatchObject({ code: 50035 });
     expect((await commandsWith(client.app.id, `Bot ${token}`)).statusCode).toBe(200);
   });
 
@@ -90,13 +91,13 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
 
   it('the bot follows the app: renaming it or changing its icon changes the bot account', async () => {
     const { client, botUserId } = await botApp('Old Name');
-    await updateApplication(t.services, OPERATOR, client.app.id, { name: 'New Name', iconUrl: 'https://cdn.example/new.png' });
+    await updateApplication(t.services, actingOf(OPERATOR), client.app.id, { name: 'New Name', iconUrl: 'https://cdn.example/new.png' });
     expect(await getPerson(t.services, botUserId)).toMatchObject({ name: 'New Name', avatarUrl: 'https://cdn.example/new.png' });
   });
 
   it('resetting the token makes the old one fail at once (401) and the new one work', async () => {
     const { client, token } = await botApp();
-    const fresh = await resetBotToken(t.services, OPERATOR, client.app.id);
+    const fresh = await resetBotToken(t.services, actingOf(OPERATOR), client.app.id);
     expect(fresh).not.toBe(token);
     expect((await commandsWith(client.app.id, `Bot ${token}`)).statusCode).toBe(401);
     expect((await commandsWith(client.app.id, `Bot ${fresh}`)).statusCode).toBe(200);
@@ -104,8 +105,8 @@ describe('the bot account and its token (issue #4 "Bots in the developer portal"
 
   it('an app without a bot has no token to reset', async () => {
     const client = await createClient(t, { owner: await createPerson(t) });
-    await expect(resetBotToken(t.services, OPERATOR, client.app.id)).rejects.toMatchObject({ code: 50035 });
-    await expect(resetBotToken(t.services, OPERATOR, '1')).rejects.toMatchObject({ code: 10002 });
+    await expect(resetBotToken(t.services, actingOf(OPERATOR), client.app.id)).rejects.toMatchObject({ code: 50035 });
+    await expect(resetBotToken(t.services, actingOf(OPERATOR), '1')).rejects.toMatchObject({ code: 10002 });
   });
 });
 
@@ -142,7 +143,7 @@ describe('requireBotChannelPermission: a bot reaches exactly the servers it is i
     const made = await botApp('Reach Bot');
     bot = await authenticateBot(t.services, `Bot ${made.token}`);
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Reach' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Reach' });
     serverId = server.id;
     channelId = (server.channels[0] as { id: string }).id;
   });
@@ -161,13 +162,13 @@ describe('requireBotChannelPermission: a bot reaches exactly the servers it is i
   });
 
   it('once a member, the bot holds @everyone; a missing bit is 403 50013; a role granting it lets it through', async () => {
-    await addMember(t.services, serverId, bot.botUserId);
+    await addMember(t.services, operatorActing(), serverId, bot.botUserId);
     const ok = await requireBotChannelPermission(t.services, bot, channelId, Permission.SEND_MESSAGES);
     expect(ok.serverId).toBe(serverId);
     expect(ok.channel.id).toBe(channelId);
     expect(await refusal(channelId, Permission.MANAGE_WEBHOOKS)).toMatchObject({ status: 403, code: 50013 });
-    const role = await createRole(t.services, serverId, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS });
-    await setMemberRoles(t.services, serverId, bot.botUserId, [role.id]);
+    const role = await createRole(t.services, operatorActing(), serverId, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS });
+    await setMemberRoles(t.services, operatorActing(), serverId, bot.botUserId, [role.id]);
     const granted = await requireBotChannelPermission(t.services, bot, channelId, Permission.MANAGE_WEBHOOKS | Permission.SEND_MESSAGES);
     expect(granted.permissions & Permission.MANAGE_WEBHOOKS).toBe(Permission.MANAGE_WEBHOOKS);
     expect(await refusal(channelId, Permission.BAN_MEMBERS)).toMatchObject({ status: 403, code: 50013 });

@@ -3,6 +3,7 @@ import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf } from '../support/acting.js';
 
 let t: TestApp;
 let client: TestClient;
@@ -27,9 +28,9 @@ beforeAll(async () => {
   t = await createTestApp();
   const owner = await createPerson(t);
   client = await createClient(t, { owner, name: 'Command App' });
-  token = (await enableBot(t.services, OPERATOR, client.app.id)).token;
+  token = (await enableBot(t.services, actingOf(OPERATOR), client.app.id)).token;
   const otherClient = await createClient(t, { owner, name: 'Other App' });
-  other = { client: otherClient, token: (await enableBot(t.services, OPERATOR, otherClient.app.id)).token };
+  other = { client: otherClient, token: (await enableBot(t.services, actingOf(OPERATOR), otherClient.app.id)).token };
 });
 afterAll(async () => t.close());
 

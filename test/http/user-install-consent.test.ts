@@ -8,6 +8,7 @@ import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, location, signedIn } from './authorize.fixtures.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf, personActingOf } from '../support/acting.js';
 
 const REDIRECT = 'https://dm.example/callback';
 
@@ -25,10 +26,10 @@ describe('user install consent', () => {
     t = await createTestApp();
     const { person: maker } = await signedIn(t, 'dmmaker');
     ({ app } = await createApp(t, maker, { name: 'Reminder', redirectUris: [REDIRECT] }));
-    await enableBot(t.services, OPERATOR, app.id);
+    await enableBot(t.services, actingOf(OPERATOR), app.id);
     ({ agent, person } = await signedIn(t, 'robin'));
     // robin owns a server, which must not be offered: a user install has no picker.
-    await createServer(t.services, person.id, { name: 'Robin Hood Inc' });
+    await createServer(t.services, personActingOf(person.id), { name: 'Robin Hood Inc' });
   });
   afterAll(async () => t.close());
 

@@ -5,6 +5,7 @@ import { csrfFrom, signedIn } from '../support/directory-fixtures.js';
 import { createClient, createPerson } from '../support/oauth-factory.js';
 import { PageAgent } from '../support/page-agent.js';
 import { createBot, openDm, userInstall } from './dms.fixtures.js';
+import { actingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -103,10 +104,10 @@ describe('Settings → Installed apps', () => {
     const { agent, person } = await signedIn(t);
     const owner = await createPerson(t);
     const client = await createClient(t, { owner, name: 'Botless' });
-    expect(await installForUser(t.services, client.app.id, person.id)).toBe(true);
+    expect(await installForUser(t.services, actingOf({ kind: 'person', id: person.id }), client.app.id)).toBe(true);
     const firstDate = t.clock.now();
     t.clock.advance(86_400_000 * 3);
-    expect(await installForUser(t.services, client.app.id, person.id)).toBe(false);
+    expect(await installForUser(t.services, actingOf({ kind: 'person', id: person.id }), client.app.id)).toBe(false);
     const page = await agent.get('/settings/apps');
     expect(page.body).toContain('Botless');
     expect(page.body).toContain(new Date(firstDate).toISOString());

@@ -11,6 +11,7 @@ import { createPerson } from '../support/oauth-factory.js';
 import { createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
 import { hashOf } from '../support/discord-resources.js';
 import { stored } from '../support/stored.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,13 +24,13 @@ const MANAGE = Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL;
 /** A server whose @everyone can only view, with the bot holding a role with `role` (none when undefined). */
 async function serverWithBot(role?: bigint): Promise<{ bot: TestBot; serverId: string; channelId: string }> {
   const owner = await createPerson(t);
-  const server = await createServer(t.services, owner.id, { name: 'Workshop' });
-  await updateRole(t.services, server.id, server.everyoneRoleId, { permissions: Permission.VIEW_CHANNEL });
+  const server = await createServer(t.services, personActingOf(owner.id), { name: 'Workshop' });
+  await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: Permission.VIEW_CHANNEL });
   const bot = await createBot(t, { name: 'Deployer' });
-  await addMember(t.services, server.id, bot.botUserId);
+  await addMember(t.services, operatorActing(), server.id, bot.botUserId);
   if (role !== undefined) {
-    const r = await createRole(t.services, server.id, { name: 'Hooks', permissions: role });
-    await setMemberRoles(t.services, server.id, bot.botUserId, [r.id]);
+    const r = await createRole(t.services, operatorActing(), server.id, { name: 'Hooks', permissions: role });
+    await setMemberRoles(t.services, operatorActing(), server.id, bot.botUserId, [r.id]);
   }
   return { bot, serverId: server.id, channelId: server.channels[0]?.id as string };
 }
@@ -99,11 +100,11 @@ describe('creating a webhook with bot credentials (POST /api/v1/channels/{channe
 
   it('Manage webhooks without View channel is not enough to create: 403 (50013)', async () => {
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Blind' });
-    await updateRole(t.services, server.id, server.everyoneRoleId, { permissions: 0n });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Blind' });
+    await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: 0n });
     const bot = await createBot(t);
-    const role = await createRole(t.services, server.id, { name: 'Hooks only', permissions: Permission.MANAGE_WEBHOOKS });
-    await addMember(t.services, server.id, bot.botUserId, [role.id]);
+    const role = await createRole(t.services, operatorActing(), server.id, { name: 'Hooks only', permissions: Permission.MANAGE_WEBHOOKS });
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
     const res = await create(bot, server.channels[0]?.id as string);
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 50013 });
@@ -199,7 +200,7 @@ describe('the limit of 10 webhooks per channel (SPEC §8)', () => {
   it('the limit is per channel: another channel of the server still takes webhooks', async () => {
     const { bot, serverId, channelId } = await serverWithBot(MANAGE);
     for (let i = 0; i < 10; i += 1) expect((await create(bot, channelId, { name: `Hook ${i}` })).statusCode).toBe(201);
-    const other = await createChannel(t.services, serverId, { name: 'other' });
+    const other = await createChannel(t.services, operatorActing(), serverId, { name: 'other' });
     expect((await create(bot, other.id)).statusCode).toBe(201);
   });
 });
@@ -262,7 +263,7 @@ describe('managing webhooks with bot credentials', () => {
     const { bot, serverId, channelId } = await serverWithBot(MANAGE);
     const created = (await create(bot, channelId)).json() as { id: string };
     const member = await createBot(t, { name: 'Member' });
-    await addMember(t.services, serverId, member.botUserId);
+    await addMember(t.services, operatorActing(), serverId, member.botUserId);
     const outsider = await createBot(t, { name: 'Outsider' });
     const routes: Array<[('GET' | 'POST' | 'PATCH' | 'DELETE'), string, unknown?]> = [
       ['GET', `/api/v1/channels/${channelId}/webhooks`],
@@ -287,7 +288,7 @@ describe('managing webhooks with bot credentials', () => {
     const { createWebhook } = await import('../../src/modules/webhooks/webhooks.service.js');
     const owner = await t.services.db.selectFrom('servers').select('owner_id').where('id', '=', serverId).executeTakeFirstOrThrow();
     const channel = { id: channelId, serverId, type: 0, name: 'general', topic: null, position: 0, createdAt: 0 };
-    const made = await createWebhook(t.services, { kind: 'person', id: String(owner.owner_id) }, channel, { name: 'By hand' });
+    const made = await createWebhook(t.services, actingOf({ kind: 'person', id: String(owner.owner_id) }), channel, { name: 'By hand' });
     const res = await call(bot, 'GET', `/api/v1/webhooks/${made.webhook.id}`);
     expect(res.json()).toMatchObject({ name: 'By hand', application_id: null });
   });

@@ -1,4 +1,4 @@
-import { OPERATOR } from '../../core/actor.js';
+import { cliActing } from '../../core/acting.js';
 import { createApplication, findOwnerByUsername } from '../../modules/applications/applications.service.js';
 import { enableBot } from '../../modules/applications/bots.service.js';
 import type { CliCommand } from '../command.js';
@@ -21,7 +21,7 @@ export const appsCommands: CliCommand[] = [
     async run(services, flags) {
       const owner = await findOwnerByUsername(services, flags.string('owner') ?? '');
       // The same rules as the portal: a bad value exits non-zero with every field error.
-      const { application, clientSecret } = await createApplication(services, OPERATOR, {
+      const { application, clientSecret } = await createApplication(services, cliActing(services.clock), {
         ownerId: owner.id,
         name: flags.string('name') ?? '',
         description: flags.string('description') ?? '',
@@ -31,7 +31,7 @@ export const appsCommands: CliCommand[] = [
         botRequireCodeGrant: flags.bool('require-code-grant'),
       });
       // The bot token exists in plaintext only in this output: only its hash is stored.
-      const bot = flags.bool('bot') ? await enableBot(services, OPERATOR, application.id) : undefined;
+      const bot = flags.bool('bot') ? await enableBot(services, cliActing(services.clock), application.id) : undefined;
       // DESIGN §8: the API's field names (snake_case, as docs/api-resources.md).
       return {
         id: application.id,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { person, type Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
+import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
@@ -93,7 +94,7 @@ function registerPortal(pages: App, services: Services): void {
     const body = request.body;
     const confidential = body.clientType !== 'public';
     try {
-      const { application, clientSecret } = await createApplication(services, me(request), { name: body.name ?? '', redirectUris: [], confidential });
+      const { application, clientSecret } = await createApplication(services, personActing(request, services.clock), { name: body.name ?? '', redirectUris: [], confidential });
       if (clientSecret === null) return reply.redirect(`/developers/applications/${application.id}?created=1`, 303);
       // Post/redirect/get: the secret waits for the one GET that shows it; a reload creates nothing.
       return await reveal(request, reply, application.id, { notice: 'Application created. Add its redirect URIs below.', newSecret: clientSecret });
@@ -118,7 +119,7 @@ function registerPortal(pages: App, services: Services): void {
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
     const body = request.body;
     try {
-      await updateApplication(services, me(request), request.params.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
+      await updateApplication(services, personActing(request, services.clock), request.params.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
       return reply.redirect(`/developers/applications/${request.params.id}?saved=1`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
@@ -131,7 +132,7 @@ function registerPortal(pages: App, services: Services): void {
   pages.post('/developers/applications/:id/oauth2', { schema: { ...hide, params: AppParams, body: OAuthSettingsBody } }, async (request, reply) => {
     const text = request.body.redirectUris ?? '';
     try {
-      await updateApplication(services, me(request), request.params.id, { redirectUris: redirectUrisFromText(text) });
+      await updateApplication(services, personActing(request, services.clock), request.params.id, { redirectUris: redirectUrisFromText(text) });
       return reply.redirect(`/developers/applications/${request.params.id}?saved=1#oauth2`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;
@@ -148,7 +149,7 @@ function registerPortal(pages: App, services: Services): void {
 
   pages.post('/developers/applications/:id/reset-secret', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
     const app = await getManagedApplication(services, me(request), request.params.id);
-    const secret = await resetClientSecret(services, me(request), app.id);
+    const secret = await resetClientSecret(services, personActing(request, services.clock), app.id);
     return reveal(request, reply, app.id, { notice: 'The client secret was reset. The previous secret no longer works.', newSecret: secret });
   });
 
@@ -156,7 +157,7 @@ function registerPortal(pages: App, services: Services): void {
     const app = await getManagedApplication(services, me(request), request.params.id);
     // A second click (or a reload) finds the bot there: back to the page, no second token.
     if (app.botUserId !== null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const { token } = await enableBot(services, me(request), app.id);
+    const { token } = await enableBot(services, personActing(request, services.clock), app.id);
     return reveal(request, reply, app.id, { notice: 'Bot added. Copy its token now.', newBotToken: token }, '#bot');
   });
 
@@ -169,13 +170,13 @@ function registerPortal(pages: App, services: Services): void {
   pages.post('/developers/applications/:id/bot/reset-token', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
     const app = await getManagedApplication(services, me(request), request.params.id);
     if (app.botUserId === null) return reply.redirect(`/developers/applications/${app.id}#bot`, 303);
-    const token = await resetBotToken(services, me(request), app.id);
+    const token = await resetBotToken(services, personActing(request, services.clock), app.id);
     return reveal(request, reply, app.id, { notice: 'The bot token was reset. The previous token no longer works.', newBotToken: token }, '#bot');
   });
 
   pages.post('/developers/applications/:id/bot/settings', { schema: { ...hide, params: AppParams, body: BotSettingsBody } }, async (request, reply) => {
     const changes = { botPublic: request.body.botPublic === 'on', botRequireCodeGrant: request.body.botRequireCodeGrant === 'on' };
-    const app = await updateApplication(services, me(request), request.params.id, changes);
+    const app = await updateApplication(services, personActing(request, services.clock), request.params.id, changes);
     return reply.redirect(`/developers/applications/${app.id}?saved=1#bot`, 303);
   });
 
@@ -185,7 +186,7 @@ function registerPortal(pages: App, services: Services): void {
   });
 
   pages.post('/developers/applications/:id/delete', { schema: { ...hide, params: AppParams, body: CsrfOnlyBody } }, async (request, reply) => {
-    await deleteApplication(services, me(request), request.params.id);
+    await deleteApplication(services, personActing(request, services.clock), request.params.id);
     return reply.redirect('/developers/applications?deleted=1', 303);
   });
 

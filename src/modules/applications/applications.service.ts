@@ -1,8 +1,11 @@
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { AccessError, addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import type { FieldChange } from '../../events/domain-events.js';
+import { changing } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
@@ -89,7 +92,8 @@ export async function getManagedApplication(deps: Deps, actor: Actor, appId: str
  * (DESIGN §3). Every field is checked and every problem reported at once as a 50035 (fields
  * `name`, `description`, `iconUrl`, `redirectUris`); nothing is stored unless all are fine.
  */
-export async function createApplication(deps: Deps, actor: Actor, input: NewApplication & { ownerId?: string }): Promise<CreatedApplication> {
+export async function createApplication(deps: Deps, acting: Acting, input: NewApplication & { ownerId?: string }): Promise<CreatedApplication> {
+  const actor = acting.actor;
   const ownerId = actor.kind === 'person' ? actor.id : actor.kind === 'operator' ? input.ownerId : undefined;
   if (ownerId === undefined) throw ApiErrors.missingAccess();
   const errors = new FieldErrors();
@@ -116,7 +120,11 @@ export async function createApplication(deps: Deps, actor: Actor, input: NewAppl
     createdAt: now,
     updatedAt: now,
   };
-  await insertApplication(deps.db, application);
+  // Issue #37 §2: the audit row is written in the insert's own commit.
+  await changing(deps, acting, async (trx, emit) => {
+    await insertApplication(trx, application);
+    emit({ type: 'app.created', applicationId: application.id, ownerId });
+  });
   return { application, clientSecret: secret ? secret.plain : null };
 }
 
@@ -128,8 +136,8 @@ export type ApplicationUpdate = ApplicationChanges;
  * nothing changed). Redirect URIs are replaced as a whole list and checked against the app's
  * client type. An application the actor may not manage, or none → 404 (10002).
  */
-export async function updateApplication(deps: Deps, actor: Actor, appId: string, changes: ApplicationUpdate): Promise<Application> {
-  const app = await getManagedApplication(deps, actor, appId);
+export async function updateApplication(deps: Deps, acting: Acting, appId: string, changes: ApplicationUpdate): Promise<Application> {
+  const app = await getManagedApplication(deps, acting.actor, appId);
 
   const errors = new FieldErrors();
   const checked: ApplicationChanges = {};
@@ -145,12 +153,15 @@ export async function updateApplication(deps: Deps, actor: Actor, appId: string,
   errors.throwIfAny();
 
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  const fieldChanges = applicationChanges(app, checked);
+  await changing(deps, acting, async (trx, emit) => {
     if (!(await updateApplicationRow(trx, appId, checked, now))) throw ApiErrors.unknownApplication();
     // Issue #4: the bot account carries the app's name and icon, so it follows their changes.
     if (app.botUserId !== null && (checked.name !== undefined || checked.iconUrl !== undefined)) {
       await saveProfile(trx, app.botUserId, { ...(checked.name !== undefined ? { name: checked.name } : {}), ...(checked.iconUrl !== undefined ? { avatarUrl: checked.iconUrl } : {}) });
     }
+    // A save that changed nothing (the form sent the same values) is no event.
+    if (fieldChanges.length > 0) emit({ type: 'app.updated', applicationId: app.id, changes: fieldChanges });
   });
   return {
     ...app,
@@ -165,16 +176,40 @@ export async function updateApplication(deps: Deps, actor: Actor, appId: string,
 }
 
 /**
+ * What an update changes, as the audit log shows it (issue #37 §2): each field whose value
+ * differs, old and new, under the API's snake_case names. The client type cannot change and no
+ * secret is among these fields.
+ */
+function applicationChanges(app: Application, checked: ApplicationChanges): FieldChange[] {
+  const changes: FieldChange[] = [];
+  const field = (key: string, old: string | boolean | null, value: string | boolean | null | undefined) => {
+    if (value !== undefined && value !== old) changes.push({ key, old, new: value });
+  };
+  field('name', app.name, checked.name);
+  field('description', app.description, checked.description);
+  field('icon_url', app.iconUrl, checked.iconUrl);
+  // Space-separated, as in the portal's text box: a value of the audit log is a scalar.
+  field('redirect_uris', app.redirectUris.join(' '), checked.redirectUris?.join(' '));
+  field('bot_public', app.botPublic, checked.botPublic);
+  field('bot_require_code_grant', app.botRequireCodeGrant, checked.botRequireCodeGrant);
+  return changes;
+}
+
+/**
  * Issues a new client secret for a confidential application and returns it (shown once). The
  * old secret stops working at once: one UPDATE replaces the only stored hash. Tokens already
  * issued stay valid; revoking them is what deauthorization is for. A public app has no secret
  * to reset (50035 on `confidential`). Not the actor's to manage, or none → 404 (10002).
  */
-export async function resetClientSecret(deps: Deps, actor: Actor, appId: string): Promise<string> {
-  const app = await getManagedApplication(deps, actor, appId);
+export async function resetClientSecret(deps: Deps, acting: Acting, appId: string): Promise<string> {
+  const app = await getManagedApplication(deps, acting.actor, appId);
   if (!app.confidential) throw ApiErrors.invalidFormBody(addFieldError({}, ['confidential'], { code: 'APPLICATION_PUBLIC', message: 'A public application has no client secret.' }));
   const secret = issueSecret(deps.random, 'clientSecret');
-  if (!(await replaceClientSecretHash(deps.db, appId, secret.hash, deps.clock.now()))) throw ApiErrors.unknownApplication();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await replaceClientSecretHash(trx, appId, secret.hash, deps.clock.now()))) throw ApiErrors.unknownApplication();
+    // The event names the app only: the secret is shown once to the caller and kept nowhere else.
+    emit({ type: 'client_secret.reset', applicationId: app.id });
+  });
   return secret.plain;
 }
 
@@ -183,9 +218,12 @@ export async function resetClientSecret(deps: Deps, actor: Actor, appId: string)
  * remembered consents are deleted with it by ON DELETE CASCADE, so every token it held stops
  * working at once. Not the actor's to manage, or none → 404 (10002).
  */
-export async function deleteApplication(deps: Deps, actor: Actor, appId: string): Promise<void> {
-  const app = await getManagedApplication(deps, actor, appId);
-  if (!(await deleteApplicationRow(deps.db, app.id))) throw ApiErrors.unknownApplication();
+export async function deleteApplication(deps: Deps, acting: Acting, appId: string): Promise<void> {
+  const app = await getManagedApplication(deps, acting.actor, appId);
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteApplicationRow(trx, app.id))) throw ApiErrors.unknownApplication();
+    emit({ type: 'app.deleted', applicationId: app.id });
+  });
 }
 
 /** The applications a person owns, oldest first. */

@@ -1,6 +1,8 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Acting } from '../../core/acting.js';
 import type { Deps } from '../../deps.js';
-import { authenticateBot, type BotPrincipal } from './bots.service.js';
+import { actorActing } from '../../http/acting.js';
+import { authenticateBot, botActor, type BotPrincipal } from './bots.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,4 +29,9 @@ export function botOf(request: FastifyRequest): BotPrincipal {
   const bot = request.bot;
   if (!bot) throw new Error('botOf() called on a route without requireBot()');
   return bot;
+}
+
+/** The accepted bot acting in this request (issue #37 §1): its actor, address, request id and `X-Audit-Log-Reason`. */
+export function botActing(request: FastifyRequest, clock: { now(): number }): Acting {
+  return actorActing(request, clock, botActor(botOf(request)));
 }

@@ -1,9 +1,11 @@
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { changing } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
@@ -19,6 +21,11 @@ import { botUsername, parseBotAuthorization } from './bots.js';
 export interface BotPrincipal {
   application: Application;
   botUserId: string;
+}
+
+/** The actor of a request with bot credentials: the bot account, acting for its application. */
+export function botActor(bot: BotPrincipal): Actor {
+  return { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id };
 }
 
 /** What a bot may do in a direct-message channel it is part of (there are no roles there). */
@@ -41,8 +48,8 @@ const hasNoBot = () => invalidField(['bot'], 'APPLICATION_HAS_NO_BOT', 'This app
  * only as SHA-256 (DESIGN §3). The account and the link to it are written in one transaction.
  * An app the actor may not manage, or none → 404 10002; one that already has a bot → 50035 at `bot`.
  */
-export async function enableBot(deps: Deps, actor: Actor, appId: string): Promise<{ botUserId: string; token: string }> {
-  const app = await getManagedApplication(deps, actor, appId);
+export async function enableBot(deps: Deps, acting: Acting, appId: string): Promise<{ botUserId: string; token: string }> {
+  const app = await getManagedApplication(deps, acting.actor, appId);
   if (app.botUserId !== null) throw alreadyHasBot();
 
   const token = issueSecret(deps.random, 'botToken');
@@ -52,11 +59,13 @@ export async function enableBot(deps: Deps, actor: Actor, appId: string): Promis
     const username = botUsername(app.name, suffix);
     if (await getPersonByUsername(deps, username)) continue;
     try {
-      await deps.db.transaction().execute(async (trx) => {
+      await changing(deps, acting, async (trx, emit) => {
         const now = deps.clock.now();
         await createPerson(trx, { id: botUserId, username, name: app.name, email: null, passwordHash: null, bot: true, applicationId: app.id, avatarUrl: app.iconUrl, createdAt: now });
         // Rolls the account back when another request gave the app a bot meanwhile.
         if (!(await attachBot(trx, app.id, botUserId, token.hash, now))) throw alreadyHasBot();
+        // Issue #37 §2: the app gaining a bot is a change of the app; the row names the account, never its token.
+        emit({ type: 'app.updated', applicationId: app.id, changes: [{ key: 'bot_user_id', old: null, new: botUserId }] });
       });
       return { botUserId, token: token.plain };
     } catch (error) {
@@ -73,11 +82,15 @@ export async function enableBot(deps: Deps, actor: Actor, appId: string): Promis
  * UPDATE replaces the only stored hash. An app the actor may not manage, or none → 10002; an app
  * without a bot → 50035.
  */
-export async function resetBotToken(deps: Deps, actor: Actor, appId: string): Promise<string> {
-  const app = await getManagedApplication(deps, actor, appId);
+export async function resetBotToken(deps: Deps, acting: Acting, appId: string): Promise<string> {
+  const app = await getManagedApplication(deps, acting.actor, appId);
   if (app.botUserId === null) throw hasNoBot();
   const token = issueSecret(deps.random, 'botToken');
-  if (!(await replaceBotTokenHash(deps.db, app.id, token.hash, deps.clock.now()))) throw hasNoBot();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await replaceBotTokenHash(trx, app.id, token.hash, deps.clock.now()))) throw hasNoBot();
+    // The event names the app only: the token is shown once to the caller and kept nowhere else.
+    emit({ type: 'bot_token.reset', applicationId: app.id });
+  });
   return token.plain;
 }
 

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { presentCommand } from '../resources/resources.js';
-import { botOf, requireBot } from './bot-auth.routes.js';
+import { botActing, botOf, requireBot } from './bot-auth.routes.js';
 import { CommandListBody, CommandParams, CommandsPutBody } from './commands.schemas.js';
 import { getCommands, overwriteCommands } from './commands.service.js';
 
@@ -51,6 +51,6 @@ export function registerCommandsApi(app: App, services: Services): void {
         response: { 200: CommandListBody, ...apiErrorResponses(400), ...errors },
       },
     },
-    async (request) => (await overwriteCommands(services, botOf(request), request.params.applicationId, request.body as unknown)).map(presentCommand),
+    async (request) => (await overwriteCommands(services, botActing(request, services.clock), request.params.applicationId, request.body as unknown)).map(presentCommand),
   );
 }

@@ -1,25 +1,29 @@
 import { addFieldError, ApiErrors, type ErrorTree } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
+import type { Acting } from '../../core/acting.js';
+import type { Actor } from '../../core/actor.js';
 import type { Deps } from '../../deps.js';
+import { emitted } from '../../events/event-bus.js';
 import { findApplication } from './applications.repository.js';
 import type { BotPrincipal } from './bots.service.js';
 import { byName, checkCommands, presentCommand, type ApplicationCommand, type CommandView } from './bots.js';
 import { deleteCommandsExcept, insertCommand, listCommands, updateCommand } from './commands.repository.js';
 
 /**
- * The application `appId` when `bot` is its own bot: unknown or malformed id → 404 10002;
- * another application's bot → 403 50001 (issue #4: commands take that app's bot credentials).
+ * The application `appId` when `actor` is its own bot: unknown or malformed id → 404 10002;
+ * another application's bot, or anyone else → 403 50001 (issue #4: commands take that app's bot
+ * credentials).
  */
-async function requireOwnApplication(deps: Deps, bot: BotPrincipal, appId: string): Promise<string> {
+async function requireOwnApplication(deps: Deps, actor: Actor, appId: string): Promise<string> {
   const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
   if (!app) throw ApiErrors.unknownApplication();
-  if (app.id !== bot.application.id) throw ApiErrors.missingAccess();
+  if (actor.kind !== 'bot' || app.id !== actor.applicationId) throw ApiErrors.missingAccess();
   return app.id;
 }
 
 /** GET /api/v1/applications/{id}/commands: the app's commands, by name. */
 export async function getCommands(deps: Deps, bot: BotPrincipal, appId: string): Promise<CommandView[]> {
-  const id = await requireOwnApplication(deps, bot, appId);
+  const id = await requireOwnApplication(deps, { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id }, appId);
   return (await listCommands(deps.db, id)).map(presentCommand);
 }
 
@@ -29,8 +33,8 @@ export async function getCommands(deps: Deps, bot: BotPrincipal, appId: string):
  * one transaction, commands named as before keep their ids and are rewritten, new names are
  * added and missing names deleted. Answers the stored list, as GET would.
  */
-export async function overwriteCommands(deps: Deps, bot: BotPrincipal, appId: string, body: unknown): Promise<CommandView[]> {
-  const id = await requireOwnApplication(deps, bot, appId);
+export async function overwriteCommands(deps: Deps, acting: Acting, appId: string, body: unknown): Promise<CommandView[]> {
+  const id = await requireOwnApplication(deps, acting.actor, appId);
   const checked = checkCommands(body);
   if (!checked.ok) {
     const tree: ErrorTree = {};
@@ -60,6 +64,8 @@ export async function overwriteCommands(deps: Deps, bot: BotPrincipal, appId: st
     }
     return result;
   });
+  // Issue #37 §2: not audited, so announced after the commit (global commands: no server).
+  await emitted(deps, acting, { type: 'commands.updated', applicationId: id, serverId: null });
   return stored.sort(byName).map(presentCommand);
 }
 

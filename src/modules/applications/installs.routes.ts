@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { person } from '../../core/actor.js';
+import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
@@ -22,7 +23,7 @@ export function registerInstallPages(pages: App, services: Services): void {
     signedIn.post('/servers/:serverId/settings/integrations/apps/:applicationId/remove', { schema: { hide: true, params: RemoveParams } }, async (request, reply) => {
       const { serverId, applicationId } = request.params;
       // Issue #4: a person with Manage server can remove a bot (removeBot decides who may).
-      await removeBot(services, person(request.signedInViewer.id), serverId, applicationId);
+      await removeBot(services, personActing(request, services.clock), serverId, applicationId);
       return reply.redirect(`${integrationsPath(serverId)}?done=app-removed`, 303);
     });
   });

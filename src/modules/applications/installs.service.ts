@@ -1,9 +1,12 @@
 import type { Transaction } from 'kysely';
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { Permission, has, permissionNames } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import type { DomainEvent } from '../../events/domain-events.js';
+import { changing, type Emit } from '../../events/event-bus.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { authorize } from '../directory/access.service.js';
@@ -168,21 +171,23 @@ export async function planInstallAtExchange(deps: Deps, app: Application, record
 export type InstallWrite = { kind: 'server'; plan: ServerInstallPlan } | { kind: 'user'; applicationId: string; userId: string };
 
 /**
- * Writes an install and the rest of its authorization (`alongside`: grant, code, consent) in one
- * transaction, all or nothing. Two installs of the same bot into the same server at once can both
- * find it not yet a member; the loser fails on the primary key and runs once more, now finding it.
+ * Writes an install and the rest of its authorization (`alongside`: grant, code, consent, and
+ * their events through `emit`) in one transaction, all or nothing, with its event (issue #37 §2: bot.installed or user_install.created,
+ * recorded in that commit). `acting` is the person who agreed. Two installs of the same bot into the
+ * same server at once can both find it not yet a member; the loser fails on the primary key and runs
+ * once more, now finding it (the failed run's events went with its rollback).
  */
-export async function writeInstall(deps: Deps, install: InstallWrite | undefined, alongside?: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
-  const writes = async (trx: Transaction<Database>): Promise<void> => {
-    if (install?.kind === 'server') await writeServerInstall(deps, trx, install.plan);
-    else if (install?.kind === 'user') await writeUserInstall(deps, trx, install.applicationId, install.userId);
-    if (alongside) await alongside(trx);
+export async function writeInstall(deps: Deps, acting: Acting, install: InstallWrite | undefined, alongside?: (trx: Transaction<Database>, emit: Emit) => Promise<void>): Promise<void> {
+  const writes = async (trx: Transaction<Database>, emit: Emit): Promise<void> => {
+    if (install?.kind === 'server') await installInServer(deps, trx, emit, install.plan);
+    else if (install?.kind === 'user') await writeUserInstall(deps, trx, emit, install.applicationId, install.userId);
+    if (alongside) await alongside(trx, emit);
   };
   try {
-    await deps.db.transaction().execute(writes);
+    await changing(deps, acting, writes);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    await deps.db.transaction().execute(writes);
+    await changing(deps, acting, writes);
   }
 }
 
@@ -203,9 +208,10 @@ export interface ServerInstallPlan {
  * Writes a bot install inside the caller's transaction (issue #4 "Authorize"): the bot joins the
  * server if it is not a member yet; its managed role — named after the app — holds exactly
  * `granted`, created, updated or (when nothing is granted) deleted; the server_installs row is
- * created or updated. Installing again therefore converges on the new grant.
+ * created or updated. Installing again therefore converges on the new grant, and is recorded again
+ * (Discord records every BOT_ADD). Emits bot.installed with what was granted.
  */
-export async function writeServerInstall(deps: Deps, trx: Transaction<Database>, plan: ServerInstallPlan): Promise<void> {
+async function installInServer(deps: Deps, trx: Transaction<Database>, emit: Emit, plan: ServerInstallPlan): Promise<void> {
   const now = deps.clock.now();
   const { serverId, application } = plan;
   const botId = application.botUserId;
@@ -224,11 +230,27 @@ export async function writeServerInstall(deps: Deps, trx: Transaction<Database>,
     await assignRoleIfMissing(trx, serverId, botId, id);
   }
   await upsertServerInstall(trx, { applicationId: application.id, serverId, installerId: plan.installerId, permissions: plan.granted, commands: plan.commands }, now);
+  // Issue #37 §2: the scopes the install carries, and the permissions as Discord writes them (a decimal string).
+  emit({ type: 'bot.installed', serverId, applicationId: application.id, botUserId: botId, scopes: plan.commands ? 'bot applications.commands' : 'bot', permissions: plan.granted.toString() });
 }
 
-/** Records a user install (applications.commands without bot) inside the caller's transaction. */
-async function writeUserInstall(deps: Deps, trx: Transaction<Database>, applicationId: string, userId: string): Promise<void> {
-  await insertUserInstall(trx, { applicationId, userId, createdAt: deps.clock.now() });
+/**
+ * A bot install inside a transaction the caller runs (the code exchange of an app that requires the
+ * code grant, issue #21 §5: the install commits with the code's consumption). Its bot.installed event
+ * is recorded in that transaction (issue #37 §2: the audit row in the install's own commit) and
+ * returned: the caller delivers it (`deps.bus.deliver`) once the transaction has committed, and
+ * drops it if it rolled back.
+ */
+export async function writeServerInstall(deps: Deps, acting: Acting, trx: Transaction<Database>, plan: ServerInstallPlan): Promise<DomainEvent[]> {
+  const events: DomainEvent[] = [];
+  await installInServer(deps, trx, (event) => events.push(event), plan);
+  await deps.bus.recordWith(trx, acting, events);
+  return events;
+}
+
+/** Records a user install (applications.commands without bot) inside the caller's transaction; a new one emits user_install.created. */
+async function writeUserInstall(deps: Deps, trx: Transaction<Database>, emit: Emit, applicationId: string, userId: string): Promise<void> {
+  if (await insertUserInstall(trx, { applicationId, userId, createdAt: deps.clock.now() })) emit({ type: 'user_install.created', applicationId, userId });
 }
 
 /**
@@ -239,18 +261,22 @@ async function writeUserInstall(deps: Deps, trx: Transaction<Database>, applicat
  * take it out of reach (docs/permissions.md rule 4, issue #21 §5; 403 50013). 404 when the app is
  * not installed here.
  */
-export async function removeBot(deps: Deps, actor: Actor, serverId: string, applicationId: string): Promise<void> {
+export async function removeBot(deps: Deps, acting: Acting, serverId: string, applicationId: string): Promise<void> {
+  const actor = acting.actor;
   const actorPermissions = await authorize(deps, actor, serverId, ServerAction.manageServer);
   const notInstalled = () => new ApiError(404, 0, 'This app is not installed in this server.');
   if (!isSnowflake(applicationId)) throw notInstalled();
   const installed = await findApplication(deps.db, applicationId);
   const botPermissions = installed?.botUserId ? await memberPermissions(deps, serverId, installed.botUserId) : undefined;
   if (botPermissions !== undefined && actor.kind !== 'operator') requireMemberInReach(actorPermissions, botPermissions);
-  const removed = await deps.db.transaction().execute(async (trx) => {
+  const removed = await changing(deps, acting, async (trx, emit) => {
     const app = await findApplication(trx, applicationId);
     if (!(await deleteServerInstall(trx, serverId, applicationId))) return false;
     await deleteManagedRoles(trx, serverId, applicationId);
-    if (app?.botUserId) await removeMemberInTransaction(trx, serverId, app.botUserId);
+    if (app?.botUserId) {
+      await removeMemberInTransaction(trx, serverId, app.botUserId);
+      emit({ type: 'bot.removed', serverId, applicationId, botUserId: app.botUserId });
+    }
     return true;
   });
   if (!removed) throw notInstalled();

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { person } from '../../core/actor.js';
+import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
@@ -27,7 +27,7 @@ export function registerUserInstallPages(pages: App, services: Services): void {
     });
 
     signedIn.post('/settings/apps/:applicationId/remove', { schema: { hide: true, params: RemoveParams, body: CsrfOnlyBody } }, async (request, reply) => {
-      const removed = await removeUserInstall(services, person(request.signedInViewer.id), request.params.applicationId);
+      const removed = await removeUserInstall(services, personActing(request, services.clock), request.params.applicationId);
       // Post/redirect/get; a second submit (nothing left to remove) lands on the plain list.
       return reply.redirect(removed ? '/settings/apps?removed=1' : '/settings/apps', 303);
     });

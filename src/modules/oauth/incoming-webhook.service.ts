@@ -1,9 +1,11 @@
 import type { Transaction } from 'kysely';
+import type { Acting } from '../../core/acting.js';
 import { OAuthError } from '../../core/errors.js';
 import { refusedPage, type RefusedPage } from './authorize-steps.js';
 import { Permission, has } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import type { DomainEvent } from '../../events/domain-events.js';
 import type { Database } from '../../storage/database.js';
 import type { Application } from '../applications/applications.js';
 import { checkAvatarUrl } from '../directory/people.js';
@@ -87,14 +89,16 @@ export async function prepareIncomingWebhook(deps: Deps, app: Application, userI
 }
 
 /**
- * Creates the webhook in the exchange's transaction. A channel filled meanwhile (SPEC §8: 10) is
- * `invalid_grant`, and the transaction is rolled back, so the code stays unused.
+ * Creates the webhook in the exchange's transaction, as `acting` (the person who authorized). A
+ * channel filled meanwhile (SPEC §8: 10) is `invalid_grant`, and the transaction is rolled back,
+ * so the code stays unused. Its webhook.created event is recorded in that transaction (issue #37
+ * §2) and returned in `events`, for the caller to deliver once the transaction has committed.
  */
-export async function createIncomingWebhook(deps: Deps, trx: Transaction<Database>, prepared: PreparedIncomingWebhook): Promise<WebhookRecord> {
-  const issued = await createWebhookInTransaction(deps, trx, prepared.channel, { userId: prepared.userId, applicationId: prepared.applicationId }, prepared);
+export async function createIncomingWebhook(deps: Deps, acting: Acting, trx: Transaction<Database>, prepared: PreparedIncomingWebhook): Promise<{ record: WebhookRecord; events: DomainEvent[] }> {
+  const issued = await createWebhookInTransaction(deps, acting, trx, prepared.channel, { userId: prepared.userId, applicationId: prepared.applicationId }, prepared);
   if (!issued) {
     throw new OAuthError('invalid_grant', `the chosen channel already has 10 webhooks, the most a channel can have; delete one in its settings or authorize again choosing another channel`);
   }
   // The token and URL are shown in this answer only (SPEC §2.8).
-  return presentWebhook(issued.webhook, { withToken: issued.token, baseUrl: deps.config.baseUrl });
+  return { record: presentWebhook(issued.webhook, { withToken: issued.token, baseUrl: deps.config.baseUrl }), events: issued.events };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { person } from '../../core/actor.js';
 import { ApiError, ApiErrors } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
+import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
@@ -150,7 +150,7 @@ function registerIntegrations(pages: App, services: Services): void {
       const { name, avatarUrl, channelId } = request.body;
       try {
         const channel = at.scope.kind === 'channel' ? at.scope.channel : await channelOfServer(services, at.serverId, channelId);
-        const created = await createWebhook(services, person(request.signedInViewer.id), channel, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        const created = await createWebhook(services, personActing(request, services.clock), channel, { name: name ?? '', avatarUrl: avatarUrl ?? null });
         // Post/redirect/get: the URL waits for the one GET that shows it; a reload creates nothing.
         return await reveal(request, reply, at, issued(created.webhook, created.token, false));
       } catch (error) {
@@ -162,7 +162,7 @@ function registerIntegrations(pages: App, services: Services): void {
       const { at, webhook } = await openWebhook(request);
       const { name, avatarUrl } = request.body;
       try {
-        await updateWebhookAs(services, person(request.signedInViewer.id), webhook.id, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        await updateWebhookAs(services, personActing(request, services.clock), webhook.id, { name: name ?? '', avatarUrl: avatarUrl ?? null });
       } catch (error) {
         return render(request, reply, at, refused(error, `rename-${webhook.id}`, { name, avatarUrl }));
       }
@@ -173,7 +173,7 @@ function registerIntegrations(pages: App, services: Services): void {
     pages.post(`${prefix}/webhooks/:webhookId/github-secret`, { schema: { ...hide, params: webhookParams, body: GithubSecretFormBody } }, async (request, reply) => {
       const { at, webhook } = await openWebhook(request);
       try {
-        await setGithubSecret(services, webhook, request.body.githubSecret ?? '');
+        await setGithubSecret(services, personActing(request, services.clock), webhook.id, request.body.githubSecret ?? '');
       } catch (error) {
         return render(request, reply, at, refused(error, `github-secret-${webhook.id}`, {}));
       }
@@ -188,7 +188,7 @@ function registerIntegrations(pages: App, services: Services): void {
 
     pages.post(`${prefix}/webhooks/:webhookId/regenerate`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
       const { at, webhook } = await openWebhook(request);
-      const regenerated = await regenerateWebhookTokenAs(services, person(request.signedInViewer.id), webhook.id);
+      const regenerated = await regenerateWebhookTokenAs(services, personActing(request, services.clock), webhook.id);
       return reveal(request, reply, at, issued(regenerated.webhook, regenerated.token, true));
     });
 
@@ -201,7 +201,7 @@ function registerIntegrations(pages: App, services: Services): void {
     pages.post(`${prefix}/webhooks/:webhookId/delete`, { schema: { ...hide, params: webhookParams, body: WebhookConfirmBody } }, async (request, reply) => {
       const { at, webhook } = await openWebhook(request);
       try {
-        await deleteWebhookAs(services, person(request.signedInViewer.id), webhook.id);
+        await deleteWebhookAs(services, personActing(request, services.clock), webhook.id);
       } catch (error) {
         // Deleted meanwhile (another tab): the outcome the person asked for.
         if (!(error instanceof ApiError) || error.code !== 10015) throw error;

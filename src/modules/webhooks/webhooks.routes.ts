@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
-import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { botActor } from '../applications/bots.service.js';
 import {
   ChannelIdParams,
   WebhookIdParams,
@@ -11,7 +12,6 @@ import {
   WebhookRecordBody,
 } from './webhooks.schemas.js';
 import {
-  botActor,
   botCreateWebhook,
   botListChannelWebhooks,
   deleteWebhookAs,
@@ -59,7 +59,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
       },
     },
     async (request, reply) => {
-      const issued = await botCreateWebhook(services, botOf(request), request.params.channelId, webhookInput(request.body));
+      const issued = await botCreateWebhook(services, botActing(request, services.clock), botOf(request), request.params.channelId, webhookInput(request.body));
       return reply.code(201).send(presentWebhook(issued.webhook, { withToken: issued.token, baseUrl }));
     },
   );
@@ -110,7 +110,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
         response: { 200: WebhookRecordBody, ...errors },
       },
     },
-    async (request) => presentWebhook(await updateWebhookAs(services, botActor(botOf(request)), request.params.id, webhookInput(request.body)), { baseUrl }),
+    async (request) => presentWebhook(await updateWebhookAs(services, botActing(request, services.clock), request.params.id, webhookInput(request.body)), { baseUrl }),
   );
 
   app.delete(
@@ -127,7 +127,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
       },
     },
     async (request, reply) => {
-      await deleteWebhookAs(services, botActor(botOf(request)), request.params.id);
+      await deleteWebhookAs(services, botActing(request, services.clock), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -146,7 +146,7 @@ export function registerWebhookManagementApi(app: App, services: Services): void
       },
     },
     async (request) => {
-      const issued = await regenerateWebhookTokenAs(services, botActor(botOf(request)), request.params.id);
+      const issued = await regenerateWebhookTokenAs(services, botActing(request, services.clock), request.params.id);
       return presentWebhook(issued.webhook, { withToken: issued.token, baseUrl });
     },
   );

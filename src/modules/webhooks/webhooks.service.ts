@@ -1,10 +1,13 @@
 import type { Transaction } from 'kysely';
+import type { Acting, Who } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { AccessError, ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import type { DomainEvent, FieldChange } from '../../events/domain-events.js';
+import { changing } from '../../events/event-bus.js';
 import type { Database } from '../../storage/database.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import type { Channel } from '../directory/channels.js';
@@ -88,13 +91,14 @@ async function heldBy(deps: Deps, actor: Actor, serverId: string): Promise<bigin
  * channel there (SPEC §5.8): a channel of a server they are not in → 404 10003, a member without
  * them → 403 50013. The rest is insertWebhook's.
  */
-export async function createWebhook(deps: Deps, actor: Actor, channel: Channel, input: WebhookInput): Promise<IssuedWebhook> {
+export async function createWebhook(deps: Deps, acting: Acting, channel: Channel, input: WebhookInput): Promise<IssuedWebhook> {
+  const actor = acting.actor;
   // Direct-message channels have no server, hence no Manage webhooks to hold.
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
   const held = await heldBy(deps, actor, channel.serverId);
   if (held === undefined) throw new AccessError(404, 10003, 'Unknown Channel');
   if ((held & CREATE_BITS) !== CREATE_BITS) throw missingPermissions();
-  return insertWebhook(deps, channel, creatorOf(actor), input);
+  return insertWebhook(deps, acting, channel, creatorOf(actor), input);
 }
 
 /**
@@ -103,10 +107,16 @@ export async function createWebhook(deps: Deps, actor: Actor, channel: Channel, 
  * has 10 → 30007, decided atomically by the counter so that racing creations never make an 11th
  * (SPEC §8).
  */
-async function insertWebhook(deps: Deps, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
+async function insertWebhook(deps: Deps, acting: Acting, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
   const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, { name: checkedName(deps, input.name), avatarUrl: checkedAvatar(input.avatarUrl ?? null) });
-  if (!(await insertWebhookCounted(deps.db, webhook))) {
+  // Issue #37 §2: the audit row commits with the webhook; a full channel writes neither.
+  const inserted = await changing(deps, acting, async (trx, emit) => {
+    if (!(await insertWebhookCounted(trx, webhook))) return false;
+    emit(createdEvent(webhook));
+    return true;
+  });
+  if (!inserted) {
     // The channel may have been deleted meanwhile; otherwise it is full.
     if (!(await getChannel(deps, channel.id))) throw ApiErrors.unknownChannel();
     throw ApiErrors.tooManyWebhooks();
@@ -122,14 +132,22 @@ async function insertWebhook(deps: Deps, channel: Channel, creator: WebhookCreat
  */
 export async function createWebhookInTransaction(
   deps: Deps,
+  acting: Acting,
   trx: Transaction<Database>,
   channel: Channel & { serverId: string },
   creator: WebhookCreator,
   checked: { name: string; avatarUrl: string | null },
-): Promise<IssuedWebhook | undefined> {
+): Promise<(IssuedWebhook & { events: DomainEvent[] }) | undefined> {
   const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, checked);
   if (!(await insertWebhookCounted(trx, webhook))) return undefined;
-  return { webhook, token };
+  // Issue #37 §2: recorded in the caller's transaction; the caller delivers `events` once it committed.
+  const events: DomainEvent[] = [createdEvent(webhook)];
+  await deps.bus.recordWith(trx, acting, events);
+  return { webhook, token, events };
+}
+
+function createdEvent(webhook: Webhook): DomainEvent {
+  return { type: 'webhook.created', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, name: webhook.name };
 }
 
 /** Whether a channel has room for one more webhook (SPEC §8), for a check before anything is written. */
@@ -137,27 +155,45 @@ export async function channelHasWebhookRoom(deps: Deps, channelId: string): Prom
   return (await listChannelWebhooks(deps.db, channelId)).length < WEBHOOKS_PER_CHANNEL;
 }
 
-/** Renames a webhook or changes its avatar; never its token. 10015 when it no longer exists. */
-export async function updateWebhookSettings(deps: Deps, webhook: Webhook, input: WebhookInput): Promise<Webhook> {
+/**
+ * Renames a webhook or changes its avatar; never its token. 10015 when it no longer exists.
+ * `acting` is whoever was let through: a checked actor, or the webhook's own token holder.
+ * Emits webhook.updated with each field that changed, old and new (none changed: no event).
+ */
+export async function updateWebhookSettings(deps: Deps, acting: Acting<Who>, webhook: Webhook, input: WebhookInput): Promise<Webhook> {
   const changes: { name?: string; avatarUrl?: string | null } = {};
   if (input.name !== undefined) changes.name = checkedName(deps, input.name);
   if (input.avatarUrl !== undefined) changes.avatarUrl = checkedAvatar(input.avatarUrl);
-  if (!(await updateWebhook(deps.db, webhook.id, changes))) throw ApiErrors.unknownWebhook();
+  const fieldChanges: FieldChange[] = [];
+  if (changes.name !== undefined && changes.name !== webhook.name) fieldChanges.push({ key: 'name', old: webhook.name, new: changes.name });
+  // Discord's key for a webhook's avatar; here it is the URL (docs/webhooks-management.md).
+  if (changes.avatarUrl !== undefined && changes.avatarUrl !== webhook.avatarUrl) fieldChanges.push({ key: 'avatar_url', old: webhook.avatarUrl, new: changes.avatarUrl });
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await updateWebhook(trx, webhook.id, changes))) throw ApiErrors.unknownWebhook();
+    if (fieldChanges.length > 0) emit({ type: 'webhook.updated', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, changes: fieldChanges });
+  });
   return { ...webhook, ...changes };
 }
 
-/** Deletes a webhook and frees its slot; its messages stay in the channel. 10015 when already gone. */
-export async function removeWebhook(deps: Deps, webhook: Pick<Webhook, 'id'>): Promise<void> {
-  if (!(await deleteWebhook(deps.db, webhook.id))) throw ApiErrors.unknownWebhook();
+/** Deletes a webhook and frees its slot; its messages stay in the channel. 10015 when already gone. Emits webhook.deleted. */
+export async function removeWebhook(deps: Deps, acting: Acting<Who>, webhook: Pick<Webhook, 'id' | 'serverId' | 'channelId' | 'name'>): Promise<void> {
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteWebhook(trx, webhook.id))) throw ApiErrors.unknownWebhook();
+    emit({ type: 'webhook.deleted', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, name: webhook.name });
+  });
 }
 
 /**
  * Issues a new token for a webhook (SPEC §3: "a new URL is generated … old URL invalid"). One
- * UPDATE replaces the only stored hash, so the old URL stops working at once (50027).
+ * UPDATE replaces the only stored hash, so the old URL stops working at once (50027). Emits
+ * webhook.token_regenerated, which names the webhook and never the token.
  */
-export async function regenerateWebhookToken(deps: Deps, webhook: Webhook): Promise<IssuedWebhook> {
+export async function regenerateWebhookToken(deps: Deps, acting: Acting<Who>, webhook: Webhook): Promise<IssuedWebhook> {
   const token = issueSecret(deps.random, 'webhookToken');
-  if (!(await updateWebhook(deps.db, webhook.id, { tokenHash: token.hash }))) throw ApiErrors.unknownWebhook();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await updateWebhook(trx, webhook.id, { tokenHash: token.hash }))) throw ApiErrors.unknownWebhook();
+    emit({ type: 'webhook.token_regenerated', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId });
+  });
   return { webhook: { ...webhook, tokenHash: token.hash }, token: token.plain };
 }
 
@@ -184,18 +220,14 @@ async function webhookToManage(deps: Deps, actor: Actor, webhookId: string): Pro
   return webhook;
 }
 
-/** The actor of a request with bot credentials. */
-export function botActor(bot: BotPrincipal): Actor {
-  return { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id };
-}
-
 /**
  * POST /channels/{id}/webhooks: the bot needs Manage webhooks and View channel there (403 50013);
  * channels of servers it is not in are 404 10003. The webhook belongs to the bot's application.
+ * `acting` is the bot's (its actor `bot`'s account).
  */
-export async function botCreateWebhook(deps: Deps, bot: BotPrincipal, channelId: string, input: WebhookInput): Promise<IssuedWebhook> {
+export async function botCreateWebhook(deps: Deps, acting: Acting, bot: BotPrincipal, channelId: string, input: WebhookInput): Promise<IssuedWebhook> {
   const { channel } = await requireBotChannelPermission(deps, bot, channelId, CREATE_BITS);
-  return insertWebhook(deps, channel, { userId: bot.botUserId, applicationId: bot.application.id }, input);
+  return insertWebhook(deps, acting, channel, { userId: bot.botUserId, applicationId: bot.application.id }, input);
 }
 
 /** GET /channels/{id}/webhooks: every webhook of the channel, whoever created it. */
@@ -208,16 +240,16 @@ export async function getWebhookAs(deps: Deps, actor: Actor, webhookId: string):
   return webhookToManage(deps, actor, webhookId);
 }
 
-export async function updateWebhookAs(deps: Deps, actor: Actor, webhookId: string, input: WebhookInput): Promise<Webhook> {
-  return updateWebhookSettings(deps, await webhookToManage(deps, actor, webhookId), input);
+export async function updateWebhookAs(deps: Deps, acting: Acting, webhookId: string, input: WebhookInput): Promise<Webhook> {
+  return updateWebhookSettings(deps, acting, await webhookToManage(deps, acting.actor, webhookId), input);
 }
 
-export async function deleteWebhookAs(deps: Deps, actor: Actor, webhookId: string): Promise<void> {
-  await removeWebhook(deps, await webhookToManage(deps, actor, webhookId));
+export async function deleteWebhookAs(deps: Deps, acting: Acting, webhookId: string): Promise<void> {
+  await removeWebhook(deps, acting, await webhookToManage(deps, acting.actor, webhookId));
 }
 
-export async function regenerateWebhookTokenAs(deps: Deps, actor: Actor, webhookId: string): Promise<IssuedWebhook> {
-  return regenerateWebhookToken(deps, await webhookToManage(deps, actor, webhookId));
+export async function regenerateWebhookTokenAs(deps: Deps, acting: Acting, webhookId: string): Promise<IssuedWebhook> {
+  return regenerateWebhookToken(deps, acting, await webhookToManage(deps, acting.actor, webhookId));
 }
 
 // --- For the Integrations pages ---------------------------------------------------------------
