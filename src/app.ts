@@ -1,4 +1,5 @@
 import { recordAuditLog } from './modules/audit/audit.service.js';
+import { registerAuditApi, registerAuditPages } from './modules/audit/audit.routes.js';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
@@ -144,6 +145,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerDmApi(app, services);
   registerBotMessageApi(app, services);
   registerCdnRoutes(app, services);
+  registerAuditApi(app, services);
 
   await app.register(async (pages) => {
     // Only pages read or set cookies (sessions, CSRF); the API authenticates with headers, so its
@@ -172,6 +174,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerDmPages(pages, services);
     registerInstallPages(pages, services);
     registerWebhookPages(pages, services);
+    registerAuditPages(pages, services);
   });
 
   await app.ready();

@@ -94,7 +94,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   }
   // Purges expired credentials and keeps message partitions, on one instance at a time (a lease).
   const maintenance: MaintenanceTimer | undefined =
-    overrides.maintenance === false ? undefined : startMaintenance({ db: database.db, dialect: database.dialect, clock, logger, messageRetentionDays: config.messageRetentionDays }, holder);
+    overrides.maintenance === false ? undefined : startMaintenance({ db: database.db, dialect: database.dialect, clock, logger, messageRetentionDays: config.messageRetentionDays, auditRetentionDays: config.auditRetentionDays }, holder);
   const metrics = createMetrics();
   const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
   const bucketSetup: BucketSetup = overrides.buckets ? { store: overrides.buckets } : await createBucketStore(config, logger);

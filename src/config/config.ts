@@ -53,6 +53,11 @@ export interface Config {
    */
   messageRetentionDays: number;
   /**
+   * Issue #37 §5: audit log entries older than this many days are purged by the maintenance job
+   * (storage/maintenance.ts); at least 1 (default 90): the log is always bounded.
+   */
+  auditRetentionDays: number;
+  /**
    * DESIGN §4, issue #36 §4: outbound requests (http/outbound.ts) may reach loopback, private and
    * link-local addresses only when the operator allows it (tests, a laptop demo).
    */
@@ -94,6 +99,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SECRET_FILE: './data/gatehouse.secret',
   GATEHOUSE_OIDC_KEY_SECRET: '',
   GATEHOUSE_MESSAGE_RETENTION_DAYS: '0',
+  GATEHOUSE_AUDIT_RETENTION_DAYS: '90',
   GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'false',
   GATEHOUSE_LIVE_STREAMS_PER_PERSON: '10',
   GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '100',
@@ -178,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (oidcKeySecret !== undefined && oidcKeySecret.length < 16) problems.push('GATEHOUSE_OIDC_KEY_SECRET must be at least 16 characters');
 
   const messageRetentionDays = integer('GATEHOUSE_MESSAGE_RETENTION_DAYS', 0, 36_500);
+  const auditRetentionDays = integer('GATEHOUSE_AUDIT_RETENTION_DAYS', 1, 36_500);
   const outboundAllowPrivateText = read('GATEHOUSE_OUTBOUND_ALLOW_PRIVATE').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(outboundAllowPrivateText)) problems.push(`GATEHOUSE_OUTBOUND_ALLOW_PRIVATE must be true or false (got "${outboundAllowPrivateText}")`);
   const outboundAllowPrivate = outboundAllowPrivateText === 'true' || outboundAllowPrivateText === '1';
@@ -208,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secretFile,
     oidcKeySecret,
     messageRetentionDays,
+    auditRetentionDays,
     outboundAllowPrivate,
     liveStreamsPerPerson,
     liveStreamsPerAddress,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { HOUR, MINUTE, type Clock } from '../core/clock.js';
+import { DAY, HOUR, MINUTE, type Clock } from '../core/clock.js';
 import type { Dialect } from './connect.js';
 import type { Database } from './database.js';
 import { dropExpiredMessagePartitions, ensureMessagePartitions } from './message-partitions.js';
@@ -14,6 +14,8 @@ import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
  *   grant with a code or token left is kept until those expire, so a late code exchange still
  *   finds its grant revoked rather than missing);
  * - signed GitHub deliveries past their replay window are forgotten (issue #36 §2);
+ * - audit log entries older than GATEHOUSE_AUDIT_RETENTION_DAYS are purged (issue #37 §5), oldest
+ *   first by the index on created_at;
  * - on PostgreSQL, the coming weeks' message partitions are created, and with
  *   GATEHOUSE_MESSAGE_RETENTION_DAYS partitions older than the retention are dropped
  *   (storage/message-partitions.ts).
@@ -33,10 +35,15 @@ export interface MaintenanceDeps {
   logger: Logger;
   /** GATEHOUSE_MESSAGE_RETENTION_DAYS; 0 keeps every message. */
   messageRetentionDays: number;
+  /** GATEHOUSE_AUDIT_RETENTION_DAYS (at least 1); absent: the default, 90. */
+  auditRetentionDays?: number;
 }
 
+/** GATEHOUSE_AUDIT_RETENTION_DAYS's default (config/config.ts). */
+export const AUDIT_RETENTION_DAYS_DEFAULT = 90;
+
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -50,6 +57,8 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
   ['oauth_codes', async (db, now, batch) => deleted(await db.deleteFrom('oauth_codes').where('code_hash', 'in', db.selectFrom('oauth_codes').select('code_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['oauth_access_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_access_tokens').where('token_hash', 'in', db.selectFrom('oauth_access_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['oauth_refresh_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_refresh_tokens').where('token_hash', 'in', db.selectFrom('oauth_refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  // Issue #37 §5: `now` here is the retention's cutoff (runMaintenance), not the clock.
+  ['audit_events', async (db, cutoff, batch) => deleted(await db.deleteFrom('audit_events').where('id', 'in', db.selectFrom('audit_events').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(batch)).executeTakeFirst())],
   ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   [
     'webhook_github_deliveries',
@@ -103,15 +112,16 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);
     report.partitionsDropped = await dropExpiredMessagePartitions(db as unknown as Kysely<unknown>, now, deps.messageRetentionDays);
   }
+  const auditCutoff = now - (deps.auditRetentionDays ?? AUDIT_RETENTION_DAYS_DEFAULT) * DAY;
   for (const [table, purge] of PURGES) {
     for (;;) {
-      const n = Number(await purge(db, now, batch));
+      const n = Number(await purge(db, table === 'audit_events' ? auditCutoff : now, batch));
       report.purged[table] += n;
       if (n < batch) break;
       if (!(await keep())) return report;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock, MINUTE } from '../../src/core/clock.js';
+import { DAY, ManualClock, MINUTE } from '../../src/core/clock.js';
 import { MAINTENANCE_LEASE_MS, runMaintenance, type MaintenanceDeps } from '../../src/storage/maintenance.js';
 import { listMessagePartitions, PARTITION_WEEK_MS, partitionName, weekStart } from '../../src/storage/message-partitions.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -60,7 +60,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0 });
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);
     expect(await keys(db, 'oauth_access_tokens', 'token_hash')).toEqual(['access-live']);
@@ -91,6 +91,28 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     expect(later?.purged.sessions).toBe(1);
     expect(later?.purged.oauth_refresh_tokens).toBe(1);
     expect(await keys(db, 'sessions', 'id_hash')).toEqual([]);
+  });
+
+  it('audit entries older than GATEHOUSE_AUDIT_RETENTION_DAYS are purged in batches, younger ones kept (issue #37 §5)', async () => {
+    const entry = (id: number, at: number) => sql`insert into audit_events (id, action, actor_kind, created_at) values (${id}, 'signin.failed', 'anonymous', ${at})`.execute(db);
+    // 25 entries just past 7 days old, one exactly 7 days old (kept: only older ones go), one from an hour ago.
+    for (let i = 0; i < 25; i += 1) await entry(1000 + i, NOW - 7 * DAY - 1 - i);
+    await entry(2000, NOW - 7 * DAY);
+    await entry(3000, NOW - 60 * MINUTE);
+    const report = await runMaintenance({ ...deps, auditRetentionDays: 7 }, 'instance-a', 10);
+    expect(report?.purged.audit_events).toBe(25);
+    expect(await keys(db, 'audit_events', 'id')).toEqual(['2000', '3000']);
+    clock.advance(1);
+    const later = await runMaintenance({ ...deps, auditRetentionDays: 7 }, 'instance-a', 10);
+    expect(later?.purged.audit_events).toBe(1);
+    expect(await keys(db, 'audit_events', 'id')).toEqual(['3000']);
+  });
+
+  it('without a retention given, audit entries are kept 90 days (the default)', async () => {
+    await sql`insert into audit_events (id, action, actor_kind, created_at) values (1, 'signin.failed', 'anonymous', ${NOW - 90 * DAY - 1}), (2, 'signin.failed', 'anonymous', ${NOW - 89 * DAY})`.execute(db);
+    const report = await runMaintenance(deps, 'instance-a');
+    expect(report?.purged.audit_events).toBe(1);
+    expect(await keys(db, 'audit_events', 'id')).toEqual(['2']);
   });
 
   it.skipIf(testDialect !== 'postgres')('on PostgreSQL it keeps the coming weeks partitioned and drops partitions past the retention', async () => {

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
 import { appsCommands } from './apps.js';
+import { auditCommands } from './audit.js';
 import { batchCommand } from './batch.js';
 import { directoryCommands } from './directory.js';
 import { seedCommands } from './seed.js';
@@ -7,7 +8,7 @@ import { peopleCommands } from './people.js';
 import { oidcCommands } from './oidc.js';
 
 /** The commands a single command line or one `batch` line can name; each noun's file adds its list here. */
-const lineCommands: readonly CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...oidcCommands];
+const lineCommands: readonly CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...oidcCommands, ...auditCommands];
 
 /** Every CLI command: the line commands and `batch`, which runs them from stdin. */
 export const commands: readonly CliCommand[] = [...lineCommands, batchCommand(lineCommands)];

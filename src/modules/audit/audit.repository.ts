@@ -3,28 +3,12 @@ import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
 import { batched } from '../../storage/postgres-batch.js';
 import { toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
+import type { AuditRow } from './audit.js';
 import type { AuditEventsTable } from './audit.table.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** One stored audit entry, as the readers get it. */
-export interface AuditRow {
-  id: string;
-  action: string;
-  actionType: number | null;
-  serverId: string | null;
-  actorKind: string;
-  actorId: string | null;
-  applicationId: string | null;
-  targetId: string | null;
-  subjectUserId: string | null;
-  address: string | null;
-  requestId: string | null;
-  reason: string | null;
-  changes: string | null;
-  options: string | null;
-  createdAt: number;
-}
+export type { AuditRow };
 
 export type NewAuditRow = Insertable<AuditEventsTable>;
 
@@ -63,6 +47,8 @@ export interface AuditQuery {
   actorId?: string;
   /** Entries done by, or about, this person. */
   personId?: string;
+  /** Entries about this person (their own security events). */
+  subjectUserId?: string;
   applicationId?: string;
   actions?: readonly string[];
   actionType?: number;
@@ -86,6 +72,7 @@ export async function listAuditRows(db: Db, query: AuditQuery): Promise<AuditRow
     const personId = query.personId;
     select = select.where((eb) => eb.or([eb('actor_id', '=', personId), eb('subject_user_id', '=', personId)]));
   }
+  if (query.subjectUserId !== undefined) select = select.where('subject_user_id', '=', query.subjectUserId);
   if (query.applicationId !== undefined) select = select.where('application_id', '=', query.applicationId);
   if (query.actions !== undefined && query.actions.length > 0) select = select.where('action', 'in', [...query.actions]);
   if (query.actionType !== undefined) select = select.where('action_type', '=', query.actionType);

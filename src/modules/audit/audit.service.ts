@@ -2,8 +2,27 @@ import type { Acting, Who } from '../../core/acting.js';
 import type { Deps } from '../../deps.js';
 import type { DomainEvent } from '../../events/domain-events.js';
 import type { Writer } from '../../events/event-bus.js';
-import { AUDITED_EVENTS, auditEntryOf, type AuditEntry } from './audit.js';
-import { insertAuditRows, type NewAuditRow } from './audit.repository.js';
+import type { Actor } from '../../core/actor.js';
+import { ApiErrors } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Application } from '../applications/applications.js';
+import { findApplicationByClientId } from '../applications/applications.service.js';
+import { authorize } from '../directory/access.service.js';
+import { getChannels } from '../directory/channels.service.js';
+import type { Person } from '../directory/people.js';
+import { getPersonById, getPersonByUsername } from '../directory/people.service.js';
+import { getRoles } from '../directory/roles.service.js';
+import type { Server } from '../directory/servers.js';
+import { loadServerSettings } from '../directory/servers.service.js';
+import type { Webhook } from '../webhooks/webhooks.js';
+import { getWebhook } from '../webhooks/webhooks.service.js';
+import { AUDITED_EVENTS, PERSONAL_SECURITY_EVENTS, auditEntryOf, type AuditEntry } from './audit.js';
+import { insertAuditRows, listAuditRows, type AuditQuery, type AuditRow, type NewAuditRow } from './audit.repository.js';
+import type { AuditNames } from './audit-words.js';
+
+/** Discord's VIEW_AUDIT_LOG: who may read a server's log. */
+const VIEW_AUDIT_LOG = { all: Permission.VIEW_AUDIT_LOG };
 
 /**
  * Subscribes the audit log to the domain events (issue #37 §5): each kept event becomes one row,
@@ -44,4 +63,171 @@ function rowOf(id: string, at: number, entry: AuditEntry): NewAuditRow {
     options: entry.options === null ? null : JSON.stringify(entry.options),
     created_at: at,
   };
+}
+
+// --- Reading the log (issue #37 §5): a server's, a person's own, the operator's ------------------
+
+/** The filters of a server's log (Discord's query parameters, or the page's). */
+export interface ServerLogFilter {
+  /** Entries done by this user (person or bot account). */
+  userId?: string;
+  actionType?: number;
+  /** Entries of these actions (the page's filter). */
+  actions?: readonly string[];
+  before?: string;
+  after?: string;
+  limit: number;
+  /** Only entries with one of Discord's action types (the API's log). */
+  discordOnly?: boolean;
+}
+
+/** A page of a server's log with what its entries name, newest first. */
+export interface ServerAuditLog {
+  entries: AuditRow[];
+  /** The people and bot accounts the entries name (actors and user targets), found ones only. */
+  users: Person[];
+  /** The webhooks the entries name that still exist. */
+  webhooks: Webhook[];
+  /** The apps added to or removed from the server that still exist. */
+  apps: Application[];
+  names: AuditNames;
+  /** The `before` cursor of the next (older) page; undefined on the last one. */
+  next: string | undefined;
+}
+
+/** Action types whose target is a user (Discord's MEMBER_KICK, MEMBER_ROLE_UPDATE, BOT_ADD, MESSAGE_DELETE). */
+const USER_TARGETS = new Set<string>(['member.joined', 'member.removed', 'member.roles_updated', 'bot.installed', 'bot.removed', 'message.deleted', 'invitation.created', 'invitation.deleted']);
+
+/**
+ * A server's audit log for someone holding View audit log there (Discord's VIEW_AUDIT_LOG; the
+ * owner and Administrators hold it): a non-member gets 10004 as for a server that does not exist,
+ * a member without it 50013 (directory/policy.ts). Addresses and request ids are in the rows but
+ * are the operator's: the API and the page leave them out.
+ */
+export async function readServerAuditLog(deps: Deps, actor: Actor, serverId: string, filter: ServerLogFilter): Promise<ServerAuditLog> {
+  await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
+  const rows = await listAuditRows(deps.db, {
+    serverId,
+    limit: filter.limit + 1,
+    ...(filter.userId !== undefined ? { actorId: filter.userId } : {}),
+    ...(filter.actionType !== undefined ? { actionType: filter.actionType } : {}),
+    ...(filter.actions !== undefined ? { actions: filter.actions } : {}),
+    ...(filter.before !== undefined ? { before: filter.before } : {}),
+    ...(filter.after !== undefined ? { after: filter.after } : {}),
+    ...(filter.discordOnly ? { discordOnly: true } : {}),
+  });
+  const more = rows.length > filter.limit;
+  let entries = rows.slice(0, filter.limit);
+  // Discord's `after` reads the entries just after the cursor; every answer lists newest first.
+  if (filter.after !== undefined && filter.before === undefined) entries = entries.reverse();
+  return { entries, ...(await namesOf(deps, serverId, entries)), next: more ? entries.at(-1)?.id : undefined };
+}
+
+async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[]): Promise<Pick<ServerAuditLog, 'users' | 'webhooks' | 'apps' | 'names'>> {
+  const userIds = new Set<string>();
+  const webhookIds = new Set<string>();
+  const appIds = new Set<string>();
+  for (const row of entries) {
+    if ((row.actorKind === 'person' || row.actorKind === 'bot') && row.actorId !== null) userIds.add(row.actorId);
+    if (row.actorKind === 'webhook' && row.actorId !== null) webhookIds.add(row.actorId);
+    if (USER_TARGETS.has(row.action) && row.targetId !== null && isSnowflake(row.targetId)) userIds.add(row.targetId);
+    if (row.action.startsWith('webhook.') && row.targetId !== null && isSnowflake(row.targetId)) webhookIds.add(row.targetId);
+    if ((row.action === 'bot.installed' || row.action === 'bot.removed') && row.applicationId !== null) appIds.add(row.applicationId);
+  }
+  const [users, webhooks, apps, roles, channels] = await Promise.all([
+    Promise.all([...userIds].map((id) => getPersonById(deps, id))),
+    Promise.all([...webhookIds].map((id) => getWebhook(deps, id))),
+    Promise.all([...appIds].map((id) => findApplicationByClientId(deps, id))),
+    getRoles(deps, serverId),
+    getChannels(deps, serverId),
+  ]);
+  const foundUsers = users.filter((u): u is Person => u !== undefined);
+  const foundWebhooks = webhooks.filter((w): w is Webhook => w !== undefined && w.serverId === serverId);
+  const foundApps = apps.filter((a): a is Application => a !== undefined);
+  return {
+    users: foundUsers,
+    webhooks: foundWebhooks,
+    apps: foundApps,
+    names: {
+      users: new Map(foundUsers.map((u) => [u.id, u.name || u.username])),
+      roles: new Map(roles.map((r) => [r.id, r.name])),
+      channels: new Map(channels.map((c) => [c.id, c.name])),
+      webhooks: new Map(foundWebhooks.map((w) => [w.id, w.name])),
+      apps: new Map(foundApps.map((a) => [a.id, a.name])),
+    },
+  };
+}
+
+/** The people of a server, for the page's person filter (View audit log, as the log itself). */
+export async function auditLogMembers(deps: Deps, actor: Actor, serverId: string): Promise<{ server: Server; members: Array<Pick<Person, 'id' | 'username' | 'name'>>; permissions: bigint }> {
+  const permissions = await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
+  const data = await loadServerSettings(deps, serverId);
+  if (!data) throw ApiErrors.unknownServer();
+  return { server: data.server, members: data.members.map((m) => ({ id: m.person.id, username: m.person.username, name: m.person.name })), permissions };
+}
+
+/** A person named by username or id (the page's and the CLI's filters); undefined when there is none. */
+export async function findAuditPerson(deps: Deps, nameOrId: string): Promise<Person | undefined> {
+  const text = nameOrId.trim().replace(/^@/, '');
+  if (text === '') return undefined;
+  if (isSnowflake(text)) {
+    const byId = await getPersonById(deps, text);
+    if (byId) return byId;
+  }
+  return getPersonByUsername(deps, text);
+}
+
+/** A page of a person's own security events (Settings → Security), newest first. */
+export interface SecurityLog {
+  entries: AuditRow[];
+  apps: ReadonlyMap<string, string>;
+  next: string | undefined;
+}
+
+/** The signed-in person's own security events (PERSONAL_SECURITY_EVENTS), with addresses: they are theirs. */
+export async function readSecurityLog(deps: Deps, personId: string, page: { before?: string; limit: number }): Promise<SecurityLog> {
+  const rows = await listAuditRows(deps.db, { subjectUserId: personId, actions: PERSONAL_SECURITY_EVENTS, limit: page.limit + 1, ...(page.before !== undefined ? { before: page.before } : {}) });
+  const entries = rows.slice(0, page.limit);
+  const appIds = [...new Set(entries.map((r) => r.applicationId).filter((id): id is string => id !== null))];
+  const apps = (await Promise.all(appIds.map((id) => findApplicationByClientId(deps, id)))).filter((a): a is Application => a !== undefined);
+  return { entries, apps: new Map(apps.map((a) => [a.id, a.name])), next: rows.length > page.limit ? entries.at(-1)?.id : undefined };
+}
+
+/** The operator's view (`gatehouse audit list`): every entry matching `query`, newest first, with the usernames of the users it names. */
+export async function readInstanceAuditLog(deps: Deps, query: AuditQuery): Promise<{ entries: AuditRow[]; usernames: ReadonlyMap<string, string> }> {
+  const rows = await listAuditRows(deps.db, query);
+  const entries = query.after !== undefined && query.before === undefined ? rows.reverse() : rows;
+  const ids = new Set<string>();
+  for (const row of entries) {
+    if ((row.actorKind === 'person' || row.actorKind === 'bot') && row.actorId !== null) ids.add(row.actorId);
+    if (row.subjectUserId !== null) ids.add(row.subjectUserId);
+  }
+  const people = (await Promise.all([...ids].map((id) => getPersonById(deps, id)))).filter((p): p is Person => p !== undefined);
+  return { entries, usernames: new Map(people.map((p) => [p.id, p.username])) };
+}
+
+/** What Server settings → Audit log shows: one page of the log under the person and action filters. */
+export interface AuditLogView extends ServerAuditLog {
+  server: Server;
+  permissions: bigint;
+  members: Array<Pick<Person, 'id' | 'username' | 'name'>>;
+  /** Why nothing was read: the person filter names no one. */
+  unknownPerson: boolean;
+}
+
+/** The page's read: View audit log, then the person named by username or id (none: an empty page saying so), then the page of entries. */
+export async function auditLogView(deps: Deps, actor: Actor, serverId: string, filter: { person: string; action: string; before: string | undefined; limit: number }): Promise<AuditLogView> {
+  const { server, members, permissions } = await auditLogMembers(deps, actor, serverId);
+  const person = filter.person === '' ? undefined : await findAuditPerson(deps, filter.person);
+  if (filter.person !== '' && person === undefined) {
+    const names: AuditNames = { users: new Map(), roles: new Map(), channels: new Map(), webhooks: new Map(), apps: new Map() };
+    return { server, permissions, members, unknownPerson: true, entries: [], users: [], webhooks: [], apps: [], names, next: undefined };
+  }
+  const log = await readServerAuditLog(deps, actor, serverId, {
+    limit: filter.limit,
+    ...(person ? { userId: person.id } : {}),
+    ...(filter.action !== '' ? { actions: [filter.action] } : {}),
+    ...(filter.before !== undefined ? { before: filter.before } : {}),
+  });
+  return { ...log, server, permissions, members, unknownPerson: false };
 }

@@ -28,6 +28,25 @@ export const AuditLogEvent = {
   IntegrationDelete: 82,
 } as const;
 
+/** One stored audit entry, as the readers get it. */
+export interface AuditRow {
+  id: string;
+  action: string;
+  actionType: number | null;
+  serverId: string | null;
+  actorKind: string;
+  actorId: string | null;
+  applicationId: string | null;
+  targetId: string | null;
+  subjectUserId: string | null;
+  address: string | null;
+  requestId: string | null;
+  reason: string | null;
+  changes: string | null;
+  options: string | null;
+  createdAt: number;
+}
+
 /** One audit entry before it has an id and a time. */
 export interface AuditEntry {
   action: EventType;

@@ -14,14 +14,15 @@ function sectionNav(input: SettingsPageInput): SafeHtml {
 }
 
 /** The server settings sidebar: the sections the viewer may open (also used by webhooks.page.ts). */
-export function settingsNav(server: { id: string; name: string }, can: SettingsAbilities, section: SettingsSection | 'integrations'): SafeHtml {
-  const items: Array<[SettingsSection | 'integrations', string, boolean]> = [
+export function settingsNav(server: { id: string; name: string }, can: SettingsAbilities, section: SettingsSection | 'integrations' | 'audit-log'): SafeHtml {
+  const items: Array<[SettingsSection | 'integrations' | 'audit-log', string, boolean]> = [
     ['overview', 'Overview', true],
     ['channels', 'Channels', can.manageChannels],
     ['roles', 'Roles', can.manageRoles],
     ['members', 'Members', can.manageServer || can.manageRoles || can.removeMembers],
     ['invites', 'Invites', can.createInvite],
     ['integrations', 'Integrations', can.integrations],
+    ['audit-log', 'Audit log', can.viewAuditLog],
   ];
   const current = section === 'role' ? 'roles' : section;
   return html`<nav class="sidebar card" aria-label="Server settings">

@@ -19,6 +19,8 @@ export interface SettingsAbilities {
   removeMembers: boolean;
   /** Manage webhooks or Manage server: the Integrations section (webhooks, installed apps). */
   integrations: boolean;
+  /** View audit log: the Audit log section (modules/audit/). */
+  viewAuditLog: boolean;
 }
 
 /** Who may open which settings section (docs/permissions.md). */
@@ -44,6 +46,7 @@ export function settingsAbilities(permissions: bigint): SettingsAbilities {
     createInvite: has(permissions, Permission.CREATE_INSTANT_INVITE) || has(permissions, Permission.MANAGE_SERVER),
     removeMembers: has(permissions, Permission.KICK_MEMBERS) || has(permissions, Permission.MANAGE_SERVER),
     integrations: has(permissions, Permission.MANAGE_WEBHOOKS) || has(permissions, Permission.MANAGE_SERVER),
+    viewAuditLog: has(permissions, Permission.VIEW_AUDIT_LOG),
   };
 }
 
