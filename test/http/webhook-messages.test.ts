@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { createPerson } from '../support/oauth-factory.js';
 import { call, createTestWebhook, recordEvents, type TestWebhook } from './webhook-url.fixtures.js';
 import { userJson } from '../support/discord-resources.js';
+import { actingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,8 +32,8 @@ describe('GET /api/v1/webhooks/{id}/{token}/messages/{messageId}', () => {
     const w = await createTestWebhook(t);
     const sibling = await createTestWebhook(t, { channel: w.channel, name: 'Sibling' });
     const theirs = await post(sibling, { content: 'not yours' });
-    const person = await createPerson(t);
-    const persons = await postMessage(t.services, w.channel.id, person.id, 'a person wrote this');
+    // The server's owner (who made the webhook) posts in the channel as a person.
+    const persons = await postMessage(t.services, actingOf({ kind: 'person', id: w.webhook.creatorId }), w.channel.id, 'a person wrote this');
     for (const id of [theirs.id, persons.id, '1', 'abc', '99999999999999999999']) {
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
         t.clock.advance(2000);

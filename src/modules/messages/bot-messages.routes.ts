@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
-import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { postBotMessage } from './bot-messages.service.js';
 import { BotMessageBody, BotMessageRecordBody, ChannelIdParams } from './dms.schemas.js';
 
@@ -22,6 +22,6 @@ export function registerBotMessageApi(app: App, services: Services): void {
         response: { 200: BotMessageRecordBody, ...apiErrorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => postBotMessage(services, botOf(request), request.params.channelId, request.body),
+    async (request) => postBotMessage(services, botActing(request, services.clock), botOf(request), request.params.channelId, request.body),
   );
 }

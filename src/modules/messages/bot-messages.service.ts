@@ -1,6 +1,9 @@
+import type { Acting } from '../../core/acting.js';
+import type { Actor } from '../../core/actor.js';
 import { ApiErrors } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import type { Deps } from '../../deps.js';
+import { emitted } from '../../events/event-bus.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import { getPersonById } from '../directory/people.service.js';
 import { requireBotMayPostInDm } from './dms.service.js';
@@ -21,9 +24,10 @@ export type BotMessageRecord = MessageResource;
  * when embeds are sent (403 50013 otherwise); a channel of a server it is not in → 404 10003.
  * In a DM: the bot must be one of its two users (else 10003) and may still message the person
  * (user install or a shared server, else 403 50007). The payload follows webhook execute's rules
- * (message-payload.ts) without the username/avatar override. Publishes message_create once stored.
+ * (message-payload.ts) without the username/avatar override. Live views hear `message.created`
+ * once it is stored. `acting` is the bot's (the route's authentication found `bot`).
  */
-export async function postBotMessage(deps: Deps, bot: BotPrincipal, channelId: string, body: unknown): Promise<BotMessageRecord> {
+export async function postBotMessage(deps: Deps, acting: Acting<Actor>, bot: BotPrincipal, channelId: string, body: unknown): Promise<BotMessageRecord> {
   const access = await requireBotChannelPermission(deps, bot, channelId, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES);
   const parsed = parseMessagePayload(body, { identityOverride: false, serviceName: deps.config.serviceName });
   if (!parsed.ok) throw parsed.error;
@@ -49,7 +53,7 @@ export async function postBotMessage(deps: Deps, bot: BotPrincipal, channelId: s
     embeds,
     createdAt,
   });
-  deps.events.publish({ type: 'message_create', channelId: access.channel.id, messageId: id });
+  await emitted(deps, acting, { type: 'message.created', serverId: access.serverId, channelId: access.channel.id, messageId: id });
   return presentMessage({
     id,
     channelId: access.channel.id,

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
-import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { dmConversationPage, dmListPage } from './dms.page.js';
 import { ConversationParams, DmChannelBody, OpenDmBody } from './dms.schemas.js';
 import { ChannelQuery } from './messages.schemas.js';
@@ -25,7 +25,7 @@ export function registerDmApi(app: App, services: Services): void {
         response: { 200: DmChannelBody, ...apiErrorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => openDm(services, botOf(request), request.body),
+    async (request) => openDm(services, botActing(request, services.clock), botOf(request), request.body),
   );
 }
 

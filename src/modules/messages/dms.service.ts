@@ -1,6 +1,9 @@
+import type { Acting } from '../../core/acting.js';
+import type { Actor } from '../../core/actor.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { changing } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
@@ -46,9 +49,10 @@ function recipientIdOf(body: unknown): { key: string; id: string } {
  * Opens, or returns, the DM channel between the bot and a person (POST /api/v1/users/@me/channels,
  * SPEC §5.2). The channel row (type 1, no server, empty name) and its dm_channels pair are written
  * in one transaction; when two opens race, the loser hits the pair's unique key, rolls back, and
- * returns the winner's channel. Refused with 50007 unless botMayMessage allows it.
+ * returns the winner's channel. Refused with 50007 unless botMayMessage allows it. `acting` is the
+ * bot's; no event: opening a conversation is neither audited nor seen by any live view.
  */
-export async function openDm(deps: Deps, bot: BotPrincipal, body: unknown): Promise<DmChannelRecord> {
+export async function openDm(deps: Deps, acting: Acting<Actor>, bot: BotPrincipal, body: unknown): Promise<DmChannelRecord> {
   const { key, id } = recipientIdOf(body);
   const other = await findParty(deps.db, id);
   if (!other) throw invalidField([key], 'USER_UNKNOWN', 'Unknown user.');
@@ -59,7 +63,7 @@ export async function openDm(deps: Deps, bot: BotPrincipal, body: unknown): Prom
   if (existing) return record(existing);
   const channelId = deps.ids.next();
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await changing(deps, acting, async (trx) => {
       await insertDmChannel(trx, { channelId, userA: bot.botUserId, userB: other.id, createdAt: deps.clock.now() });
     });
     return record(channelId);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 
 /** Editing and deleting one message of a channel by its id (message-actions.service.ts decides who may). */
@@ -10,7 +10,7 @@ export async function updateMessageContent(db: Kysely<Database>, channelId: stri
 }
 
 /** Deletes a message; false when it was already gone. */
-export async function deleteMessageRow(db: Kysely<Database>, channelId: string, messageId: string): Promise<boolean> {
+export async function deleteMessageRow(db: Kysely<Database> | Transaction<Database>, channelId: string, messageId: string): Promise<boolean> {
   const result = await db.deleteFrom('messages').where('id', '=', messageId).where('channel_id', '=', channelId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

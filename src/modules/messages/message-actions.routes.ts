@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
+import { personActing } from '../../http/acting.js';
 import { formErrorMessage } from '../../web/components.js';
 import { actorOf, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { confirmDeleteMessagePage, conversationUrl, editMessagePage } from './message-actions.page.js';
@@ -33,7 +34,7 @@ export function registerMessageActionPages(pages: App, services: Services): void
       const { channelId, messageId } = request.params;
       const content = request.body.content ?? '';
       try {
-        const edited = await editMessage(services, actorOf(request), channelId, messageId, content);
+        const edited = await editMessage(services, personActing(request, services.clock), channelId, messageId, content);
         if (wantsJson(request)) return reply.send({ id: messageId, html: messageItem(edited.message, { rights: edited.rights }).value });
         return reply.redirect(`${conversationUrl(edited.channel)}#m${messageId}`, 303);
       } catch (error) {
@@ -50,7 +51,7 @@ export function registerMessageActionPages(pages: App, services: Services): void
     });
 
     scope.post(`${base}/delete`, { schema: { ...hide, params: MessageParams, body: DeleteMessageBody } }, async (request, reply) => {
-      const deleted = await deleteMessage(services, actorOf(request), request.params.channelId, request.params.messageId);
+      const deleted = await deleteMessage(services, personActing(request, services.clock), request.params.channelId, request.params.messageId);
       if (wantsJson(request)) return reply.code(204).send();
       return reply.redirect(conversationUrl(deleted.channel), 303);
     });

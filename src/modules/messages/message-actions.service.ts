@@ -1,8 +1,10 @@
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { AccessError, ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { changing, emitted } from '../../events/event-bus.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
@@ -73,9 +75,9 @@ export async function messageToDelete(deps: Deps, actor: Actor, channelId: strin
   return found;
 }
 
-/** Edits the actor's own message; live views replace it (message_update). Returns it as edited. */
-export async function editMessage(deps: Deps, actor: Actor, channelId: string, messageId: string, rawContent: string): Promise<MessageInPlace> {
-  const found = await messageToEdit(deps, actor, channelId, messageId);
+/** Edits the acting person's own message; live views replace it (`message.updated`). Returns it as edited. */
+export async function editMessage(deps: Deps, acting: Acting<Actor>, channelId: string, messageId: string, rawContent: string): Promise<MessageInPlace> {
+  const found = await messageToEdit(deps, acting.actor, channelId, messageId);
   const checked = checkContent(rawContent);
   if (!checked.ok) {
     if (checked.code === 'empty') throw ApiErrors.emptyMessage();
@@ -83,14 +85,27 @@ export async function editMessage(deps: Deps, actor: Actor, channelId: string, m
   }
   const editedAt = deps.clock.now();
   if (!(await updateMessageContent(deps.db, found.channel.id, messageId, checked.content, editedAt))) throw ApiErrors.unknownMessage();
-  deps.events.publish({ type: 'message_update', channelId: found.channel.id, messageId });
+  await emitted(deps, acting, { type: 'message.updated', serverId: found.channel.serverId, channelId: found.channel.id, messageId });
   return { ...found, message: { ...found.message, content: checked.content, editedAt } };
 }
 
-/** Deletes a message the actor may delete; live views remove it (message_delete). */
-export async function deleteMessage(deps: Deps, actor: Actor, channelId: string, messageId: string): Promise<MessageInPlace> {
-  const found = await messageToDelete(deps, actor, channelId, messageId);
-  if (!(await deleteMessageRow(deps.db, found.channel.id, messageId))) throw ApiErrors.unknownMessage();
-  deps.events.publish({ type: 'message_delete', channelId: found.channel.id, messageId });
+/**
+ * Deletes a message the acting person may delete; live views remove it (`message.deleted`).
+ * Issue #37 §5: a moderator deleting someone else's message is audited (Discord's MESSAGE_DELETE),
+ * so that delete and its audit row share one transaction; an author deleting their own message
+ * leaves no audit row, and needs none.
+ */
+export async function deleteMessage(deps: Deps, acting: Acting<Actor>, channelId: string, messageId: string): Promise<MessageInPlace> {
+  const found = await messageToDelete(deps, acting.actor, channelId, messageId);
+  const event = { type: 'message.deleted', serverId: found.channel.serverId, channelId: found.channel.id, messageId, authorId: found.message.author.id } as const;
+  if (found.message.author.id === actorId(acting.actor)) {
+    if (!(await deleteMessageRow(deps.db, found.channel.id, messageId))) throw ApiErrors.unknownMessage();
+    await emitted(deps, acting, event);
+    return found;
+  }
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteMessageRow(trx, found.channel.id, messageId))) throw ApiErrors.unknownMessage();
+    emit(event);
+  });
   return found;
 }

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ApiErrors } from '../../core/errors.js';
+import { AccessError, ApiError, ApiErrors } from '../../core/errors.js';
 import { Permission, has } from '../../core/permissions.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
+import { personActing } from '../../http/acting.js';
 import { formErrorMessage } from '../../web/components.js';
 import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Channel } from '../directory/channels.js';
@@ -29,7 +30,7 @@ export function registerMessagePages(pages: App, services: Services): void {
   }
 
   async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }, before?: string) {
-    const data = await loadChannelPage(services, channel, request.signedInViewer.id, before);
+    const data = await loadChannelPage(services, personActing(request, services.clock), channel, before);
     if (!data) throw ApiErrors.unknownChannel();
     const markup = channelPage({
       ctx: pageContext(request, services),
@@ -64,23 +65,23 @@ export function registerMessagePages(pages: App, services: Services): void {
 
     // The page's script reports what it has shown while open and visible (unread state, issue #24).
     scope.post('/channels/:channelId/read', { schema: { ...hide, params: ChannelParams, body: ReadChannelBody } }, async (request, reply) => {
-      const channel = await serverChannel(request.params.channelId);
-      await requireServerPermission(services, channel.serverId, request.signedInViewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
-      await readChannelUpTo(services, channel.id, request.signedInViewer.id, request.body.messageId ?? '');
+      await readChannelUpTo(services, personActing(request, services.clock), request.params.channelId, request.body.messageId ?? '');
       return reply.code(204).send();
     });
 
     scope.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {
       const viewer = request.signedInViewer;
       const channel = await serverChannel(request.params.channelId);
-      const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES, ApiErrors.unknownChannel);
+      // What the page shows around the composer; postMessage checks Send messages itself (issue #37 §1).
+      const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
       const content = request.body.content ?? '';
       try {
-        const posted = await postMessage(services, channel.id, viewer.id, content);
+        const posted = await postMessage(services, personActing(request, services.clock), channel.id, content);
         // composer.js: the new message in the answer; the live stream may bring it too (same id, replaced).
         if (wantsJson(request)) return reply.code(201).send({ id: posted.id, html: messageItem(posted, { rights: { viewerId: viewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) } }).value });
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        // A refusal of the person (no Send messages) is an error page, not a form to correct.
+        if (!(error instanceof ApiError) || error instanceof AccessError || error.status >= 500) throw error;
         return render(request, reply, channel, permissions, { error: formErrorMessage(error), content, status: error.status });
       }
       return reply.redirect(`/channels/${channel.id}#post`, 303);

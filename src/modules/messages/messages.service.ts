@@ -1,6 +1,11 @@
+import type { Acting, Who } from '../../core/acting.js';
+import type { Actor, PersonActor } from '../../core/actor.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { emitted } from '../../events/event-bus.js';
+import { authorize } from '../directory/access.service.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
 import type { Server } from '../directory/servers.js';
@@ -20,22 +25,40 @@ import {
   type NewMessage,
 } from './messages.repository.js';
 import type { WebhookMessage } from './messages.js';
+import { findDmPair } from './dms.repository.js';
 import { findLastRead, listUnreadChannelIds, markRead } from './read-state.repository.js';
 import { insertWebhookMessage } from './webhook-message.repository.js';
 
 /**
- * Posts a plain-text message as a person (or bot account). The caller checks View channel and
- * Send messages. Throws 10003 for an unknown channel, 50006 for empty content and 50035
- * (`content`) beyond 2000 code points.
+ * Who may post in a channel (issue #37 §1: the service checks, not the page): in a server, View
+ * channel and Send messages (10003 for a non-member, 403 50013 naming what is missing); in a DM,
+ * one of its two people (10003 for anyone else). The operator has no account to post as.
  */
-export async function postMessage(deps: Deps, channelId: string, authorId: string, rawContent: string): Promise<MessageView> {
+async function requireMayPost(deps: Deps, actor: Actor, channel: Channel): Promise<string> {
+  if (actor.kind === 'operator') throw ApiErrors.missingAccess();
+  if (channel.serverId !== null) {
+    await authorize(deps, actor, channel.serverId, { all: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES }, ApiErrors.unknownChannel);
+    return actor.id;
+  }
+  const pair = await findDmPair(deps.db, channel.id);
+  if (!pair || (pair.userLow !== actor.id && pair.userHigh !== actor.id)) throw ApiErrors.unknownChannel();
+  return actor.id;
+}
+
+/**
+ * Posts a plain-text message as the acting person (or bot account), who must be allowed to post
+ * there (requireMayPost). Throws 10003 for an unknown channel, 50006 for empty content and 50035
+ * (`content`) beyond 2000 code points. Live views hear `message.created` once it is stored.
+ */
+export async function postMessage(deps: Deps, acting: Acting<Actor>, channelId: string, rawContent: string): Promise<MessageView> {
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!channel) throw ApiErrors.unknownChannel();
+  const authorId = await requireMayPost(deps, acting.actor, channel);
   const checked = checkContent(rawContent);
   if (!checked.ok) {
     if (checked.code === 'empty') throw ApiErrors.emptyMessage();
     throw invalidField(['content'], 'BASE_TYPE_MAX_LENGTH', `Must be ${MESSAGE_MAX_LENGTH} or fewer in length.`);
   }
-  const channel = await getChannel(deps, channelId);
-  if (!channel) throw ApiErrors.unknownChannel();
   const author = await getPersonById(deps, authorId);
   if (!author) throw ApiErrors.unknownUser();
   const id = deps.ids.next();
@@ -52,8 +75,8 @@ export async function postMessage(deps: Deps, channelId: string, authorId: strin
     embeds: [],
     createdAt,
   });
-  // Contract 4: open channel views learn of it once it is stored.
-  deps.events.publish({ type: 'message_create', channelId, messageId: id });
+  // Contract 4: open channel views learn of it once it is stored (realtime/live-subscriber.ts).
+  await emitted(deps, acting, { type: 'message.created', serverId: channel.serverId, channelId, messageId: id });
   return toMessageView({
     id,
     channelId,
@@ -102,13 +125,14 @@ export interface ChannelPageData {
 const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
 
 /**
- * The channel view's data for `viewerId`; the caller has checked View channel. Undefined when
- * the server is gone. Opening the newest page reads the channel (issue #24 unread state): the
- * person's mark moves to its newest message, and the first message after the old mark (by
- * someone else) gets the "New messages" marker. An older page (`before`) changes no mark.
+ * The channel view's data for the acting person; the caller has checked View channel. Undefined
+ * when the server is gone. Opening the newest page reads the channel (issue #24 unread state): the
+ * person's mark moves to its newest message (`channel.read`), and the first message after the old
+ * mark (by someone else) gets the "New messages" marker. An older page (`before`) changes no mark.
  */
-export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: string, before?: string): Promise<ChannelPageData | undefined> {
+export async function loadChannelPage(deps: Deps, acting: Acting<PersonActor>, channel: Channel, before?: string): Promise<ChannelPageData | undefined> {
   if (channel.serverId === null) return undefined;
+  const viewerId = acting.actor.id;
   const [server, channels, history, lastRead, unread, memberOf] = await Promise.all([
     getServer(deps, channel.serverId),
     getChannels(deps, channel.serverId),
@@ -125,18 +149,24 @@ export async function loadChannelPage(deps: Deps, channel: Channel, viewerId: st
   const authorColors = await memberNameColors(deps, server.id, [viewerId, ...history.messages.map((m) => m.author.id)]);
   if (before !== undefined) return { server, servers, channels, ...history, unreadChannelIds, authorColors };
   // An empty channel is read too (mark 0): what is posted next is new to this person.
-  await markRead(deps.db, viewerId, channel.id, history.messages.at(-1)?.id ?? '0');
+  const readUpTo = history.messages.at(-1)?.id ?? '0';
+  await markRead(deps.db, viewerId, channel.id, readUpTo);
+  await emitted(deps, acting, { type: 'channel.read', userId: viewerId, channelId: channel.id, messageId: readUpTo });
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
   return { server, servers, channels, ...history, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 /**
- * Moves the person's read mark to `messageId`, a message of this channel (history.js, when
- * messages arrive live while the page is open and visible). The caller has checked View channel.
- * 50035 for a malformed id, 10008 for a message not in the channel.
+ * Moves the acting person's read mark to `messageId`, a message of this server channel
+ * (history.js, when messages arrive live while the page is open and visible). 10003 for a channel
+ * they may not view (or a DM: its view has no read marks), 50035 for a malformed id, 10008 for a
+ * message not in the channel.
  */
-export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: string, messageId: string): Promise<void> {
+export async function readChannelUpTo(deps: Deps, acting: Acting<PersonActor>, channelId: string, messageId: string): Promise<void> {
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!channel || channel.serverId === null) throw ApiErrors.unknownChannel();
+  await authorize(deps, acting.actor, channel.serverId, { all: Permission.VIEW_CHANNEL }, ApiErrors.unknownChannel);
   if (!isSnowflake(messageId)) throw invalidField(['messageId'], 'NUMBER_TYPE_COERCE', 'Value is not snowflake.');
   const storedIn = await findMessageChannelId(deps.db, messageId);
   // One that is stored nowhere was most likely deleted between the page showing it and reporting
@@ -144,7 +174,8 @@ export async function readChannelUpTo(deps: Deps, channelId: string, viewerId: s
   // wrong, so the page hears no error. Another channel's message is refused.
   if (storedIn === undefined) return;
   if (storedIn !== channelId) throw ApiErrors.unknownMessage();
-  await markRead(deps.db, viewerId, channelId, messageId);
+  await markRead(deps.db, acting.actor.id, channelId, messageId);
+  await emitted(deps, acting, { type: 'channel.read', userId: acting.actor.id, channelId, messageId });
 }
 
 // The messages a webhook posts, for webhooks/ (execute.service.ts, webhook-messages.service.ts)
@@ -165,14 +196,31 @@ export function messageOfWebhook(deps: Deps, webhookId: string, messageId: strin
   return findWebhookMessage(deps.db, webhookId, messageId);
 }
 
-/** Edits a message this webhook posted; undefined when there is no such message. */
-export function changeMessageOfWebhook(deps: Deps, webhookId: string, messageId: string, changes: { content?: string; embeds?: unknown[]; editedAt: number }): Promise<WebhookMessage | undefined> {
-  return updateWebhookMessage(deps.db, webhookId, messageId, changes);
+/** The webhook whose message changes: its id, and its server for the event. */
+type MessagesWebhook = { readonly id: string; readonly serverId: string };
+
+/** Edits a message this webhook posted (live views hear `message.updated`); undefined when there is no such message. */
+export async function changeMessageOfWebhook(
+  deps: Deps,
+  acting: Acting<Who>,
+  webhook: MessagesWebhook,
+  messageId: string,
+  changes: { content?: string; embeds?: unknown[]; editedAt: number },
+): Promise<WebhookMessage | undefined> {
+  const edited = await updateWebhookMessage(deps.db, webhook.id, messageId, changes);
+  if (edited) await emitted(deps, acting, { type: 'message.updated', serverId: webhook.serverId, channelId: edited.channelId, messageId: edited.id });
+  return edited;
 }
 
-/** Deletes a message this webhook posted, returning its channel; undefined when there is none. */
-export function removeMessageOfWebhook(deps: Deps, webhookId: string, messageId: string): Promise<{ channelId: string } | undefined> {
-  return deleteWebhookMessage(deps.db, webhookId, messageId);
+/**
+ * Deletes a message this webhook posted, returning its channel; undefined when there is none.
+ * `message.deleted` names the webhook as the author: the audit log keeps it only when someone
+ * else deleted it (modules/audit/audit.ts).
+ */
+export async function removeMessageOfWebhook(deps: Deps, acting: Acting<Who>, webhook: MessagesWebhook, messageId: string): Promise<{ channelId: string } | undefined> {
+  const deleted = await deleteWebhookMessage(deps.db, webhook.id, messageId);
+  if (deleted) await emitted(deps, acting, { type: 'message.deleted', serverId: webhook.serverId, channelId: deleted.channelId, messageId, authorId: webhook.id });
+  return deleted;
 }
 
 /** The avatar URLs this webhook's messages were posted with, among the channel's latest `limit`. */

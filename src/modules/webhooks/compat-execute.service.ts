@@ -1,15 +1,19 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Acting, WebhookActor } from '../../core/acting.js';
+import type { Actor } from '../../core/actor.js';
 import { DAY as DAY_MS } from '../../core/clock.js';
 import { ApiError, invalidField } from '../../core/errors.js';
 import { actorNameProblem } from '../../core/names.js';
 import { open, seal, sealingKey } from '../../core/sealed.js';
 import type { Deps } from '../../deps.js';
+import { changing } from '../../events/event-bus.js';
 import type { WebhookMessageRecord } from './webhook-message.js';
 import { GITHUB_REPLAY_WINDOW_MS, GITHUB_SECRET_MAX } from './compat.js';
 import { executeWebhook } from './execute.service.js';
 import { renderGithubEvent } from './github-events.js';
 import { forgetGithubDelivery, plainGithubSecrets, recordGithubDelivery, resealGithubSecret, saveGithubSecret, webhooksWithGithubSecret } from './github-secrets.repository.js';
 import { mapSlackPayload, type MappedPayload } from './slack-payload.js';
+import { getWebhookAs } from './webhooks.service.js';
 import type { Webhook } from './webhooks.js';
 
 /**
@@ -21,10 +25,10 @@ import type { Webhook } from './webhooks.js';
  */
 
 /** POST …/{token}/slack: 400 (50006) with the reason when the payload maps to nothing. */
-export async function executeSlackWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean): Promise<WebhookMessageRecord | undefined> {
+export async function executeSlackWebhook(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, body: unknown, wait: boolean): Promise<WebhookMessageRecord | undefined> {
   const mapped = mapSlackPayload(body ?? {});
   if (!mapped.ok) throw new ApiError(400, 50006, mapped.message);
-  return executeWebhook(deps, webhook, mapped.payload, wait, 'unsigned');
+  return executeWebhook(deps, acting, webhook, mapped.payload, wait, 'unsigned');
 }
 
 /** What a GitHub delivery came to: a message posted (or not, with the reason GitHub's delivery log shows). */
@@ -136,13 +140,13 @@ function withoutImpersonatingAuthors(payload: MappedPayload, serviceName: string
  * otherwise) and the delivery must be new (409 for a replay), else nothing is posted. Then the
  * event is rendered (github-events.ts) and posted, or answered without a message and the reason.
  */
-export async function executeGithubWebhook(deps: Deps, webhook: Webhook, delivery: GithubDelivery): Promise<GithubOutcome> {
+export async function executeGithubWebhook(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, delivery: GithubDelivery): Promise<GithubOutcome> {
   const deliveryId = webhook.githubSecretSealed === null ? undefined : await admitSignedDelivery(deps, webhook, delivery);
   try {
     const rendering = renderGithubEvent(delivery.event, delivery.body);
     if (!rendering.post) return { posted: false, reason: rendering.reason };
     const payload = withoutImpersonatingAuthors(rendering.payload, deps.config.serviceName);
-    return { posted: true, message: await executeWebhook(deps, webhook, payload, delivery.wait, 'signed') };
+    return { posted: true, message: await executeWebhook(deps, acting, webhook, payload, delivery.wait, 'signed') };
   } catch (error) {
     // Not posted: GitHub's "Redeliver" of this delivery must be able to post it.
     if (deliveryId !== undefined) await forgetGithubDelivery(deps.db, webhook.id, deliveryId);
@@ -150,17 +154,28 @@ export async function executeGithubWebhook(deps: Deps, webhook: Webhook, deliver
   }
 }
 
-/** Sets (a non-empty value) or removes (empty) a webhook's GitHub secret, sealed; from its settings page. */
-export async function setGithubSecret(deps: Deps, webhook: Pick<Webhook, 'id'>, secret: string): Promise<void> {
-  if (secret === '') return saveGithubSecret(deps.db, webhook.id, null);
+/**
+ * Sets (a non-empty value) or removes (empty) a webhook's GitHub secret, sealed; from its settings
+ * page. The acting person needs Manage webhooks in the webhook's server (SPEC §5.8; 404 10015 for
+ * a webhook out of reach, 403 50013 without it). Audited as `webhook.updated` with the key
+ * `github_secret` only: the audit log never holds the secret, sealed or not.
+ */
+export async function setGithubSecret(deps: Deps, acting: Acting<Actor>, webhookId: string, secret: string): Promise<void> {
+  const webhook = await getWebhookAs(deps, acting.actor, webhookId);
   if ([...secret].length > GITHUB_SECRET_MAX) throw invalidField(['githubSecret'], 'BASE_TYPE_MAX_LENGTH', `The GitHub secret must be at most ${GITHUB_SECRET_MAX} characters.`);
-  await saveGithubSecret(deps.db, webhook.id, sealGithubSecret(deps, webhook.id, secret));
+  const sealed = secret === '' ? null : sealGithubSecret(deps, webhook.id, secret);
+  await changing(deps, acting, async (trx, emit) => {
+    await saveGithubSecret(trx, webhook.id, sealed);
+    emit({ type: 'webhook.updated', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, changes: [{ key: 'github_secret' }] });
+  });
 }
 
 /**
  * Seals every GitHub secret still in plain text (carried over by migration 2026-11-27-10, which
  * cannot see the server secret); run when the app starts, so none waits for its first delivery.
- * Returns how many were sealed.
+ * Returns how many were sealed. Maintenance with no acting context and no event (issue #37 §1):
+ * it stores the same secret in another form, so nobody changed anything an audit log could name,
+ * as githubSecretOf's sealing at first use does not either.
  */
 export async function sealPlainGithubSecrets(deps: Deps): Promise<number> {
   const plain = await plainGithubSecrets(deps.db);

@@ -4,6 +4,7 @@ import { addFieldError, ApiError, ApiErrors, type ErrorTree } from '../../core/e
 import { CONTROL_CHARACTER_ERROR, findForbiddenText } from '../../core/text.js';
 import type { App } from '../../http/app-type.js';
 import { JSON_DEPTH_MAX, jsonNestsDeeperThan } from '../../http/body-limits.js';
+import { requestActing } from '../../http/acting.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
@@ -123,7 +124,8 @@ export function registerCompatibleExecuteApi(app: App, services: Services, gates
       const rawWait = (request.query as Record<string, unknown>)['wait'];
       // As at Discord, this route waits unless told not to.
       const wait = rawWait === undefined ? true : parseWait(rawWait);
-      const record = await executeSlackWebhook(services, webhookOf(request), slackBody(request.body), wait);
+      const webhook = webhookOf(request);
+      const record = await executeSlackWebhook(services, requestActing(request, services.clock, { kind: 'webhook', id: webhook.id }), webhook, slackBody(request.body), wait);
       if (record === undefined) return reply.code(200).type('text/plain; charset=utf-8').send('ok');
       return record;
     },
@@ -179,7 +181,8 @@ export function registerCompatibleExecuteApi(app: App, services: Services, gates
         const event = request.headers['x-github-event'];
         const signature = request.headers['x-hub-signature-256'];
         const deliveryId = request.headers['x-github-delivery'];
-        const outcome = await executeGithubWebhook(services, webhookOf(request), {
+        const webhook = webhookOf(request);
+        const outcome = await executeGithubWebhook(services, requestActing(request, services.clock, { kind: 'webhook', id: webhook.id }), webhook, {
           event: typeof event === 'string' ? event : undefined,
           signature: typeof signature === 'string' ? signature : undefined,
           deliveryId: typeof deliveryId === 'string' ? deliveryId : undefined,

@@ -9,6 +9,8 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import type { Acting, WebhookActor } from '../../core/acting.js';
+import { requestActing } from '../../http/acting.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { sendRateLimited } from '../../http/error-handler.js';
 import type { Services } from '../../deps.js';
@@ -65,6 +67,9 @@ function webhookOf(request: FastifyRequest): Webhook {
 }
 
 export function registerWebhookExecuteApi(app: App, services: Services): void {
+  /** Issue #37 §1: the URL's holder acts as the webhook whose token the gate checked. */
+  const holder = (request: FastifyRequest, webhook: Webhook): Acting<WebhookActor> => requestActing(request, services.clock, { kind: 'webhook', id: webhook.id });
+
   app.decorateRequest('webhook', undefined);
   // Issue #21 §1: a message body is read only as far as the largest real message needs.
   const messageBodyLimit = Math.min(MESSAGE_BODY_LIMIT, services.config.bodyLimit);
@@ -120,7 +125,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     },
     async (request, reply) => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
-      const record = await executeWebhook(services, webhookOf(request), request.body as unknown, wait);
+      const webhook = webhookOf(request);
+      const record = await executeWebhook(services, holder(request, webhook), webhook, request.body as unknown, wait);
       if (record === undefined) return reply.code(204).send(null);
       return record;
     },
@@ -155,7 +161,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
         response: { 200: WebhookRecordBody, ...withBodyErrors },
       },
     },
-    async (request) => updateWebhookByToken(services, webhookOf(request), request.body as unknown),
+    async (request) => {
+      const webhook = webhookOf(request);
+      return updateWebhookByToken(services, holder(request, webhook), webhook, request.body as unknown);
+    },
   );
 
   app.delete(
@@ -171,7 +180,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await deleteWebhookByToken(services, webhookOf(request));
+      const webhook = webhookOf(request);
+      await deleteWebhookByToken(services, holder(request, webhook), webhook);
       return reply.code(204).send(null);
     },
   );
@@ -206,7 +216,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
         response: { 200: WebhookMessageBody, ...withBodyWriteErrors },
       },
     },
-    async (request) => editWebhookMessage(services, webhookOf(request), request.params.messageId, request.body as unknown),
+    async (request) => {
+      const webhook = webhookOf(request);
+      return editWebhookMessage(services, holder(request, webhook), webhook, request.params.messageId, request.body as unknown);
+    },
   );
 
   app.delete(
@@ -222,7 +235,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await deleteMessageOfWebhook(services, webhookOf(request), request.params.messageId);
+      const webhook = webhookOf(request);
+      await deleteMessageOfWebhook(services, holder(request, webhook), webhook, request.params.messageId);
       return reply.code(204).send(null);
     },
   );

@@ -1,8 +1,10 @@
+import type { Acting, WebhookActor } from '../../core/acting.js';
 import { ApiError, ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
 import { matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
+import { emitted } from '../../events/event-bus.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { storeWebhookMessage } from '../messages/messages.service.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
@@ -105,9 +107,9 @@ export function parseWait(raw: unknown): boolean {
  * the `username`/`avatarUrl` of this payload (SPEC §2.9). Mentions stay literal text and notify
  * nobody (SPEC §2.10). Returns the message record when `wait`, else nothing. `signed` only for a
  * GitHub delivery whose signature was checked: an unsigned message is refused when the webhook
- * has a GitHub secret (issue #36 §2).
+ * has a GitHub secret (issue #36 §2). `acting` is the URL's holder (the webhook itself).
  */
-export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown, wait: boolean, writes: WebhookWrite = 'unsigned'): Promise<WebhookMessageRecord | undefined> {
+export async function executeWebhook(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, body: unknown, wait: boolean, writes: WebhookWrite = 'unsigned'): Promise<WebhookMessageRecord | undefined> {
   // No body at all (no Content-Type) is an empty message, as at Discord.
   const parsed = parseMessagePayload(body ?? {}, { identityOverride: true, serviceName: deps.config.serviceName });
   if (!parsed.ok) throw parsed.error;
@@ -136,6 +138,8 @@ export async function executeWebhook(deps: Deps, webhook: Webhook, body: unknown
     if (current.tokenHash === webhook.tokenHash && current.githubSecretSealed !== null && writes === 'unsigned') throw signedDeliveriesOnly();
     throw ApiErrors.invalidWebhookToken();
   }
-  deps.events.publish({ type: 'message_create', channelId: message.channelId, messageId: message.id });
+  // Issue #37 §2: message.created has listeners only (live views), so this delivers at once and
+  // awaits a shared settled promise: no statement and no closure of its own on the hot path.
+  await emitted(deps, acting, { type: 'message.created', serverId: webhook.serverId, channelId: message.channelId, messageId: message.id });
   return wait ? presentWebhookMessage(message) : undefined;
 }

@@ -1,3 +1,4 @@
+import type { Acting, WebhookActor } from '../../core/acting.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { messageIsEmpty, type Embed } from '../messages/embed.js';
@@ -10,7 +11,8 @@ import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js'
 /**
  * What the holder of a webhook URL may do besides executing it (issue #5 "Messages" and "The
  * webhook by token"). The webhook has been opened by execute.service.ts openWebhook: its token
- * checked and its bucket counted.
+ * checked and its bucket counted. What changes something takes the holder's acting context
+ * (`{ kind: 'webhook', id }`, issue #37 §1), under which its events are emitted and audited.
  */
 
 /** GET …/messages/{messageId}: only messages this webhook posted; anything else is 10008. */
@@ -25,7 +27,7 @@ export async function getWebhookMessage(deps: Deps, webhook: Webhook, messageId:
  * fields stay, the name and avatar of the message never change, editedAt is set. The result may
  * not be empty (50006).
  */
-export async function editWebhookMessage(deps: Deps, webhook: Webhook, messageId: string, body: unknown): Promise<WebhookMessageRecord> {
+export async function editWebhookMessage(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, messageId: string, body: unknown): Promise<WebhookMessageRecord> {
   const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true });
   if (!parsed.ok) throw parsed.error;
   const { content, embeds } = parsed.value;
@@ -38,17 +40,16 @@ export async function editWebhookMessage(deps: Deps, webhook: Webhook, messageId
   const changes: { content?: string; embeds?: Embed[]; editedAt: number } = { editedAt: deps.clock.now() };
   if (content !== undefined) changes.content = content;
   if (embeds !== undefined) changes.embeds = embeds;
-  const edited = await changeMessageOfWebhook(deps, webhook.id, messageId, changes);
+  // Live views hear message.updated (messages.service.ts).
+  const edited = await changeMessageOfWebhook(deps, acting, webhook, messageId, changes);
   if (!edited) throw ApiErrors.unknownMessage();
-  deps.events.publish({ type: 'message_update', channelId: edited.channelId, messageId: edited.id });
   return presentWebhookMessage(edited);
 }
 
 /** DELETE …/messages/{messageId}: only messages this webhook posted (10008 otherwise). */
-export async function deleteMessageOfWebhook(deps: Deps, webhook: Webhook, messageId: string): Promise<void> {
-  const deleted = await removeMessageOfWebhook(deps, webhook.id, messageId);
-  if (!deleted) throw ApiErrors.unknownMessage();
-  deps.events.publish({ type: 'message_delete', channelId: deleted.channelId, messageId });
+export async function deleteMessageOfWebhook(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, messageId: string): Promise<void> {
+  // Live views hear message.deleted (messages.service.ts); the webhook deleting its own is not audited.
+  if (!(await removeMessageOfWebhook(deps, acting, webhook, messageId))) throw ApiErrors.unknownMessage();
 }
 
 /** GET /api/v1/webhooks/{id}/{token}: the record, without token or creator. */
@@ -82,13 +83,19 @@ function webhookInput(body: unknown): WebhookInput {
   return input;
 }
 
-/** PATCH /api/v1/webhooks/{id}/{token}: rename (impersonation rule) or change the avatar. */
-export async function updateWebhookByToken(deps: Deps, webhook: Webhook, body: unknown): Promise<WebhookRecord> {
-  const updated = await updateWebhookSettings(deps, webhook, webhookInput(body));
+/**
+ * PATCH /api/v1/webhooks/{id}/{token}: rename (impersonation rule) or change the avatar. The
+ * URL's holder is audited as the webhook itself (`webhook.updated`, actor_kind 'webhook').
+ */
+export async function updateWebhookByToken(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, body: unknown): Promise<WebhookRecord> {
+  const updated = await updateWebhookSettings(deps, acting, webhook, webhookInput(body));
   return presentWebhook(updated, { baseUrl: deps.config.baseUrl });
 }
 
-/** DELETE /api/v1/webhooks/{id}/{token}: every later call on this id answers 404 10015; its messages stay. */
-export async function deleteWebhookByToken(deps: Deps, webhook: Webhook): Promise<void> {
-  await removeWebhook(deps, webhook);
+/**
+ * DELETE /api/v1/webhooks/{id}/{token}: every later call on this id answers 404 10015; its
+ * messages stay. Audited as the webhook deleting itself (`webhook.deleted`).
+ */
+export async function deleteWebhookByToken(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook): Promise<void> {
+  await removeWebhook(deps, acting, webhook);
 }
