@@ -8,6 +8,8 @@ import { setGithubSecret } from '../../src/modules/webhooks/compat-execute.servi
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import type { ServedApp } from '../support/browser.js';
 import { serveOwnedChannel } from '../support/served-channel.js';
+import { actingOf } from '../support/acting.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Issue #36 §2 with the real senders on a listening server: once a webhook has a GitHub secret, a
@@ -35,8 +37,8 @@ async function authors(): Promise<(string | null)[]> {
 
 describe('a webhook with a GitHub secret, driven by real senders', () => {
   it('@slack/webhook and a plain execute are refused (403); a GitHub-signed delivery posts once, its replay is 409', async () => {
-    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: 'Repo events' });
-    await setGithubSecret(served.t.services, webhook, SECRET);
+    const { webhook, token } = await createWebhook(served.t.services, actingOf({ kind: 'person', id: ownerId }), channel, { name: 'Repo events' });
+    await setGithubSecret(served.t.services, actingOf(OPERATOR), webhook.id, SECRET);
     const url = `${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}`;
 
     const slack = new IncomingWebhook(`${url}/slack`, { username: 'GitHub', icon_url: 'https://github.githubassets.com/favicons/favicon.png' });

@@ -10,6 +10,8 @@ import { runMaintenance } from '../../src/storage/maintenance.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { stored } from '../support/stored.js';
 import { createTestWebhook, type TestWebhook } from './webhook-url.fixtures.js';
+import { actingOf } from '../support/acting.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Issue #36 §2: a webhook with a GitHub secret takes only signed, new GitHub deliveries, so its URL
@@ -61,7 +63,7 @@ async function messages(w: TestWebhook) {
 describe('a webhook with a GitHub secret accepts only signed GitHub deliveries (issue #36 §2)', () => {
   it('refuses plain execute, /slack, and editing or deleting a message with 403 (50013), and posts or changes nothing', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const genuine = await deliver(w, star(1), { secret: SECRET });
     expect(genuine.statusCode).toBe(200);
     const messageId = genuine.json<{ id: string }>().id;
@@ -87,7 +89,7 @@ describe('a webhook with a GitHub secret accepts only signed GitHub deliveries (
 
   it('still lets the URL read the webhook and its messages, rename it and delete it (they forge no message)', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const genuine = await deliver(w, star(2), { secret: SECRET });
     const messageId = genuine.json<{ id: string }>().id;
     expect((await inject({ method: 'GET', url: w.path })).statusCode).toBe(200);
@@ -100,11 +102,11 @@ describe('a webhook with a GitHub secret accepts only signed GitHub deliveries (
     const w = await createTestWebhook(t);
     // A first execute: on PostgreSQL the instance now remembers the webhook without a secret.
     expect((await inject({ method: 'POST', url: w.path, payload: { content: 'before' } })).statusCode).toBe(204);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     expect((await inject({ method: 'POST', url: w.path, payload: { content: 'while signed only' } })).statusCode).toBe(403);
-    await setGithubSecret(t.services, w.webhook, '');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, '');
     expect((await inject({ method: 'POST', url: w.path, payload: { content: 'after' } })).statusCode).toBe(204);
-    await setGithubSecret(t.services, w.webhook, 'another secret');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, 'another secret');
     expect((await inject({ method: 'POST', url: w.path, payload: { content: 'signed only again' } })).statusCode).toBe(403);
     expect((await messages(w)).map((m) => m.content)).toEqual(['before', 'after']);
   });
@@ -121,7 +123,7 @@ describe('a webhook with a GitHub secret accepts only signed GitHub deliveries (
 describe('the GitHub secret is sealed with the server secret (issue #36 §2)', () => {
   it('is stored sealed, bound to its webhook: the database never holds it in plain text', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const atRest = await stored.githubSecretAtRest(t, w.webhook.id);
     expect(atRest).toBeDefined();
     expect(atRest).not.toContain(SECRET);
@@ -174,7 +176,7 @@ describe('the GitHub secret is sealed with the server secret (issue #36 §2)', (
 describe('a replayed GitHub delivery posts nothing (issue #36 §2)', () => {
   it('the same X-GitHub-Delivery id again is 409, even with another signed body', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const id = randomUUID();
     expect((await deliver(w, star(10), { secret: SECRET, deliveryId: id })).statusCode).toBe(200);
     const replay = await deliver(w, star(10), { secret: SECRET, deliveryId: id });
@@ -186,7 +188,7 @@ describe('a replayed GitHub delivery posts nothing (issue #36 §2)', () => {
 
   it('the same signed body under a new delivery id is 409 too: the id is not signed', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     expect((await deliver(w, star(12), { secret: SECRET })).statusCode).toBe(200);
     expect((await deliver(w, star(12), { secret: SECRET })).statusCode).toBe(409);
     expect(await messages(w)).toHaveLength(1);
@@ -194,7 +196,7 @@ describe('a replayed GitHub delivery posts nothing (issue #36 §2)', () => {
 
   it('a signed delivery without X-GitHub-Delivery is 400 and posts nothing', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const res = await deliver(w, star(13), { secret: SECRET, deliveryId: null });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/X-GitHub-Delivery/);
@@ -203,8 +205,8 @@ describe('a replayed GitHub delivery posts nothing (issue #36 §2)', () => {
 
   it('another webhook may receive the same delivery id (ids are remembered per webhook)', async () => {
     const [a, b] = [await createTestWebhook(t), await createTestWebhook(t)];
-    await setGithubSecret(t.services, a.webhook, SECRET);
-    await setGithubSecret(t.services, b.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), a.webhook.id, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), b.webhook.id, SECRET);
     const id = randomUUID();
     expect((await deliver(a, star(14), { secret: SECRET, deliveryId: id })).statusCode).toBe(200);
     expect((await deliver(b, star(14), { secret: SECRET, deliveryId: id })).statusCode).toBe(200);
@@ -212,7 +214,7 @@ describe('a replayed GitHub delivery posts nothing (issue #36 §2)', () => {
 
   it('deliveries are remembered for 7 days, then forgotten by the maintenance job', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, SECRET);
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, SECRET);
     const id = randomUUID();
     expect((await deliver(w, star(15), { secret: SECRET, deliveryId: id })).statusCode).toBe(200);
     const deps = { db: t.services.db, dialect: t.services.dialect, clock: t.clock, logger: pino({ level: 'silent' }), messageRetentionDays: 0 };

@@ -6,6 +6,8 @@ import { setGithubSecret } from '../../src/modules/webhooks/compat-execute.servi
 import { GITHUB_AVATAR_URL, GITHUB_EVENTS, GithubColors } from '../../src/modules/webhooks/github-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestWebhook, type TestWebhook } from './webhook-url.fixtures.js';
+import { actingOf } from '../support/acting.js';
+import { OPERATOR } from '../../src/core/actor.js';
 
 /**
  * Issue #23 "Done when": the GitHub route with GitHub's real example payloads
@@ -171,7 +173,7 @@ describe('GitHub deliveries with nothing to post', () => {
 
   it('accepts every example payload of @octokit/webhooks-examples (github.com and every GHES version) without a 5xx, signed, with a secret set', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, 'It\'s a Secret to Everybody');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, 'It\'s a Secret to Everybody');
     let delivered = 0;
     // The examples repeat some payloads word for word; a signed body seen before is a replay (409, issue #36 §2).
     const seen = new Set<string>();
@@ -200,7 +202,7 @@ describe('GitHub secret (X-Hub-Signature-256)', () => {
 
   it('with a secret set, a correctly signed delivery posts; a missing or wrong signature is 401 and posts nothing', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, 'hunter2');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, 'hunter2');
     const missing = await deliver(w, 'watch', example('watch', 0));
     expect(missing.statusCode).toBe(401);
     expect(missing.json().message).toMatch(/X-Hub-Signature-256 header is missing/);
@@ -214,8 +216,8 @@ describe('GitHub secret (X-Hub-Signature-256)', () => {
 
   it('removing the secret (empty value) stops the check', async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, 'hunter2');
-    await setGithubSecret(t.services, w.webhook, '');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, 'hunter2');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, '');
     expect((await deliver(w, 'watch', example('watch', 0))).statusCode).toBe(204);
   });
 });
@@ -223,7 +225,7 @@ describe('GitHub secret (X-Hub-Signature-256)', () => {
 describe('GitHub route, requests', () => {
   it("accepts GitHub's form content type (payload=<json>) and verifies its signature over the form body", async () => {
     const w = await createTestWebhook(t);
-    await setGithubSecret(t.services, w.webhook, 's3cret');
+    await setGithubSecret(t.services, actingOf(OPERATOR), w.webhook.id, 's3cret');
     const form = `payload=${encodeURIComponent(JSON.stringify(example('watch', 0)))}`;
     t.clock.advance(2000);
     const res = await t.app.inject({
