@@ -7,6 +7,7 @@ import type { Person } from '../../src/modules/directory/people.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { given } from '../support/given.js';
 import { postForm } from '../support/oauth-factory.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
 import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
@@ -218,5 +219,26 @@ describe('user installs are recorded for the person', () => {
     // Installing again changed nothing, so it recorded nothing.
     expect(rows.map((r) => r.action)).toEqual(['user_install.created', 'user_install.deleted']);
     for (const row of rows) expect([row.actor_kind, String(row.actor_id)]).toEqual(['person', person.id]);
+  });
+});
+
+describe('a bot overwriting its commands', () => {
+  it('announces commands.updated once the commands are stored, with the bot acting, and writes no audit row (not security-relevant); a refused overwrite announces nothing', async () => {
+    const bot = await given.bot(t, { name: 'Commander' });
+    const heard: Array<{ applicationId: string; serverId: string | null; actor: string }> = [];
+    const stop = t.services.bus.on(['commands.updated'], (event, acting) => {
+      heard.push({ applicationId: event.applicationId, serverId: event.serverId, actor: acting.actor.kind });
+    });
+    try {
+      const put = (body: unknown) =>
+        t.app.inject({ method: 'PUT', url: `/api/v1/applications/${bot.client.app.id}/commands`, headers: { ...bot.headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      expect((await put([{ name: '', description: 'bad' }])).statusCode).toBe(400);
+      expect(heard).toEqual([]);
+      expect((await put([{ name: 'ping', description: 'Pings' }])).statusCode).toBe(200);
+      expect(heard).toEqual([{ applicationId: bot.client.app.id, serverId: null, actor: 'bot' }]);
+    } finally {
+      stop();
+    }
+    expect(await rowsFor(bot.client.app.id, 'commands.updated')).toEqual([]);
   });
 });
