@@ -28,6 +28,8 @@ export interface EventPayloads {
   'code.replayed': { applicationId: string; userId: string };
   'refresh.reused': { applicationId: string; userId: string };
   'client.auth_failed': { applicationId: string | null; method: string };
+  /** A new ID-token signing key of `alg` (its kid; never key material), replacing `retired` (oidc/). */
+  'signing_key.rotated': { alg: string; kid: string; retired: string[] };
   // Accounts (accounts/).
   'signin.succeeded': { userId: string };
   'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' };
@@ -90,7 +92,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 /** Every event type, in the order above (the docs and the audit log's filter list read it). */
 export const EVENT_TYPES = [
-  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed',
+  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted', 'commands.updated',

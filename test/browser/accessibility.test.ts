@@ -11,6 +11,7 @@ import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot, type TestWebhook } from '../support/given.js';
 import { openDm } from '../http/dms.fixtures.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/accessibility.test.ts');
 
@@ -103,7 +104,7 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
   beforeAll(async () => {
     served = await serveTestApp();
     const t = served.t;
-    const owner = await registerPerson(t.services, { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 1' });
+    const owner = await registerPerson(t.services, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 1' });
     const server = await given.server(t, { owner, name: 'Difference Engine' });
     await given.server(t, { owner, name: 'Analytical Engine' }); // a second server: the channel view's server switcher
     const channelId = server.channels[0]?.id as string;

@@ -7,6 +7,7 @@ import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/bot-install.test.ts');
 
@@ -27,7 +28,7 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const owner = await registerPerson(deps, { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
+    const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
     ({ application: app } = await createApplication(deps, { kind: 'person', id: owner.id }, {
       name: 'Merry Bot',
       description: 'Greets new members and keeps #general tidy.',

@@ -9,6 +9,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-live.test.ts');
 
@@ -63,8 +64,8 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    adaId = (await registerPerson(deps, { ...ADA, name: 'Ada Lovelace' })).id;
-    bo = (await registerPerson(deps, { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
+    adaId = (await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' })).id;
+    bo = (await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
     const server = await createServer(deps, adaId, { name: 'Engines' });
     serverId = server.id;
     await addMember(deps, server.id, bo);

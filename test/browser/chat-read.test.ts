@@ -6,6 +6,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-read.test.ts');
 
@@ -55,8 +56,8 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const ada = await registerPerson(deps, { ...ADA, name: 'Ada Lovelace' });
-    bo = (await registerPerson(deps, { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
+    const ada = await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' });
+    bo = (await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
     const server = await createServer(deps, ada.id, { name: 'Engines' });
     await addMember(deps, server.id, bo);
     general = server.channels[0]?.id as string;

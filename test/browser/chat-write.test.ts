@@ -7,6 +7,7 @@ import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-write.test.ts');
 
@@ -69,9 +70,9 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const ada = await registerPerson(deps, { username: 'ada', name: 'Ada Lovelace', password: PASSWORD });
-    const bob = await registerPerson(deps, { username: 'bob', name: 'Bob Kahn', password: PASSWORD });
-    const mo = await registerPerson(deps, { username: 'mo', name: 'Mo Derator', password: PASSWORD });
+    const ada = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: PASSWORD });
+    const bob = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bob', name: 'Bob Kahn', password: PASSWORD });
+    const mo = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'mo', name: 'Mo Derator', password: PASSWORD });
     const server = await createServer(deps, ada.id, { name: 'Writers Room' });
     await addMember(deps, server.id, bob.id);
     const mods = await createRole(deps, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });

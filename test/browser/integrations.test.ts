@@ -8,6 +8,7 @@ import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/integrations.test.ts');
 
@@ -28,8 +29,8 @@ describe.skipIf(!chromiumAvailable)('Integrations in Chromium', () => {
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const maker = await registerPerson(deps, { username: 'statusco', name: 'Status Co', password: 'maker password 123' });
-    const robin = await registerPerson(deps, { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
+    const maker = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'statusco', name: 'Status Co', password: 'maker password 123' });
+    const robin = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
     ({ application: app } = await createApplication(deps, { kind: 'person', id: maker.id }, {
       name: 'Status Feed',
       description: 'Posts status changes.',

@@ -6,6 +6,7 @@ import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createApplication } from '../../src/modules/applications/applications.service.js';
 import type { Application } from '../../src/modules/applications/applications.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/oauth-consent.test.ts');
 
@@ -42,8 +43,8 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const owner = await registerPerson(deps, { username: 'acme', name: 'Acme Inc', password: 'owner password 123' });
-    await registerPerson(deps, { username: 'robin', name: 'Robin Hood', email: 'robin@example.com', password: 'sherwood forest 1' });
+    const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'acme', name: 'Acme Inc', password: 'owner password 123' });
+    await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', email: 'robin@example.com', password: 'sherwood forest 1' });
     ({ application: app } = await createApplication(deps, { kind: 'person', id: owner.id }, {
       name: 'Acme Reader',
       description: 'Reads your profile to personalise Acme.',

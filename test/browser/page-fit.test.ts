@@ -6,6 +6,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, collectProblems, launchBrowser, screenshot, type ServedApp, serveTestApp, signInWithForm, warnIfChromiumMissing } from '../support/browser.js';
 import { given } from '../support/given.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/page-fit.test.ts');
 
@@ -39,7 +40,7 @@ describe.skipIf(!chromiumAvailable)('pages fit the window they are shown in (Chr
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const ada = await registerPerson(deps, { ...ADA, name: 'Ada Lovelace' });
+    const ada = await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' });
     const server = await createServer(deps, ada.id, { name: SERVER_NAME });
     // A topic long enough to wrap onto several lines on a phone.
     const channel = await createChannel(deps, server.id, { name: 'workshop', topic: 'Where the engine is built: gears, cards, the mill and the store, and the tables we print from them every week.' });

@@ -11,6 +11,7 @@ import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/xss.test.ts');
 
@@ -72,8 +73,8 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
   beforeAll(async () => {
     served = await serveTestApp();
     const deps = served.t.services;
-    const owner = await registerPerson(deps, { username: 'xssowner', name: p('owner'), password: 'inert text only 1' });
-    const other = await registerPerson(deps, { username: 'xssother', name: ALERT.slice(0, 32), password: 'inert text only 2' });
+    const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'xssowner', name: p('owner'), password: 'inert text only 1' });
+    const other = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'xssother', name: ALERT.slice(0, 32), password: 'inert text only 2' });
     const server = await createServer(deps, owner.id, { name: `Srv ${p('server')} ${ALERT}` });
     serverId = server.id;
     channelId = server.channels[0]?.id as string;

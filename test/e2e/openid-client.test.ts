@@ -10,6 +10,7 @@ import { createClient, createPerson, type TestClient } from '../support/oauth-fa
 import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
 import { expectedAtHash, jwsHeader, tamper } from '../support/oidc-browser.js';
 import { freePort } from '../support/ports.js';
+import { operatorActing } from '../support/acting.js';
 
 /**
  * Issue #22 "Done when": unmodified openid-client v6 in OIDC mode against a listening server —
@@ -78,7 +79,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
 
   it('code flow with nonce and PKCE: a validated RS256 ID token (the default) with the claims the scopes allow, UserInfo, refresh, end session', async () => {
     const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/callback'] });
-    await updateOpenIdClientSettings(t.services, app.app, { postLogoutRedirectUris: ['https://rp.example.com/signed-out'] });
+    await updateOpenIdClientSettings(t.services, operatorActing(), app.app.id, { postLogoutRedirectUris: ['https://rp.example.com/signed-out'] });
     const config = await configFor(app);
     const cookie = await sessionCookie();
     const { tokens, nonce } = await signIn(config, app, cookie);
@@ -137,7 +138,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
 
   it('an app that chose ES256 gets ES256 ID tokens, validated by a library told to expect ES256', async () => {
     const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/es256'] });
-    await updateOpenIdClientSettings(t.services, app.app, { idTokenAlg: 'ES256' });
+    await updateOpenIdClientSettings(t.services, operatorActing(), app.app.id, { idTokenAlg: 'ES256' });
     const { tokens } = await signIn(await configFor(app, { id_token_signed_response_alg: 'ES256' }), app, await sessionCookie(), 'openid');
     expect(jwsHeader(tokens.id_token as string)['alg']).toBe('ES256');
   });
@@ -228,7 +229,7 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     const app = await createClient(t, { owner: person, redirectUris: ['https://rp.example.com/rotate'] });
     const config = await configFor(app);
     const before = (await signIn(config, app, await sessionCookie(), 'openid')).tokens.id_token as string;
-    const rotated = await rotateSigningKeys(t.services);
+    const rotated = await rotateSigningKeys(t.services, operatorActing());
     const rs = rotated.find((r) => r.alg === 'RS256');
     expect(rs?.retired).toContain(jwsHeader(before)['kid']);
 

@@ -6,6 +6,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
+import { actingOf, ANONYMOUS } from '../support/acting.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -110,8 +111,8 @@ describe('registration', () => {
 
   it('two sign-ups of one name at once create one person; the other gets USERNAME_ALREADY_TAKEN', async () => {
     const results = await Promise.allSettled([
-      registerPerson(t.services, { username: 'Racer', password: PASSWORD }),
-      registerPerson(t.services, { username: 'racer', password: PASSWORD }),
+      registerPerson(t.services, actingOf(ANONYMOUS), { username: 'Racer', password: PASSWORD }),
+      registerPerson(t.services, actingOf(ANONYMOUS), { username: 'racer', password: PASSWORD }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected');

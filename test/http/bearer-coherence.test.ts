@@ -6,6 +6,7 @@ import { statementsDuring, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/
 import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import { resetClientSecret } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { personActingOf } from '../support/acting.js';
 
 /**
  * Issue #26 §1: on PostgreSQL with Redis each instance answers bearer checks and the token
@@ -82,7 +83,7 @@ describe.skipIf(!canRun)('bearer checks from memory on several instances', () =>
   it("a person's new name is what every instance answers once the change is answered", async () => {
     const tokens = await obtainTokens(a, client, person, ['identify']);
     expect((await getWithBearer(b, '/api/v1/users/@me', tokens.access_token)).json()).toMatchObject({ global_name: person.name });
-    await updateProfile(a.services, person.id, { name: 'Renamed Everywhere' });
+    await updateProfile(a.services, personActingOf(person.id), { name: 'Renamed Everywhere' });
     expect((await getWithBearer(b, '/api/v1/users/@me', tokens.access_token)).json()).toMatchObject({ global_name: 'Renamed Everywhere' });
   });
 

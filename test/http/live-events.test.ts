@@ -22,6 +22,7 @@ import { SseReader, cookieOf, listenForStreams, liveStreams, stopListening } fro
 import { sample } from '../support/metrics.js';
 import { PageAgent } from '../support/page-agent.js';
 import { stored } from '../support/stored.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 /**
  * The channel view's live updates (issue #5 "new messages appear without a reload"): a real
@@ -221,7 +222,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const stream = await connected(member.agent, general);
       // A second browser of the same person (a new session of theirs).
-      const second = await startSession(t.services, member.person.id, 'other browser');
+      const second = await startSession(t.services, personActingOf(member.person.id), 'other browser');
       elsewhere.agent.cookies.set(cookieNames(false).session, second.token);
       const other = await connected(elsewhere.agent, general);
       await member.agent.submit('/', '/logout', {});
@@ -404,10 +405,10 @@ describe('issue #36 §1: many streams of one channel', () => {
   it('a password change ends the live views of the browsers it signs out at once; the browser that changed it keeps its own', async () => {
     const { server, general } = await room();
     const password = 'correct horse battery staple 36';
-    const someone = await registerPerson(t.services, { username: `pw${t.services.ids.next()}`, name: 'Pat Password', password });
+    const someone = await registerPerson(t.services, actingOf(ANONYMOUS), { username: `pw${t.services.ids.next()}`, name: 'Pat Password', password });
     await addMember(t.services, server.id, someone.id);
     const agentWith = async () => {
-      const session = await startSession(t.services, someone.id, 'vitest');
+      const session = await startSession(t.services, personActingOf(someone.id), 'vitest');
       const agent = new PageAgent(t.app);
       agent.cookies.set(cookieNames(false).session, session.token);
       return { agent, token: session.token };
@@ -417,7 +418,7 @@ describe('issue #36 §1: many streams of one channel', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const kept = await connected(here.agent, general);
     const ended = await connected(elsewhere.agent, general);
-    await changePassword(t.services, someone.id, { currentPassword: password, newPassword: 'another horse battery staple 36', currentSessionToken: here.token });
+    await changePassword(t.services, personActingOf(someone.id), { currentPassword: password, newPassword: 'another horse battery staple 36', currentSessionToken: here.token });
     expect(await ended.next((e) => e.event === 'end')).toBeTruthy();
     await ended.untilEnded();
     const id = await webhookMessage(general, { content: 'still following' });

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { answerConsent, authorizePath, createApp, freshPkce, location, requestFor, signedIn } from './authorize.fixtures.js';
+import { operatorActing } from '../support/acting.js';
 
 /**
  * Issue #36 §6: RS256 becomes the default ID-token algorithm. The upgrade keeps ES256 for every
@@ -41,7 +42,7 @@ describe('the RS256 default and apps that already received ES256 ID tokens', () 
     const { app: unused } = await createApp(t, owner, { name: 'Unused', redirectUris: ['https://unused.example/cb'] });
     const { app: chose } = await createApp(t, owner, { name: 'Chose', redirectUris: ['https://chose.example/cb'] });
     await idTokenAlg(agent, used);
-    await updateOpenIdClientSettings(t.services, chose, { idTokenAlg: 'RS256' });
+    await updateOpenIdClientSettings(t.services, operatorActing(), chose.id, { idTokenAlg: 'RS256' });
     await idTokenAlg(agent, chose);
     // An OAuth-only grant (no openid) is no ID token.
     const pkce = freshPkce();

@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { answerConsent, authorizePath, createApp, freshPkce, ISSUER, location, requestFor, signedIn } from './authorize.fixtures.js';
+import { operatorActing } from '../support/acting.js';
 
 /**
  * Issue #22 §3: "nothing breaks across several instances sharing one database". A second
@@ -34,7 +35,7 @@ describe('ID-token signing keys shared by instances on one database', () => {
 
   it('after another instance rotates: both keep signing with the old key while the new kid is published and verified, and both switch once the lead time has passed', async () => {
     const before = await signJwt(t.services, 'ES256', { sub: '1' });
-    const [rotated] = (await rotateSigningKeys(other)).filter((r) => r.alg === 'ES256');
+    const [rotated] = (await rotateSigningKeys(other, operatorActing())).filter((r) => r.alg === 'ES256');
     expect(rotated?.signsFrom).toBe(t.clock.now() + NEXT_KEY_LEAD_MS);
     // Issue #36 §6: published before use — neither instance signs with the new key yet.
     expect(kidOf(await signJwt(other, 'ES256', { sub: '2' }))).toBe(kidOf(before));
@@ -51,9 +52,9 @@ describe('ID-token signing keys shared by instances on one database', () => {
   });
 
   it('a second rotation within the lead time does not keep the oldest key signing longer', async () => {
-    const [first] = (await rotateSigningKeys(t.services)).filter((r) => r.alg === 'RS256');
+    const [first] = (await rotateSigningKeys(t.services, operatorActing())).filter((r) => r.alg === 'RS256');
     t.clock.advance(10 * SECOND);
-    const [second] = (await rotateSigningKeys(t.services)).filter((r) => r.alg === 'RS256');
+    const [second] = (await rotateSigningKeys(t.services, operatorActing())).filter((r) => r.alg === 'RS256');
     t.clock.advance(NEXT_KEY_LEAD_MS - 10 * SECOND);
     // The first rotation's key signs from its own time on, and the second's after its own lead.
     expect(kidOf(await signJwt(t.services, 'RS256', { sub: '7' }))).toBe(first?.kid);
@@ -129,7 +130,7 @@ describe('sign-in after `keys rotate` with a relying party that keeps its first 
     const before = await idTokenFor(agent);
     expect(await rp.verify(before)).toBe(person.id);
     // The worst case: the relying party fetched the key set just before the rotation.
-    const [rotated] = (await rotateSigningKeys(t.services)).filter((r) => r.alg === 'RS256');
+    const [rotated] = (await rotateSigningKeys(t.services, operatorActing())).filter((r) => r.alg === 'RS256');
 
     expect(await rp.verify(await idTokenFor(agent))).toBe(person.id);
     t.clock.advance(JWKS_MAX_AGE_S * 1000 - SECOND);

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { PageAgent } from '../support/page-agent.js';
 import { postForm } from '../support/oauth-factory.js';
 import { answerConsent, authorizePath, consentFields, createApp, freshPkce, ISSUER, location, requestFor, signedIn } from './authorize.fixtures.js';
+import { operatorActing } from '../support/acting.js';
 
 /** Issue #22: OpenID Connect over the authorization code flow, through app.inject(). */
 describe('OpenID Connect (issue #22)', () => {
@@ -140,7 +141,7 @@ describe('OpenID Connect (issue #22)', () => {
 
     it('an app that chose ES256 gets ES256 ID tokens', async () => {
       const { app: rsApp } = await createApp(t, owner, { name: 'ES App', redirectUris: ['https://rs.example/cb'] });
-      await updateOpenIdClientSettings(t.services, rsApp, { idTokenAlg: 'ES256' });
+      await updateOpenIdClientSettings(t.services, operatorActing(), rsApp.id, { idTokenAlg: 'ES256' });
       const { agent } = await signedIn(t);
       const pkce = freshPkce();
       const path = authorizePath(requestFor(rsApp, { scope: 'openid', code_challenge: pkce.challenge }));
@@ -313,7 +314,7 @@ describe('OpenID Connect (issue #22)', () => {
 
   describe('RP-Initiated Logout 1.0', () => {
     it('with an id_token_hint for the signed-in person: signed out at once, back to the registered URI with state', async () => {
-      await updateOpenIdClientSettings(t.services, app, { postLogoutRedirectUris: ['https://rp.example/bye'] });
+      await updateOpenIdClientSettings(t.services, operatorActing(), app.id, { postLogoutRedirectUris: ['https://rp.example/bye'] });
       const { agent } = await signedIn(t);
       const idToken = (await signIn(agent))['id_token'] as string;
       const res = await agent.get(`/app/oauth2/logout?id_token_hint=${idToken}&post_logout_redirect_uri=${encodeURIComponent('https://rp.example/bye')}&state=s1`);
@@ -355,7 +356,7 @@ describe('OpenID Connect (issue #22)', () => {
     });
 
     it('issue #36 §4: a signed-out visitor is not redirected to the app: our signed-out page links to the registered URI with state', async () => {
-      await updateOpenIdClientSettings(t.services, app, { postLogoutRedirectUris: ['https://rp.example/bye'] });
+      await updateOpenIdClientSettings(t.services, operatorActing(), app.id, { postLogoutRedirectUris: ['https://rp.example/bye'] });
       const { agent } = await signedIn(t);
       const idToken = (await signIn(agent))['id_token'] as string;
       for (const query of [`id_token_hint=${idToken}`, `client_id=${app.id}`]) {
@@ -369,7 +370,7 @@ describe('OpenID Connect (issue #22)', () => {
 
     it('a loopback post_logout_redirect_uri matches exactly: another port than registered is a page, never a redirect', async () => {
       const { app: native } = await createApp(t, owner, { name: 'Native Logout', confidential: false, redirectUris: ['http://127.0.0.1/cb'] });
-      await updateOpenIdClientSettings(t.services, native, { postLogoutRedirectUris: ['http://127.0.0.1/bye'] });
+      await updateOpenIdClientSettings(t.services, operatorActing(), native.id, { postLogoutRedirectUris: ['http://127.0.0.1/bye'] });
       const { agent } = await signedIn(t);
       const url = (uri: string) => `/app/oauth2/logout?client_id=${native.id}&post_logout_redirect_uri=${encodeURIComponent(uri)}`;
       const other = await agent.submit(url('http://127.0.0.1/bye'), '/app/oauth2/logout', { client_id: native.id, post_logout_redirect_uri: 'http://127.0.0.1:8765/bye' });

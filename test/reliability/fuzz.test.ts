@@ -25,6 +25,7 @@ import { WEBHOOK_RULE } from '../../src/modules/webhooks/webhook-rate-limit.js';
 import { stored } from '../support/stored.js';
 import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { personActingOf } from '../support/acting.js';
 
 /**
  * Issue #7 §5: property-based fuzzing of every route the app registers (read from Fastify's route
@@ -153,7 +154,7 @@ interface Seeded {
 
 async function seed(t: TestApp): Promise<Seeded> {
   const person = await createPerson(t, { username: `fuzz${Date.now().toString(36)}` });
-  const { token: session } = await startSession(t.services, person.id, 'fuzz');
+  const { token: session } = await startSession(t.services, personActingOf(person.id), 'fuzz');
   const server = await createServer(t.services, person.id, { name: 'Fuzzing' });
   const channel = server.channels[0] as { id: string };
   const role = await createRole(t.services, server.id, { name: 'Testers', permissions: 0n });
@@ -190,7 +191,7 @@ async function seed(t: TestApp): Promise<Seeded> {
 let botCounter = 0;
 
 async function refresh(t: TestApp, s: Seeded): Promise<void> {
-  if (!(await resolveSession(t.services, s.session))) s.session = (await startSession(t.services, s.person.id, 'fuzz')).token;
+  if (!(await resolveSession(t.services, s.session))) s.session = (await startSession(t.services, personActingOf(s.person.id), 'fuzz')).token;
   const app = await findApplicationByClientId(t.services, s.client.app.id);
   if (!app || app.clientSecretHash !== hashSecret(s.client.clientSecret as string)) s.client = await createClient(t, { owner: s.person, name: 'Fuzz client' });
   const me = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: { authorization: `Bearer ${s.bearer}` } });

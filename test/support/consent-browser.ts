@@ -1,11 +1,12 @@
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { cookieNames } from '../../src/web/pages.js';
+import { personActingOf } from './acting.js';
 import type { TestApp } from './app.js';
 import { csrfTokenIn } from './page-agent.js';
 
 /** The Cookie header of a fresh session of `personId`, as a signed-in browser sends it. */
 export async function sessionCookie(t: TestApp, personId: string, label = 'e2e test'): Promise<string> {
-  return `${cookieNames(false).session}=${(await startSession(t.services, personId, label)).token}`;
+  return `${cookieNames(false).session}=${(await startSession(t.services, personActingOf(personId), label)).token}`;
 }
 
 export interface BrowseOptions {

@@ -18,6 +18,7 @@ import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { cookieNames } from '../../src/web/pages.js';
 import type { TestApp } from './app.js';
 import { PageAgent } from './page-agent.js';
+import { actingOf, ANONYMOUS, personActingOf } from './acting.js';
 
 /**
  * Test data, made the way the product makes it: through the services that the pages, the API
@@ -48,20 +49,20 @@ export interface PersonInput {
 /** Someone registered as the sign-up page and `gatehouse people create` register them. */
 async function person(t: TestApp, input: PersonInput = {}): Promise<Person> {
   const username = input.username ?? `p${unique()}`;
-  const registered = await registerPerson(t.services, {
+  const registered = await registerPerson(t.services, actingOf(ANONYMOUS), {
     username,
     name: input.name ?? username,
     email: input.email === undefined ? `${username}@example.com` : input.email,
     password: `given ${unique()} password`,
   });
   if (input.avatarUrl == null) return registered;
-  return updateProfile(t.services, registered.id, { avatarUrl: input.avatarUrl });
+  return updateProfile(t.services, personActingOf(registered.id), { avatarUrl: input.avatarUrl });
 }
 
 /** A person with a live session, and a browser-like agent carrying its cookie. */
 async function signedIn(t: TestApp, input: PersonInput = {}): Promise<{ agent: PageAgent; person: Person }> {
   const someone = await person(t, input);
-  const session = await startSession(t.services, someone.id, 'vitest');
+  const session = await startSession(t.services, personActingOf(someone.id), 'vitest');
   const agent = new PageAgent(t.app);
   agent.cookies.set(cookieNames(false).session, session.token);
   return { agent, person: someone };

@@ -1,5 +1,4 @@
-import { ApiError } from '../../core/errors.js';
-import { findApplicationByClientId } from '../../modules/applications/applications.service.js';
+import { cliActing } from '../../core/acting.js';
 import { listPublishedKeys, rotateSigningKeys } from '../../modules/oidc/oidc-keys.service.js';
 import { updateOpenIdClientSettings } from '../../modules/oidc/oidc.service.js';
 import { CliUsageError, type CliCommand } from '../command.js';
@@ -11,7 +10,7 @@ export const oidcCommands: CliCommand[] = [
     summary: 'new ID-token signing keys (RS256 and ES256): published now, signing once every cached JWKS holds them (signs_from); the old ones sign until then and stay published until every token they signed has expired',
     flags: {},
     async run(services) {
-      const rotated = await rotateSigningKeys(services);
+      const rotated = await rotateSigningKeys(services, cliActing(services.clock));
       return { rotated: rotated.map((r) => ({ alg: r.alg, kid: r.kid, signs_from: new Date(r.signsFrom).toISOString(), retired: r.retired })) };
     },
   },
@@ -44,15 +43,14 @@ export const oidcCommands: CliCommand[] = [
     },
     async run(services, flags) {
       const id = flags.string('app') ?? '';
-      const app = /^[0-9]{1,20}$/.test(id) ? await findApplicationByClientId(services, id) : undefined;
-      if (!app) throw new ApiError(404, 10002, 'Unknown Application');
       const uris = flags.list('post-logout-redirect-uri');
       if (uris.length > 0 && flags.bool('clear-post-logout-redirect-uris')) throw new CliUsageError('--post-logout-redirect-uri and --clear-post-logout-redirect-uris exclude each other');
-      const settings = await updateOpenIdClientSettings(services, app, {
+      // An unknown or malformed id: 404 10002 Unknown Application, from the service.
+      const settings = await updateOpenIdClientSettings(services, cliActing(services.clock), id, {
         idTokenAlg: flags.string('id-token-alg'),
         postLogoutRedirectUris: flags.bool('clear-post-logout-redirect-uris') ? [] : uris.length > 0 ? uris : undefined,
       });
-      return { client_id: app.id, id_token_signed_response_alg: settings.idTokenAlg, post_logout_redirect_uris: settings.postLogoutRedirectUris };
+      return { client_id: id, id_token_signed_response_alg: settings.idTokenAlg, post_logout_redirect_uris: settings.postLogoutRedirectUris };
     },
   },
 ];

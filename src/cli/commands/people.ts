@@ -1,3 +1,4 @@
+import { cliActing } from '../../core/acting.js';
 import { registerPerson } from '../../modules/accounts/accounts.service.js';
 import type { CliCommand } from '../command.js';
 
@@ -14,7 +15,7 @@ export const peopleCommands: CliCommand[] = [
     },
     async run(services, flags) {
       // The same rules as the sign-up page: a bad value exits non-zero with every field error.
-      const person = await registerPerson(services, {
+      const person = await registerPerson(services, cliActing(services.clock), {
         username: flags.string('username') ?? '',
         password: flags.string('password') ?? '',
         email: flags.string('email') ?? null,

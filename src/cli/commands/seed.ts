@@ -1,3 +1,4 @@
+import { cliActing } from '../../core/acting.js';
 import { ApiError } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { registerPerson } from '../../modules/accounts/accounts.service.js';
@@ -69,7 +70,7 @@ export const seedCommands: CliCommand[] = [
       const people: Array<{ person: Person; password: string; role: string }> = [];
       for (const p of DEMO_PEOPLE) {
         const password = demoPassword(services);
-        const person = await registerPerson(services, { username: p.username, name: p.name, password, email: `${p.username}@example.com` });
+        const person = await registerPerson(services, cliActing(services.clock), { username: p.username, name: p.name, password, email: `${p.username}@example.com` });
         people.push({ person, password, role: p.role });
       }
       const [owner, bob, carol] = people.map((p) => p.person) as [Person, Person, Person];

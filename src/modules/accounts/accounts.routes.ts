@@ -3,6 +3,8 @@ import { ApiError, ApiErrors, RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
+import { anonymousActing, personActing, requestActing } from '../../http/acting.js';
+import { ANONYMOUS } from '../../core/acting.js';
 import { pageContext, safeNext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } from './accounts.page.js';
 import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';
@@ -53,12 +55,11 @@ export function registerAccountPages(pages: App, services: Services): void {
     const body = request.body;
     const next = safeNext(body.next);
     try {
-      const { session } = await signUp(services, {
+      const { session } = await signUp(services, anonymousActing(request, services.clock), {
         username: body.username ?? '',
         name: body.name ?? '',
         email: body.email ?? null,
         password: body.password ?? '',
-        address: request.ip,
         userAgent: userAgent(request),
         replacingSessionToken: request.sessionToken,
       });
@@ -82,10 +83,9 @@ export function registerAccountPages(pages: App, services: Services): void {
     const body = request.body;
     const next = safeNext(body.next ?? request.query.next);
     try {
-      const { session } = await signIn(services, {
+      const { session } = await signIn(services, anonymousActing(request, services.clock), {
         username: body.username ?? '',
         password: body.password ?? '',
-        address: request.ip,
         userAgent: userAgent(request),
         replacingSessionToken: request.sessionToken,
       });
@@ -102,7 +102,8 @@ export function registerAccountPages(pages: App, services: Services): void {
   });
 
   pages.post('/logout', { schema: { ...hide, body: CsrfOnlyBody } }, async (request, reply) => {
-    await signOut(services, request.sessionToken);
+    const viewer = request.viewer;
+    await signOut(services, requestActing(request, services.clock, viewer ? { kind: 'person', id: viewer.id } : ANONYMOUS), request.sessionToken);
     reply.clearCookie(names.session, cookieOptions(services));
     return reply.redirect('/', 303);
   });
@@ -124,7 +125,7 @@ function registerSettings(pages: App, services: Services): void {
   pages.post('/settings/profile', { schema: { ...hide, body: ProfileBody } }, async (request, reply) => {
     const body = request.body;
     try {
-      await updateProfile(services, request.signedInViewer.id, { name: body.name ?? '', email: body.email ?? null, avatarUrl: body.avatarUrl ?? null });
+      await updateProfile(services, personActing(request, services.clock), { name: body.name ?? '', email: body.email ?? null, avatarUrl: body.avatarUrl ?? null });
       // Post/redirect/get: a reload does not resubmit, and the header shows the new name.
       return reply.redirect('/settings/profile?saved=1', 303);
     } catch (error) {
@@ -142,12 +143,11 @@ function registerSettings(pages: App, services: Services): void {
     const body = request.body;
     const ctx = signedInContext(request, services);
     try {
-      const changed = await changePassword(services, request.signedInViewer.id, {
+      const changed = await changePassword(services, personActing(request, services.clock), {
         currentPassword: body.currentPassword ?? '',
         newPassword: body.newPassword ?? '',
         confirmPassword: body.confirmPassword ?? '',
         currentSessionToken: request.sessionToken,
-        address: request.ip,
       });
       return sendHtml(reply, passwordPage({ ctx, errors: {}, changed }));
     } catch (error) {

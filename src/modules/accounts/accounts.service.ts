@@ -1,15 +1,18 @@
+import { actingAs, type Acting, type Who } from '../../core/acting.js';
+import { person as personActor, type PersonActor } from '../../core/actor.js';
 import { HOUR } from '../../core/clock.js';
 import { addFieldError, ApiErrors, RateLimitedError, type ErrorTree } from '../../core/errors.js';
 import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
-import { announceAccessChange } from '../../realtime/channel-events.js';
+import type { FieldChange } from '../../events/domain-events.js';
+import { changing, emitted } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';
 import { createPerson, getCredentials, getPasswordHash, getPersonById, getPersonByUsername, savePasswordHash, saveProfile } from '../directory/people.service.js';
-import { endSession, startSession, type StartedSession } from './sessions.service.js';
+import { endSession, replaceSession, startSession, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 
@@ -46,8 +49,6 @@ export interface Registration {
   name?: string;
   email?: string | null;
   password: string;
-  /** The client's address for the sign-up limit; absent for the CLI, which is not limited. */
-  address?: string | undefined;
 }
 
 /**
@@ -63,9 +64,11 @@ function signUpRule(deps: Deps): BucketRule | undefined {
 /**
  * Creates a person who signs in with a password (issue #2 §5). Every field is checked and every
  * problem reported at once as a 50035; nothing is created unless all are fine. Usernames are
- * unique ignoring case, also under a race (the unique index decides).
+ * unique ignoring case, also under a race (the unique index decides). `acting` is whoever asks:
+ * nobody yet (sign-up, limited per `acting.address`) or the operator (the CLI: no address, not
+ * limited). Issue #37 §2: person.created is audited in the insert's own commit.
  */
-export async function registerPerson(deps: Deps, input: Registration): Promise<Person> {
+export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Registration): Promise<Person> {
   const errors = new FieldErrors();
   const username = errors.take('username', checkUsername(input.username, deps.config.serviceName));
   const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim(), deps.config.serviceName));
@@ -74,8 +77,8 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   if (username !== undefined && (await getPersonByUsername(deps, username))) errors.add('username', USERNAME_TAKEN.code, USERNAME_TAKEN.message);
   errors.throwIfAny();
   const rule = signUpRule(deps);
-  if (input.address !== undefined && rule) {
-    const allowed = await deps.buckets.take(`signup:address:${addressBlock(input.address)}`, rule, deps.clock.now());
+  if (acting.address !== null && rule) {
+    const allowed = await deps.buckets.take(`signup:address:${addressBlock(acting.address)}`, rule, deps.clock.now());
     if (!allowed.allowed) throw new RateLimitedError(allowed.resetAfterMs, 'Too many accounts were created from your network.');
   }
 
@@ -92,7 +95,10 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
   };
   const passwordHash = await hashPassword(password as string, deps.config.passwordCost);
   try {
-    await createPerson(deps.db, { ...person, passwordHash });
+    await changing(deps, acting, async (trx, emit) => {
+      await createPerson(trx, { ...person, passwordHash });
+      emit({ type: 'person.created', userId: person.id });
+    });
   } catch (error) {
     // Two registrations of one name at once: the unique index lets one through.
     if (isUniqueViolation(error)) throw ApiErrors.invalidFormBody(addFieldError({}, ['username'], USERNAME_TAKEN));
@@ -107,11 +113,13 @@ export async function registerPerson(deps: Deps, input: Registration): Promise<P
  */
 export async function signUp(
   deps: Deps,
+  acting: Acting<Who>,
   input: Registration & { userAgent: string | null; replacingSessionToken?: string | undefined },
 ): Promise<{ person: Person; session: StartedSession }> {
-  const person = await registerPerson(deps, input);
-  const session = await startSession(deps, person.id, input.userAgent);
-  if (input.replacingSessionToken) await endSession(deps, input.replacingSessionToken);
+  const person = await registerPerson(deps, acting, input);
+  const signedIn = actingAs(acting, personActor(person.id));
+  const session = await startSession(deps, signedIn, input.userAgent);
+  if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
   return { person, session };
 }
 
@@ -138,8 +146,6 @@ function plausiblePassword(password: string): boolean {
 export interface SignInInput {
   username: string;
   password: string;
-  /** The client's address (request.ip: X-Forwarded-For only from TRUST_PROXY). */
-  address: string;
   userAgent: string | null;
   /** The cookie of a session this browser already has: ended once the new one starts. */
   replacingSessionToken?: string | undefined;
@@ -152,12 +158,20 @@ export interface SignInInput {
  * RateLimitedError before any password is checked; the owner on another address is never refused. An unknown username
  * costs one scrypt like a wrong password, and both get the same 401-style field error.
  * Signing in always starts a new session with a new random id (no session fixation) and ends
- * the one the browser had.
+ * the one the browser had. `acting` is the request (nobody yet; its address is the one throttled:
+ * request.ip, X-Forwarded-For only from TRUST_PROXY). Issue #37 §2: every outcome is audited —
+ * signin.succeeded, or signin.failed saying why and the username tried (never the password).
  */
-export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
-  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, input.address);
-  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
+export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
   const username = input.username.trim();
+  let throttle;
+  try {
+    throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, acting.address ?? undefined);
+  } catch (error) {
+    if (error instanceof RateLimitedError) await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: null, why: 'throttled' });
+    throw error;
+  }
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   // Overlong input is refused without hashing it: its length already says it cannot match.
   const plausible = username.length > 0 && username.length <= 64 && plausiblePassword(input.password);
   const found = plausible ? await getCredentials(deps, username) : undefined;
@@ -166,17 +180,29 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<{ person: 
   else if (plausible) await verifyPassword(input.password, await decoyHash(deps.config.passwordCost));
   if (!found || !ok) {
     await throttle.failed();
+    const why = found ? 'wrong-password' : 'unknown-person';
+    await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: found?.person.id ?? null, why });
     throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'INVALID_LOGIN', message: INCORRECT_CREDENTIALS }));
   }
   await throttle.succeeded();
-  const session = await startSession(deps, found.person.id, input.userAgent);
-  if (input.replacingSessionToken) await endSession(deps, input.replacingSessionToken);
+  const signedIn = actingAs(acting, personActor(found.person.id));
+  const session = await startSession(deps, signedIn, input.userAgent);
+  await emitted(deps, signedIn, { type: 'signin.succeeded', userId: found.person.id });
+  if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
   return { person: found.person, session };
 }
 
-/** Signs out the browser holding this session cookie. */
-export async function signOut(deps: Deps, sessionToken: string | undefined): Promise<void> {
-  if (sessionToken) await endSession(deps, sessionToken);
+/**
+ * The username an audit row keeps of a failed sign-in: as typed, cut to the longest a username
+ * can be, so an overlong field (or a password typed into it by mistake past that) is not kept whole.
+ */
+function triedName(username: string): string {
+  return [...username].slice(0, 64).join('');
+}
+
+/** Signs out the browser holding this session cookie (audited as session.ended: sessions.service.ts). */
+export async function signOut(deps: Deps, acting: Acting<Who>, sessionToken: string | undefined): Promise<void> {
+  if (sessionToken) await endSession(deps, acting, sessionToken);
 }
 
 /** A person by id, for pages that show their own profile. */
@@ -196,9 +222,11 @@ export interface ProfileChanges {
 /**
  * Changes display name, e-mail and avatar URL (issue #2 §5's profile page). Every field is
  * checked first and every problem reported at once (50035); nothing changes unless all are fine.
- * A changed e-mail address is no longer verified.
+ * A changed e-mail address is no longer verified. The person changes only their own profile.
+ * Issue #37 §2: profile.updated (not audited) names the changed fields.
  */
-export async function updateProfile(deps: Deps, personId: string, input: ProfileChanges): Promise<Person> {
+export async function updateProfile(deps: Deps, acting: Acting<PersonActor>, input: ProfileChanges): Promise<Person> {
+  const personId = acting.actor.id;
   const person = await getPersonById(deps, personId);
   if (!person || person.bot) throw ApiErrors.unknownUser();
   const errors = new FieldErrors();
@@ -212,6 +240,12 @@ export async function updateProfile(deps: Deps, personId: string, input: Profile
   if (email !== undefined && email !== person.email) changes.email = email;
   if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl) changes.avatarUrl = avatarUrl;
   await saveProfile(deps.db, personId, changes);
+  const changed: FieldChange[] = [];
+  if (changes.name !== undefined) changed.push({ key: 'name', old: person.name, new: changes.name });
+  // The address itself stays out of the event (it may travel to other instances): only that it changed.
+  if (changes.email !== undefined) changed.push({ key: 'email' });
+  if (changes.avatarUrl !== undefined) changed.push({ key: 'avatar_url', old: person.avatarUrl, new: changes.avatarUrl });
+  if (changed.length > 0) await emitted(deps, acting, { type: 'profile.updated', userId: personId, changes: changed });
   return {
     ...person,
     ...changes,
@@ -226,17 +260,18 @@ export interface PasswordChange {
   confirmPassword?: string | undefined;
   /** The session of the browser making the change, which stays signed in. */
   currentSessionToken?: string | undefined;
-  /** The client's address, so wrong guesses also count against it. */
-  address?: string | undefined;
 }
 
 /**
  * Changes a password after checking the current one, and ends the person's other sessions, so a
  * browser that learnt the old password or stole a cookie is signed out. Wrong current passwords
- * count against the account's sign-in throttle: a stolen session must not become a free
- * password-guessing oracle.
+ * count against the account's sign-in throttle (and `acting.address`'s): a stolen session must
+ * not become a free password-guessing oracle. The person changes only their own password.
+ * Issue #37 §2: the new hash, the other sessions' end, password.changed and session.ended are one
+ * transaction, so the audit rows are in the change's own commit.
  */
-export async function changePassword(deps: Deps, personId: string, input: PasswordChange): Promise<{ endedSessions: number }> {
+export async function changePassword(deps: Deps, acting: Acting<PersonActor>, input: PasswordChange): Promise<{ endedSessions: number }> {
+  const personId = acting.actor.id;
   const person = await getPersonById(deps, personId);
   const stored = person && !person.bot ? await getPasswordHash(deps, personId) : undefined;
   if (!person || stored === undefined) throw ApiErrors.unknownUser();
@@ -250,7 +285,7 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
     errors.add('confirmPassword', 'PASSWORD_MISMATCH', 'The two new passwords do not match.');
   }
   // The current password is checked even when the new one is unusable, so every error shows at once.
-  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, input.address);
+  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, acting.address ?? undefined);
   if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const currentOk = plausiblePassword(input.currentPassword) && (await verifyPassword(input.currentPassword, stored));
   if (!currentOk) {
@@ -263,11 +298,16 @@ export async function changePassword(deps: Deps, personId: string, input: Passwo
 
   const passwordHash = await hashPassword(newPassword as string, deps.config.passwordCost);
   const keep = input.currentSessionToken ? hashSecret(input.currentSessionToken) : undefined;
-  const endedSessions = await deps.db.transaction().execute(async (trx) => {
+  const endedSessions = await changing(deps, acting, async (trx, emit) => {
     await savePasswordHash(trx, personId, passwordHash);
-    return deleteSessionsOfUser(trx, personId, keep);
+    const ended = await deleteSessionsOfUser(trx, personId, keep);
+    emit({ type: 'password.changed', userId: personId });
+    if (ended > 0) {
+      emit({ type: 'session.ended', userId: personId, why: 'password-changed' });
+      // Issue #36 §1: the live views of the browsers just signed out end now, not at their next heartbeat.
+      emit({ type: 'access.changed', topicId: personId });
+    }
+    return ended;
   });
-  // Issue #36 §1: the live views of the browsers just signed out end now, not at their next heartbeat.
-  if (endedSessions > 0) announceAccessChange(deps.events, personId);
   return { endedSessions };
 }

@@ -1,7 +1,9 @@
 import { HOUR } from '../../core/clock.js';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
-import { announceAccessChange } from '../../realtime/channel-events.js';
+import type { Acting, Who } from '../../core/acting.js';
+import type { PersonActor } from '../../core/actor.js';
 import type { Deps } from '../../deps.js';
+import { changing, emitted } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
 import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
 
@@ -18,8 +20,12 @@ function expiryFor(deps: Deps, createdAt: number, lastSeenAt: number): number {
   return Math.min(createdAt + deps.config.sessionMaxAgeMs, lastSeenAt + deps.config.sessionIdleMs);
 }
 
-/** Starts a session for a person who has just proved who they are; the token goes in the cookie only. */
-export async function startSession(deps: Deps, userId: string, userAgent: string | null): Promise<StartedSession> {
+/**
+ * Starts a session for the person acting, who has just proved who they are (signed in, signed up);
+ * the token goes in the cookie only. Nothing is emitted here: the sign-in that proved it says so.
+ */
+export async function startSession(deps: Deps, acting: Acting<PersonActor>, userAgent: string | null): Promise<StartedSession> {
+  const userId = acting.actor.id;
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'session');
   const expiresAt = expiryFor(deps, now, now);
@@ -67,14 +73,34 @@ export async function resolveSession(deps: Deps, token: string): Promise<Resolve
 }
 
 /**
- * Ends the session behind a cookie (sign-out); unknown tokens are ignored. The person's open live
- * views re-check at once, so the ones of this browser end now (issue #21 §5).
+ * Ends the session behind a cookie (sign-out); unknown tokens are ignored. Issue #37 §2: the end
+ * is audited (session.ended, in the delete's own commit), and the person's open live views
+ * re-check at once (access.changed, after it), so the ones of this browser end now (issue #21 §5).
  */
-export async function endSession(deps: Deps, token: string): Promise<void> {
+export async function endSession(deps: Deps, acting: Acting<Who>, token: string): Promise<void> {
+  const idHash = hashSecret(token);
+  const found = await findSessionWithPerson(deps.db, idHash);
+  if (!found) {
+    await deleteSession(deps.db, idHash);
+    return;
+  }
+  const userId = found.person.id;
+  await changing(deps, acting, async (trx, emit) => {
+    await deleteSession(trx, idHash);
+    emit({ type: 'session.ended', userId, why: 'signed-out' });
+    emit({ type: 'access.changed', topicId: userId });
+  });
+}
+
+/**
+ * Ends the session a browser had when it signs in or up again: a replacement, not a sign-out, so
+ * it is not audited (the new sign-in is); its live views still re-check at once.
+ */
+export async function replaceSession(deps: Deps, acting: Acting<Who>, token: string): Promise<void> {
   const idHash = hashSecret(token);
   const found = await findSessionWithPerson(deps.db, idHash);
   await deleteSession(deps.db, idHash);
-  if (found) announceAccessChange(deps.events, found.person.id);
+  if (found) await emitted(deps, acting, { type: 'access.changed', topicId: found.person.id });
 }
 
 /**

@@ -66,7 +66,7 @@ export interface AuditEntry {
 
 /** The events the audit log keeps (message and read events are not security-relevant: not kept, except a moderator's delete). */
 export const AUDITED_EVENTS = [
-  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed',
+  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted',
@@ -112,6 +112,8 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId, subjectUserId: event.userId };
     case 'client.auth_failed':
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId, options: { method: event.method } };
+    case 'signing_key.rotated':
+      return { ...none, targetId: event.kid, options: { alg: event.alg, retired: event.retired.join(',') } };
     case 'signin.succeeded':
     case 'password.changed':
     case 'person.created':

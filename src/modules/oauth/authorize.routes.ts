@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS, type Acting, type Who } from '../../core/acting.js';
 import { person } from '../../core/actor.js';
+import { personActing, requestActing } from '../../http/acting.js';
 import { PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
@@ -39,6 +41,11 @@ function consentScreen(input: ConsentPageInput): string {
   return consentPage(input);
 }
 
+/** The browser's request acting: its signed-in person, or nobody yet. */
+function browserActing(request: FastifyRequest, services: Services): Acting<Who> {
+  return requestActing(request, services.clock, request.viewer ? person(request.viewer.id) : ANONYMOUS);
+}
+
 /** GET/POST /app/oauth2/authorize and Settings → Authorized apps. */
 export function registerAuthorizePages(pages: App, services: Services): void {
   /**
@@ -68,13 +75,13 @@ export function registerAuthorizePages(pages: App, services: Services): void {
 
   pages.get('/app/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await startAuthorization(services, { query: request.query, userId: request.viewer?.id, signedInAt: request.signedInAt, requestUrl: request.url });
+    const outcome = await startAuthorization(services, browserActing(request, services), { query: request.query, signedInAt: request.signedInAt, requestUrl: request.url });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'GET');
   });
 
   pages.post('/app/oauth2/authorize', { schema: { hide: true, body: AuthorizeBody } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await decideAuthorization(services, { body: request.body, userId: request.viewer?.id, signedInAt: request.signedInAt, decision: request.body.decision });
+    const outcome = await decideAuthorization(services, browserActing(request, services), { body: request.body, signedInAt: request.signedInAt, decision: request.body.decision });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
   });
 
@@ -91,7 +98,7 @@ export function registerAuthorizePages(pages: App, services: Services): void {
     });
 
     signedIn.post('/settings/authorized-apps/:applicationId/deauthorize', { schema: { hide: true, params: DeauthorizeParams } }, async (request, reply) => {
-      await deauthorizeApp(services, person(request.signedInViewer.id), request.params.applicationId);
+      await deauthorizeApp(services, personActing(request, services.clock), request.params.applicationId);
       return reply.redirect('/settings/authorized-apps?removed=1', 303);
     });
   });

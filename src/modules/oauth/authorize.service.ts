@@ -1,3 +1,5 @@
+import type { Acting, Who } from '../../core/acting.js';
+import type { PersonActor } from '../../core/actor.js';
 import type { Deps } from '../../deps.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
@@ -29,8 +31,6 @@ export type { AuthorizeOutcome } from './authorize-steps.js';
 export interface AuthorizeRequestInput {
   /** The parsed query string. */
   query: unknown;
-  /** The signed-in person, if any. */
-  userId: string | undefined;
   /** When they signed in to this session (OpenID Connect auth_time, max_age). */
   signedInAt?: number | undefined;
   /** The request's path and query exactly as received, to come back to after sign-in. */
@@ -40,14 +40,17 @@ export interface AuthorizeRequestInput {
 /**
  * GET /app/oauth2/authorize (SPEC §2.1, issue #3): validate, make sure someone is signed in,
  * then either show the consent screen, or — when every requested scope was granted before and
- * `prompt` does not force the screen — issue a code at once.
+ * `prompt` does not force the screen — issue a code at once. `acting` is the browser's request:
+ * its signed-in person, or nobody yet.
  */
-export async function startAuthorization(deps: Deps, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
+export async function startAuthorization(deps: Deps, acting: Acting<Who>, input: AuthorizeRequestInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.query);
   if ('kind' in client) return client;
-  const openId = await openIdStep(deps, client, input.query, input.userId, input.signedInAt, input.requestUrl);
+  const signedIn = personActing(acting);
+  const userId = signedIn?.actor.id;
+  const openId = await openIdStep(deps, client, input.query, userId, input.signedInAt, input.requestUrl);
   if (openId.outcome) return openId.outcome;
-  if (input.userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
+  if (signedIn === undefined || userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
   const request = checked.request;
@@ -55,24 +58,24 @@ export async function startAuthorization(deps: Deps, input: AuthorizeRequestInpu
   if (wantsIncomingWebhook(request)) {
     const problem = incomingWebhookScopeProblem(request.scopes);
     if (problem) return errorRedirect(deps, client, 'invalid_scope', problem);
-    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId) };
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, userId) };
   }
   if (request.install !== undefined || request.plain) {
     // Issue #4: the consent for an install is never skipped, whatever prompt says.
-    const problem = installProblem(deps, client, request, input.userId);
+    const problem = installProblem(deps, client, request, userId);
     if (problem) return problem;
-    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, userId, openId.formFields) };
   }
 
-  const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
+  const remembered = await findConsentScopes(deps.db, userId, client.app.id);
   const covered = remembered !== undefined && coversScopes(remembered, request.scopes) && identityAssured(client.app, request.redirectUri);
   if (request.prompt === 'none') {
     // OpenID Connect Core §3.1.2.6: no screen may be shown, so missing consent is an error.
     if (!covered) return errorRedirect(deps, client, 'consent_required', 'the person has not yet authorized this application for these scopes');
-    return issueCode(deps, { app: client.app, request, userId: input.userId, remembered, openId: openId.facts });
+    return issueCode(deps, signedIn, { app: client.app, request, remembered, openId: openId.facts });
   }
-  if (covered && request.prompt !== 'consent') return issueCode(deps, { app: client.app, request, userId: input.userId, remembered, openId: openId.facts });
-  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, input.userId, openId.formFields) };
+  if (covered && request.prompt !== 'consent') return issueCode(deps, signedIn, { app: client.app, request, remembered, openId: openId.facts });
+  return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, userId, openId.formFields) };
 }
 
 /**
@@ -89,7 +92,6 @@ function identityAssured(app: Application, redirectUri: string): boolean {
 export interface AuthorizeDecisionInput {
   /** The parsed form body: the hidden fields of the consent form, never trusted. */
   body: unknown;
-  userId: string | undefined;
   /** When they signed in to this session (OpenID Connect auth_time). */
   signedInAt?: number | undefined;
   decision: unknown;
@@ -97,12 +99,16 @@ export interface AuthorizeDecisionInput {
 
 /**
  * POST /app/oauth2/authorize: the consent form's answer. Everything is validated again exactly as
- * on GET; the route's CSRF check has already passed (OAUTH-CHECKLIST A14).
+ * on GET; the route's CSRF check has already passed (OAUTH-CHECKLIST A14). `acting` is the
+ * browser's request: only its signed-in person decides (anyone else is sent to sign in).
+ * Issue #37 §2: an approval that issues a code records grant.created with the granted scopes.
  */
-export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionInput): Promise<AuthorizeOutcome> {
+export async function decideAuthorization(deps: Deps, acting: Acting<Who>, input: AuthorizeDecisionInput): Promise<AuthorizeOutcome> {
   const client = await validateClient(deps, input.body);
   if ('kind' in client) return client;
-  if (input.userId === undefined) return { kind: 'sign-in', next: rawAuthorizeUrl(client.params) };
+  const signedIn = personActing(acting);
+  if (signedIn === undefined) return { kind: 'sign-in', next: rawAuthorizeUrl(client.params) };
+  const userId = signedIn.actor.id;
   if (input.decision !== 'authorize' && input.decision !== 'cancel') return refusedPage(400, 'That did not work', 'Choose Authorize or Cancel on the consent screen.');
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
@@ -112,21 +118,26 @@ export async function decideAuthorization(deps: Deps, input: AuthorizeDecisionIn
     if (client.target === undefined) return { kind: 'declined', application: { id: client.app.id, name: client.app.name } };
     return errorRedirect(deps, client, 'access_denied', 'the person declined to authorize the application');
   }
-  const problem = installProblem(deps, client, request, input.userId);
+  const problem = installProblem(deps, client, request, userId);
   if (problem) return problem;
   // Issue #23: the channel of webhook.incoming, checked now; the exchange creates the webhook.
   const webhookScopeProblem = incomingWebhookScopeProblem(request.scopes);
   if (webhookScopeProblem) return errorRedirect(deps, client, 'invalid_scope', webhookScopeProblem);
-  const webhook = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, input.userId, input.body) : undefined;
+  const webhook = !request.plain && wantsIncomingWebhook(request) ? await chosenWebhookChannel(deps, userId, input.body) : undefined;
   if (webhook && 'kind' in webhook) return webhook;
   const webhookChannelId = webhook?.channelId;
-  const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, input.userId, input.body) : undefined;
+  const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, userId, input.body) : undefined;
   if (plan && 'kind' in plan) return plan;
-  if (request.plain) return completePlainInstall(deps, client.app, request.install.commands, input.userId, plan);
-  const openId = await openIdStep(deps, client, input.body, input.userId, input.signedInAt, undefined);
+  if (request.plain) return completePlainInstall(deps, signedIn, client.app, request.install.commands, plan);
+  const openId = await openIdStep(deps, client, input.body, userId, input.signedInAt, undefined);
   if (openId.outcome) return openId.outcome;
-  const remembered = await findConsentScopes(deps.db, input.userId, client.app.id);
-  return issueCode(deps, { app: client.app, request, userId: input.userId, remembered, plan, webhookChannelId, openId: openId.facts });
+  const remembered = await findConsentScopes(deps.db, userId, client.app.id);
+  return issueCode(deps, signedIn, { app: client.app, request, remembered, plan, webhookChannelId, openId: openId.facts, approved: true });
+}
+
+/** The acting person, or undefined when nobody is signed in. */
+function personActing(acting: Acting<Who>): Acting<PersonActor> | undefined {
+  return acting.actor.kind === 'person' ? (acting as Acting<PersonActor>) : undefined;
 }
 
 /** The bot install the consent form asks for (issue #4; installs.service.ts decides), or the page saying why not. */
@@ -147,8 +158,9 @@ async function botInstallPlan(deps: Deps, app: Application, request: ConsentRequ
 }
 
 /** A plain install (no code): the writes, then the confirmation page naming the server. */
-async function completePlainInstall(deps: Deps, app: Application, commands: boolean, userId: string, plan: ServerInstallPlan | undefined): Promise<AuthorizeOutcome> {
-  await writeInstall(deps, plan ? { kind: 'server', plan } : commands ? { kind: 'user', applicationId: app.id, userId } : undefined);
+async function completePlainInstall(deps: Deps, acting: Acting<PersonActor>, app: Application, commands: boolean, plan: ServerInstallPlan | undefined): Promise<AuthorizeOutcome> {
+  const userId = acting.actor.id;
+  await writeInstall(deps, acting, plan ? { kind: 'server', plan } : commands ? { kind: 'user', applicationId: app.id, userId } : undefined);
   return {
     kind: 'installed',
     view: {

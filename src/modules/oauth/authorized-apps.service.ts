@@ -1,7 +1,9 @@
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiErrors } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { changing } from '../../events/event-bus.js';
 import type { AuthorizedApp } from './authorized-apps.page.js';
 import { listAuthorizedApps } from './consents.repository.js';
 import { revokeAllGrantsOf } from './grants.repository.js';
@@ -23,11 +25,16 @@ export async function authorizedApps(deps: Deps, userId: string): Promise<Author
  * Deauthorize (issue #3: same effect as revocation): every grant the person gave the app ends —
  * its access and refresh tokens stop working at once — and the remembered consent is forgotten,
  * so the next request shows the screen again. Unknown ids change nothing. A person deauthorizes
- * only for themselves; nobody else has grants to end here (403 50001).
+ * only for themselves; nobody else has grants to end here (403 50001). Issue #37 §2: when a
+ * grant was in force, grant.revoked is recorded in the same transaction.
  */
-export async function deauthorizeApp(deps: Deps, actor: Actor, applicationId: string): Promise<void> {
+export async function deauthorizeApp(deps: Deps, acting: Acting<Actor>, applicationId: string): Promise<void> {
+  const actor = acting.actor;
   if (actor.kind !== 'person') throw ApiErrors.missingAccess();
   if (!isSnowflake(applicationId)) return;
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => revokeAllGrantsOf(trx, actor.id, applicationId, now));
+  await changing(deps, acting, async (trx, emit) => {
+    const ended = await revokeAllGrantsOf(trx, actor.id, applicationId, now);
+    if (ended > 0) emit({ type: 'grant.revoked', applicationId, userId: actor.id });
+  });
 }

@@ -1,6 +1,8 @@
+import type { Acting, Who } from '../../core/acting.js';
 import { OAuthError } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { emitted } from '../../events/event-bus.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
@@ -33,11 +35,13 @@ function invalidClient(deps: Deps, description: string): OAuthError {
  * OAUTH-CHECKLIST D3–D8, D10, D12): HTTP Basic, client_secret_post, or client_id alone for a
  * public app. Failures are counted per address only (client-auth.ts: client ids are public and
  * secrets unguessable, so a per-client count would only let strangers lock an app out) and
- * refused beyond the limit with 429 `temporarily_unavailable` and Retry-After.
+ * refused beyond the limit with 429 `temporarily_unavailable` and Retry-After. `acting` is the
+ * request (nobody known yet); its address is the one counted. Issue #37 §2: each counted failure
+ * (a wrong secret, an unknown client) is audited as client.auth_failed with the method tried.
  */
-export async function authenticateClient(deps: Deps, presented: PresentedClientAuth, address: string): Promise<AuthenticatedClient> {
+export async function authenticateClient(deps: Deps, acting: Acting<Who>, presented: PresentedClientAuth): Promise<AuthenticatedClient> {
   const now = deps.clock.now();
-  const addressKey = `oauth-client-auth:address:${addressBlock(address)}`;
+  const addressKey = `oauth-client-auth:address:${addressBlock(acting.address ?? '')}`;
   const read = readClientCredentials(presented);
 
   // D10: an address with too many failures is refused before anything it presents is checked.
@@ -49,21 +53,24 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   };
 
   /** `counted`: a wrong secret or an unknown client; a request that presented no secret at all guessed nothing (issue #21 §2). */
-  const fail = async (description: string, counted = true): Promise<never> => {
-    if (counted) await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
+  const fail = async (description: string, audited?: { applicationId: string | null; method: ClientAuthMethod }): Promise<never> => {
+    if (audited) {
+      await deps.buckets.take(addressKey, CLIENT_ADDRESS_FAILURE_RULE, now);
+      await emitted(deps, acting, { type: 'client.auth_failed', applicationId: audited.applicationId, method: audited.method });
+    }
     throw invalidClient(deps, description);
   };
 
   if (!read.ok) {
     await refuseBlockedAddress();
     if (read.error === 'invalid_request') throw new OAuthError('invalid_request', read.description);
-    return fail(read.description);
+    return fail(read.description, { applicationId: null, method: read.viaHeader ? 'client_secret_basic' : 'none' });
   }
   const { credentials } = read;
   // Malformed ids never reach SQL as anything but a valid 64-bit number.
   if (!isSnowflake(credentials.clientId)) {
     await refuseBlockedAddress();
-    return fail('unknown client_id');
+    return fail('unknown client_id', { applicationId: null, method: credentials.method });
   }
   const app = await findApplicationByClientId(deps, credentials.clientId);
   // A public client presenting its client_id alone guesses nothing (its id is public), so its
@@ -71,14 +78,14 @@ export async function authenticateClient(deps: Deps, presented: PresentedClientA
   // fewer on every public client's grant (issue #26 §1). Everything else is judged as before.
   if (app && !app.confidential && credentials.clientSecret === undefined) return { app, method: credentials.method };
   await refuseBlockedAddress();
-  if (!app) return fail('unknown client_id');
+  if (!app) return fail('unknown client_id', { applicationId: null, method: credentials.method });
   if (app.confidential) {
     // RFC 6749 §3.2.1, §4.1.3 (D7): a client that has a secret must authenticate with it.
-    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret', false);
-    if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed');
+    if (credentials.clientSecret === undefined) return fail('this client is confidential: authenticate with its client secret');
+    if (!verifyClientSecret(app, credentials.clientSecret)) return fail('client authentication failed', { applicationId: app.id, method: credentials.method });
   } else {
     // A public app has no secret, so any secret presented for it is wrong.
-    return fail('this client is public and has no client secret; send client_id only');
+    return fail('this client is public and has no client secret; send client_id only', { applicationId: app.id, method: credentials.method });
   }
   return { app, method: credentials.method };
 }

@@ -1,4 +1,7 @@
+import type { Acting } from '../../core/acting.js';
+import type { PersonActor } from '../../core/actor.js';
 import { DAY, MINUTE } from '../../core/clock.js';
+import type { DomainEvent } from '../../events/domain-events.js';
 import { issueSecret } from '../../core/secrets.js';
 import type { BucketRule } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
@@ -17,7 +20,6 @@ import { coversScopes, formatScopes, INSTALL_SCOPES } from '../../core/scopes.js
 export interface CodeIssue {
   app: Application;
   request: AuthorizationRequest;
-  userId: string;
   /** The scopes the person consented to before, if any. */
   remembered: string[] | undefined;
   /** The bot install the consent form asked for. */
@@ -26,6 +28,8 @@ export interface CodeIssue {
   webhookChannelId?: string | undefined;
   /** What the grant's ID tokens repeat (issue #22). */
   openId?: OpenIdGrantFacts | undefined;
+  /** The person approved the consent screen just now (not a remembered consent): grant.created is recorded. */
+  approved?: boolean | undefined;
 }
 
 /**
@@ -66,10 +70,14 @@ async function purgeCodesNow(deps: Deps, now: number): Promise<void> {
  * bits, stored only as a SHA-256 hash, bound to the app, the redirect URI, the scopes, the PKCE
  * challenge and the person, valid 10 minutes — and the remembered consent, all or nothing. With
  * an install, its writes join the same transaction, the grant records the server and the granted
- * permissions, and the redirect carries them (issue #4).
+ * permissions, and the redirect carries them (issue #4). The person acting is the one who
+ * authorizes. Issue #37 §2: a consent approved on the screen records grant.created with its
+ * scopes in the same transaction; a code issued from a remembered consent records nothing (the
+ * grant was recorded when it was approved).
  */
-export async function issueCode(deps: Deps, issue: CodeIssue): Promise<{ kind: 'redirect'; location: string }> {
-  const { app, request, userId, remembered, plan, webhookChannelId, openId } = issue;
+export async function issueCode(deps: Deps, acting: Acting<PersonActor>, issue: CodeIssue): Promise<{ kind: 'redirect'; location: string }> {
+  const { app, request, remembered, plan, webhookChannelId, openId, approved } = issue;
+  const userId = acting.actor.id;
   // RFC 9700 §2.1.1 (OAUTH-CHECKLIST B10): a challenge seen before means a reused verifier, which
   // would let whoever saw the first exchange redeem this code too.
   if (request.codeChallenge && (await challengeWasUsed(deps.db, app.id, userId, request.codeChallenge))) {
@@ -95,7 +103,10 @@ export async function issueCode(deps: Deps, issue: CodeIssue): Promise<{ kind: '
   // (grants/authorization-code.ts), so a code never exchanged adds nothing; the grant records the plan.
   const install: InstallWrite | undefined =
     plan && !app.botRequireCodeGrant ? { kind: 'server', plan } : !plan && request.install?.commands ? { kind: 'user', applicationId: app.id, userId } : undefined;
-  await writeInstall(deps, install, async (trx) => {
+  // The install's transaction is writeInstall's (applications/), so the event is recorded in it
+  // here and delivered after it commits, as events/event-bus.ts `changing` does.
+  const granted: DomainEvent | undefined = approved ? { type: 'grant.created', applicationId: app.id, userId, scopes: formatScopes(request.scopes) } : undefined;
+  await writeInstall(deps, acting, install, async (trx) => {
     await insertGrant(trx, {
       id: grantId,
       applicationId: app.id,
@@ -125,7 +136,9 @@ export async function issueCode(deps: Deps, issue: CodeIssue): Promise<{ kind: '
       const union = formatScopes([...(remembered ?? []), ...rememberable]).split(' ');
       await saveConsent(trx, userId, app.id, union, now);
     }
+    if (granted) await deps.bus.recordWith(trx, acting, [granted]);
   });
+  if (granted) deps.bus.deliver(acting, granted);
   const server = plan ? { id: plan.serverId, permissions: plan.granted } : undefined;
   return { kind: 'redirect', location: authorizationCodeUri(request.redirectUri, code.plain, request.state, deps.config.baseUrl, server) };
 }

@@ -64,8 +64,9 @@ export async function revokeGrant(db: Db, grantId: string, now: number): Promise
 /**
  * Deauthorization from Settings → Authorized apps, or revocation: ends every grant a person gave
  * an app and forgets the remembered consent (issue #3), so the next request shows the screen.
+ * Returns how many grants were still in force.
  */
-export async function revokeAllGrantsOf(db: Db, userId: string, applicationId: string, now: number): Promise<void> {
+export async function revokeAllGrantsOf(db: Db, userId: string, applicationId: string, now: number): Promise<number> {
   const grants = await db
     .selectFrom('oauth_grants')
     .select('id')
@@ -75,4 +76,5 @@ export async function revokeAllGrantsOf(db: Db, userId: string, applicationId: s
     .execute();
   for (const g of grants) await revokeGrant(db, toId(g.id), now);
   await db.deleteFrom('oauth_consents').where('user_id', '=', userId).where('application_id', '=', applicationId).execute();
+  return grants.length;
 }

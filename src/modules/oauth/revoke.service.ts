@@ -1,3 +1,4 @@
+import type { Acting, Who } from '../../core/acting.js';
 import { OAuthError } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
@@ -11,7 +12,6 @@ export const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'clie
 export interface RevokeRequest {
   params: Readonly<Record<string, string | undefined>>;
   authorization: string | undefined;
-  address: string;
 }
 
 /** Which table a token lives in, and whom it belongs to. */
@@ -37,12 +37,13 @@ async function lookUp(deps: Deps, token: string, hint: string | undefined): Prom
  * Unknown, expired and already revoked tokens succeed silently (G3: no oracle). A token of
  * another client is never revoked: a public caller (who proved nothing but a client_id) gets the
  * same silent success, while an authenticated confidential caller is told, as RFC 7009 §2.1 asks
- * ("the request is refused and the client is informed"), with invalid_request (G4).
+ * ("the request is refused and the client is informed"), with invalid_request (G4). `acting` is
+ * the request, nobody known yet: a failed client authentication is audited with it.
  */
-export async function revokeToken(deps: Deps, request: RevokeRequest): Promise<void> {
+export async function revokeToken(deps: Deps, acting: Acting<Who>, request: RevokeRequest): Promise<void> {
   const p = request.params;
   // RFC 7009 §2.1: the client is authenticated first, like at the token endpoint (G2).
-  const client = await authenticateClient(deps, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] }, request.address);
+  const client = await authenticateClient(deps, acting, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] });
   const token = p['token'];
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
 

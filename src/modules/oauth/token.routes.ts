@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-type.js';
 import { OAuthError } from '../../core/errors.js';
+import { anonymousActing } from '../../http/acting.js';
 import type { Services } from '../../deps.js';
 import { TOKEN_BODY_LIMIT } from '../../http/body-limits.js';
 import { acceptFormBodiesOnly, formOnly, noStore, readParams } from './form-endpoint.hook.js';
@@ -45,10 +46,9 @@ export function registerTokenApi(app: App, services: Services): void {
               }
             : { ...tokenSchema, hide: true },
         handler: async (request, reply) => {
-          const result = await exchangeToken(services, {
+          const result = await exchangeToken(services, anonymousActing(request, services.clock), {
             params: readParams(request.body, TOKEN_PARAMETERS),
             authorization: request.headers.authorization,
-            address: request.ip,
           });
           return noStore(reply).send(result);
         },
@@ -77,10 +77,9 @@ export function registerTokenApi(app: App, services: Services): void {
               }
             : { ...revokeSchema, hide: true },
         handler: async (request, reply) => {
-          await revokeToken(services, {
+          await revokeToken(services, anonymousActing(request, services.clock), {
             params: readParams(request.body, REVOKE_PARAMETERS),
             authorization: request.headers.authorization,
-            address: request.ip,
           });
           // G3: exactly 200, application/json, {} — the one shape every client library accepts.
           return noStore(reply).code(200).send({});

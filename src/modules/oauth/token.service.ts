@@ -1,3 +1,4 @@
+import type { Acting, Who } from '../../core/acting.js';
 import { OAuthError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { authenticateClient } from './client-auth.service.js';
@@ -13,8 +14,6 @@ export { successorTokens } from './grants/refresh-token.js';
 export interface TokenRequest {
   params: TokenParams;
   authorization: string | undefined;
-  /** The client's address, for throttling failed client authentication. */
-  address: string;
 }
 
 /** RFC 6749 §5.2: what a grant type the registry does not list is told. */
@@ -24,14 +23,15 @@ const UNSUPPORTED_GRANT_TYPE = `grant_type must be ${grantTypeList()}`;
  * POST /api/oauth2/token (SPEC §2.2–2.3): authenticates the client, then runs the grant the
  * registry lists under grant_type (grants/registry.ts). Any other grant type (password,
  * client_credentials, implicit: OAUTH-CHECKLIST I3) answers unsupported_grant_type, before the
- * client is looked at.
+ * client is looked at. `acting` is the request, nobody known yet (its address is the one client
+ * authentication failures count against); the grants record their refusals with it.
  */
-export async function exchangeToken(deps: Deps, request: TokenRequest): Promise<TokenResponse> {
+export async function exchangeToken(deps: Deps, acting: Acting<Who>, request: TokenRequest): Promise<TokenResponse> {
   const p = request.params;
   const grantType = p['grant_type'];
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
   const grant = grantFor(grantType);
   if (grant === undefined) throw new OAuthError('unsupported_grant_type', UNSUPPORTED_GRANT_TYPE);
-  const client = await authenticateClient(deps, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] }, request.address);
-  return grant.exchange(deps, client, p);
+  const client = await authenticateClient(deps, acting, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] });
+  return grant.exchange(deps, acting, client, p);
 }

@@ -1,6 +1,8 @@
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import type { Acting, Who } from '../../core/acting.js';
 import { HOUR, SECOND } from '../../core/clock.js';
 import type { Deps } from '../../deps.js';
+import { changing } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { openPrivateKey, sealPrivateKey } from './key-sealing.js';
 import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
@@ -101,6 +103,11 @@ async function newKey(deps: Deps, alg: SigningAlg, generation: number): Promise<
  * inserts the next one. Instances that read the same state insert the same generation, the unique
  * (alg, generation) constraint lets one win, and the losers read the winner's key; an instance
  * reading after the winner sees it active and inserts nothing.
+ *
+ * No `Acting` (issue #37 §1): nobody asks for this. It runs at start-up and, on an instance whose
+ * keys were never made, before the first signature (signJwt, jwks) of whichever request comes;
+ * it only fills a gap with the first generation, which is the configuration starting, not a
+ * change someone makes. Rotations, which someone asks for, are audited (rotateSigningKeys).
  */
 export async function ensureSigningKeys(deps: Deps): Promise<void> {
   let ring = await loadRing(deps, rings.get(deps.db));
@@ -140,22 +147,25 @@ export interface RotatedKey {
  * `gatehouse keys rotate` (issue #22 §3, issue #36 §6): a new generation per algorithm is
  * published at once and signs after NEXT_KEY_LEAD_MS; the keys it replaces sign until then and
  * stay in the JWKS for RETIRED_KEY_PUBLISHED_MS after. Every instance reads the new key within
- * KEY_CACHE_TTL_MS, well before it signs.
+ * KEY_CACHE_TTL_MS, well before it signs. Issue #37 §2: each algorithm's new key is recorded as
+ * signing_key.rotated (its kid, never key material) in the transaction that inserts it.
  */
-export async function rotateSigningKeys(deps: Deps): Promise<RotatedKey[]> {
+export async function rotateSigningKeys(deps: Deps, acting: Acting<Who>): Promise<RotatedKey[]> {
   const now = deps.clock.now();
   const signsFrom = now + NEXT_KEY_LEAD_MS;
   const before = await listSigningKeys(deps.db, now);
   const rotated: RotatedKey[] = [];
   for (const alg of SIGNING_ALGS) {
     const key = await newKey(deps, alg, (await newestGeneration(deps.db, alg)).generation + 1);
-    await deps.db.transaction().execute(async (trx) => {
+    const retired = before.filter((k) => k.alg === alg && k.retiredAt === null).map((k) => k.kid);
+    await changing(deps, acting, async (trx, emit) => {
       await insertSigningKey(trx, key);
       // Only keys without a retirement time: one a rotation moments ago already scheduled keeps
       // its earlier time, so a second rotation cannot keep an older key signing for longer.
       await retireKeysBelow(trx, alg, key.generation, signsFrom);
+      emit({ type: 'signing_key.rotated', alg, kid: key.kid, retired });
     });
-    rotated.push({ alg, kid: key.kid, signsFrom, retired: before.filter((k) => k.alg === alg && k.retiredAt === null).map((k) => k.kid) });
+    rotated.push({ alg, kid: key.kid, signsFrom, retired });
   }
   await loadRing(deps, rings.get(deps.db));
   return rotated;

@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS, type Acting, type Who } from '../../core/acting.js';
+import { person } from '../../core/actor.js';
 import { ApiError, PageError } from '../../core/errors.js';
+import { personActing, requestActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import type { Services } from '../../deps.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
 import { pageContext, sendHtml, signedInPages } from '../../http/pages.js';
-import { signOut } from '../accounts/accounts.service.js';
-import { findApplicationByClientId, getManagedApplication } from '../applications/applications.service.js';
+import { findApplicationByClientId } from '../applications/applications.service.js';
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
 import { GRANT_TYPES } from '../oauth/grants/registry.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
@@ -98,6 +100,11 @@ export function registerOpenIdPages(pages: App, services: Services): void {
   const names = cookieNames(services.config.secureCookies);
   const findApp = (id: string) => (/^[0-9]{1,20}$/.test(id) ? findApplicationByClientId(services, id) : Promise.resolve(undefined));
 
+  /** The browser's request acting: its signed-in person, or nobody. */
+  function browserActing(request: FastifyRequest): Acting<Who> {
+    return requestActing(request, services.clock, request.viewer ? person(request.viewer.id) : ANONYMOUS);
+  }
+
   async function answer(request: FastifyRequest, reply: FastifyReply, outcome: EndSessionOutcome): Promise<FastifyReply> {
     if (outcome.kind === 'confirm') {
       const viewer = request.viewer;
@@ -105,7 +112,6 @@ export function registerOpenIdPages(pages: App, services: Services): void {
       return sendHtml(reply.header('Referrer-Policy', 'no-referrer'), endSessionConfirmPage({ ctx: { ...pageContext(request, services), viewer }, applicationName: outcome.applicationName, fields: outcome.fields }));
     }
     if (outcome.kind === 'done') return sendHtml(reply.header('Referrer-Policy', 'no-referrer'), signedOutPage({ ctx: { ...pageContext(request, services), viewer: undefined }, returnTo: outcome.returnTo }));
-    await signOut(services, request.sessionToken);
     reply.clearCookie(names.session, cookieOptions(services));
     if (outcome.location !== undefined) return reply.header('Cache-Control', 'no-store').redirect(outcome.location, 303);
     return sendHtml(reply, signedOutPage({ ctx: { ...pageContext(request, services), viewer: undefined }, returnTo: undefined }));
@@ -121,7 +127,8 @@ export function registerOpenIdPages(pages: App, services: Services): void {
     const q = request.query;
     const outcome = await endSession(
       services,
-      { idTokenHint: q.id_token_hint, clientId: q.client_id, postLogoutRedirectUri: q.post_logout_redirect_uri, state: q.state, userId: request.viewer?.id, confirmed: false },
+      browserActing(request),
+      { idTokenHint: q.id_token_hint, clientId: q.client_id, postLogoutRedirectUri: q.post_logout_redirect_uri, state: q.state, sessionToken: request.sessionToken, confirmed: false },
       findApp,
     ).catch(asPage);
     return answer(request, reply, outcome);
@@ -132,7 +139,8 @@ export function registerOpenIdPages(pages: App, services: Services): void {
     const b = request.body;
     const outcome = await endSession(
       services,
-      { idTokenHint: undefined, clientId: b.client_id, postLogoutRedirectUri: b.post_logout_redirect_uri, state: b.state, userId: request.viewer?.id, confirmed: true },
+      browserActing(request),
+      { idTokenHint: undefined, clientId: b.client_id, postLogoutRedirectUri: b.post_logout_redirect_uri, state: b.state, sessionToken: request.sessionToken, confirmed: true },
       findApp,
     ).catch(asPage);
     return answer(request, reply, outcome);
@@ -140,10 +148,10 @@ export function registerOpenIdPages(pages: App, services: Services): void {
 
   signedInPages(pages, (scope) => {
     scope.post('/developers/applications/:id/openid', { schema: { hide: true, params: AppParams, body: OpenIdSettingsBody } }, async (request, reply) => {
-      const app = await getManagedApplication(services, { kind: 'person', id: request.signedInViewer.id }, request.params.id);
+      const appId = request.params.id;
       const uris = request.body.postLogoutRedirectUris === undefined ? undefined : request.body.postLogoutRedirectUris.split(/\r?\n/);
       try {
-        await updateOpenIdClientSettings(services, app, { idTokenAlg: request.body.idTokenAlg, postLogoutRedirectUris: uris });
+        await updateOpenIdClientSettings(services, personActing(request, services.clock), appId, { idTokenAlg: request.body.idTokenAlg, postLogoutRedirectUris: uris });
       } catch (error) {
         if (error instanceof ApiError && error.code === 50035) {
           const messages = Object.values(error.errors ?? {}).flatMap((node) => (Array.isArray(node) ? node : ((node as { _errors?: { message: string }[] })._errors ?? []))).map((e) => e.message);
@@ -151,7 +159,7 @@ export function registerOpenIdPages(pages: App, services: Services): void {
         }
         throw error;
       }
-      return reply.redirect(`/developers/applications/${app.id}?saved=1#openid`, 303);
+      return reply.redirect(`/developers/applications/${appId}?saved=1#openid`, 303);
     });
   });
 }

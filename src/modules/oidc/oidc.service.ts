@@ -1,9 +1,12 @@
 import type { Transaction } from 'kysely';
+import type { Acting, Who } from '../../core/acting.js';
+import type { Actor } from '../../core/actor.js';
 import { ApiErrors, ApiError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
-import { getPerson } from '../accounts/accounts.service.js';
+import { getPerson, signOut } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
+import { getManagedApplication } from '../applications/applications.service.js';
 import { validateRedirectUri } from '../applications/redirect-uris.js';
 import type { BearerToken } from '../oauth/identity.service.js';
 import { INSTALL_SCOPES } from '../../core/scopes.js';
@@ -152,7 +155,8 @@ export interface EndSessionInput {
   clientId: string | undefined;
   postLogoutRedirectUri: string | undefined;
   state: string | undefined;
-  userId: string | undefined;
+  /** The browser's session cookie: ended when the outcome is to sign out. */
+  sessionToken: string | undefined;
   /** The person already confirmed on our own page. */
   confirmed: boolean;
 }
@@ -162,9 +166,12 @@ export interface EndSessionInput {
  * the hint (or client_id) names, compared byte for byte; `state` is appended. A bad value is a
  * page, never a redirect (§3: the OP must not redirect to an unregistered URI). Issue #36 §6: a
  * post_logout_redirect_uri with neither hint nor client_id cannot be tied to any app, so it is
- * set aside: the person is asked, signed out, and stays on our signed-out page.
+ * set aside: the person is asked, signed out, and stays on our signed-out page. `acting` is the
+ * browser's request (its signed-in person, or nobody); a 'sign-out' outcome has ended its session
+ * already (audited as session.ended: accounts/sessions.service.ts).
  */
-export async function endSession(deps: Deps, input: EndSessionInput, findApp: (id: string) => Promise<Application | undefined>): Promise<EndSessionOutcome> {
+export async function endSession(deps: Deps, acting: Acting<Who>, input: EndSessionInput, findApp: (id: string) => Promise<Application | undefined>): Promise<EndSessionOutcome> {
+  const userId = acting.actor.kind === 'person' ? acting.actor.id : undefined;
   let clientId = input.clientId;
   let hintSub: string | undefined;
   if (input.idTokenHint !== undefined) {
@@ -193,8 +200,11 @@ export async function endSession(deps: Deps, input: EndSessionInput, findApp: (i
     if (input.state !== undefined) url.searchParams.set('state', input.state);
     location = url.toString();
   }
-  if (input.userId === undefined) return { kind: 'done', returnTo: location !== undefined && app ? { url: location, applicationName: app.name } : undefined };
-  if (input.confirmed || (hintSub !== undefined && hintSub === input.userId)) return { kind: 'sign-out', location };
+  if (userId === undefined) return { kind: 'done', returnTo: location !== undefined && app ? { url: location, applicationName: app.name } : undefined };
+  if (input.confirmed || (hintSub !== undefined && hintSub === userId)) {
+    await signOut(deps, acting, input.sessionToken);
+    return { kind: 'sign-out', location };
+  }
   const fields: [string, string][] = [];
   if (clientId !== undefined) fields.push(['client_id', clientId]);
   if (returnUri !== undefined) fields.push(['post_logout_redirect_uri', returnUri]);
@@ -202,8 +212,18 @@ export async function endSession(deps: Deps, input: EndSessionInput, findApp: (i
   return { kind: 'confirm', fields, applicationName: app?.name };
 }
 
-/** The developer portal's and the CLI's save (issue #22 §3, §6): algorithm and post-logout URIs, validated like redirect URIs. */
-export async function updateOpenIdClientSettings(deps: Deps, app: Application, input: { idTokenAlg?: string | undefined; postLogoutRedirectUris?: string[] | undefined }): Promise<OidcClientSettings> {
+/**
+ * The developer portal's and the CLI's save (issue #22 §3, §6): algorithm and post-logout URIs,
+ * validated like redirect URIs. Only who may manage the app may (its owner, the operator): anyone
+ * else is told the app is unknown (applications.service.ts getManagedApplication, 404 10002).
+ */
+export async function updateOpenIdClientSettings(
+  deps: Deps,
+  acting: Acting<Actor>,
+  applicationId: string,
+  input: { idTokenAlg?: string | undefined; postLogoutRedirectUris?: string[] | undefined },
+): Promise<OidcClientSettings> {
+  const app = await getManagedApplication(deps, acting.actor, applicationId);
   const current = await openIdClientSettings(deps, app.id);
   const alg = input.idTokenAlg ?? current.idTokenAlg;
   if (!isSigningAlg(alg)) throw invalidForm('idTokenAlg', `The ID token algorithm must be one of ${SIGNING_ALGS.join(', ')}.`);

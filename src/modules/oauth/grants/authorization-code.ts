@@ -1,6 +1,10 @@
+import { actingAs, type Acting, type Who } from '../../../core/acting.js';
 import { OAuthError } from '../../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../../core/secrets.js';
+import { person } from '../../../core/actor.js';
 import type { Deps } from '../../../deps.js';
+import { changing } from '../../../events/event-bus.js';
+import type { DomainEvent } from '../../../events/domain-events.js';
 import { planInstallAtExchange, writeServerInstall } from '../../applications/installs.service.js';
 import { getServer } from '../../directory/servers.service.js';
 import { presentGuild } from '../../resources/resources.js';
@@ -21,7 +25,7 @@ import { ACCESS_TOKEN_LIFETIME_MS, drawTokenPair, pairToStore, tokenResponse, wi
  * (OAUTH-CHECKLIST C5). A replay of a used code after an otherwise valid request ends the whole
  * grant (C3, RFC 6749 §4.1.2).
  */
-async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
+async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
   const code = p['code'];
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   const redirectUri = p['redirect_uri'];
@@ -51,7 +55,7 @@ async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenPara
   }
 
   const now = deps.clock.now();
-  if (stored.usedAt !== null) return replayedCode(deps, stored.grantId, now);
+  if (stored.usedAt !== null) return replayedCode(deps, acting, app.id, stored, now);
   if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
 
   const grant = stored.grant;
@@ -63,6 +67,10 @@ async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenPara
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
   let webhook: WebhookRecord | undefined;
+  // Issue #37 §1: the bot install and the webhook are the authorizing person's; recorded in the
+  // redemption's transaction, delivered after it commits.
+  const authorizer = actingAs(acting, person(stored.userId));
+  const recorded: DomainEvent[] = [];
   const { access, refresh: refreshToken } = drawTokenPair(deps);
   const pair = pairToStore(deps, {
     grantId: stored.grantId,
@@ -78,17 +86,24 @@ async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenPara
   const alongside =
     install || incoming
       ? {
-          beforeTokens: install ? (trx: Parameters<typeof writeServerInstall>[1]) => writeServerInstall(deps, trx, install) : undefined,
+          beforeTokens: install
+            ? async (trx: Parameters<typeof writeServerInstall>[2]) => {
+                recorded.push(...(await writeServerInstall(deps, authorizer, trx, install)));
+              }
+            : undefined,
           afterTokens: incoming
-            ? async (trx: Parameters<typeof createIncomingWebhook>[1]) => {
-                webhook = await createIncomingWebhook(deps, trx, incoming);
+            ? async (trx: Parameters<typeof createIncomingWebhook>[2]) => {
+                const created = await createIncomingWebhook(deps, authorizer, trx, incoming);
+                webhook = created.record;
+                recorded.push(...created.events);
               }
             : undefined,
         }
       : undefined;
   const consumed = (await redeemCodeForTokens(deps.db, codeHash, pair, alongside)) === 'redeemed';
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
-  if (!consumed) return replayedCode(deps, stored.grantId, now);
+  if (!consumed) return replayedCode(deps, acting, app.id, stored, now);
+  for (const event of recorded) deps.bus.deliver(authorizer, event);
   const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
   if (webhook) response.webhook = webhook;
   // Issue #4: the code of a bot install also carries the server the bot was added to.
@@ -97,9 +112,12 @@ async function redeemCode(deps: Deps, { app }: AuthenticatedClient, p: TokenPara
   return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, withNonce: true, now });
 }
 
-async function replayedCode(deps: Deps, grantId: string, now: number): Promise<never> {
-  await deps.db.transaction().execute((trx) => revokeGrant(trx, grantId, now));
-  deps.logger.warn({ grantId }, 'authorization code presented again; grant revoked');
+/** C3: the grant ends, and issue #37 §2's code.replayed is recorded in the same transaction. */
+async function replayedCode(deps: Deps, acting: Acting<Who>, applicationId: string, stored: { grantId: string; userId: string }, now: number): Promise<never> {
+  await changing(deps, acting, async (trx, emit) => {
+    await revokeGrant(trx, stored.grantId, now);
+    emit({ type: 'code.replayed', applicationId, userId: stored.userId });
+  });
   throw new OAuthError('invalid_grant', 'authorization code already used');
 }
 

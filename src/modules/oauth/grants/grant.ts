@@ -1,3 +1,4 @@
+import type { Acting, Who } from '../../../core/acting.js';
 import type { Deps } from '../../../deps.js';
 import type { AuthenticatedClient } from '../client-auth.service.js';
 import type { TokenResponse } from './issuance.js';
@@ -17,6 +18,10 @@ export interface GrantType {
    * one repeated), so a parameter not listed here never reaches `exchange`.
    */
   parameters: Readonly<Record<string, string>>;
-  /** Runs the grant for an authenticated client; throws an OAuthError to refuse. */
-  exchange(deps: Deps, client: AuthenticatedClient, params: TokenParams): Promise<TokenResponse>;
+  /**
+   * Runs the grant for an authenticated client; throws an OAuthError to refuse. `acting` is the
+   * token request's (nobody known: the client is no actor), for the events a grant records on a
+   * refusal that ends an authorization (issue #37 §2); a successful exchange records nothing.
+   */
+  exchange(deps: Deps, acting: Acting<Who>, client: AuthenticatedClient, params: TokenParams): Promise<TokenResponse>;
 }

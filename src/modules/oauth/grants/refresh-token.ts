@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { SECOND } from '../../../core/clock.js';
+import type { Acting, Who } from '../../../core/acting.js';
 import { OAuthError } from '../../../core/errors.js';
 import { coversScopes, parseScope } from '../../../core/scopes.js';
 import { SecretPrefix, hashSecret, hasPrefix, safeEqual } from '../../../core/secrets.js';
 import type { Deps } from '../../../deps.js';
+import { changing } from '../../../events/event-bus.js';
 import type { Application } from '../../applications/applications.js';
 import type { AuthenticatedClient } from '../client-auth.service.js';
 import { revokeGrant } from '../grants.repository.js';
@@ -39,7 +41,7 @@ export function successorTokens(secret: string, presented: string, rotationKey: 
  * token is consumed atomically and one successor pair is minted; concurrent refreshes of one
  * token mint exactly one pair and, within the grace window, every caller gets that pair.
  */
-async function refresh(deps: Deps, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
+async function refresh(deps: Deps, acting: Acting<Who>, { app }: AuthenticatedClient, p: TokenParams): Promise<TokenResponse> {
   const presented = p['refresh_token'];
   if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
   const tokenHash = hashSecret(presented);
@@ -70,7 +72,7 @@ async function refresh(deps: Deps, { app }: AuthenticatedClient, p: TokenParams)
     if (rotated) return withIdTokenOf(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, app, stored, presented, tokenHash, successors, now);
+  return retryOrReuse(deps, acting, app, stored, presented, tokenHash, successors, now);
 }
 
 /**
@@ -99,6 +101,7 @@ async function writeRotation(
  */
 async function retryOrReuse(
   deps: Deps,
+  acting: Acting<Who>,
   app: Application,
   seen: StoredRefreshToken,
   presented: string,
@@ -121,8 +124,11 @@ async function retryOrReuse(
     }
   }
   if (stored.usedAt === null) throw new OAuthError('invalid_grant', 'refresh token expired');
-  await deps.db.transaction().execute((trx) => revokeGrant(trx, stored.grantId, now));
-  deps.logger.warn({ grantId: stored.grantId }, 'rotated refresh token presented again; grant revoked');
+  // Issue #37 §2: the grant ends and refresh.reused is recorded in the same transaction.
+  await changing(deps, acting, async (trx, emit) => {
+    await revokeGrant(trx, stored.grantId, now);
+    emit({ type: 'refresh.reused', applicationId: app.id, userId: stored.userId });
+  });
   throw new OAuthError('invalid_grant', 'refresh token already used: it was replaced by a newer one, and the authorization has been revoked');
 }
 
