@@ -45,7 +45,7 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'acme', name: 'Acme Inc', password: 'owner password 123' });
     await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', email: 'robin@example.com', password: 'sherwood forest 1' });
-    ({ application: app } = await createApplication(deps, { kind: 'person', id: owner.id }, {
+    ({ application: app } = await createApplication(deps, actingOf({ kind: 'person', id: owner.id }), {
       name: 'Acme Reader',
       description: 'Reads your profile to personalise Acme.',
       iconUrl: 'https://icons.acme.example/reader.png',

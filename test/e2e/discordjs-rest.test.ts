@@ -4,6 +4,7 @@ import type { Channel } from '../../src/modules/directory/channels.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import type { ServedApp } from '../support/browser.js';
 import { serveOwnedChannel } from '../support/served-channel.js';
+import { actingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1's promise that Discord's client libraries work unchanged: @discordjs/rest v2, pointed
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => served.close());
 
 async function newWebhook(name: string): Promise<{ id: string; token: string }> {
-  const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name });
+  const { webhook, token } = await createWebhook(served.t.services, actingOf({ kind: 'person', id: ownerId }), channel, { name });
   return { id: webhook.id, token };
 }
 

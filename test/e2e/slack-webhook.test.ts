@@ -4,6 +4,7 @@ import type { Channel } from '../../src/modules/directory/channels.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import type { ServedApp } from '../support/browser.js';
 import { serveOwnedChannel } from '../support/served-channel.js';
+import { actingOf } from '../support/acting.js';
 
 /**
  * Issue #23's promise that tools posting to Slack post here unchanged: the npm package
@@ -20,7 +21,7 @@ afterAll(async () => served.close());
 
 describe('@slack/webhook IncomingWebhook against …/{token}/slack', () => {
   it('sends text, attachments and blocks; the stored message and its embeds are what Slack would show', async () => {
-    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: 'Monitoring' });
+    const { webhook, token } = await createWebhook(served.t.services, actingOf({ kind: 'person', id: ownerId }), channel, { name: 'Monitoring' });
     const hook = new IncomingWebhook(`${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}/slack`, { username: 'Grafana', icon_url: 'https://img.example/grafana.png' });
 
     const textResult = await hook.send('*CPU* high on <https://grafana.example/d/1|web-1> <!channel>');

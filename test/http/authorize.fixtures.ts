@@ -8,6 +8,7 @@ import type { Person } from '../../src/modules/directory/people.js';
 import type { TestApp } from '../support/app.js';
 import { given } from '../support/given.js';
 import { csrfTokenIn, type PageAgent } from '../support/page-agent.js';
+import { actingOf } from '../support/acting.js';
 
 /** Shared by the authorize, consent and authorized-apps tests. */
 
@@ -32,7 +33,7 @@ export const signedIn = (t: TestApp, username = `person${++counter}`): Promise<{
 
 /** "Acme Reader", a public app by default, made as the developer portal makes it. */
 export async function createApp(t: TestApp, owner: Person, input: Partial<NewApplication> = {}): Promise<{ app: Application; clientSecret: string | null }> {
-  const created = await createApplication(t.services, { kind: 'person', id: owner.id }, {
+  const created = await createApplication(t.services, actingOf({ kind: 'person', id: owner.id }), {
     name: 'Acme Reader',
     description: 'Reads your profile to personalise Acme.',
     redirectUris: ['https://app.example/callback'],

@@ -3,6 +3,7 @@ import { installForUser } from '../../src/modules/applications/user-installs.ser
 import type { Person } from '../../src/modules/directory/people.js';
 import type { TestApp } from '../support/app.js';
 import { given, type TestBot } from '../support/given.js';
+import { actingOf } from '../support/acting.js';
 
 /** Bots for the direct-message and bot-message tests (given.bot: made through the services). */
 export type { TestBot } from '../support/given.js';
@@ -10,7 +11,7 @@ export const createBot = (t: TestApp, input: { name?: string; owner?: Person } =
 
 /** What the consent flow records for applications.commands without bot (SPEC §5.2). */
 export async function userInstall(t: TestApp, bot: TestBot, person: Person): Promise<void> {
-  await installForUser(t.services, bot.client.app.id, person.id);
+  await installForUser(t.services, actingOf({ kind: 'person', id: person.id }), bot.client.app.id);
 }
 
 export async function openDm(t: TestApp, bot: TestBot, body: unknown, headers: Record<string, string> = bot.headers): Promise<LightMyRequestResponse> {

@@ -3,6 +3,7 @@ import { regenerateWebhookToken } from '../../src/modules/webhooks/webhooks.serv
 import { createTestApp, type TestApp } from '../support/app.js';
 import { call, createTestWebhook } from './webhook-url.fixtures.js';
 import { hashOf } from '../support/discord-resources.js';
+import { actingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('the token in the path (SPEC §5.7)', () => {
   it('SPEC §3: once a new URL is generated, the old URL is invalid (401 50027) and the new one works', async () => {
     const w = await createTestWebhook(t);
     expect((await call(t, 'POST', w.path, { content: 'before' })).statusCode).toBe(204);
-    const { token } = await regenerateWebhookToken(t.services, w.webhook);
+    const { token } = await regenerateWebhookToken(t.services, actingOf({ kind: 'operator' }), w.webhook);
     for (const [method, url] of [
       ['POST', w.path],
       ['GET', w.path],

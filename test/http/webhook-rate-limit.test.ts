@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { sample } from '../support/metrics.js';
 import { nextAddress } from '../support/oauth-factory.js';
 import { call, createTestWebhook } from './webhook-url.fixtures.js';
+import { actingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -141,7 +142,7 @@ describe('requests that prove no webhook are limited per client address, not on 
 
   it('an old token after regeneration does not consume the new URL\'s bucket either', async () => {
     const w = await createTestWebhook(t);
-    const { token } = await regenerateWebhookToken(t.services, w.webhook);
+    const { token } = await regenerateWebhookToken(t.services, actingOf({ kind: 'operator' }), w.webhook);
     for (let i = 0; i < 12; i += 1) expect((await call(t, 'POST', w.path, { content: 'old' })).statusCode).toBe(401);
     const fresh = await call(t, 'POST', `/api/v1/webhooks/${w.webhook.id}/${token}`, { content: 'new' });
     expect(fresh.statusCode).toBe(204);
