@@ -155,3 +155,19 @@ describe('Settings → Security (the person’s own account activity)', () => {
     expect(res.statusCode).toBe(303);
   });
 });
+
+describe('View audit log alone opens server settings', () => {
+  it('a member holding only View audit log sees the settings link on the channel view, the overview and the Audit log link', async () => {
+    const { serverId } = await ownedServer();
+    const reader = await given.signedIn(t);
+    const readers = await createRole(t.services, operatorActing(), serverId, { name: 'Readers', permissions: Permission.VIEW_AUDIT_LOG });
+    await addMember(t.services, operatorActing(), serverId, reader.person.id, [readers.id]);
+    const server = await t.services.db.selectFrom('channels').select('id').where('server_id', '=', serverId).executeTakeFirstOrThrow();
+    const view = await reader.agent.get(`/channels/${String(server.id)}`);
+    expect(view.statusCode).toBe(200);
+    expect(view.body).toContain(`href="/servers/${serverId}/settings"`);
+    const overview = await reader.agent.get(`/servers/${serverId}/settings`);
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain(`href="/servers/${serverId}/settings/audit-log">Audit log</a>`);
+  });
+});

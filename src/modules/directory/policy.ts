@@ -18,8 +18,8 @@ export const ServerAction = {
   manageServer: { all: Permission.MANAGE_SERVER },
   manageChannels: { all: Permission.MANAGE_CHANNELS },
   manageRoles: { all: Permission.MANAGE_ROLES },
-  /** The settings overview: any of the sections' permissions. */
-  openSettings: { any: Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS },
+  /** The settings overview: any of the sections' permissions (View audit log: the Audit log section, modules/audit/). */
+  openSettings: { any: Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS | Permission.VIEW_AUDIT_LOG },
   /**
    * The members section: inviting needs Manage server, giving roles Manage roles, removing Kick
    * members (issue #36 §5: a moderator holding only Kick members kicks from the member list).

@@ -18,7 +18,7 @@ import { loadChannelPage, postMessage, readChannelUpTo } from './messages.servic
 const hide = { hide: true } as const;
 
 // The permissions that open some server settings section (directory/policy.ts openSettings).
-const MANAGE_ANY = Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS;
+const MANAGE_ANY = Permission.MANAGE_SERVER | Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS | Permission.VIEW_AUDIT_LOG;
 
 /** The channel view and posting plain-text messages (pages context: viewer + CSRF). */
 export function registerMessagePages(pages: App, services: Services): void {
