@@ -223,7 +223,7 @@ async function webhookToManage(deps: Deps, actor: Actor, webhookId: string): Pro
 /**
  * POST /channels/{id}/webhooks: the bot needs Manage webhooks and View channel there (403 50013);
  * channels of servers it is not in are 404 10003. The webhook belongs to the bot's application.
- * `acting` is the bot's (its actor `bot`'s account).
+ * `acting` is the bot's own, which the route builds from `bot` (bot-auth.routes.ts botActing).
  */
 export async function botCreateWebhook(deps: Deps, acting: Acting, bot: BotPrincipal, channelId: string, input: WebhookInput): Promise<IssuedWebhook> {
   const { channel } = await requireBotChannelPermission(deps, bot, channelId, CREATE_BITS);
