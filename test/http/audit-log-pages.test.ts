@@ -140,6 +140,22 @@ describe('Settings → Security (the person’s own account activity)', () => {
     expect(page.body).toContain('href="/settings/security" class="active" aria-current="page">Security</a>');
   });
 
+  it('lists a sign-out, and apps authorized and removed by name, from the real forms and events', async () => {
+    const password = 'correct horse battery';
+    const username = `out${Date.now().toString(36)}`;
+    const registered = await registerPerson(t.services, actingOf(ANONYMOUS), { username, name: username, email: null, password });
+    const agent = new PageAgent(t.app);
+    expect((await agent.submit('/login', '/login', { username, password })).statusCode).toBe(303);
+    expect((await agent.submit('/settings/profile', '/logout', {})).statusCode).toBe(303);
+    const client = await given.confidentialApp(t, { name: 'Weather Station' });
+    await emit(fromRequest({ kind: 'person', id: registered.id }), { type: 'grant.created', applicationId: client.app.id, userId: registered.id, scopes: 'identify email' });
+    await emit(fromRequest({ kind: 'person', id: registered.id }), { type: 'grant.revoked', applicationId: client.app.id, userId: registered.id });
+    expect((await agent.submit('/login', '/login', { username, password })).statusCode).toBe(303);
+
+    const words = entriesOf((await agent.get('/settings/security')).body).map((e) => e.split(' · ')[0]);
+    expect(words).toEqual(['Signed in', 'The access of Weather Station was removed', 'You authorized Weather Station (identify email)', 'A session signed out', 'Signed in']);
+  });
+
   it('pages 50 at a time with Older activity', async () => {
     const me = await given.signedIn(t);
     for (let i = 0; i < 52; i += 1) await emit(fromRequest({ kind: 'person', id: me.person.id }), { type: 'signin.succeeded', userId: me.person.id });
