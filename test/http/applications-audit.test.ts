@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFlags } from '../../src/cli/command.js';
+import { appsCommands } from '../../src/cli/commands/apps.js';
 import { Permission } from '../../src/core/permissions.js';
 import { AuditLogEvent } from '../../src/modules/audit/audit.js';
 import type { Application } from '../../src/modules/applications/applications.js';
@@ -240,5 +242,25 @@ describe('a bot overwriting its commands', () => {
       stop();
     }
     expect(await rowsFor(bot.client.app.id, 'commands.updated')).toEqual([]);
+  });
+});
+
+describe('the CLI records what the operator does', () => {
+  it('gatehouse apps create --bot records app.created for the owner and the bot’s app.updated, with the operator as actor and no address, and neither row holds the secret or the token', async () => {
+    const owner = await given.person(t);
+    const create = appsCommands.find((c) => c.name === 'apps create');
+    if (!create) throw new Error('apps create is not registered');
+    const { flags } = parseFlags(['--owner', owner.username, '--name', 'Shell App', '--bot'], create.flags);
+    const out = (await create.run(t.services, flags)) as Record<string, string>;
+
+    const rows = await t.services.db.selectFrom('audit_events').selectAll().where('application_id', '=', out['id'] as string).orderBy('id').execute();
+    expect(rows.map((r) => r.action)).toEqual(['app.created', 'app.updated']);
+    for (const row of rows) {
+      expect(row).toMatchObject({ actor_kind: 'operator', actor_id: null, address: null, request_id: null });
+      expect(rowText(row)).not.toContain(out['client_secret'] as string);
+      expect(rowText(row)).not.toContain(out['bot_token'] as string);
+    }
+    expect(String(rows[0]?.subject_user_id)).toBe(owner.id);
+    expect(JSON.parse(rows[1]?.changes ?? '[]')).toEqual([{ key: 'bot_user_id', old_value: null, new_value: out['bot_user_id'] }]);
   });
 });
