@@ -1,7 +1,7 @@
 import { actingAs, type Acting, type Who } from '../../../core/acting.js';
 import { OAuthError } from '../../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../../core/secrets.js';
-import { person } from '../../../core/actor.js';
+import { person, type PersonActor } from '../../../core/actor.js';
 import type { Deps } from '../../../deps.js';
 import { changing } from '../../../events/event-bus.js';
 import type { DomainEvent } from '../../../events/domain-events.js';
@@ -67,10 +67,6 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
   let webhook: WebhookRecord | undefined;
-  // Issue #37 §1: the bot install and the webhook are the authorizing person's; recorded in the
-  // redemption's transaction, delivered after it commits.
-  const authorizer = actingAs(acting, person(stored.userId));
-  const recorded: DomainEvent[] = [];
   const { access, refresh: refreshToken } = drawTokenPair(deps);
   const pair = pairToStore(deps, {
     grantId: stored.grantId,
@@ -83,27 +79,33 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
     now,
   });
   // With nothing to write beside the tokens, PostgreSQL redeems in one statement (token-writes.repository.ts).
-  const alongside =
-    install || incoming
-      ? {
-          beforeTokens: install
-            ? async (trx: Parameters<typeof writeServerInstall>[2]) => {
-                recorded.push(...(await writeServerInstall(deps, authorizer, trx, install)));
-              }
-            : undefined,
-          afterTokens: incoming
-            ? async (trx: Parameters<typeof createIncomingWebhook>[2]) => {
-                const created = await createIncomingWebhook(deps, authorizer, trx, incoming);
-                webhook = created.record;
-                recorded.push(...created.events);
-              }
-            : undefined,
-        }
-      : undefined;
+  // Issue #37 §1: the bot install and the webhook are the authorizing person's; their events are
+  // recorded in the redemption's transaction and delivered after it commits. Built only when
+  // there is such a write: a plain exchange allocates nothing for them (issue #37: the grants keep their instruction count).
+  let authored: { authorizer: Acting<PersonActor>; events: DomainEvent[] } | undefined;
+  let alongside: Parameters<typeof redeemCodeForTokens>[3];
+  if (install || incoming) {
+    const by = { authorizer: actingAs(acting, person(stored.userId)), events: [] as DomainEvent[] };
+    authored = by;
+    alongside = {
+      beforeTokens: install
+        ? async (trx: Parameters<typeof writeServerInstall>[2]) => {
+            by.events.push(...(await writeServerInstall(deps, by.authorizer, trx, install)));
+          }
+        : undefined,
+      afterTokens: incoming
+        ? async (trx: Parameters<typeof createIncomingWebhook>[2]) => {
+            const created = await createIncomingWebhook(deps, by.authorizer, trx, incoming);
+            webhook = created.record;
+            by.events.push(...created.events);
+          }
+        : undefined,
+    };
+  }
   const consumed = (await redeemCodeForTokens(deps.db, codeHash, pair, alongside)) === 'redeemed';
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, acting, app.id, stored, now);
-  for (const event of recorded) deps.bus.deliver(authorizer, event);
+  if (authored) for (const event of authored.events) deps.bus.deliver(authored.authorizer, event);
   const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
   if (webhook) response.webhook = webhook;
   // Issue #4: the code of a bot install also carries the server the bot was added to.
