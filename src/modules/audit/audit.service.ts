@@ -106,6 +106,11 @@ const USER_TARGETS = new Set<string>(['member.joined', 'member.removed', 'member
  */
 export async function readServerAuditLog(deps: Deps, actor: Actor, serverId: string, filter: ServerLogFilter): Promise<ServerAuditLog> {
   await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
+  return pageOfLog(deps, serverId, filter);
+}
+
+/** One page of a server's log, for a reader already allowed; `known` saves reading the roles and channels again. */
+async function pageOfLog(deps: Deps, serverId: string, filter: ServerLogFilter, known?: Known): Promise<ServerAuditLog> {
   const rows = await listAuditRows(deps.db, {
     serverId,
     limit: filter.limit + 1,
@@ -120,10 +125,15 @@ export async function readServerAuditLog(deps: Deps, actor: Actor, serverId: str
   let entries = rows.slice(0, filter.limit);
   // Discord's `after` reads the entries just after the cursor; every answer lists newest first.
   if (filter.after !== undefined && filter.before === undefined) entries = entries.reverse();
-  return { entries, ...(await namesOf(deps, serverId, entries)), next: more ? entries.at(-1)?.id : undefined };
+  return { entries, ...(await namesOf(deps, serverId, entries, known)), next: more ? entries.at(-1)?.id : undefined };
 }
 
-async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[]): Promise<Pick<ServerAuditLog, 'users' | 'webhooks' | 'apps' | 'names'>> {
+interface Known {
+  roles: ReadonlyArray<{ id: string; name: string }>;
+  channels: ReadonlyArray<{ id: string; name: string }>;
+}
+
+async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[], known: Known | undefined): Promise<Pick<ServerAuditLog, 'users' | 'webhooks' | 'apps' | 'names'>> {
   const userIds = new Set<string>();
   const webhookIds = new Set<string>();
   const appIds = new Set<string>();
@@ -138,8 +148,8 @@ async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[
     Promise.all([...userIds].map((id) => getPersonById(deps, id))),
     Promise.all([...webhookIds].map((id) => getWebhook(deps, id))),
     Promise.all([...appIds].map((id) => findApplicationByClientId(deps, id))),
-    getRoles(deps, serverId),
-    getChannels(deps, serverId),
+    known?.roles ?? getRoles(deps, serverId),
+    known?.channels ?? getChannels(deps, serverId),
   ]);
   const foundUsers = users.filter((u): u is Person => u !== undefined);
   const foundWebhooks = webhooks.filter((w): w is Webhook => w !== undefined && w.serverId === serverId);
@@ -156,14 +166,6 @@ async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[
       apps: new Map(foundApps.map((a) => [a.id, a.name])),
     },
   };
-}
-
-/** The people of a server, for the page's person filter (View audit log, as the log itself). */
-export async function auditLogMembers(deps: Deps, actor: Actor, serverId: string): Promise<{ server: Server; members: Array<Pick<Person, 'id' | 'username' | 'name'>>; permissions: bigint }> {
-  const permissions = await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
-  const data = await loadServerSettings(deps, serverId);
-  if (!data) throw ApiErrors.unknownServer();
-  return { server: data.server, members: data.members.map((m) => ({ id: m.person.id, username: m.person.username, name: m.person.name })), permissions };
 }
 
 /** A person named by username or id (the page's and the CLI's filters); undefined when there is none. */
@@ -215,19 +217,30 @@ export interface AuditLogView extends ServerAuditLog {
   unknownPerson: boolean;
 }
 
-/** The page's read: View audit log, then the person named by username or id (none: an empty page saying so), then the page of entries. */
+/**
+ * The page's read: View audit log (10004 / 50013 as readServerAuditLog), then the person named by
+ * username or id (no one: an empty page saying so), then one page of entries under the filters.
+ */
 export async function auditLogView(deps: Deps, actor: Actor, serverId: string, filter: { person: string; action: string; before: string | undefined; limit: number }): Promise<AuditLogView> {
-  const { server, members, permissions } = await auditLogMembers(deps, actor, serverId);
+  const permissions = await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
+  const data = await loadServerSettings(deps, serverId);
+  if (!data) throw ApiErrors.unknownServer();
+  const members = data.members.map((m) => ({ id: m.person.id, username: m.person.username, name: m.person.name }));
   const person = filter.person === '' ? undefined : await findAuditPerson(deps, filter.person);
   if (filter.person !== '' && person === undefined) {
     const names: AuditNames = { users: new Map(), roles: new Map(), channels: new Map(), webhooks: new Map(), apps: new Map() };
-    return { server, permissions, members, unknownPerson: true, entries: [], users: [], webhooks: [], apps: [], names, next: undefined };
+    return { server: data.server, permissions, members, unknownPerson: true, entries: [], users: [], webhooks: [], apps: [], names, next: undefined };
   }
-  const log = await readServerAuditLog(deps, actor, serverId, {
-    limit: filter.limit,
-    ...(person ? { userId: person.id } : {}),
-    ...(filter.action !== '' ? { actions: [filter.action] } : {}),
-    ...(filter.before !== undefined ? { before: filter.before } : {}),
-  });
-  return { ...log, server, permissions, members, unknownPerson: false };
+  const log = await pageOfLog(
+    deps,
+    serverId,
+    {
+      limit: filter.limit,
+      ...(person ? { userId: person.id } : {}),
+      ...(filter.action !== '' ? { actions: [filter.action] } : {}),
+      ...(filter.before !== undefined ? { before: filter.before } : {}),
+    },
+    { roles: data.roles, channels: data.channels },
+  );
+  return { ...log, server: data.server, permissions, members, unknownPerson: false };
 }
