@@ -162,3 +162,23 @@ describe('the webhook URL’s holder in the audit log', () => {
     expect(JSON.stringify(rows[0])).not.toContain(secret);
   });
 });
+
+describe('channel.read (not audited)', () => {
+  it('the page reporting what it showed emits channel.read for the person, the channel and the message; a refused report emits nothing', async () => {
+    const { general, member, moderator } = await room();
+    const m = await postMessage(t.services, personActingOf(moderator.person.id), general, 'read me');
+    const heard: unknown[] = [];
+    const stop = t.services.bus.on(['channel.read'], (event, acting) => heard.push({ ...event, actor: acting.actor }));
+    try {
+      const outsider = await signedIn(t, { name: 'Otto Outsider' });
+      expect((await outsider.agent.submit('/', `/channels/${general}/read`, { messageId: m.id })).statusCode).toBe(404);
+      expect(heard).toEqual([]);
+      expect((await member.agent.submit(`/channels/${general}`, `/channels/${general}/read`, { messageId: m.id })).statusCode).toBe(204);
+    } finally {
+      stop();
+    }
+    // Opening the channel (the submit's page) reads it too: the last report is the one posted above.
+    expect(heard.at(-1)).toEqual({ type: 'channel.read', userId: member.person.id, channelId: general, messageId: m.id, actor: { kind: 'person', id: member.person.id } });
+    expect(await auditRows('channel.read', {})).toEqual([]);
+  });
+});
