@@ -6,7 +6,7 @@ import { statementsDuring, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/
 import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import { resetClientSecret } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { personActingOf } from '../support/acting.js';
+import { actingOf, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #26 §1: on PostgreSQL with Redis each instance answers bearer checks and the token
@@ -104,7 +104,7 @@ describe.skipIf(!canRun)('bearer checks from memory on several instances', () =>
       postForm(t, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: token, client_id: confidential.clientId, client_secret: secret });
     const first = await refresh(b, tokens.refresh_token, confidential.clientSecret as string);
     expect(first.statusCode).toBe(200);
-    const newSecret = await resetClientSecret(a.services, OPERATOR, confidential.clientId);
+    const newSecret = await resetClientSecret(a.services, actingOf(OPERATOR), confidential.clientId);
     expect((await refresh(b, (first.json() as Tokens).refresh_token, confidential.clientSecret as string)).statusCode).toBe(401);
     expect((await refresh(b, (first.json() as Tokens).refresh_token, newSecret)).statusCode).toBe(200);
   });
