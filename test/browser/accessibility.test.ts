@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { Permission } from '../../src/core/permissions.js';
-import { OPERATOR } from '../../src/core/actor.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import { createInvite } from '../../src/modules/directory/invites.service.js';
@@ -11,7 +10,7 @@ import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot, type TestWebhook } from '../support/given.js';
 import { openDm } from '../http/dms.fixtures.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/accessibility.test.ts');
 
@@ -110,8 +109,8 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const channelId = server.channels[0]?.id as string;
     const long = await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
     await postMessage(t.services, channelId, owner.id, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');
-    const role = await createRole(t.services, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES, color: 0x1abc9c }, OPERATOR);
-    const invite = await createInvite(t.services, server.id, owner.id, {});
+    const role = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES, color: 0x1abc9c });
+    const invite = await createInvite(t.services, personActingOf(owner.id), server.id, {});
     const hook = await given.webhook(t, { name: 'Deploys', channel: server.channels[0] });
     const bot = await given.bot(t, { owner, name: 'Helper Bot' });
     await installForUser(t.services, bot.client.app.id, owner.id);

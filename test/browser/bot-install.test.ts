@@ -7,7 +7,7 @@ import { enableBot } from '../../src/modules/applications/bots.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/bot-install.test.ts');
 
@@ -37,8 +37,8 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
       confidential: true,
     }));
     ({ botUserId } = await enableBot(deps, OPERATOR, app.id));
-    sherwood = (await createServer(deps, owner.id, { name: 'Sherwood Forest' })).id;
-    await createServer(deps, owner.id, { name: 'Nottingham' });
+    sherwood = (await createServer(deps, personActingOf(owner.id), { name: 'Sherwood Forest' })).id;
+    await createServer(deps, personActingOf(owner.id), { name: 'Nottingham' });
     browser = await launchBrowser();
     browser.page.on('console', (m) => {
       if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) consoleErrors.push(`${m.text()} @ ${m.location().url}`);

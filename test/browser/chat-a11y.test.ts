@@ -5,7 +5,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot } from '../support/given.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-a11y.test.ts');
 
@@ -28,9 +28,9 @@ describe.skipIf(!chromiumAvailable)('accessibility and the phone layout in Chrom
     served = await serveTestApp();
     const t = served.t;
     const owner = await registerPerson(t.services, actingOf(ANONYMOUS), { username: 'guinevere', name: 'Guinevere', password: 'round table 12' });
-    const camelot = await createServer(t.services, owner.id, { name: 'Camelot' });
+    const camelot = await createServer(t.services, personActingOf(owner.id), { name: 'Camelot' });
     channelId = camelot.channels[0]?.id as string;
-    lancelotServer = (await createServer(t.services, owner.id, { name: 'Joyous Gard' })).id;
+    lancelotServer = (await createServer(t.services, personActingOf(owner.id), { name: 'Joyous Gard' })).id;
     bot = await given.bot(t, { owner, name: 'Herald Bot' });
     browser = await launchBrowser();
     const { page } = browser;

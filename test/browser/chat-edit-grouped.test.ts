@@ -5,7 +5,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import type { Deps } from '../../src/deps.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-edit-grouped.test.ts');
 
@@ -67,7 +67,7 @@ describe.skipIf(!chromiumAvailable)('editing a grouped message (Chromium)', () =
     served = await serveTestApp();
     deps = served.t.services;
     adaId = (await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: PASSWORD })).id;
-    const server = await createServer(deps, adaId, { name: 'Engine Room' });
+    const server = await createServer(deps, personActingOf(adaId), { name: 'Engine Room' });
     channelId = server.channels[0]?.id as string;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
   });

@@ -9,7 +9,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-live.test.ts');
 
@@ -55,7 +55,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
   }
 
   async function channel(name: string): Promise<string> {
-    return (await createChannel(served.t.services, serverId, { name })).id;
+    return (await createChannel(served.t.services, operatorActing(), serverId, { name })).id;
   }
 
   const classOf = (page: Page, id: string) => page.locator(`#m${id}`).getAttribute('class');
@@ -66,15 +66,15 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     const deps = served.t.services;
     adaId = (await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' })).id;
     bo = (await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
-    const server = await createServer(deps, adaId, { name: 'Engines' });
+    const server = await createServer(deps, personActingOf(adaId), { name: 'Engines' });
     serverId = server.id;
-    await addMember(deps, server.id, bo);
-    const navigators = await createRole(deps, server.id, { name: 'Navigators', permissions: 0n, color: PINK });
-    const plain = await createRole(deps, server.id, { name: 'Plain', permissions: 0n });
-    const lamps = await createRole(deps, server.id, { name: 'Lamplighters', permissions: 0n, color: YELLOW });
+    await addMember(deps, operatorActing(), server.id, bo);
+    const navigators = await createRole(deps, operatorActing(), server.id, { name: 'Navigators', permissions: 0n, color: PINK });
+    const plain = await createRole(deps, operatorActing(), server.id, { name: 'Plain', permissions: 0n });
+    const lamps = await createRole(deps, operatorActing(), server.id, { name: 'Lamplighters', permissions: 0n, color: YELLOW });
     // Bo's highest role ("Plain") has no colour: the highest coloured one below it counts.
-    await setMemberRoles(deps, server.id, bo, [navigators.id, plain.id]);
-    await setMemberRoles(deps, server.id, adaId, [navigators.id, lamps.id]);
+    await setMemberRoles(deps, operatorActing(), server.id, bo, [navigators.id, plain.id]);
+    await setMemberRoles(deps, operatorActing(), server.id, adaId, [navigators.id, lamps.id]);
   });
 
   afterAll(async () => {

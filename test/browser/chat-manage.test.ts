@@ -4,7 +4,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-manage.test.ts');
 
@@ -35,10 +35,10 @@ describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 43' });
     const guest = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'charles', name: 'Charles Babbage', password: 'difference engine 22' });
-    const server = await createServer(deps, owner.id, { name: 'Engine Room' });
+    const server = await createServer(deps, personActingOf(owner.id), { name: 'Engine Room' });
     serverId = server.id;
     generalId = server.channels[0]?.id as string;
-    await addMember(deps, server.id, guest.id);
+    await addMember(deps, operatorActing(), server.id, guest.id);
     for (const text of ['Morning!', 'The mill is running.', 'Cards are punched.', 'Shipping the tables today.']) await postMessage(deps, generalId, guest.id, text);
 
     browser = await launchBrowser();

@@ -6,7 +6,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-read.test.ts');
 
@@ -58,10 +58,10 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     const deps = served.t.services;
     const ada = await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' });
     bo = (await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bo', name: 'Bo Babbage', password: 'difference engine 1822' })).id;
-    const server = await createServer(deps, ada.id, { name: 'Engines' });
-    await addMember(deps, server.id, bo);
+    const server = await createServer(deps, personActingOf(ada.id), { name: 'Engines' });
+    await addMember(deps, operatorActing(), server.id, bo);
     general = server.channels[0]?.id as string;
-    news = (await createChannel(deps, server.id, { name: 'news' })).id;
+    news = (await createChannel(deps, operatorActing(), server.id, { name: 'news' })).id;
     // Runs of a few messages per author, so grouping shows.
     for (let i = 1; i <= 500; i += 1) {
       const author = Math.floor((i - 1) / 3) % 2 === 0 ? bo : ada.id;

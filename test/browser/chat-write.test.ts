@@ -7,7 +7,7 @@ import { createRole } from '../../src/modules/directory/roles.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-write.test.ts');
 
@@ -73,10 +73,10 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     const ada = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: PASSWORD });
     const bob = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bob', name: 'Bob Kahn', password: PASSWORD });
     const mo = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'mo', name: 'Mo Derator', password: PASSWORD });
-    const server = await createServer(deps, ada.id, { name: 'Writers Room' });
-    await addMember(deps, server.id, bob.id);
-    const mods = await createRole(deps, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });
-    await addMember(deps, server.id, mo.id, [mods.id]);
+    const server = await createServer(deps, personActingOf(ada.id), { name: 'Writers Room' });
+    await addMember(deps, operatorActing(), server.id, bob.id);
+    const mods = await createRole(deps, operatorActing(), server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });
+    await addMember(deps, operatorActing(), server.id, mo.id, [mods.id]);
     channelId = server.channels[0]?.id as string;
     await postMessage(deps, channelId, ada.id, 'Welcome to the writers room.');
     bobMessage = (await postMessage(deps, channelId, bob.id, 'Spam spam spam, buy now!')).id;

@@ -8,7 +8,7 @@ import { createChannel } from '../../src/modules/directory/channels.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/integrations.test.ts');
 
@@ -38,9 +38,9 @@ describe.skipIf(!chromiumAvailable)('Integrations in Chromium', () => {
       confidential: false,
     }));
     callback = `${served.baseUrl}/hook-callback`;
-    const server = await createServer(deps, robin.id, { name: 'Sherwood' });
+    const server = await createServer(deps, personActingOf(robin.id), { name: 'Sherwood' });
     general = server.channels[0] as Channel;
-    deploys = await createChannel(deps, server.id, { name: 'deploys' });
+    deploys = await createChannel(deps, operatorActing(), server.id, { name: 'deploys' });
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.baseUrl });
     browser.page.on('console', (m) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { chromiumAvailable, launchBrowser, serveTestApp, signInWithForm, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/live-behind.test.ts');
 
@@ -22,7 +22,7 @@ describe.skipIf(!chromiumAvailable)('a channel view whose live stream fell behin
   beforeAll(async () => {
     served = await serveTestApp();
     const adaId = (await registerPerson(served.t.services, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' })).id;
-    channelId = (await createServer(served.t.services, adaId, { name: 'Engines' })).channels[0]?.id as string;
+    channelId = (await createServer(served.t.services, personActingOf(adaId), { name: 'Engines' })).channels[0]?.id as string;
   });
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, signInWithForm, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/live-refused.test.ts');
 
@@ -32,7 +32,7 @@ describe.skipIf(!chromiumAvailable)('a channel view whose live stream is refused
   beforeAll(async () => {
     served = await serveTestApp({ env: { GATEHOUSE_LIVE_STREAMS_PER_PERSON: '1' } });
     adaId = (await registerPerson(served.t.services, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' })).id;
-    channelId = (await createServer(served.t.services, adaId, { name: 'Engines' })).channels[0]?.id as string;
+    channelId = (await createServer(served.t.services, personActingOf(adaId), { name: 'Engines' })).channels[0]?.id as string;
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { stored } from '../support/stored.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/membership-and-names.test.ts');
 
@@ -23,7 +23,7 @@ describe.skipIf(!chromiumAvailable)('membership by invitation and isolated names
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'hedy', name: 'Hedy Lamarr', password: 'frequency hopping 1' });
     await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: 'analytical engine 2' });
-    const server = await createServer(deps, owner.id, { name: 'Inventors' });
+    const server = await createServer(deps, personActingOf(owner.id), { name: 'Inventors' });
     serverId = server.id;
     channelId = server.channels[0]?.id as string;
     // A webhook message whose name predates the rule: U+202E + "ESUOHETAG" reads as GATEHOUSE.

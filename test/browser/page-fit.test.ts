@@ -6,7 +6,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, collectProblems, launchBrowser, screenshot, type ServedApp, serveTestApp, signInWithForm, warnIfChromiumMissing } from '../support/browser.js';
 import { given } from '../support/given.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/page-fit.test.ts');
 
@@ -41,9 +41,9 @@ describe.skipIf(!chromiumAvailable)('pages fit the window they are shown in (Chr
     served = await serveTestApp();
     const deps = served.t.services;
     const ada = await registerPerson(deps, actingOf(ANONYMOUS), { ...ADA, name: 'Ada Lovelace' });
-    const server = await createServer(deps, ada.id, { name: SERVER_NAME });
+    const server = await createServer(deps, personActingOf(ada.id), { name: SERVER_NAME });
     // A topic long enough to wrap onto several lines on a phone.
-    const channel = await createChannel(deps, server.id, { name: 'workshop', topic: 'Where the engine is built: gears, cards, the mill and the store, and the tables we print from them every week.' });
+    const channel = await createChannel(deps, operatorActing(), server.id, { name: 'workshop', topic: 'Where the engine is built: gears, cards, the mill and the store, and the tables we print from them every week.' });
     channelId = channel.id;
     for (let i = 1; i <= 40; i += 1) await postMessage(deps, channelId, ada.id, `Line ${i} of the workshop log`);
     appId = (await given.bot(served.t, { owner: ada, name: 'Helper Bot' })).client.app.id;

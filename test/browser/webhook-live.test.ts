@@ -4,7 +4,7 @@ import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/webhook-live.test.ts');
 
@@ -34,8 +34,8 @@ describe.skipIf(!chromiumAvailable)('webhook messages appear live in Chromium', 
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'grace', name: 'Grace Hopper', password: 'cobol forever 59' });
     const colleague = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'alan', name: 'Alan Turing', password: 'enigma machine 42' });
-    const server = await createServer(deps, owner.id, { name: 'Release Engineering' });
-    await addMember(deps, server.id, colleague.id);
+    const server = await createServer(deps, personActingOf(owner.id), { name: 'Release Engineering' });
+    await addMember(deps, operatorActing(), server.id, colleague.id);
     channelId = server.channels[0]?.id as string;
     await postMessage(deps, channelId, colleague.id, 'Shipping **v2.4.1** this afternoon. Ping me in `#general` if anything looks off.');
     await postMessage(deps, channelId, owner.id, 'Sounds good. I’ll hook the deploy pipeline up to this channel.');

@@ -11,7 +11,7 @@ import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { actingOf, ANONYMOUS } from '../support/acting.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/xss.test.ts');
 
@@ -75,12 +75,12 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'xssowner', name: p('owner'), password: 'inert text only 1' });
     const other = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'xssother', name: ALERT.slice(0, 32), password: 'inert text only 2' });
-    const server = await createServer(deps, owner.id, { name: `Srv ${p('server')} ${ALERT}` });
+    const server = await createServer(deps, personActingOf(owner.id), { name: `Srv ${p('server')} ${ALERT}` });
     serverId = server.id;
     channelId = server.channels[0]?.id as string;
-    await createChannel(deps, server.id, { name: 'second', topic: `${p('topic')} ${SCRIPT}` });
-    const role = await createRole(deps, server.id, { name: `${p('role')}${ALERT}`, permissions: 0n });
-    await addMember(deps, server.id, other.id, [role.id]);
+    await createChannel(deps, operatorActing(), server.id, { name: 'second', topic: `${p('topic')} ${SCRIPT}` });
+    const role = await createRole(deps, operatorActing(), server.id, { name: `${p('role')}${ALERT}`, permissions: 0n });
+    await addMember(deps, operatorActing(), server.id, other.id, [role.id]);
     await postMessage(deps, channelId, other.id, `${p('content')} ${SCRIPT} [click](javascript:__xss.push('md')) <a href="javascript:alert(1)">x</a>`);
 
     const created = await createApplication(deps, { kind: 'person', id: owner.id }, {

@@ -9,6 +9,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createBot, type TestBot } from '../http/dms.fixtures.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
 import { createClient, createPerson, obtainTokens, type TestClient } from '../support/oauth-factory.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1 and §6: unmodified @discordeno/rest, its base set through `proxy.baseUrl` and API
@@ -35,11 +36,11 @@ beforeAll(async () => {
   person = await createPerson(served.t, { username: 'dena', name: 'Dena', avatarUrl: 'https://cdn.example.com/dena.png' });
   client = await createClient(served.t, { owner: person, confidential: false, name: 'Deno App' });
   bot = await createBot(served.t, { name: 'Deno Bot', owner: person });
-  const server = await createServer(served.t.services, person.id, { name: 'Deno Guild' });
+  const server = await createServer(served.t.services, personActingOf(person.id), { name: 'Deno Guild' });
   serverId = server.id;
   channel = server.channels[0] as Channel;
-  const role = await createRole(served.t.services, server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
-  await addMember(served.t.services, server.id, bot.botUserId, [role.id]);
+  const role = await createRole(served.t.services, operatorActing(), server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
+  await addMember(served.t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
 });
 afterAll(async () => served.close());
 

@@ -10,6 +10,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createBot, type TestBot } from '../http/dms.fixtures.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
 import { createClient, createPerson, issueCode, type TestClient } from '../support/oauth-factory.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1 and §6: unmodified @discordjs/core (over @discordjs/rest, the API base set to
@@ -39,11 +40,11 @@ beforeAll(async () => {
   publicApp = await createClient(served.t, { owner: person, confidential: false, name: 'Core Public' });
   confidentialApp = await createClient(served.t, { owner: person, confidential: true, name: 'Core Server' });
   bot = await createBot(served.t, { name: 'Core Bot', owner: person });
-  const server = await createServer(served.t.services, person.id, { name: 'Core Guild', iconUrl: 'https://cdn.example.com/guild.png' });
+  const server = await createServer(served.t.services, personActingOf(person.id), { name: 'Core Guild', iconUrl: 'https://cdn.example.com/guild.png' });
   serverId = server.id;
   channel = server.channels[0] as Channel;
-  const role = await createRole(served.t.services, server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
-  await addMember(served.t.services, server.id, bot.botUserId, [role.id]);
+  const role = await createRole(served.t.services, operatorActing(), server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
+  await addMember(served.t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
 });
 afterAll(async () => served.close());
 

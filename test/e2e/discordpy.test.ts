@@ -8,6 +8,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
 import { createPerson } from '../support/oauth-factory.js';
+import { personActingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1 and §6: unmodified discord.py (Debian's python3-discord on /usr/bin/python3) drives
@@ -132,7 +133,7 @@ beforeAll(async () => {
   served = await serveTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
   const owner = await createPerson(served.t);
   ownerId = owner.id;
-  const server = await createServer(served.t.services, owner.id, { name: 'Python' });
+  const server = await createServer(served.t.services, personActingOf(owner.id), { name: 'Python' });
   serverId = server.id;
   channel = server.channels[0] as Channel;
   for (const name of ['sync', 'async', 'busy'] as const) {

@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
 import { browse, sessionCookie as sessionCookieOf } from '../support/consent-browser.js';
 import { freePort } from '../support/ports.js';
+import { personActingOf } from '../support/acting.js';
 
 /**
  * Issue #23 "Done when": `webhook.incoming` end to end with a standards OAuth client
@@ -35,7 +36,7 @@ beforeAll(async () => {
   await t.app.listen({ port, host: '127.0.0.1' });
   const person = await createPerson(t, { username: 'wendy', name: 'Wendy' });
   sessionCookie = await sessionCookieOf(t, person.id, 'webhook.incoming e2e');
-  const server = await createServer(t.services, person.id, { name: 'Deploys' });
+  const server = await createServer(t.services, personActingOf(person.id), { name: 'Deploys' });
   channel = server.channels[0] as Channel;
   const issuer = new URL(baseUrl);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));

@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import { PageAgent } from '../support/page-agent.js';
 import { call, createTestWebhook } from './webhook-url.fixtures.js';
+import { personActingOf } from '../support/acting.js';
 
 /**
  * Issue #21 §4 "Names that pass for the service": one rule (core/names.ts) for every name a person
@@ -95,7 +96,7 @@ describe('server and role names', () => {
 
   it('a role name with text-direction characters is refused', async () => {
     const { agent, person } = await signedIn(t);
-    const server = await createServer(t.services, person.id, { name: 'Roles' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Roles' });
     const res = await agent.submit(`/servers/${server.id}/settings/roles`, `/servers/${server.id}/roles`, { name: `Mod${REVERSED}` });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Must not contain control or invisible characters.');

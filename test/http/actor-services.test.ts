@@ -12,6 +12,7 @@ import { createWebhook, deleteWebhookAs, regenerateWebhookTokenAs, updateWebhook
 import type { Webhook } from '../../src/modules/webhooks/webhooks.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createPerson } from '../support/oauth-factory.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #25 item 4: the services decide who may, whoever calls them — not only the routes. Each
@@ -30,11 +31,11 @@ beforeAll(async () => {
   t = await createTestApp();
   const [o, s, m] = [await createPerson(t), await createPerson(t), await createPerson(t)];
   [owner, stranger, member] = [person(o.id), person(s.id), person(m.id)];
-  const server = await createServer(t.services, o.id, { name: 'Actors' });
+  const server = await createServer(t.services, personActingOf(o.id), { name: 'Actors' });
   serverId = server.id;
   channel = server.channels[0] as Channel;
   // A member with only what @everyone holds: no Manage webhooks, no Manage server.
-  await addMember(t.services, serverId, m.id);
+  await addMember(t.services, operatorActing(), serverId, m.id);
   ({ application: app } = await createApplication(t.services, owner, { name: 'Owned App', redirectUris: ['https://owned.example/cb'], confidential: true }));
   ({ webhook } = await createWebhook(t.services, owner, channel, { name: 'Owned Hook' }));
 });

@@ -12,6 +12,7 @@ import { createPerson, obtainTokens } from '../support/oauth-factory.js';
 import { botPost, createBot, type TestBot } from './dms.fixtures.js';
 import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,13 +33,13 @@ async function messagesIn(channelId: string): Promise<Array<{ author_id: string;
  */
 async function serverWithBot(input: { everyone: bigint; role?: bigint }): Promise<{ bot: TestBot; channelId: string; serverId: string; ownerId: string }> {
   const owner = await createPerson(t);
-  const server = await createServer(t.services, owner.id, { name: 'Workshop' });
-  await updateRole(t.services, server.id, server.everyoneRoleId, { permissions: input.everyone });
+  const server = await createServer(t.services, personActingOf(owner.id), { name: 'Workshop' });
+  await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: input.everyone });
   const bot = await createBot(t, { name: 'Builder' });
-  await addMember(t.services, server.id, bot.botUserId);
+  await addMember(t.services, operatorActing(), server.id, bot.botUserId);
   if (input.role !== undefined) {
-    const role = await createRole(t.services, server.id, { name: 'Bots', permissions: input.role });
-    await setMemberRoles(t.services, server.id, bot.botUserId, [role.id]);
+    const role = await createRole(t.services, operatorActing(), server.id, { name: 'Bots', permissions: input.role });
+    await setMemberRoles(t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
   }
   return { bot, channelId: server.channels[0]?.id as string, serverId: server.id, ownerId: owner.id };
 }
@@ -71,9 +72,9 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
 
   it('people see it in the channel with the bot’s name and an APP badge', async () => {
     const { agent, person } = await signedIn(t);
-    const server = await createServer(t.services, person.id, { name: 'Readers' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Readers' });
     const bot = await createBot(t, { name: 'Herald' });
-    await addMember(t.services, server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const channelId = server.channels[0]?.id as string;
     expect((await botPost(t, bot, channelId, { content: 'Hear ye' })).statusCode).toBe(200);
     const page = await agent.get(`/channels/${channelId}`);
@@ -94,8 +95,8 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
   it('giving the bot a role with Send messages lets it post; Administrator grants everything', async () => {
     const { bot, channelId, serverId } = await serverWithBot({ everyone: Permission.VIEW_CHANNEL });
     expect((await botPost(t, bot, channelId, { content: 'x' })).statusCode).toBe(403);
-    const role = await createRole(t.services, serverId, { name: 'Talkers', permissions: Permission.SEND_MESSAGES });
-    await setMemberRoles(t.services, serverId, bot.botUserId, [role.id]);
+    const role = await createRole(t.services, operatorActing(), serverId, { name: 'Talkers', permissions: Permission.SEND_MESSAGES });
+    await setMemberRoles(t.services, operatorActing(), serverId, bot.botUserId, [role.id]);
     expect((await botPost(t, bot, channelId, { content: 'now I can' })).statusCode).toBe(200);
 
     const admin = await serverWithBot({ everyone: 0n, role: Permission.ADMINISTRATOR });
@@ -128,8 +129,8 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
   it('a channel of a server the bot is not in, an unknown channel and a malformed id are all 404, code 10003', async () => {
     const bot = await createBot(t);
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Elsewhere' });
-    const other = await createChannel(t.services, server.id, { name: 'private' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Elsewhere' });
+    const other = await createChannel(t.services, operatorActing(), server.id, { name: 'private' });
     for (const channelId of [server.channels[0]?.id as string, other.id, '123456789012345678', 'general', '9'.repeat(30)]) {
       const res = await botPost(t, bot, channelId, { content: 'hi' });
       expect(res.statusCode, channelId).toBe(404);

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { hashOf } from '../support/discord-resources.js';
 import { createClient, createPerson, type TestClient } from '../support/oauth-factory.js';
 import { createBot, type TestBot } from './dms.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1's CDN routes under DESIGN §4 (issue #36 §4): `/avatars`, `/icons` and `/app-icons`
@@ -73,11 +74,11 @@ beforeAll(async () => {
   person = await createPerson(t, { username: 'pictured', name: 'Pictured' });
   client = await createClient(t, { owner: person, confidential: false, name: 'Icon App' });
   bot = await createBot(t, { name: 'Image Bot', owner: person });
-  const server = await createServer(t.services, person.id, { name: 'Image Server' });
+  const server = await createServer(t.services, personActingOf(person.id), { name: 'Image Server' });
   serverId = server.id;
   channelId = server.channels[0]?.id as string;
-  const role = await createRole(t.services, server.id, { name: 'Bots', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
-  await addMember(t.services, server.id, bot.botUserId, [role.id]);
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Bots', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
+  await addMember(t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
 });
 afterAll(async () => {
   await t?.close();

@@ -8,6 +8,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import { PageAgent } from '../support/page-agent.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ async function messageCount(channelId: string): Promise<number> {
 
 async function ownedServer(): Promise<{ server: CreatedServer; owner: PageAgent; ownerId: string; general: string }> {
   const owner = await signedIn(t, { name: 'Olive Owner' });
-  const server = await createServer(t.services, owner.person.id, { name: 'Chatter' });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Chatter' });
   return { server, owner: owner.agent, ownerId: owner.person.id, general: server.channels[0]?.id as string };
 }
 
@@ -63,7 +64,7 @@ describe('channels', () => {
   it('without Manage channels a member gets 403 and nothing is created or deleted', async () => {
     const { server, general } = await ownedServer();
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     expect((await member.agent.get(channelsPage(server.id))).statusCode).toBe(403);
     const token = await csrfFrom(member.agent);
     expect((await member.agent.postRaw(`/servers/${server.id}/channels`, { name: 'mine', _csrf: token })).statusCode).toBe(403);
@@ -114,7 +115,7 @@ describe('the channel view', () => {
   it('a member with Send messages posts and sees the message on the channel page', async () => {
     const { server, general } = await ownedServer();
     const member = await signedIn(t, { name: 'Pat Poster' });
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     const res = await member.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: '  Hello, channel!  ' });
     expect(res.statusCode).toBe(303);
     expect(location(res)).toBe(`/channels/${general}#post`);
@@ -128,9 +129,9 @@ describe('the channel view', () => {
 
   it('a member without Send messages sees no form, gets 403 when posting, and nothing is stored', async () => {
     const { server, general } = await ownedServer();
-    await updateRole(t.services, server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.SEND_MESSAGES });
+    await updateRole(t.services, operatorActing(), server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.SEND_MESSAGES });
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     const page = await member.agent.get(`/channels/${general}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain(`action="/channels/${general}/messages"`);
@@ -139,18 +140,18 @@ describe('the channel view', () => {
     expect(res.statusCode).toBe(403);
     expect(await messageCount(general)).toBe(0);
 
-    const speakers = await createRole(t.services, server.id, { name: 'Speakers', permissions: Permission.SEND_MESSAGES });
+    const speakers = await createRole(t.services, operatorActing(), server.id, { name: 'Speakers', permissions: Permission.SEND_MESSAGES });
     const speaker = await signedIn(t);
-    await addMember(t.services, server.id, speaker.person.id, [speakers.id]);
+    await addMember(t.services, operatorActing(), server.id, speaker.person.id, [speakers.id]);
     expect((await speaker.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'I may' })).statusCode).toBe(303);
     expect(await messageCount(general)).toBe(1);
   });
 
   it('without View channel the channel answers 403; a non-member gets 404 and cannot post', async () => {
     const { server, general } = await ownedServer();
-    await updateRole(t.services, server.id, server.id, { permissions: 0n });
+    await updateRole(t.services, operatorActing(), server.id, server.id, { permissions: 0n });
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     expect(await memberPermissions(t.services, server.id, member.person.id)).toBe(0n);
     expect((await member.agent.get(`/channels/${general}`)).statusCode).toBe(403);
 
@@ -229,8 +230,8 @@ describe('seed-demo', () => {
 describe('the channel view switches servers (issue #24: the server list beside the channels)', () => {
   it('a member of two servers sees both in the sidebar, the current one marked; a member of one sees no switcher', async () => {
     const { agent, person } = await signedIn(t, { name: 'Sam Switcher' });
-    const first = await createServer(t.services, person.id, { name: 'First Hall' });
-    const second = await createServer(t.services, person.id, { name: 'Second Hall' });
+    const first = await createServer(t.services, personActingOf(person.id), { name: 'First Hall' });
+    const second = await createServer(t.services, personActingOf(person.id), { name: 'Second Hall' });
     const page = await agent.get(`/channels/${first.channels[0]?.id ?? ''}`);
     expect(page.statusCode).toBe(200);
     const list = /<nav class="server-list" aria-label="Your servers">[\s\S]*?<\/nav>/.exec(page.body)?.[0] ?? '';
@@ -238,7 +239,7 @@ describe('the channel view switches servers (issue #24: the server list beside t
     expect(list).toContain(`<a href="/servers/${second.id}">Second Hall</a>`);
 
     const { agent: loner, person: lonerPerson } = await signedIn(t, { name: 'Lou Loner' });
-    const only = await createServer(t.services, lonerPerson.id, { name: 'Only Hall' });
+    const only = await createServer(t.services, personActingOf(lonerPerson.id), { name: 'Only Hall' });
     expect((await loner.get(`/channels/${only.channels[0]?.id ?? ''}`)).body).not.toContain('Your servers');
   });
 });

@@ -11,6 +11,7 @@ import { csrfFrom, signedIn } from '../support/directory-fixtures.js';
 import { answerConsent, authorizePath, createApp, requestFor } from './authorize.fixtures.js';
 import { createBot, userInstall } from './dms.fixtures.js';
 import { PageAgent } from '../support/page-agent.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #24, "Managing": every destructive action asks once with what it removes, and every create
@@ -30,7 +31,7 @@ async function rows(table: 'invites' | 'webhooks' | 'applications', column: 'ser
 describe('create forms redirect, and the secret is shown once', () => {
   it('an invite link: POST answers 303; the page shows the new link once, then in the list of active links; reloading creates nothing', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Reloaders' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Reloaders' });
     const page = `/servers/${server.id}/settings/invites`;
     const posted = await owner.agent.submit(page, `/servers/${server.id}/invites`, { expiresIn: '604800', maxUses: '' });
     expect(posted.statusCode).toBe(303);
@@ -57,7 +58,7 @@ describe('create forms redirect, and the secret is shown once', () => {
 
   it('a webhook: one row whatever the reloads, its URL on the first GET only', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Hooks' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Hooks' });
     const page = `/servers/${server.id}/settings/integrations`;
     const posted = await owner.agent.submit(page, `${page}/webhooks`, { name: 'Deploys', channelId: server.channels[0]?.id as string });
     expect(posted.statusCode).toBe(303);
@@ -109,7 +110,7 @@ describe('create forms redirect, and the secret is shown once', () => {
 describe('destructive actions ask once, naming what they remove', () => {
   it('deleting a channel: the list links to a question with its message count; only the POST deletes', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Chatty' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Chatty' });
     const channelId = server.channels[0]?.id as string;
     for (const text of ['one', 'two', 'three']) await postMessage(t.services, channelId, owner.person.id, text);
     const path = `/servers/${server.id}/channels/${channelId}/delete`;
@@ -134,9 +135,9 @@ describe('destructive actions ask once, naming what they remove', () => {
 
   it('the channel question is for Manage channels only: 403 for a member without it, 404 for a stranger', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Guarded' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Guarded' });
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id, []);
+    await addMember(t.services, operatorActing(), server.id, member.person.id, []);
     const stranger = await signedIn(t);
     const path = `/servers/${server.id}/channels/${server.channels[0]?.id}/delete`;
     expect((await member.agent.get(path)).statusCode).toBe(403);
@@ -145,9 +146,9 @@ describe('destructive actions ask once, naming what they remove', () => {
 
   it('removing a member: a question naming them and the server, then the POST removes', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Club' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Club' });
     const member = await signedIn(t, { name: 'Rita Removed' });
-    await addMember(t.services, server.id, member.person.id, []);
+    await addMember(t.services, operatorActing(), server.id, member.person.id, []);
     const path = `/servers/${server.id}/members/${member.person.id}/remove`;
 
     const list = await owner.agent.get(`/servers/${server.id}/settings/members`);
@@ -165,13 +166,13 @@ describe('destructive actions ask once, naming what they remove', () => {
 
   it('no question about the owner or someone out of reach', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Ranks' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Ranks' });
     const kicker = await signedIn(t);
-    const kickers = await createRole(t.services, server.id, { name: 'Kickers', permissions: Permission.KICK_MEMBERS });
-    const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
-    await addMember(t.services, server.id, kicker.person.id, [kickers.id]);
+    const kickers = await createRole(t.services, operatorActing(), server.id, { name: 'Kickers', permissions: Permission.KICK_MEMBERS });
+    const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    await addMember(t.services, operatorActing(), server.id, kicker.person.id, [kickers.id]);
     const admin = await signedIn(t);
-    await addMember(t.services, server.id, admin.person.id, [admins.id]);
+    await addMember(t.services, operatorActing(), server.id, admin.person.id, [admins.id]);
     expect((await kicker.agent.get(`/servers/${server.id}/members/${owner.person.id}/remove`)).statusCode).toBeGreaterThanOrEqual(400);
     expect((await kicker.agent.get(`/servers/${server.id}/members/${admin.person.id}/remove`)).statusCode).toBe(403);
   });
@@ -214,7 +215,7 @@ describe('channels: rename, topic, order', () => {
 
   it('a channel is renamed with the slug rule ("Dev Ops!" → dev-ops) and given a topic', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Renames' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Renames' });
     const channelId = server.channels[0]?.id as string;
     const page = `/servers/${server.id}/settings/channels`;
     const list = await owner.agent.get(page);
@@ -238,9 +239,9 @@ describe('channels: rename, topic, order', () => {
 
   it('channels move up and down one place; the ends stay put; without Manage channels, 403', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Order' });
-    const second = await createChannel(t.services, server.id, { name: 'second' });
-    await createChannel(t.services, server.id, { name: 'third' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Order' });
+    const second = await createChannel(t.services, operatorActing(), server.id, { name: 'second' });
+    await createChannel(t.services, operatorActing(), server.id, { name: 'third' });
     const page = `/servers/${server.id}/settings/channels`;
     const move = (id: string, direction: string) => owner.agent.submit(page, `/servers/${server.id}/channels/${id}/move`, { direction });
     expect((await move(second.id, 'up')).statusCode).toBe(303);
@@ -253,7 +254,7 @@ describe('channels: rename, topic, order', () => {
     expect((await move(second.id, 'sideways')).statusCode).toBe(400);
 
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id, []);
+    await addMember(t.services, operatorActing(), server.id, member.person.id, []);
     const refused = await member.agent.postRaw(`/servers/${server.id}/channels/${second.id}/move`, { direction: 'up', _csrf: await csrfFrom(member.agent) });
     expect(refused.statusCode).toBe(403);
     expect(await names(server.id)).toEqual(['general', 'third', 'second']);
@@ -268,7 +269,7 @@ describe('channels: rename, topic, order', () => {
 describe('role colours', () => {
   it('are chosen with a colour input and shown as a dot in the role list and on members', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Colours' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Colours' });
     const page = `/servers/${server.id}/settings/roles`;
     const form = await owner.agent.get(page);
     expect(form.body).toContain('<input id="role-color" name="color" type="color" value="#000000"');
@@ -284,7 +285,7 @@ describe('role colours', () => {
     const list = (await owner.agent.get(page)).body;
     expect(list.match(/<circle[^>]*fill="#5865f2"/g)).toHaveLength(1);
     const blurple = (await t.services.db.selectFrom('roles').select('id').where('name', '=', 'Blurple').executeTakeFirstOrThrow()).id;
-    await addMember(t.services, server.id, (await signedIn(t)).person.id, [String(blurple)]);
+    await addMember(t.services, operatorActing(), server.id, (await signedIn(t)).person.id, [String(blurple)]);
     expect((await owner.agent.get(`/servers/${server.id}/settings/members`)).body).toMatch(/<span class="pill"><svg class="role-dot"[^>]*><circle[^>]*fill="#5865f2"\/><\/svg> Blurple<\/span>/);
   });
 });
@@ -292,7 +293,7 @@ describe('role colours', () => {
 describe('server name and icon', () => {
   it('are edited in Overview; the icon must be https, empty removes it', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Iconic' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Iconic' });
     const page = `/servers/${server.id}/settings`;
     const saved = await owner.agent.submit(page, page, { name: 'Iconic Two', iconUrl: 'https://img.example/icon.png' });
     expect(saved.statusCode).toBe(303);
@@ -314,7 +315,7 @@ describe('server name and icon', () => {
 describe('the current section is marked', () => {
   it('in the top bar and the settings menu with aria-current="page"', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Marked' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Marked' });
     const current = async (url: string) => [...(await owner.agent.get(url)).body.matchAll(/<a href="([^"]+)"[^>]* aria-current="page">/g)].map((m) => m[1]);
     expect(await current(`/servers/${server.id}/settings/channels`)).toEqual(['/', `/servers/${server.id}/settings/channels`]);
     expect(await current('/developers/applications')).toEqual(['/developers/applications']);

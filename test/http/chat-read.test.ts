@@ -9,6 +9,7 @@ import { deleteMessage } from '../../src/modules/messages/message-actions.servic
 import { person } from '../../src/core/actor.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ afterAll(async () => t.close());
 
 async function channelOf(name: string) {
   const owner = await signedIn(t, { name });
-  const server = await createServer(t.services, owner.person.id, { name: `${name}'s place` });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: `${name}'s place` });
   return { owner, server, channelId: server.channels[0]?.id as string };
 }
 
@@ -79,7 +80,7 @@ describe('channel history (issue #24 "Reading")', () => {
   it('groups consecutive messages of one author within 7 minutes, separates days, and shows relative times with the exact time', async () => {
     const { owner, server, channelId } = await channelOf('Gia Grouper');
     const other = await signedIn(t, { name: 'Oren Other' });
-    await addMember(t.services, server.id, other.person.id);
+    await addMember(t.services, operatorActing(), server.id, other.person.id);
     const start = Date.UTC(2026, 10, 24, 22, 0);
     t.clock.set(start);
     const say = async (who: string, text: string, at: number) => {
@@ -120,8 +121,8 @@ describe('channel history (issue #24 "Reading")', () => {
   it('unread state per person: a "New messages" marker and a bold channel for A after B posts, cleared once A opens it', async () => {
     const { owner: a, server, channelId: general } = await channelOf('Ada Reader');
     const b = await signedIn(t, { name: 'Bo Writer' });
-    await addMember(t.services, server.id, b.person.id);
-    const news = await createChannel(t.services, server.id, { name: 'news' });
+    await addMember(t.services, operatorActing(), server.id, b.person.id);
+    const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     const unreadLink = (id: string) => new RegExp(`<a href="/channels/${id}" class="(?:active )?unread"[^>]*># [a-z]+<span class="visually-hidden"> \\(unread\\)</span></a>`);
 
     const mine = await postMessage(t.services, general, a.person.id, 'my own words');
@@ -153,8 +154,8 @@ describe('channel history (issue #24 "Reading")', () => {
   it('POST /channels/:id/read (the page script, for messages that arrive while it is open) moves the mark; junk is a 4xx', async () => {
     const { owner: a, server, channelId: general } = await channelOf('Rae Live');
     const b = await signedIn(t, { name: 'Sol Sender' });
-    await addMember(t.services, server.id, b.person.id);
-    const news = await createChannel(t.services, server.id, { name: 'news' });
+    await addMember(t.services, operatorActing(), server.id, b.person.id);
+    const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     const unread = async () => /class="unread"/.test((await a.agent.get(`/channels/${news.id}`)).body);
     await a.agent.get(`/channels/${general}`);
     await postMessage(t.services, general, b.person.id, 'one');
@@ -183,8 +184,8 @@ describe('channel history (issue #24 "Reading")', () => {
   it('reporting a message deleted before the report arrived is no error and marks nothing (the page showed it live a moment before)', async () => {
     const { owner: a, server, channelId: general } = await channelOf('Del Reader');
     const b = await signedIn(t, { name: 'Del Poster' });
-    await addMember(t.services, server.id, b.person.id);
-    const news = await createChannel(t.services, server.id, { name: 'news' });
+    await addMember(t.services, operatorActing(), server.id, b.person.id);
+    const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     await a.agent.get(`/channels/${general}`);
     const gone = await postMessage(t.services, general, b.person.id, 'soon gone');
     await deleteMessage(t.services, person(b.person.id), general, gone.id);
@@ -197,15 +198,15 @@ describe('channel history (issue #24 "Reading")', () => {
   it('names carry their highest coloured role\'s colour, made readable on the light and the dark panel', async () => {
     const { owner, server, channelId } = await channelOf('Rhea Roles');
     const member = await signedIn(t, { name: 'Cy Coloured' });
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     // Created in order, so "Top" sits highest; "Plain" is higher than "Low" but has no colour.
-    const low = await createRole(t.services, server.id, { name: 'Low', permissions: 0n, color: 0x3366cc });
-    const plain = await createRole(t.services, server.id, { name: 'Plain', permissions: 0n });
-    const top = await createRole(t.services, server.id, { name: 'Top', permissions: 0n, color: 0xffee00 });
-    await setMemberRoles(t.services, server.id, member.person.id, [low.id, plain.id, top.id]);
-    await setMemberRoles(t.services, server.id, owner.person.id, [low.id, plain.id]);
+    const low = await createRole(t.services, operatorActing(), server.id, { name: 'Low', permissions: 0n, color: 0x3366cc });
+    const plain = await createRole(t.services, operatorActing(), server.id, { name: 'Plain', permissions: 0n });
+    const top = await createRole(t.services, operatorActing(), server.id, { name: 'Top', permissions: 0n, color: 0xffee00 });
+    await setMemberRoles(t.services, operatorActing(), server.id, member.person.id, [low.id, plain.id, top.id]);
+    await setMemberRoles(t.services, operatorActing(), server.id, owner.person.id, [low.id, plain.id]);
     const bare = await signedIn(t, { name: 'Nia None' });
-    await addMember(t.services, server.id, bare.person.id);
+    await addMember(t.services, operatorActing(), server.id, bare.person.id);
     for (const who of [member, owner, bare]) await postMessage(t.services, channelId, who.person.id, `hello from ${who.person.name}`);
 
     const body = (await owner.agent.get(`/channels/${channelId}`)).body;

@@ -23,6 +23,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { hashOf, userJson } from '../support/discord-resources.js';
 import { basicAuth, createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient } from '../support/oauth-factory.js';
 import { createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /** DESIGN §1: the details of Discord's wire that client libraries depend on. */
 
@@ -42,11 +43,11 @@ beforeAll(async () => {
   person = await createPerson(t, { username: 'wire', name: 'Wire Person', avatarUrl: 'https://cdn.example.com/w.png' });
   client = await createClient(t, { owner: person, confidential: false, name: 'Wire App' });
   bot = await createBot(t, { name: 'Wire Bot', owner: person });
-  const server = await createServer(t.services, person.id, { name: 'Wire Server', iconUrl: 'https://cdn.example.com/s.png' });
+  const server = await createServer(t.services, personActingOf(person.id), { name: 'Wire Server', iconUrl: 'https://cdn.example.com/s.png' });
   serverId = server.id;
   channelId = server.channels[0]?.id as string;
-  const role = await createRole(t.services, server.id, { name: 'Bots', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS });
-  await addMember(t.services, server.id, bot.botUserId, [role.id]);
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Bots', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS });
+  await addMember(t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
   await userInstall(t, bot, person);
 });
 afterAll(async () => t.close());

@@ -8,6 +8,7 @@ import { PageAgent } from '../support/page-agent.js';
 import { answerConsent } from './authorize.fixtures.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
 import { userJson } from '../support/discord-resources.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -104,14 +105,14 @@ describe('opening a direct message (POST /api/v1/users/@me/channels)', () => {
   it('sharing a server with the bot suffices, and leaving it ends that', async () => {
     const person = await createPerson(t);
     const bot = await createBot(t);
-    const server = await createServer(t.services, person.id, { name: 'Hangout' });
-    await addMember(t.services, server.id, bot.botUserId);
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Hangout' });
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const res = await openDm(t, bot, { recipientId: person.id });
     expect(res.statusCode).toBe(200);
     const channelId = (res.json() as { id: string }).id;
     expect((await botPost(t, bot, channelId, { content: 'hi' })).statusCode).toBe(200);
 
-    await removeMember(t.services, server.id, bot.botUserId);
+    await removeMember(t.services, operatorActing(), server.id, bot.botUserId);
     const again = await openDm(t, bot, { recipientId: person.id });
     expect(again.statusCode).toBe(403);
     expect((again.json() as { code: number }).code).toBe(50007);
@@ -124,9 +125,9 @@ describe('opening a direct message (POST /api/v1/users/@me/channels)', () => {
     const person = await createPerson(t);
     const other = await createPerson(t);
     const bot = await createBot(t);
-    await createServer(t.services, person.id, { name: 'Mine' });
-    const theirs = await createServer(t.services, other.id, { name: 'Theirs' });
-    await addMember(t.services, theirs.id, bot.botUserId);
+    await createServer(t.services, personActingOf(person.id), { name: 'Mine' });
+    const theirs = await createServer(t.services, personActingOf(other.id), { name: 'Theirs' });
+    await addMember(t.services, operatorActing(), theirs.id, bot.botUserId);
     expect((await openDm(t, bot, { recipientId: person.id })).statusCode).toBe(403);
   });
 
@@ -159,9 +160,9 @@ describe('opening a direct message (POST /api/v1/users/@me/channels)', () => {
     const otherBot = await createBot(t);
     // Even when they share a server.
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Bots' });
-    await addMember(t.services, server.id, bot.botUserId);
-    await addMember(t.services, server.id, otherBot.botUserId);
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Bots' });
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, otherBot.botUserId);
     for (const recipientId of [bot.botUserId, otherBot.botUserId]) {
       const res = await openDm(t, bot, { recipientId });
       expect(res.statusCode, recipientId).toBe(403);
@@ -251,7 +252,7 @@ describe('the Direct messages pages', () => {
 
   it('a server channel is not a conversation: /messages/<server channel> is 404 even for its members', async () => {
     const { agent, person } = await signedIn(t);
-    const server = await createServer(t.services, person.id, { name: 'Own' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Own' });
     const res = await agent.get(`/messages/${server.channels[0]?.id}`);
     expect(res.statusCode).toBe(404);
   });

@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { given, type TestWebhook } from '../support/given.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { createBot, type TestBot } from './dms.fixtures.js';
+import { operatorActing } from '../support/acting.js';
 
 /**
  * An embed's author line follows the actor-name rule of webhook names and usernames (issue #36 §5,
@@ -23,8 +24,8 @@ beforeAll(async () => {
   const owner = await createPerson(t);
   bot = await createBot(t, { name: 'Embed Bot', owner });
   const serverId = hook.channel.serverId as string;
-  const role = await createRole(t.services, serverId, { name: 'Bots', permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS });
-  await addMember(t.services, serverId, bot.botUserId, [role.id]);
+  const role = await createRole(t.services, operatorActing(), serverId, { name: 'Bots', permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS });
+  await addMember(t.services, operatorActing(), serverId, bot.botUserId, [role.id]);
 });
 afterAll(async () => t.close());
 

@@ -6,6 +6,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createClient, createPerson, getWithBearer, obtainTokens, postForm, type TestClient } from '../support/oauth-factory.js';
 import { applicationJson, userJson } from '../support/discord-resources.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 describe('identity endpoints (bearer tokens)', () => {
   let t: TestApp;
@@ -115,10 +116,10 @@ describe('identity endpoints (bearer tokens)', () => {
 
   it('SPEC §2.6: GET /users/@me/servers with scope servers lists the person’s servers with owner and permissions; /guilds is an alias', async () => {
     const bob = await createPerson(t, { username: 'bob' });
-    const own = await createServer(t.services, person.id, { name: 'Alice Home' });
-    const theirs = await createServer(t.services, bob.id, { name: 'Bob Place' });
-    await addMember(t.services, theirs.id, person.id);
-    await createServer(t.services, bob.id, { name: 'Not Alice' });
+    const own = await createServer(t.services, personActingOf(person.id), { name: 'Alice Home' });
+    const theirs = await createServer(t.services, personActingOf(bob.id), { name: 'Bob Place' });
+    await addMember(t.services, operatorActing(), theirs.id, person.id);
+    await createServer(t.services, personActingOf(bob.id), { name: 'Not Alice' });
     const tokens = await obtainTokens(t, client, person, ['servers']);
     const res = await getWithBearer(t, '/api/v1/users/@me/servers', tokens.access_token);
     expect(res.statusCode).toBe(200);

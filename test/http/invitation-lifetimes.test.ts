@@ -11,6 +11,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #36 §3 "Invitations": a pending invitation no longer outlives the person who sent it.
@@ -59,10 +60,10 @@ async function cancelActions(agent: PageAgent, serverId: string): Promise<{ canc
  */
 async function moderatedServer(name: string) {
   const owner = await signedIn(t, { name: 'Olga Owner' });
-  const server = await createServer(t.services, owner.person.id, { name });
-  const mods = await createRole(t.services, server.id, { name: 'Mods', permissions: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name });
+  const mods = await createRole(t.services, operatorActing(), server.id, { name: 'Mods', permissions: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES | Permission.KICK_MEMBERS });
   const moe = await signedIn(t, { name: 'Moe Moderator' });
-  await addMember(t.services, server.id, moe.person.id, [mods.id]);
+  await addMember(t.services, operatorActing(), server.id, moe.person.id, [mods.id]);
   const alt = await signedIn(t, { name: 'Moe Again' });
   return { owner, server, mods, moe, alt };
 }
@@ -72,7 +73,7 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
     const { owner, server, mods, moe, alt } = await moderatedServer('Kicked mod');
     const sent = await moe.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: alt.person.username, roles: [mods.id] });
     expect(sent.statusCode).toBe(303);
-    await removeMember(t.services, server.id, moe.person.id, { kind: 'person', id: owner.person.id });
+    await removeMember(t.services, actingOf({ kind: 'person', id: owner.person.id }), server.id, moe.person.id);
 
     const [accept] = await acceptActions(alt.agent);
     const refused = await alt.agent.postRaw(accept as string, { _csrf: await csrfFrom(alt.agent) });
@@ -86,7 +87,7 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
   it('a sender who lost Manage server no longer invites: the invitation fails, as it would for a removed one', async () => {
     const { server, mods, moe, alt } = await moderatedServer('Demoted mod');
     await moe.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: alt.person.username });
-    await updateRole(t.services, server.id, mods.id, { permissions: Permission.KICK_MEMBERS });
+    await updateRole(t.services, operatorActing(), server.id, mods.id, { permissions: Permission.KICK_MEMBERS });
     const [accept] = await acceptActions(alt.agent);
     expect((await alt.agent.postRaw(accept as string, { _csrf: await csrfFrom(alt.agent) })).statusCode).toBe(410);
     expect(await isMember(server.id, alt.person.id)).toBe(false);
@@ -94,12 +95,12 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
 
   it('a sender who may still invite but no longer give an offered role: the person joins with the roles the sender may still give', async () => {
     const { server, mods, moe, alt } = await moderatedServer('Fewer roles');
-    const helpers = await createRole(t.services, server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
-    await setMemberRoles(t.services, server.id, moe.person.id, [mods.id]);
-    await updateRole(t.services, server.id, mods.id, { permissions: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES | Permission.MANAGE_MESSAGES });
+    const helpers = await createRole(t.services, operatorActing(), server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
+    await setMemberRoles(t.services, operatorActing(), server.id, moe.person.id, [mods.id]);
+    await updateRole(t.services, operatorActing(), server.id, mods.id, { permissions: Permission.MANAGE_SERVER | Permission.MANAGE_ROLES | Permission.MANAGE_MESSAGES });
     await moe.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: alt.person.username, roles: [mods.id, helpers.id] });
     // Helpers now carries a permission Moe lacks: out of his reach.
-    await updateRole(t.services, server.id, helpers.id, { permissions: Permission.MANAGE_MESSAGES | Permission.BAN_MEMBERS });
+    await updateRole(t.services, operatorActing(), server.id, helpers.id, { permissions: Permission.MANAGE_MESSAGES | Permission.BAN_MEMBERS });
 
     const [accept] = await acceptActions(alt.agent);
     const joined = await alt.agent.postRaw(accept as string, { _csrf: await csrfFrom(alt.agent) });
@@ -109,7 +110,7 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
 
   it('an invitation expires after 7 days: it leaves the home page, accepting it fails (410), and a new one can be sent', async () => {
     const owner = await signedIn(t, { name: 'Olga Owner' });
-    const server = await createServer(t.services, owner.person.id, { name: 'Seven days' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Seven days' });
     const ivy = await signedIn(t, { name: 'Ivy' });
     await owner.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: ivy.person.username });
     const [accept] = await acceptActions(ivy.agent);
@@ -135,7 +136,7 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
     const { owner, server, moe, alt } = await moderatedServer('Listed');
     await moe.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: alt.person.username });
     const bystander = await signedIn(t, { name: 'Bea' });
-    await addMember(t.services, server.id, bystander.person.id);
+    await addMember(t.services, operatorActing(), server.id, bystander.person.id);
 
     const listed = await cancelActions(owner.agent, server.id);
     expect(listed.cancel).toHaveLength(1);
@@ -163,18 +164,18 @@ describe('issue #36 §3: an invitation does not outlive what its sender may gran
 
   it('an invite link stops working once its creator can no longer invite: the join page says why (410) and nobody joins', async () => {
     const owner = await signedIn(t, { name: 'Olga Owner' });
-    const server = await createServer(t.services, owner.person.id, { name: 'Linked' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Linked' });
     const max = await createPerson(t, { name: 'Max' });
-    await addMember(t.services, server.id, max.id);
+    await addMember(t.services, operatorActing(), server.id, max.id);
     // @everyone holds Create invite by default.
-    const { code } = await createInvite(t.services, server.id, max.id, {});
-    await removeMember(t.services, server.id, max.id, { kind: 'person', id: owner.person.id });
+    const { code } = await createInvite(t.services, personActingOf(max.id), server.id, {});
+    await removeMember(t.services, actingOf({ kind: 'person', id: owner.person.id }), server.id, max.id);
 
     const visitor = await signedIn(t, { name: 'Vic' });
     const page = await visitor.agent.get(`/invite/${code}`);
     expect(page.statusCode).toBe(410);
     expect(page.body).toContain('This invite link no longer works: the person who created it can no longer invite people to this server.');
-    await expect(acceptInvite(t.services, code, visitor.person.id)).rejects.toMatchObject({ status: 410, code: 10006 });
+    await expect(acceptInvite(t.services, personActingOf(visitor.person.id), code)).rejects.toMatchObject({ status: 410, code: 10006 });
     expect(await isMember(server.id, visitor.person.id)).toBe(false);
     expect((await owner.agent.get(invitesPage(server.id))).body).toContain('Its creator can no longer invite people here: this link no longer works.');
   });
@@ -192,7 +193,7 @@ describe('issue #36 §4: creating servers and sending invitations are limited pe
     const owned = await t.services.db.selectFrom('servers').select('id').where('owner_id', '=', person.id).execute();
     expect(owned).toHaveLength(SERVER_PERSON_RULE.limit);
     // The operator's CLI is not limited.
-    await createServer(t.services, person.id, { name: 'By the operator' });
+    await createServer(t.services, operatorActing(), { ownerId: person.id, name: 'By the operator' });
     t.clock.advance(DAY);
     expect((await agent.submit('/', '/servers', { name: 'Next day' })).statusCode).toBe(303);
   });
@@ -202,19 +203,19 @@ describe('issue #36 §4: creating servers and sending invitations are limited pe
     const address = '198.51.100.7';
     for (let i = 0; i < SERVER_ADDRESS_RULE.limit; i++) {
       const owner = await createPerson(t);
-      await createServer(t.services, owner.id, { name: `Shared ${i}`, address });
+      await createServer(t.services, { ...personActingOf(owner.id), address }, { name: `Shared ${i}` });
     }
     const next = await createPerson(t);
-    await expect(createServer(t.services, next.id, { name: 'Over', address })).rejects.toBeInstanceOf(RateLimitedError);
-    await createServer(t.services, next.id, { name: 'Elsewhere', address: '198.51.100.8' });
+    await expect(createServer(t.services, { ...personActingOf(next.id), address }, { name: 'Over' })).rejects.toBeInstanceOf(RateLimitedError);
+    await createServer(t.services, { ...personActingOf(next.id), address: '198.51.100.8' }, { name: 'Elsewhere' });
   });
 
   it(`a person sends at most ${INVITATION_PERSON_RULE.limit} invitations an hour, invite links included, whether the usernames exist or not; the next is a 429 page`, async () => {
     t.clock.advance(DAY);
     const { agent, person } = await signedIn(t);
-    const server = await createServer(t.services, person.id, { name: 'Inviting' });
-    for (let i = 0; i < INVITATION_PERSON_RULE.limit - 1; i++) await inviteMember(t.services, server.id, person.id, `nobody_${i}`, [], '203.0.113.9');
-    await createInvite(t.services, server.id, person.id, { address: '203.0.113.9' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Inviting' });
+    for (let i = 0; i < INVITATION_PERSON_RULE.limit - 1; i++) await inviteMember(t.services, { ...personActingOf(person.id), address: '203.0.113.9' }, server.id, `nobody_${i}`, []);
+    await createInvite(t.services, { ...personActingOf(person.id), address: '203.0.113.9' }, server.id, {});
     const refused = await agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: 'one_more' });
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
@@ -230,13 +231,13 @@ describe('issue #36 §4: creating servers and sending invitations are limited pe
     let sent = 0;
     while (sent < INVITATION_ADDRESS_RULE.limit) {
       const owner = await createPerson(t);
-      const server = await createServer(t.services, owner.id, { name: 'Spread' });
-      for (let i = 0; i < INVITATION_PERSON_RULE.limit && sent < INVITATION_ADDRESS_RULE.limit; i++, sent++) await inviteMember(t.services, server.id, owner.id, `nobody_${i}`, [], address);
+      const server = await createServer(t.services, personActingOf(owner.id), { name: 'Spread' });
+      for (let i = 0; i < INVITATION_PERSON_RULE.limit && sent < INVITATION_ADDRESS_RULE.limit; i++, sent++) await inviteMember(t.services, { ...personActingOf(owner.id), address }, server.id, `nobody_${i}`, []);
     }
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Spread' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Spread' });
     // Another address of the same /64 counts as the same network.
-    await expect(inviteMember(t.services, server.id, owner.id, 'nobody', [], '2001:db8:1:2::99')).rejects.toBeInstanceOf(RateLimitedError);
-    await inviteMember(t.services, server.id, owner.id, 'nobody', [], '2001:db8:1:3::5');
+    await expect(inviteMember(t.services, { ...personActingOf(owner.id), address: '2001:db8:1:2::99' }, server.id, 'nobody', [])).rejects.toBeInstanceOf(RateLimitedError);
+    await inviteMember(t.services, { ...personActingOf(owner.id), address: '2001:db8:1:3::5' }, server.id, 'nobody', []);
   });
 });

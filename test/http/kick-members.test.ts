@@ -6,6 +6,7 @@ import { createServer, memberPermissions } from '../../src/modules/directory/ser
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /** docs/permissions.md "Remove a member: Kick members or Manage server (+ reach)", reachable from the pages (issue #36 §5). */
 
@@ -18,12 +19,12 @@ afterAll(async () => t.close());
 describe('a moderator holding only Kick members', () => {
   it('reaches Server settings → Members, sees the member list, and removes a member from it', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Kick only' });
-    const kickers = await createRole(t.services, server.id, { name: 'Kickers', permissions: Permission.KICK_MEMBERS });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Kick only' });
+    const kickers = await createRole(t.services, operatorActing(), server.id, { name: 'Kickers', permissions: Permission.KICK_MEMBERS });
     const moderator = await signedIn(t, { name: 'Mod' });
-    await addMember(t.services, server.id, moderator.person.id, [kickers.id]);
+    await addMember(t.services, operatorActing(), server.id, moderator.person.id, [kickers.id]);
     const kim = await createPerson(t, { name: 'Kim Member' });
-    await addMember(t.services, server.id, kim.id);
+    await addMember(t.services, operatorActing(), server.id, kim.id);
 
     // The way there: the channel view links to the settings, whose sidebar lists Members.
     const channel = await moderator.agent.get(`/channels/${server.channels[0]?.id}`);
@@ -51,9 +52,9 @@ describe('a moderator holding only Kick members', () => {
 
   it('a member without Kick members, Manage server or Manage roles still cannot open the member list', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'No kick' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'No kick' });
     const plain = await signedIn(t);
-    await addMember(t.services, server.id, plain.person.id);
+    await addMember(t.services, operatorActing(), server.id, plain.person.id);
     expect((await plain.agent.get(`/servers/${server.id}/settings/members`)).statusCode).toBe(403);
     expect((await plain.agent.get(`/channels/${server.channels[0]?.id}`)).body).not.toContain(`href="/servers/${server.id}/settings"`);
   });

@@ -22,7 +22,7 @@ import { SseReader, cookieOf, listenForStreams, liveStreams, stopListening } fro
 import { sample } from '../support/metrics.js';
 import { PageAgent } from '../support/page-agent.js';
 import { stored } from '../support/stored.js';
-import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
+import { actingOf, ANONYMOUS, personActingOf, operatorActing } from '../support/acting.js';
 
 /**
  * The channel view's live updates (issue #5 "new messages appear without a reload"): a real
@@ -54,9 +54,9 @@ const listeners = (channelId: string) => (t.services.events as MemoryChannelEven
 
 async function room(): Promise<{ server: CreatedServer; general: string; owner: Awaited<ReturnType<typeof signedIn>>; member: Awaited<ReturnType<typeof signedIn>> }> {
   const owner = await signedIn(t, { name: 'Olive Owner' });
-  const server = await createServer(t.services, owner.person.id, { name: 'Live' });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Live' });
   const member = await signedIn(t, { name: 'Mia Member' });
-  await addMember(t.services, server.id, member.person.id);
+  await addMember(t.services, operatorActing(), server.id, member.person.id);
   return { server, general: server.channels[0]?.id as string, owner, member };
 }
 
@@ -183,7 +183,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
     vi.advanceTimersByTime(HEARTBEAT_MS);
     expect(await stream.next((e) => e.comments.length > 0)).toMatchObject({ comments: ['keep-alive'] });
 
-    await removeMember(t.services, server.id, member.person.id);
+    await removeMember(t.services, operatorActing(), server.id, member.person.id);
     vi.advanceTimersByTime(HEARTBEAT_MS);
     expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
     await stream.untilEnded();
@@ -206,7 +206,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       const { server, general, owner, member } = await room();
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const stream = await connected(member.agent, general);
-      await removeMember(t.services, server.id, member.person.id);
+      await removeMember(t.services, operatorActing(), server.id, member.person.id);
       await postMessage(t.services, general, owner.person.id, 'after you left');
       const next = await stream.next((e) => e.event === 'end' || e.event === 'message');
       expect(next.event).toBe('end');
@@ -236,7 +236,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       const { server, general, member } = await room();
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const stream = await connected(member.agent, general);
-      await leaveServer(t.services, server.id, member.person.id);
+      await leaveServer(t.services, personActingOf(member.person.id), server.id);
       expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
       await stream.untilEnded();
     });
@@ -245,13 +245,13 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       const { server, general, member } = await room();
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const stream = await connected(member.agent, general);
-      await updateRole(t.services, server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.VIEW_CHANNEL });
+      await updateRole(t.services, operatorActing(), server.id, server.id, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.VIEW_CHANNEL });
       expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
       await stream.untilEnded();
 
       const other = await room();
       const second = await connected(other.member.agent, other.general);
-      await deleteChannel(t.services, other.server.id, other.general);
+      await deleteChannel(t.services, operatorActing(), other.server.id, other.general);
       expect(await second.next((e) => e.event === 'end')).toBeTruthy();
       await second.untilEnded();
     });
@@ -260,7 +260,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       const { server, general, owner, member } = await room();
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const streams = [await connected(member.agent, general), await connected(owner.agent, general)];
-      await deleteServer(t.services, server.id, person(owner.person.id));
+      await deleteServer(t.services, personActingOf(owner.person.id), server.id);
       for (const stream of streams) {
         expect(await stream.next((e) => e.event === 'end')).toBeTruthy();
         await stream.untilEnded();
@@ -297,7 +297,7 @@ describe('issue #36 §1: many streams of one channel', () => {
   it('a message is rendered once however many streams follow its channel, and each reader still gets their own Edit and Delete', async () => {
     const { server, general, owner, member } = await room();
     const reader = await signedIn(t, { name: 'Rita Reader' });
-    await addMember(t.services, server.id, reader.person.id);
+    await addMember(t.services, operatorActing(), server.id, reader.person.id);
     const streams = {
       // The owner holds Manage messages: Delete on anyone's message, Edit only on their own.
       owner: [await connected(owner.agent, general), await connected(owner.agent, general)],
@@ -397,7 +397,7 @@ describe('issue #36 §1: many streams of one channel', () => {
     for (let i = 0; i < 12; i += 1) expect((await follow(stranger.agent, general)).response.status).toBe(404);
     const own = await room();
     const streams: SseReader[] = [];
-    await addMember(t.services, own.server.id, stranger.person.id);
+    await addMember(t.services, operatorActing(), own.server.id, stranger.person.id);
     for (let i = 0; i < 10; i += 1) streams.push(await connected(stranger.agent, own.general));
     expect(streams).toHaveLength(10);
   });
@@ -406,7 +406,7 @@ describe('issue #36 §1: many streams of one channel', () => {
     const { server, general } = await room();
     const password = 'correct horse battery staple 36';
     const someone = await registerPerson(t.services, actingOf(ANONYMOUS), { username: `pw${t.services.ids.next()}`, name: 'Pat Password', password });
-    await addMember(t.services, server.id, someone.id);
+    await addMember(t.services, operatorActing(), server.id, someone.id);
     const agentWith = async () => {
       const session = await startSession(t.services, personActingOf(someone.id), 'vitest');
       const agent = new PageAgent(t.app);
@@ -446,10 +446,10 @@ describe('issue #36 §1: streams per address (GATEHOUSE_LIVE_STREAMS_PER_ADDRESS
 
   it('people behind one address share its cap: the stream beyond it is refused with 429 and says why', async () => {
     const owner = await signedIn(small, { name: 'Nat Owner' });
-    const server = await createServer(small.services, owner.person.id, { name: 'One NAT' });
+    const server = await createServer(small.services, personActingOf(owner.person.id), { name: 'One NAT' });
     const general = server.channels[0]?.id as string;
     const others = [await signedIn(small, { name: 'Nat One' }), await signedIn(small, { name: 'Nat Two' })];
-    for (const other of others) await addMember(small.services, server.id, other.person.id);
+    for (const other of others) await addMember(small.services, operatorActing(), server.id, other.person.id);
     // Two of the owner's (their own cap), then one of another person: three from 127.0.0.1.
     for (const agent of [owner.agent, owner.agent, others[0]?.agent as PageAgent]) {
       const stream = await open(agent, general);
@@ -474,7 +474,7 @@ describe('shutting down', () => {
     await own.app.listen({ port: 0, host: '127.0.0.1' });
     const address = own.app.server.address();
     const owner = await signedIn(own, { name: 'Sam' });
-    const server = await createServer(own.services, owner.person.id, { name: 'Closing' });
+    const server = await createServer(own.services, personActingOf(owner.person.id), { name: 'Closing' });
     const general = server.channels[0]?.id as string;
     const stream = await SseReader.open(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/channels/${general}/events`, { cookie: cookieOf(owner.agent) });
     await stream.next();

@@ -9,6 +9,7 @@ import { csrfFrom, signedIn as signedInPerson } from '../support/directory-fixtu
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 import { answerConsent, authorizePath, createApp, freshPkce, location, requestFor, signedIn } from './authorize.fixtures.js';
 import { call, createTestWebhook } from './webhook-url.fixtures.js';
+import { personActingOf } from '../support/acting.js';
 
 /** Issue #21 §2 and §5: nobody locks another out; the smaller holes. */
 
@@ -134,7 +135,7 @@ describe('issue #21 §5: one text rule refuses control characters in every field
 
   it('a NUL in a server, channel or role name, or in the sign-in username, is a 400 page, never a 500', async () => {
     const { agent, person } = await signedInPerson(t);
-    const server = await createServer(t.services, person.id, { name: 'Clean' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Clean' });
     const csrf = await csrfFrom(agent, `/servers/${server.id}/settings/roles`);
     for (const [path, fields] of [
       ['/servers', { name: 'Evil\u0000server' }],

@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -36,11 +37,11 @@ interface Fixture {
 
 async function fixture(bits: bigint): Promise<Fixture> {
   const owner = await signedIn(t);
-  const server = await createServer(t.services, owner.person.id, { name: 'Membership' });
-  const helpers = await createRole(t.services, server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
-  const staff = await createRole(t.services, server.id, { name: 'Staff', permissions: bits });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Membership' });
+  const helpers = await createRole(t.services, operatorActing(), server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
+  const staff = await createRole(t.services, operatorActing(), server.id, { name: 'Staff', permissions: bits });
   const actor = await signedIn(t);
-  await addMember(t.services, server.id, actor.person.id, [staff.id]);
+  await addMember(t.services, operatorActing(), server.id, actor.person.id, [staff.id]);
   return { server, owner: owner.agent, ownerId: owner.person.id, helpers, actor: actor.agent, actorId: actor.person.id };
 }
 
@@ -97,8 +98,8 @@ describe('adding members by username', () => {
 
   it('unknown usernames, existing members, bots and foreign roles are refused with a message, changing nothing', async () => {
     const f = await fixture(0n);
-    const other = await createServer(t.services, f.ownerId, { name: 'Elsewhere' });
-    const foreign = await createRole(t.services, other.id, { name: 'Foreign', permissions: 0n });
+    const other = await createServer(t.services, personActingOf(f.ownerId), { name: 'Elsewhere' });
+    const foreign = await createRole(t.services, operatorActing(), other.id, { name: 'Foreign', permissions: 0n });
     await createPerson(t, { username: 'gina_m' });
     const before = await membersOf(f.server.id);
     // Issue #21 §3: an unknown username is answered exactly like a known one (no username
@@ -137,7 +138,7 @@ describe("changing a member's roles", () => {
   it('needs Manage roles; the new set replaces the old', async () => {
     const f = await fixture(Permission.MANAGE_ROLES | Permission.MANAGE_MESSAGES);
     const ivan = await createPerson(t);
-    await addMember(t.services, f.server.id, ivan.id, [f.helpers.id]);
+    await addMember(t.services, operatorActing(), f.server.id, ivan.id, [f.helpers.id]);
     const res = await f.actor.submit(membersPage(f.server.id), `/servers/${f.server.id}/members/${ivan.id}/roles`, {});
     expect(res.statusCode).toBe(303);
     expect((await membersOf(f.server.id)).find((m) => m.userId === ivan.id)?.roles).toEqual([]);
@@ -148,9 +149,9 @@ describe("changing a member's roles", () => {
 
   it('nobody gives or takes away a role holding permissions they lack', async () => {
     const f = await fixture(Permission.MANAGE_ROLES);
-    const admins = await createRole(t.services, f.server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    const admins = await createRole(t.services, operatorActing(), f.server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
     const judy = await createPerson(t);
-    await addMember(t.services, f.server.id, judy.id, [admins.id]);
+    await addMember(t.services, operatorActing(), f.server.id, judy.id, [admins.id]);
     const before = await membersOf(f.server.id);
     const strip = await f.actor.submit(membersPage(f.server.id), `/servers/${f.server.id}/members/${judy.id}/roles`, {});
     expect(strip.statusCode).toBe(403);
@@ -174,7 +175,7 @@ describe('removing members', () => {
   it('Manage server removes a member; the owner can never be removed', async () => {
     const f = await fixture(Permission.MANAGE_SERVER);
     const kim = await createPerson(t);
-    await addMember(t.services, f.server.id, kim.id);
+    await addMember(t.services, operatorActing(), f.server.id, kim.id);
     const res = await f.actor.submit(membersPage(f.server.id), `/servers/${f.server.id}/members/${kim.id}/remove`, {});
     expect(res.statusCode).toBe(303);
     expect(await memberPermissions(t.services, f.server.id, kim.id)).toBeUndefined();
@@ -189,15 +190,15 @@ describe('removing members', () => {
 
   it('a moderator cannot remove someone holding permissions they lack, and a plain member cannot remove anyone', async () => {
     const f = await fixture(Permission.KICK_MEMBERS);
-    const admins = await createRole(t.services, f.server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    const admins = await createRole(t.services, operatorActing(), f.server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
     const lee = await createPerson(t);
-    await addMember(t.services, f.server.id, lee.id, [admins.id]);
+    await addMember(t.services, operatorActing(), f.server.id, lee.id, [admins.id]);
     const res = await f.actor.postRaw(`/servers/${f.server.id}/members/${lee.id}/remove`, { _csrf: await csrfFrom(f.actor) });
     expect(res.statusCode).toBe(403);
     expect(await memberPermissions(t.services, f.server.id, lee.id)).toBe(ALL_PERMISSIONS);
 
     const plain = await signedIn(t);
-    await addMember(t.services, f.server.id, plain.person.id);
+    await addMember(t.services, operatorActing(), f.server.id, plain.person.id);
     const res2 = await plain.agent.postRaw(`/servers/${f.server.id}/members/${f.actorId}/remove`, { _csrf: await csrfFrom(plain.agent) });
     expect(res2.statusCode).toBe(403);
     expect(await memberPermissions(t.services, f.server.id, f.actorId)).toBeDefined();

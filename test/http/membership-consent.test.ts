@@ -13,6 +13,7 @@ import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { createBot, openDm } from './dms.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #21 §3 "Consent for membership, and a way out": adding a person is an invitation they
@@ -51,14 +52,14 @@ async function invitationActions(agent: PageAgent): Promise<{ accept: string[]; 
 
 async function ownerWithServer(name = 'Consent') {
   const owner = await signedIn(t, { name: 'Olga Owner' });
-  const server = await createServer(t.services, owner.person.id, { name });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name });
   return { owner, server, general: server.channels[0] as Channel };
 }
 
 describe('adding a person is an invitation they accept or decline', () => {
   it('the invitation is not a membership; the person sees it on their home page and joins only by accepting, with the offered roles', async () => {
     const { owner, server } = await ownerWithServer('Book club');
-    const helpers = await createRole(t.services, server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
+    const helpers = await createRole(t.services, operatorActing(), server.id, { name: 'Helpers', permissions: Permission.MANAGE_MESSAGES });
     const nora = await signedIn(t, { username: 'nora_c', name: 'Nora' });
     const sent = await owner.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: 'nora_c', roles: [helpers.id] });
     expect(sent.statusCode).toBe(303);
@@ -130,10 +131,10 @@ describe('adding a person is an invitation they accept or decline', () => {
   it('the CLI `members add` stays a direct add (an operator is trusted), and joining by an invite link stays the person’s own act', async () => {
     const { server } = await ownerWithServer();
     const rita = await createPerson(t);
-    await addMember(t.services, server.id, rita.id);
+    await addMember(t.services, operatorActing(), server.id, rita.id);
     const sam = await createPerson(t);
-    const { code } = await createInvite(t.services, server.id, server.ownerId, {});
-    await acceptInvite(t.services, code, sam.id);
+    const { code } = await createInvite(t.services, personActingOf(server.ownerId), server.id, {});
+    await acceptInvite(t.services, personActingOf(sam.id), code);
     const rows = await t.services.db.selectFrom('members').select(['user_id', 'joined_via']).where('server_id', '=', server.id).execute();
     const via = Object.fromEntries(rows.map((r) => [String(r.user_id), r.joined_via]));
     expect(via).toEqual({ [server.ownerId]: 'created', [rita.id]: 'operator', [sam.id]: 'invite_link' });
@@ -144,8 +145,8 @@ describe('every member can leave a server', () => {
   it('a member leaves from the confirmation page and no longer belongs to it', async () => {
     const { server } = await ownerWithServer('Leavers');
     const tom = await signedIn(t);
-    const { code } = await createInvite(t.services, server.id, server.ownerId, {});
-    await acceptInvite(t.services, code, tom.person.id);
+    const { code } = await createInvite(t.services, personActingOf(server.ownerId), server.id, {});
+    await acceptInvite(t.services, personActingOf(tom.person.id), code);
     const page = await tom.agent.get(`/servers/${server.id}/leave`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Leave <bdi>Leavers</bdi>?');
@@ -173,9 +174,9 @@ describe('every member can leave a server', () => {
 describe('an owner can delete their server', () => {
   it('the confirmation page states what it removes; deleting removes it all and its webhook URLs answer 404', async () => {
     const { owner, server, general } = await ownerWithServer('Doomed');
-    await createRole(t.services, server.id, { name: 'Mods', permissions: 0n });
+    await createRole(t.services, operatorActing(), server.id, { name: 'Mods', permissions: 0n });
     const member = await createPerson(t);
-    await addMember(t.services, server.id, member.id);
+    await addMember(t.services, operatorActing(), server.id, member.id);
     await postMessage(t.services, general.id, owner.person.id, 'one');
     await postMessage(t.services, general.id, owner.person.id, 'two');
     const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: owner.person.id }, general, { name: 'CI', avatarUrl: null });
@@ -203,9 +204,9 @@ describe('an owner can delete their server', () => {
 
   it('only the owner: a member with every permission gets 403 and the server stays', async () => {
     const { server } = await ownerWithServer();
-    const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
     const admin = await signedIn(t);
-    await addMember(t.services, server.id, admin.person.id, [admins.id]);
+    await addMember(t.services, operatorActing(), server.id, admin.person.id, [admins.id]);
     expect((await admin.agent.get(`/servers/${server.id}/delete`)).statusCode).toBe(403);
     const res = await admin.agent.postRaw(`/servers/${server.id}/delete`, { _csrf: await csrfFrom(admin.agent) });
     expect(res.statusCode).toBe(403);
@@ -216,11 +217,11 @@ describe('an owner can delete their server', () => {
 describe('a shared server joined without the person’s act is no consent to bot DMs', () => {
   it('added by an operator: the bot sharing the server cannot open a DM (50007)', async () => {
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Adder' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Adder' });
     const bot = await createBot(t, { owner });
-    await addMember(t.services, server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const victim = await createPerson(t);
-    await addMember(t.services, server.id, victim.id);
+    await addMember(t.services, operatorActing(), server.id, victim.id);
     const res = await openDm(t, bot, { recipientId: victim.id });
     expect(res.statusCode).toBe(403);
     expect((res.json() as { code: number }).code).toBe(50007);
@@ -228,11 +229,11 @@ describe('a shared server joined without the person’s act is no consent to bot
 
   it('a membership older than invitations (origin unknown) is no consent either', async () => {
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Legacy' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Legacy' });
     const bot = await createBot(t, { owner });
-    await addMember(t.services, server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const old = await createPerson(t);
-    await addMember(t.services, server.id, old.id);
+    await addMember(t.services, operatorActing(), server.id, old.id);
     await t.services.db.updateTable('members').set({ joined_via: 'added' }).where('server_id', '=', server.id).where('user_id', '=', old.id).execute();
     expect((await openDm(t, bot, { recipientId: old.id })).statusCode).toBe(403);
   });
@@ -240,7 +241,7 @@ describe('a shared server joined without the person’s act is no consent to bot
   it('accepting an invitation, or joining by an invite link, is the person’s act: the bot may then DM them', async () => {
     const { owner, server } = await ownerWithServer('Consenting');
     const bot = await createBot(t);
-    await addMember(t.services, server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const invited = await signedIn(t, { username: 'uma_c' });
     await owner.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: 'uma_c' });
     expect((await openDm(t, bot, { recipientId: invited.person.id })).statusCode).toBe(403);
@@ -249,8 +250,8 @@ describe('a shared server joined without the person’s act is no consent to bot
     expect((await openDm(t, bot, { recipientId: invited.person.id })).statusCode).toBe(200);
 
     const linked = await createPerson(t);
-    const { code } = await createInvite(t.services, server.id, server.ownerId, {});
-    await acceptInvite(t.services, code, linked.id);
+    const { code } = await createInvite(t.services, personActingOf(server.ownerId), server.id, {});
+    await acceptInvite(t.services, personActingOf(linked.id), code);
     expect((await openDm(t, bot, { recipientId: linked.id })).statusCode).toBe(200);
   });
 
@@ -260,8 +261,8 @@ describe('a shared server joined without the person’s act is no consent to bot
     const before = await invitationRows();
     await owner.agent.submit(membersPage(server.id), `/servers/${server.id}/members`, { username: 'vic_c' });
     expect(await invitationRows()).toBe(before + 1);
-    const { code } = await createInvite(t.services, server.id, server.ownerId, {});
-    await acceptInvite(t.services, code, vic.person.id);
+    const { code } = await createInvite(t.services, personActingOf(server.ownerId), server.id, {});
+    await acceptInvite(t.services, personActingOf(vic.person.id), code);
     expect(await invitationRows()).toBe(before);
   });
 });

@@ -11,6 +11,7 @@ import type { PageAgent } from '../support/page-agent.js';
 import { liveStreams, type SseReader } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Writing in a channel (issue #24): people edit and delete their own messages; Manage messages
@@ -28,12 +29,12 @@ type SignedIn = Awaited<ReturnType<typeof signedIn>>;
 
 async function room(): Promise<{ server: CreatedServer; general: string; owner: SignedIn; member: SignedIn; moderator: SignedIn }> {
   const owner = await signedIn(t, { name: 'Olive Owner' });
-  const server = await createServer(t.services, owner.person.id, { name: 'Writers' });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Writers' });
   const member = await signedIn(t, { name: 'Mia Member' });
-  await addMember(t.services, server.id, member.person.id);
-  const mods = await createRole(t.services, server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });
+  await addMember(t.services, operatorActing(), server.id, member.person.id);
+  const mods = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });
   const moderator = await signedIn(t, { name: 'Max Moderator' });
-  await addMember(t.services, server.id, moderator.person.id, [mods.id]);
+  await addMember(t.services, operatorActing(), server.id, moderator.person.id, [mods.id]);
   return { server, general: server.channels[0]?.id as string, owner, member, moderator };
 }
 
@@ -160,7 +161,7 @@ describe('deleting messages', () => {
     const byPerson = await postMessage(t.services, general, owner.person.id, 'person');
     const byWebhook = await webhookMessage(general, 'webhook');
     const bot = await createBot(t, { name: 'Helper' });
-    await addMember(t.services, server.id, bot.botUserId);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
     const byBot = await postMessage(t.services, general, bot.botUserId, 'bot');
 
     const page = await moderator.agent.get(`/channels/${general}`);
@@ -250,7 +251,7 @@ describe('live views learn of edits and deletes', () => {
     const { server, general, member } = await room();
     const authorView = await follow(member.agent, general);
     const plain = await signedIn(t);
-    await addMember(t.services, server.id, plain.person.id);
+    await addMember(t.services, operatorActing(), server.id, plain.person.id);
     const plainView = await follow(plain.agent, general);
 
     await member.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'hi all' });
@@ -265,7 +266,7 @@ describe('live views learn of edits and deletes', () => {
     const stream = await follow(moderator.agent, general);
     await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'first' });
     expect((await stream.next((e) => e.event === 'message')).data).toContain('data-delete');
-    await setMemberRoles(t.services, server.id, moderator.person.id, []);
+    await setMemberRoles(t.services, operatorActing(), server.id, moderator.person.id, []);
     await owner.agent.submit(`/channels/${general}`, `/channels/${general}/messages`, { content: 'second' });
     const later = await stream.next((e) => e.event === 'message');
     expect(later.data).toContain('second');
@@ -278,7 +279,7 @@ describe('live views learn of edits and deletes', () => {
     const m = await postMessage(t.services, general, owner.person.id, 'before');
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const stream = await follow(member.agent, general);
-    await leaveServer(t.services, server.id, member.person.id);
+    await leaveServer(t.services, personActingOf(member.person.id), server.id);
     await owner.agent.submit(url(general, m.id, 'edit'), url(general, m.id, 'edit'), { content: 'after' });
     expect(await stream.next((e) => e.event === 'end' || e.event === 'message')).toMatchObject({ event: 'end', data: 'access ended' });
     await stream.untilEnded();

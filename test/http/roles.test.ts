@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { stored } from '../support/stored.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,10 +24,10 @@ async function rolesOf(serverId: string): Promise<Array<{ id: string; name: stri
 /** A server, its owner's agent, and a member holding a role with `bits` (and that member's agent). */
 async function serverWithMember(bits: bigint): Promise<{ server: CreatedServer; owner: PageAgent; member: PageAgent; memberId: string }> {
   const owner = await signedIn(t);
-  const server = await createServer(t.services, owner.person.id, { name: 'Role play' });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Role play' });
   const member = await signedIn(t);
-  const role = await createRole(t.services, server.id, { name: 'Given', permissions: bits });
-  await addMember(t.services, server.id, member.person.id, [role.id]);
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Given', permissions: bits });
+  await addMember(t.services, operatorActing(), server.id, member.person.id, [role.id]);
   return { server, owner: owner.agent, member: member.agent, memberId: member.person.id };
 }
 
@@ -152,7 +153,7 @@ describe('editing and deleting roles', () => {
 
   it('a role holding permissions the editor lacks cannot be edited or deleted by them', async () => {
     const { server, member } = await serverWithMember(Permission.MANAGE_ROLES);
-    const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
     const url = `/servers/${server.id}/settings/roles/${admins.id}`;
     const page = await member.get(url);
     expect(page.statusCode).toBe(200);

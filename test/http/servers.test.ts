@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { PageAgent } from '../support/page-agent.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,7 +33,7 @@ describe('home page', () => {
 
   it('signed in, it lists your servers with their channels and a create form', async () => {
     const { agent, person } = await signedIn(t, { name: 'Home Owner' });
-    const server = await createServer(t.services, person.id, { name: 'Bakers <3' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Bakers <3' });
     const res = await agent.get('/');
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('Bakers &lt;3');
@@ -99,7 +100,7 @@ describe('creating a server', () => {
 describe('who sees a server', () => {
   it('a non-member gets 404 for the server, its settings and its channels, as if it did not exist', async () => {
     const { person: owner } = await signedIn(t);
-    const server = await createServer(t.services, owner.id, { name: 'Private' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Private' });
     const { agent } = await signedIn(t);
     for (const url of [`/servers/${server.id}`, `/servers/${server.id}/settings`, `/servers/${server.id}/settings/roles`, `/channels/${server.channels[0]?.id}`]) {
       const res = await agent.get(url);
@@ -112,9 +113,9 @@ describe('who sees a server', () => {
 
   it('a member without Manage server, channels or roles gets 403 on settings and sees no settings link', async () => {
     const { person: owner } = await signedIn(t);
-    const server = await createServer(t.services, owner.id, { name: 'Members only' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Members only' });
     const { agent, person } = await signedIn(t);
-    await addMember(t.services, server.id, person.id);
+    await addMember(t.services, operatorActing(), server.id, person.id);
     expect((await agent.get(`/servers/${server.id}/settings`)).statusCode).toBe(403);
     const channel = await agent.get(`/channels/${server.channels[0]?.id}`);
     expect(channel.statusCode).toBe(200);
@@ -125,13 +126,13 @@ describe('who sees a server', () => {
 describe('renaming a server', () => {
   it('needs Manage server: the owner renames it, a plain member gets 403 and nothing changes', async () => {
     const { agent: ownerAgent, person: owner } = await signedIn(t);
-    const server = await createServer(t.services, owner.id, { name: 'Old name' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Old name' });
     const res = await ownerAgent.submit(`/servers/${server.id}/settings`, `/servers/${server.id}/settings`, { name: 'New name' });
     expect(res.statusCode).toBe(303);
     expect((await ownerAgent.get(location(res))).body).toContain('Server settings saved.');
 
     const { agent, person } = await signedIn(t);
-    await addMember(t.services, server.id, person.id);
+    await addMember(t.services, operatorActing(), server.id, person.id);
     const refused = await agent.postRaw(`/servers/${server.id}/settings`, { name: 'Hijacked', _csrf: await csrfFrom(agent) });
     expect(refused.statusCode).toBe(403);
     const stored = await t.services.db.selectFrom('servers').select('name').where('id', '=', server.id).executeTakeFirstOrThrow();
@@ -140,7 +141,7 @@ describe('renaming a server', () => {
 
   it('a bad name re-renders the form with the message and changes nothing', async () => {
     const { agent, person } = await signedIn(t);
-    const server = await createServer(t.services, person.id, { name: 'Stays' });
+    const server = await createServer(t.services, personActingOf(person.id), { name: 'Stays' });
     const res = await agent.submit(`/servers/${server.id}/settings`, `/servers/${server.id}/settings`, { name: 'z' });
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('A server name is 2–100 characters.');
@@ -153,10 +154,10 @@ describe("a person's servers and permissions", () => {
   it('lists each server with the permissions computed for that person', async () => {
     const owner = await createPerson(t);
     const member = await createPerson(t);
-    const a = await createServer(t.services, owner.id, { name: 'Alpha' });
-    const b = await createServer(t.services, member.id, { name: 'Beta' });
-    const mods = await createRole(t.services, a.id, { name: 'Mods', permissions: Permission.MANAGE_SERVER });
-    await addMember(t.services, a.id, member.id, [mods.id]);
+    const a = await createServer(t.services, personActingOf(owner.id), { name: 'Alpha' });
+    const b = await createServer(t.services, personActingOf(member.id), { name: 'Beta' });
+    const mods = await createRole(t.services, operatorActing(), a.id, { name: 'Mods', permissions: Permission.MANAGE_SERVER });
+    await addMember(t.services, operatorActing(), a.id, member.id, [mods.id]);
     const list = await listServersForPerson(t.services, member.id);
     expect(list.map((s) => s.name)).toEqual(['Alpha', 'Beta']);
     expect(list[0]?.permissions).toBe(DEFAULT_EVERYONE_PERMISSIONS | Permission.MANAGE_SERVER);
@@ -169,11 +170,11 @@ describe("a person's servers and permissions", () => {
     const owner = await createPerson(t);
     const member = await createPerson(t);
     const stranger = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Gamma' });
-    const admins = await createRole(t.services, server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
-    await addMember(t.services, server.id, member.id, [admins.id]);
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Gamma' });
+    const admins = await createRole(t.services, operatorActing(), server.id, { name: 'Admins', permissions: Permission.ADMINISTRATOR });
+    await addMember(t.services, operatorActing(), server.id, member.id, [admins.id]);
     expect(await memberPermissions(t.services, server.id, member.id)).toBe(ALL_PERMISSIONS);
-    await setMemberRoles(t.services, server.id, member.id, []);
+    await setMemberRoles(t.services, operatorActing(), server.id, member.id, []);
     expect(await memberPermissions(t.services, server.id, member.id)).toBe(DEFAULT_EVERYONE_PERMISSIONS);
     expect(await memberPermissions(t.services, server.id, stranger.id)).toBeUndefined();
     expect(await memberPermissions(t.services, 'nonsense', member.id)).toBeUndefined();
@@ -183,7 +184,7 @@ describe("a person's servers and permissions", () => {
 describe('invite links', () => {
   async function setup() {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Invitational' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Invitational' });
     return { owner, server };
   }
 
@@ -216,7 +217,7 @@ describe('invite links', () => {
     expect((await listServerInvites({ ...t.services, secrets: ['n'.repeat(40), current] }, server.id))[0]?.code).toBe(code);
     expect((await listServerInvites({ ...t.services, secrets: ['n'.repeat(40)] }, server.id))[0]?.code).toBeNull();
     // Sealed to its own row: moved onto another invite, it opens nothing.
-    const other = await createServer(t.services, owner.person.id, { name: 'Elsewhere' });
+    const other = await createServer(t.services, personActingOf(owner.person.id), { name: 'Elsewhere' });
     await createLink(owner.agent, other.id);
     await t.services.db.updateTable('invites').set({ code_sealed: rows[0]?.code_sealed ?? null }).where('server_id', '=', other.id).execute();
     expect((await listServerInvites(t.services, other.id))[0]?.code).toBeNull();
@@ -241,9 +242,9 @@ describe('invite links', () => {
   it('are listed only to Manage server: a member with Create invite sees the new link once, and no list', async () => {
     const { owner, server } = await setup();
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id);
-    const inviter = await createRole(t.services, server.id, { name: 'Inviter', permissions: Permission.CREATE_INSTANT_INVITE });
-    await setMemberRoles(t.services, server.id, member.person.id, [inviter.id]);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
+    const inviter = await createRole(t.services, operatorActing(), server.id, { name: 'Inviter', permissions: Permission.CREATE_INSTANT_INVITE });
+    await setMemberRoles(t.services, operatorActing(), server.id, member.person.id, [inviter.id]);
     await createLink(owner.agent, server.id);
     const mine = await createLink(member.agent, server.id);
     const again = await member.agent.get(`/servers/${server.id}/settings/invites`);
@@ -304,7 +305,7 @@ describe('invite links', () => {
   it('can be made by members holding Create invite, not by non-members; bad choices are refused', async () => {
     const { server } = await setup();
     const member = await signedIn(t);
-    await addMember(t.services, server.id, member.person.id);
+    await addMember(t.services, operatorActing(), server.id, member.person.id);
     await createLink(member.agent, server.id);
     const bad = await member.agent.submit(`/servers/${server.id}/settings/invites`, `/servers/${server.id}/invites`, { expiresIn: '5', maxUses: '' });
     expect(bad.statusCode).toBe(400);

@@ -13,6 +13,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, ISSUER, location, signedIn } from './authorize.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #23 §1: `webhook.incoming` — the consent screen's channel picker, the code exchange
@@ -35,13 +36,13 @@ beforeAll(async () => {
   ({ app } = await createApp(t, maker.person, { name: 'Status Feed', redirectUris: [REDIRECT], iconUrl: 'https://hooks.example/icon.png' }));
   ana = await signedIn(t, 'ana');
   bob = await signedIn(t, 'bob');
-  const server = await createServer(t.services, ana.person.id, { name: 'Ops' });
+  const server = await createServer(t.services, personActingOf(ana.person.id), { name: 'Ops' });
   general = server.channels[0] as Channel;
-  alerts = await createChannel(t.services, server.id, { name: 'alerts' });
-  const other = await createServer(t.services, bob.person.id, { name: 'Bobs place' });
+  alerts = await createChannel(t.services, operatorActing(), server.id, { name: 'alerts' });
+  const other = await createServer(t.services, personActingOf(bob.person.id), { name: 'Bobs place' });
   elsewhere = other.channels[0] as Channel;
-  const member = await createRole(t.services, other.id, { name: 'Members', permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
-  await addMember(t.services, other.id, ana.person.id, [member.id]);
+  const member = await createRole(t.services, operatorActing(), other.id, { name: 'Members', permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
+  await addMember(t.services, operatorActing(), other.id, ana.person.id, [member.id]);
 });
 afterAll(async () => t.close());
 
@@ -187,7 +188,7 @@ describe('webhook.incoming: the code exchange', () => {
   });
 
   it('a full channel (10 webhooks) is a clear error: on the consent screen, and at the exchange, where the code stays unused', async () => {
-    const channel = await createChannel(t.services, general.serverId as string, { name: 'busy' });
+    const channel = await createChannel(t.services, operatorActing(), general.serverId as string, { name: 'busy' });
     // A code issued while there was room…
     const req = request();
     const code = location(await choose(ana.agent, req.path, channel.id)).searchParams.get('code') as string;
@@ -208,9 +209,9 @@ describe('webhook.incoming: the code exchange', () => {
   });
 
   it('a person who lost Manage webhooks before the exchange gets invalid_grant and no webhook', async () => {
-    const server = await createServer(t.services, bob.person.id, { name: 'Temp' });
-    const role = await createRole(t.services, server.id, { name: 'Hooks', permissions: Permission.VIEW_CHANNEL | Permission.MANAGE_WEBHOOKS });
-    await addMember(t.services, server.id, ana.person.id, [role.id]);
+    const server = await createServer(t.services, personActingOf(bob.person.id), { name: 'Temp' });
+    const role = await createRole(t.services, operatorActing(), server.id, { name: 'Hooks', permissions: Permission.VIEW_CHANNEL | Permission.MANAGE_WEBHOOKS });
+    await addMember(t.services, operatorActing(), server.id, ana.person.id, [role.id]);
     const channel = server.channels[0] as Channel;
     const req = request();
     const code = location(await choose(ana.agent, req.path, channel.id)).searchParams.get('code') as string;

@@ -3,6 +3,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
 import { stored } from '../support/stored.js';
+import { personActingOf } from '../support/acting.js';
 
 /** Issue #23 §4: the Integrations pages show the three URLs, and set a webhook's GitHub secret. */
 
@@ -17,7 +18,7 @@ const URL_VALUE = /value="(http:\/\/localhost:8080\/api\/v1\/webhooks\/\d+\/ghwt
 describe('Integrations pages: the three URLs', () => {
   it('on creation show the plain, Slack and GitHub URLs, each with a copy button, once', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Newsroom' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Newsroom' });
     const channelId = server.channels[0]?.id as string;
     const page = `/channels/${channelId}/settings/integrations`;
     const res = await owner.agent.submitAndFollow(page, `${page}/webhooks`, { name: 'Feeds' });
@@ -39,7 +40,7 @@ describe('Integrations pages: the three URLs', () => {
 
   it('regeneration shows the three new URLs', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Regen' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Regen' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Feeds', channelId: server.channels[0]?.id as string });
     const [webhook] = await stored.serverWebhooks(t, server.id);
@@ -51,7 +52,7 @@ describe('Integrations pages: the three URLs', () => {
 describe("Integrations pages: a webhook's GitHub secret", () => {
   it('is set and removed from the settings page, never shown back', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Secrets' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Secrets' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Repo', channelId: server.channels[0]?.id as string });
     const [webhook] = await stored.serverWebhooks(t, server.id);
@@ -81,7 +82,7 @@ describe("Integrations pages: a webhook's GitHub secret", () => {
 
   it('goes away with its webhook', async () => {
     const owner = await signedIn(t);
-    const server = await createServer(t.services, owner.person.id, { name: 'Gone' });
+    const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Gone' });
     const page = `/servers/${server.id}/settings/integrations`;
     await owner.agent.submit(page, `${page}/webhooks`, { name: 'Repo', channelId: server.channels[0]?.id as string });
     const [webhook] = await stored.serverWebhooks(t, server.id);

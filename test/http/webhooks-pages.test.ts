@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { stored } from '../support/stored.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,11 +20,11 @@ afterAll(async () => t.close());
 /** A server whose @everyone may only view; the member holds a role with `bits`. */
 async function serverWithMember(bits: bigint): Promise<{ server: CreatedServer; member: PageAgent; memberId: string; channelId: string }> {
   const owner = await signedIn(t);
-  const server = await createServer(t.services, owner.person.id, { name: 'Newsroom' });
-  await updateRole(t.services, server.id, server.everyoneRoleId, { permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
+  const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Newsroom' });
+  await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES });
   const member = await signedIn(t, { name: 'Mia Member' });
-  const role = await createRole(t.services, server.id, { name: 'Given', permissions: bits });
-  await addMember(t.services, server.id, member.person.id, [role.id]);
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Given', permissions: bits });
+  await addMember(t.services, operatorActing(), server.id, member.person.id, [role.id]);
   return { server, member: member.agent, memberId: member.person.id, channelId: server.channels[0]?.id as string };
 }
 
@@ -163,7 +164,7 @@ describe('Server settings → Integrations', () => {
     await member.submit(serverPage(server.id), `${serverPage(server.id)}/webhooks`, { name: 'Target', channelId });
     const [webhook] = await stored.serverWebhooks(t, server.id);
     const plain = await signedIn(t);
-    await addMember(t.services, server.id, plain.person.id);
+    await addMember(t.services, operatorActing(), server.id, plain.person.id);
     const stranger = await signedIn(t);
     expect((await plain.agent.get(serverPage(server.id))).statusCode).toBe(403);
     expect((await plain.agent.get(channelPage(channelId))).statusCode).toBe(403);
@@ -205,7 +206,7 @@ describe('Server settings → Integrations', () => {
 describe('Channel settings → Integrations', () => {
   it('lists only this channel’s webhooks and creates in this channel', async () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
-    const other = await createChannel(t.services, server.id, { name: 'other' });
+    const other = await createChannel(t.services, operatorActing(), server.id, { name: 'other' });
     await member.submit(channelPage(other.id), `${channelPage(other.id)}/webhooks`, { name: 'Other hook' });
     const res = await member.submitAndFollow(channelPage(channelId), `${channelPage(channelId)}/webhooks`, { name: 'Here hook', channelId: other.id });
     expect(res.statusCode).toBe(200);
@@ -243,7 +244,7 @@ describe('the channel view', () => {
     const { server, member, channelId } = await serverWithMember(Permission.MANAGE_WEBHOOKS);
     expect((await member.get(`/channels/${channelId}`)).body).toContain(`href="${channelPage(channelId)}"`);
     const plain = await signedIn(t);
-    await addMember(t.services, server.id, plain.person.id);
+    await addMember(t.services, operatorActing(), server.id, plain.person.id);
     const view = await plain.agent.get(`/channels/${channelId}`);
     expect(view.statusCode).toBe(200);
     expect(view.body).not.toContain(channelPage(channelId));

@@ -25,7 +25,7 @@ import { WEBHOOK_RULE } from '../../src/modules/webhooks/webhook-rate-limit.js';
 import { stored } from '../support/stored.js';
 import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { personActingOf } from '../support/acting.js';
+import { personActingOf, operatorActing } from '../support/acting.js';
 
 /**
  * Issue #7 §5: property-based fuzzing of every route the app registers (read from Fastify's route
@@ -155,10 +155,10 @@ interface Seeded {
 async function seed(t: TestApp): Promise<Seeded> {
   const person = await createPerson(t, { username: `fuzz${Date.now().toString(36)}` });
   const { token: session } = await startSession(t.services, personActingOf(person.id), 'fuzz');
-  const server = await createServer(t.services, person.id, { name: 'Fuzzing' });
+  const server = await createServer(t.services, personActingOf(person.id), { name: 'Fuzzing' });
   const channel = server.channels[0] as { id: string };
-  const role = await createRole(t.services, server.id, { name: 'Testers', permissions: 0n });
-  const invite = await createInvite(t.services, server.id, person.id, {});
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Testers', permissions: 0n });
+  const invite = await createInvite(t.services, personActingOf(person.id), server.id, {});
   const client = await createClient(t, { owner: person, name: 'Fuzz client' });
   const { access_token: bearer } = await obtainTokens(t, client, person, ['identify', 'guilds', 'email']);
   const bot = await createBot(t, { owner: person });

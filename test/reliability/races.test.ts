@@ -21,6 +21,7 @@ import {
   type ServerProcess,
   type Workspace,
 } from '../support/server-process.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #7 §2, races: the single-use and counting rules hold when many requests arrive at once —
@@ -141,11 +142,11 @@ describe(`races in one process (${testDialect})`, () => {
 
   async function botInServer(): Promise<{ headers: Record<string, string>; channelId: string }> {
     const owner = await createPerson(t);
-    const server = await createServer(t.services, owner.id, { name: 'Race track' });
+    const server = await createServer(t.services, personActingOf(owner.id), { name: 'Race track' });
     const bot = await createBot(t, { name: 'Racer' });
-    await addMember(t.services, server.id, bot.botUserId);
-    const role = await createRole(t.services, server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
-    await setMemberRoles(t.services, server.id, bot.botUserId, [role.id]);
+    await addMember(t.services, operatorActing(), server.id, bot.botUserId);
+    const role = await createRole(t.services, operatorActing(), server.id, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
+    await setMemberRoles(t.services, operatorActing(), server.id, bot.botUserId, [role.id]);
     return { headers: bot.headers, channelId: server.channels[0]?.id as string };
   }
 

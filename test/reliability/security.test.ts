@@ -20,6 +20,7 @@ import { SecretIndex, scanLogDirectory } from '../support/secret-recorder.js';
 import { cliQuote, freshPostgresDatabase, freshSqliteFile, HttpAgent, seedViaCli, startServer, type ServerProcess } from '../support/server-process.js';
 import { registeredRoutes } from '../support/routes.js';
 import { OPERATOR } from '../../src/core/actor.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #7 §6 (security), against the built server as a process where it matters (logs, files
@@ -371,11 +372,11 @@ async function buildWorld(env: Record<string, string> = {}): Promise<World> {
     agent.cookies.set('__Host-gh_session', value);
   }
   const member = await createPerson(t, 'walked');
-  const server = await createServer(t.services, person.id, { name: 'Walk Server' });
-  const channel = await createChannel(t.services, server.id, { name: 'walk' });
-  const role = await createRole(t.services, server.id, { name: 'Walkers', permissions: 0n });
-  await addMember(t.services, server.id, member.id, [role.id]);
-  const invite = await createInvite(t.services, server.id, person.id, {});
+  const server = await createServer(t.services, personActingOf(person.id), { name: 'Walk Server' });
+  const channel = await createChannel(t.services, operatorActing(), server.id, { name: 'walk' });
+  const role = await createRole(t.services, operatorActing(), server.id, { name: 'Walkers', permissions: 0n });
+  await addMember(t.services, operatorActing(), server.id, member.id, [role.id]);
+  const invite = await createInvite(t.services, personActingOf(person.id), server.id, {});
   const created = await createApplication(t.services, { kind: 'person', id: person.id }, { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
   await enableBot(t.services, OPERATOR, created.application.id);
   const webhook = await createWebhook(t.services, { kind: 'person', id: person.id }, channel, { name: 'Walk Hook', avatarUrl: null });

@@ -17,6 +17,7 @@ import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../suppor
 import { signedIn } from '../support/directory-fixtures.js';
 import { SseReader, cookieOf } from '../support/sse.js';
 import { sample } from '../support/metrics.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 if (!TEST_REDIS_URL) {
   console.warn('[redis-channel-events] TEST_REDIS_URL is not set: the two-instance live-update tests need a Redis and do not run here; the outage behaviour still does.');
@@ -98,9 +99,9 @@ describe.skipIf(!TEST_REDIS_URL)('two instances sharing one Redis (REDIS_URL)', 
 
   async function setup() {
     const owner = await signedIn(a, { name: 'Ann on A' });
-    const server = await createServer(a.services, owner.person.id, { name: 'Across' });
+    const server = await createServer(a.services, personActingOf(owner.person.id), { name: 'Across' });
     const viewer = await signedIn(a, { name: 'Ben on B' });
-    await addMember(a.services, server.id, viewer.person.id);
+    await addMember(a.services, operatorActing(), server.id, viewer.person.id);
     const general = server.channels[0]?.id as string;
     const cookie = [...viewer.agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     // The viewer follows the channel on instance B.

@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { createBot } from '../http/dms.fixtures.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * SPEC §8: at most 10 webhooks per channel, "and exactly 10 exist even when many creations race"
@@ -32,7 +33,7 @@ const RACERS = 50;
 
 async function emptyChannel(): Promise<{ serverId: string; channelId: string; ownerId: string }> {
   const owner = await createPerson(t);
-  const server = await createServer(t.services, owner.id, { name: 'Race track' });
+  const server = await createServer(t.services, personActingOf(owner.id), { name: 'Race track' });
   return { serverId: server.id, channelId: server.channels[0]?.id as string, ownerId: owner.id };
 }
 
@@ -69,8 +70,8 @@ describe(`racing webhook creations (${testDialect})`, () => {
   it(`${RACERS} concurrent POST /api/v1/channels/{id}/webhooks: exactly 10 answers are 201, the rest 30007`, async () => {
     const scope = await emptyChannel();
     const bot = await createBot(t, { name: 'Racer' });
-    const role = await createRole(t.services, scope.serverId, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
-    await addMember(t.services, scope.serverId, bot.botUserId, [role.id]);
+    const role = await createRole(t.services, operatorActing(), scope.serverId, { name: 'Hooks', permissions: Permission.MANAGE_WEBHOOKS | Permission.VIEW_CHANNEL });
+    await addMember(t.services, operatorActing(), scope.serverId, bot.botUserId, [role.id]);
     const answers = await Promise.all(
       Array.from({ length: RACERS }, (_, i) =>
         t.app.inject({

@@ -71,7 +71,7 @@ async function signedIn(t: TestApp, input: PersonInput = {}): Promise<{ agent: P
 /** A server with its #general channel (`server.channels[0]`), owned by `owner` (a new person by default). */
 async function server(t: TestApp, input: { owner?: Person; name?: string } = {}): Promise<CreatedServer & { owner: Person }> {
   const owner = input.owner ?? (await person(t));
-  const created = await createServer(t.services, owner.id, { name: input.name ?? 'Builds' });
+  const created = await createServer(t.services, personActingOf(owner.id), { name: input.name ?? 'Builds' });
   return { ...created, owner };
 }
 

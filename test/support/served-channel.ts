@@ -2,6 +2,7 @@ import type { Channel } from '../../src/modules/directory/channels.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { serveTestApp, type ServedApp } from './browser.js';
 import { createPerson } from './oauth-factory.js';
+import { personActingOf } from './acting.js';
 
 export interface ServedChannel {
   served: ServedApp;
@@ -18,7 +19,7 @@ export async function serveOwnedChannel(serverName: string): Promise<ServedChann
   const served = await serveTestApp();
   try {
     const owner = await createPerson(served.t);
-    const server = await createServer(served.t.services, owner.id, { name: serverName });
+    const server = await createServer(served.t.services, personActingOf(owner.id), { name: serverName });
     return { served, channel: server.channels[0] as Channel, ownerId: owner.id };
   } catch (error) {
     // The caller never gets `served` to close in its afterAll: close it here.

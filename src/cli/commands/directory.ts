@@ -8,11 +8,11 @@ import { parseColor } from '../../modules/directory/roles.js';
 import { createServer } from '../../modules/directory/servers.service.js';
 import type { Services } from '../../deps.js';
 import { CliUsageError, type CliCommand } from '../command.js';
-import { OPERATOR } from '../../core/actor.js';
+import { cliActing } from '../../core/acting.js';
 
 /**
- * `gatehouse servers|channels|roles|members …` (DESIGN §8). The operator acts with no actor, so
- * no permission check applies; the input rules are the pages' (same services).
+ * `gatehouse servers|channels|roles|members …` (DESIGN §8). The operator acts (cliActing), outside
+ * every server's permissions; the input rules are the pages' (same services).
  */
 async function personNamed(services: Services, flag: string, username: string): Promise<Person> {
   try {
@@ -39,7 +39,7 @@ export const directoryCommands: CliCommand[] = [
     },
     async run(services, flags) {
       const owner = await personNamed(services, 'owner', required(flags.string('owner'), 'owner'));
-      const server = await createServer(services, owner.id, { name: required(flags.string('name'), 'name'), iconUrl: flags.string('icon-url') ?? null });
+      const server = await createServer(services, cliActing(services.clock), { ownerId: owner.id, name: required(flags.string('name'), 'name'), iconUrl: flags.string('icon-url') ?? null });
       return {
         id: server.id,
         name: server.name,
@@ -60,7 +60,7 @@ export const directoryCommands: CliCommand[] = [
       topic: { description: 'channel topic' },
     },
     async run(services, flags) {
-      const channel = await createChannel(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), topic: flags.string('topic') ?? null }, OPERATOR);
+      const channel = await createChannel(services, cliActing(services.clock), required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), topic: flags.string('topic') ?? null });
       return { id: channel.id, guild_id: channel.serverId, name: channel.name, topic: channel.topic, type: channel.type, position: channel.position };
     },
   },
@@ -78,7 +78,7 @@ export const directoryCommands: CliCommand[] = [
       if (permissions === undefined) throw new CliUsageError('--permissions must be a non-negative decimal integer below 2^64, e.g. 8224 (Manage server + Manage messages)');
       const color = parseColor(flags.string('color') ?? '');
       if (color === undefined) throw new CliUsageError('--color must look like #5865f2');
-      const role = await createRole(services, required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), permissions, color }, OPERATOR);
+      const role = await createRole(services, cliActing(services.clock), required(flags.string('server'), 'server'), { name: required(flags.string('name'), 'name'), permissions, color });
       return { id: role.id, guild_id: role.serverId, name: role.name, permissions: role.permissions.toString(), color: role.color, position: role.position };
     },
   },
@@ -92,7 +92,7 @@ export const directoryCommands: CliCommand[] = [
     },
     async run(services, flags) {
       const person = await personNamed(services, 'username', required(flags.string('username'), 'username'));
-      const member = await addMember(services, required(flags.string('server'), 'server'), person.id, flags.list('role'), OPERATOR);
+      const member = await addMember(services, cliActing(services.clock), required(flags.string('server'), 'server'), person.id, flags.list('role'));
       return { guild_id: member.serverId, user_id: member.userId, username: person.username, roles: member.roleIds, joined_at: new Date(member.joinedAt).toISOString() };
     },
   },

@@ -10,7 +10,6 @@ import { createServer, findOwnedServerByName } from '../../modules/directory/ser
 import { postMessage } from '../../modules/messages/messages.service.js';
 import type { Services } from '../../deps.js';
 import type { CliCommand } from '../command.js';
-import { OPERATOR } from '../../core/actor.js';
 
 export const DEMO_SERVER_NAME = 'Demo Server';
 const DEMO_PEOPLE = [
@@ -75,14 +74,14 @@ export const seedCommands: CliCommand[] = [
       }
       const [owner, bob, carol] = people.map((p) => p.person) as [Person, Person, Person];
 
-      const server = await createServer(services, owner.id, { name: DEMO_SERVER_NAME });
-      const moderators = await createRole(services, server.id, { name: 'Moderators', permissions: MODERATOR_PERMISSIONS, color: 0x2e8b57 }, OPERATOR);
-      await addMember(services, server.id, bob.id, [moderators.id], OPERATOR);
-      await addMember(services, server.id, carol.id, [], OPERATOR);
+      const server = await createServer(services, cliActing(services.clock), { ownerId: owner.id, name: DEMO_SERVER_NAME });
+      const moderators = await createRole(services, cliActing(services.clock), server.id, { name: 'Moderators', permissions: MODERATOR_PERMISSIONS, color: 0x2e8b57 });
+      await addMember(services, cliActing(services.clock), server.id, bob.id, [moderators.id]);
+      await addMember(services, cliActing(services.clock), server.id, carol.id, []);
 
       const general = server.channels[0];
-      const announcements = await createChannel(services, server.id, { name: 'announcements', topic: 'News about the server. Webhooks post here.' }, OPERATOR);
-      const dev = await createChannel(services, server.id, { name: 'dev', topic: 'Build notifications and bot experiments.' }, OPERATOR);
+      const announcements = await createChannel(services, cliActing(services.clock), server.id, { name: 'announcements', topic: 'News about the server. Webhooks post here.' });
+      const dev = await createChannel(services, cliActing(services.clock), server.id, { name: 'dev', topic: 'Build notifications and bot experiments.' });
       if (general) {
         await postMessage(services, general.id, owner.id, 'Welcome to the demo server! Try posting a message, creating a channel, or adding an app.');
         await postMessage(services, general.id, bob.id, 'Hi all, I moderate here. Ask me if you need a webhook for your project.');

@@ -1,8 +1,10 @@
-import { announceAccessChange } from '../../realtime/channel-events.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
-import { OPERATOR, type Actor } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
+import type { FieldChange } from '../../events/domain-events.js';
+import { changing } from '../../events/event-bus.js';
 import { authorize } from './access.service.js';
 import { ServerAction } from './policy.js';
 import { CHANNEL_NAME_MAX_LENGTH, CHANNEL_TOPIC_MAX_LENGTH, CHANNEL_TYPE_TEXT, normalizeChannelName, type Channel } from './channels.js';
@@ -14,8 +16,8 @@ import { findServer } from './servers.repository.js';
  * Creates a text channel at the end of the server's list; the actor needs Manage channels.
  * Throws 10004 for an unknown server (or a non-member), 50013, and 50035 (`name`, `topic`).
  */
-export async function createChannel(deps: Deps, serverId: string, input: { name: string; topic?: string | null }, actor: Actor = OPERATOR): Promise<Channel> {
-  await authorize(deps, actor, serverId, ServerAction.manageChannels);
+export async function createChannel(deps: Deps, acting: Acting<Actor>, serverId: string, input: { name: string; topic?: string | null }): Promise<Channel> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageChannels);
   const { name, topic: topicText } = channelFields(input);
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
   const channel: Channel = {
@@ -27,7 +29,10 @@ export async function createChannel(deps: Deps, serverId: string, input: { name:
     position: (await maxChannelPosition(deps.db, serverId)) + 1,
     createdAt: deps.clock.now(),
   };
-  await insertChannel(deps.db, channel);
+  await changing(deps, acting, async (trx, emit) => {
+    await insertChannel(trx, channel);
+    emit({ type: 'channel.created', serverId, channelId: channel.id, name });
+  });
   return channel;
 }
 
@@ -45,21 +50,35 @@ function channelFields(input: { name: string; topic?: string | null }): { name: 
 }
 
 /** Renames a channel and sets its topic (empty clears it); Manage channels. Throws 10004, 50013, 50035, 10003. */
-export async function updateChannel(deps: Deps, serverId: string, channelId: string, input: { name: string; topic?: string | null }, actor: Actor): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageChannels);
-  const { name, topic } = channelFields(input);
-  if (!isSnowflake(channelId) || !(await updateChannelRow(deps.db, serverId, channelId, { name, topic: topic === '' ? null : topic }))) {
-    throw ApiErrors.unknownChannel();
-  }
+export async function updateChannel(deps: Deps, acting: Acting<Actor>, serverId: string, channelId: string, input: { name: string; topic?: string | null }): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageChannels);
+  const fields = channelFields(input);
+  const next = { name: fields.name, topic: fields.topic === '' ? null : fields.topic };
+  const channel = await channelOf(deps, serverId, channelId);
+  const changes: FieldChange[] = [];
+  if (next.name !== channel.name) changes.push({ key: 'name', old: channel.name, new: next.name });
+  if (next.topic !== channel.topic) changes.push({ key: 'topic', old: channel.topic, new: next.topic });
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await updateChannelRow(trx, serverId, channelId, next))) throw ApiErrors.unknownChannel();
+    // Issue #37 §2: a form saved unchanged changes nothing worth a row in the audit log.
+    if (changes.length > 0) emit({ type: 'channel.updated', serverId, channelId, changes });
+  });
+}
+
+/** A channel of this server, or 10003. */
+async function channelOf(deps: Deps, serverId: string, channelId: string): Promise<Channel> {
+  const channel = isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
+  if (!channel || channel.serverId !== serverId) throw ApiErrors.unknownChannel();
+  return channel;
 }
 
 /**
  * Moves a channel one place up or down the server's list (Manage channels); at either end it stays.
  * The whole order is rewritten 0…n-1 in one transaction, which also repairs ties. Throws 10004, 50013, 10003.
  */
-export async function moveChannel(deps: Deps, serverId: string, channelId: string, direction: 'up' | 'down', actor: Actor): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageChannels);
-  await deps.db.transaction().execute(async (trx) => {
+export async function moveChannel(deps: Deps, acting: Acting<Actor>, serverId: string, channelId: string, direction: 'up' | 'down'): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageChannels);
+  await changing(deps, acting, async (trx, emit) => {
     const ids = (await listChannels(trx, serverId)).map((c) => c.id);
     const at = ids.indexOf(channelId);
     if (at < 0) throw ApiErrors.unknownChannel();
@@ -67,17 +86,21 @@ export async function moveChannel(deps: Deps, serverId: string, channelId: strin
     if (to < 0 || to >= ids.length) return;
     [ids[at], ids[to]] = [ids[to] as string, ids[at] as string];
     await writeChannelOrder(trx, serverId, ids);
+    // Issue #37 §2: the moved channel's place in the list, old → new (its neighbour's swap is implied).
+    emit({ type: 'channel.updated', serverId, channelId, changes: [{ key: 'position', old: at, new: to }] });
   });
 }
 
 /** Deletes a channel of this server with its messages; the actor needs Manage channels. Throws 10004, 50013, or 10003 when there is no such channel. */
-export async function deleteChannel(deps: Deps, serverId: string, channelId: string, actor: Actor = OPERATOR): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageChannels);
-  if (!isSnowflake(serverId) || !isSnowflake(channelId) || !(await deleteChannelRow(deps.db, serverId, channelId))) {
-    throw ApiErrors.unknownChannel();
-  }
-  // Open live views of the channel end at once (issue #21 §5).
-  announceAccessChange(deps.events, channelId);
+export async function deleteChannel(deps: Deps, acting: Acting<Actor>, serverId: string, channelId: string): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageChannels);
+  const channel = await channelOf(deps, serverId, channelId);
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteChannelRow(trx, serverId, channelId))) throw ApiErrors.unknownChannel();
+    emit({ type: 'channel.deleted', serverId, channelId, name: channel.name });
+    // Open live views of the channel end at once (issue #21 §5).
+    emit({ type: 'access.changed', topicId: channelId });
+  });
 }
 
 /**
@@ -86,8 +109,7 @@ export async function deleteChannel(deps: Deps, serverId: string, channelId: str
  */
 export async function channelDeletionPreview(deps: Deps, serverId: string, channelId: string, actor: Actor): Promise<{ channel: Channel; messages: number }> {
   await authorize(deps, actor, serverId, ServerAction.manageChannels);
-  const channel = isSnowflake(channelId) ? await findChannel(deps.db, channelId) : undefined;
-  if (!channel || channel.serverId !== serverId) throw ApiErrors.unknownChannel();
+  const channel = await channelOf(deps, serverId, channelId);
   return { channel, messages: await countChannelMessages(deps.db, channelId) };
 }
 

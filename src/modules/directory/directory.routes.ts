@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
+import { personActing } from '../../http/acting.js';
 import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
 import { refused, type Refusal } from '../../web/components.js';
@@ -53,7 +54,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
   signedInPages(pages, (scope) => {
     scope.post('/servers', { schema: { ...hide, body: NameBody } }, async (request, reply) => {
       try {
-        const server = await createServer(services, request.signedInViewer.id, { name: request.body.name ?? '', address: request.ip });
+        const server = await createServer(services, personActing(request, services.clock), { name: request.body.name ?? '' });
         return reply.redirect(`/servers/${server.id}`, 303);
       } catch (error) {
         return renderHome(request, reply, request.signedInViewer, refused(error, 'create-server', { name: request.body.name }));
@@ -63,7 +64,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     // Issue #21 §3: membership by consent, and a way out.
     scope.post('/invitations/:invitationId/accept', { schema: { ...hide, params: InvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
       try {
-        const { serverId } = await acceptInvitation(services, request.params.invitationId, request.signedInViewer.id);
+        const { serverId } = await acceptInvitation(services, personActing(request, services.clock), request.params.invitationId);
         return reply.redirect(`/servers/${serverId}`, 303);
       } catch (error) {
         return renderHome(request, reply, request.signedInViewer, refused(error, 'invitation'));
@@ -72,7 +73,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
 
     scope.post('/invitations/:invitationId/decline', { schema: { ...hide, params: InvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
       try {
-        await declineInvitation(services, request.params.invitationId, request.signedInViewer.id);
+        await declineInvitation(services, personActing(request, services.clock), request.params.invitationId);
         return reply.redirect('/?done=invitation-declined', 303);
       } catch (error) {
         return renderHome(request, reply, request.signedInViewer, refused(error, 'invitation'));
@@ -87,7 +88,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
 
     scope.post('/servers/:serverId/leave', { schema: { ...hide, params: ServerParams, body: CsrfOnlyBody } }, async (request, reply) => {
       try {
-        await leaveServer(services, request.params.serverId, request.signedInViewer.id);
+        await leaveServer(services, personActing(request, services.clock), request.params.serverId);
         return reply.redirect('/?done=left', 303);
       } catch (error) {
         const { error: refusal, status } = refused(error, 'leave');
@@ -102,7 +103,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     });
 
     scope.post('/servers/:serverId/delete', { schema: { ...hide, params: ServerParams, body: CsrfOnlyBody } }, async (request, reply) => {
-      await deleteServer(services, request.params.serverId, actorOf(request));
+      await deleteServer(services, personActing(request, services.clock), request.params.serverId);
       return reply.redirect('/?done=server-deleted', 303);
     });
 
@@ -115,7 +116,7 @@ export function registerDirectoryPages(pages: App, services: Services): void {
     });
 
     scope.post('/invite/:code', { schema: { ...hide, params: InviteParams, body: CsrfOnlyBody } }, async (request, reply) => {
-      const { server } = await acceptInvite(services, request.params.code, request.signedInViewer.id);
+      const { server } = await acceptInvite(services, personActing(request, services.clock), request.params.code);
       return reply.redirect(`/servers/${server.id}`, 303);
     });
   });

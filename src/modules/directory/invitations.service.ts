@@ -1,5 +1,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
+import { changing } from '../../events/event-bus.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { authorize, memberPermissions } from './access.service.js';
@@ -32,11 +34,15 @@ export async function listServerInvitations(deps: Deps, serverId: string): Promi
  * long as they are a member), and so may anyone with Manage server, and the operator. Throws 10004
  * for a non-member, 10013 (404) when there is no such invitation, 50013 for anyone else.
  */
-export async function cancelInvitation(deps: Deps, serverId: string, invitationId: string, actor: Actor): Promise<void> {
+export async function cancelInvitation(deps: Deps, acting: Acting<Actor>, serverId: string, invitationId: string): Promise<void> {
+  const actor = acting.actor;
   const held = await authorize(deps, actor, serverId, ServerAction.view);
   const invitation = isSnowflake(invitationId) ? await findServerInvitation(deps.db, serverId, invitationId) : undefined;
   if (!invitation) throw unknownInvitation();
   const isSender = actor.kind === 'person' && actor.id === invitation.inviterId;
   if (!isSender && (held & Permission.MANAGE_SERVER) === 0n) throw notYours();
-  if (!(await deleteServerInvitation(deps.db, serverId, invitationId))) throw unknownInvitation();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteServerInvitation(trx, serverId, invitationId))) throw unknownInvitation();
+    emit({ type: 'invitation.deleted', serverId, invitationId, inviteeId: invitation.userId });
+  });
 }

@@ -3,7 +3,9 @@ import { hasPrefix, hashSecret, issueSecret } from '../../core/secrets.js';
 import { open, seal, sealingKey } from '../../core/sealed.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
-import { OPERATOR, person, type Actor } from '../../core/actor.js';
+import type { Actor, PersonActor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
+import { changing } from '../../events/event-bus.js';
 import { authorize, memberPermissions } from './access.service.js';
 import { throttleCreation } from './creation-throttle.js';
 import { ServerAction } from './policy.js';
@@ -69,17 +71,13 @@ export async function listServerInvites(deps: Deps, serverId: string): Promise<L
 
 /**
  * Creates an invite link; its creator needs Create invite or Manage server. `maxUses` 1–100 or
- * none; `expiresInMs` positive or none (never expires). From the web (`address` given) it counts
- * against the invitation limits (issue #36 §4, creation-throttle.ts). Throws 10004, 50013, 50035
- * or RateLimitedError.
+ * none; `expiresInMs` positive or none (never expires). From the web (`acting.address` known) it
+ * counts against the invitation limits (issue #36 §4, creation-throttle.ts). Throws 10004, 50013,
+ * 50035 or RateLimitedError.
  */
-export async function createInvite(
-  deps: Deps,
-  serverId: string,
-  creatorId: string,
-  input: { maxUses?: number | null; expiresInMs?: number | null; address?: string },
-): Promise<CreatedInvite> {
-  await authorize(deps, person(creatorId), serverId, ServerAction.createInvite);
+export async function createInvite(deps: Deps, acting: Acting<PersonActor>, serverId: string, input: { maxUses?: number | null; expiresInMs?: number | null }): Promise<CreatedInvite> {
+  const creatorId = acting.actor.id;
+  await authorize(deps, acting.actor, serverId, ServerAction.createInvite);
   const maxUses = input.maxUses ?? null;
   if (maxUses !== null && (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > INVITE_MAX_USES_LIMIT)) {
     throw invalidField(['maxUses'], 'NUMBER_TYPE_MAX', `Maximum uses is a whole number from 1 to ${INVITE_MAX_USES_LIMIT}, or no limit.`);
@@ -89,11 +87,16 @@ export async function createInvite(
     throw invalidField(['expiresIn'], 'NUMBER_TYPE_MIN', 'The lifetime must be positive, or never.');
   }
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
-  if (input.address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', creatorId, input.address);
+  if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', creatorId, acting.address);
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'invite', INVITE_CODE_BYTES);
   const invite: Invite = { id: deps.ids.next(), serverId, creatorId, maxUses, uses: 0, expiresAt: expiresInMs === null ? null : now + expiresInMs, createdAt: now };
-  await insertInvite(deps.db, invite, secret.hash, sealCode(deps, invite.id, secret.plain));
+  await changing(deps, acting, async (trx, emit) => {
+    await insertInvite(trx, invite, secret.hash, sealCode(deps, invite.id, secret.plain));
+    // The audit log names the invite by its id, never its code: a code is a working link, and
+    // codes at rest are only hashed and sealed (above), so a copy of the database shows none.
+    emit({ type: 'invite.created', serverId, code: invite.id, channelId: null, maxUses, expiresAt: invite.expiresAt === null ? null : new Date(invite.expiresAt).toISOString() });
+  });
   return { invite, code: secret.plain };
 }
 
@@ -118,17 +121,19 @@ export async function describeInvite(deps: Deps, code: string): Promise<{ invite
  * one use is counted atomically with the membership (both or neither), so the last use of a
  * one-use link goes to exactly one person. Throws 10006 as describeInvite.
  */
-export async function acceptInvite(deps: Deps, code: string, userId: string): Promise<{ server: Server; joined: boolean }> {
+export async function acceptInvite(deps: Deps, acting: Acting<PersonActor>, code: string): Promise<{ server: Server; joined: boolean }> {
+  const userId = acting.actor.id;
   const { invite, server } = await describeInvite(deps, code);
   if (await findMember(deps.db, server.id, userId)) return { server, joined: false };
   const now = deps.clock.now();
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await changing(deps, acting, async (trx, emit) => {
       if (!(await consumeInviteUse(trx, invite.id, now))) {
         throw inviteProblem(invite, now) === 'expired' ? expiredInvite() : usedUpInvite();
       }
       await insertMember(trx, { serverId: server.id, userId, joinedAt: now, joinedVia: 'invite_link' });
       await deleteInvitationsFor(trx, server.id, userId);
+      emit({ type: 'member.joined', serverId: server.id, userId });
     });
   } catch (error) {
     // Joined through another tab at the same moment: already a member, which is what they wanted.
@@ -139,9 +144,13 @@ export async function acceptInvite(deps: Deps, code: string, userId: string): Pr
 }
 
 /** Revokes an invite link; the actor needs Manage server. Throws 10004, 50013 or 10006. */
-export async function deleteInvite(deps: Deps, serverId: string, inviteId: string, actor: Actor = OPERATOR): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageServer);
-  if (!isSnowflake(serverId) || !isSnowflake(inviteId) || !(await deleteInviteRow(deps.db, serverId, inviteId))) {
-    throw new ApiError(404, UNKNOWN_INVITE, 'This invite link does not exist in this server.');
-  }
+export async function deleteInvite(deps: Deps, acting: Acting<Actor>, serverId: string, inviteId: string): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageServer);
+  const unknownHere = () => new ApiError(404, UNKNOWN_INVITE, 'This invite link does not exist in this server.');
+  if (!isSnowflake(serverId) || !isSnowflake(inviteId)) throw unknownHere();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteInviteRow(trx, serverId, inviteId))) throw unknownHere();
+    // By its id, as invite.created names it (see createInvite).
+    emit({ type: 'invite.deleted', serverId, code: inviteId });
+  });
 }

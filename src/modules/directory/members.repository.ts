@@ -172,9 +172,9 @@ export async function listInvitationsOfServer(db: Db, serverId: string, now: num
 }
 
 /** One of a server's invitations, for cancelling it (who sent it decides who may); expired ones included. */
-export async function findServerInvitation(db: Db, serverId: string, invitationId: string): Promise<{ inviterId: string } | undefined> {
-  const row = await db.selectFrom('member_invitations').select('inviter_id').where('server_id', '=', serverId).where('id', '=', invitationId).executeTakeFirst();
-  return row ? { inviterId: toId(row.inviter_id) } : undefined;
+export async function findServerInvitation(db: Db, serverId: string, invitationId: string): Promise<{ inviterId: string; userId: string } | undefined> {
+  const row = await db.selectFrom('member_invitations').select(['inviter_id', 'user_id']).where('server_id', '=', serverId).where('id', '=', invitationId).executeTakeFirst();
+  return row ? { inviterId: toId(row.inviter_id), userId: toId(row.user_id) } : undefined;
 }
 
 /** Withdraws one of a server's invitations; false when there is none (answered or cancelled meanwhile). */

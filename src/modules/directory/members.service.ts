@@ -2,11 +2,12 @@ import type { Transaction } from 'kysely';
 import { AccessError, ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
-import { OPERATOR, type Actor } from '../../core/actor.js';
+import type { Actor, PersonActor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
+import { changing } from '../../events/event-bus.js';
 import { Permission } from '../../core/permissions.js';
 import { authorize, memberPermissions } from './access.service.js';
 import { ServerAction, requireMemberInReach, requireRoleChangesInReach } from './policy.js';
-import { announceAccessChange } from '../../realtime/channel-events.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import type { Member, MemberInvitation } from './members.js';
@@ -73,15 +74,15 @@ export async function findPersonToAdd(deps: Deps, username: string): Promise<Per
  * People add others only by invitation (inviteMember), so any other actor gets 50013. Throws
  * 10004, 10013 or 50035.
  */
-export async function addMember(deps: Deps, serverId: string, userId: string, roleIds: readonly string[] = [], actor: Actor = OPERATOR): Promise<Member> {
-  if (actor.kind !== 'operator') throw ApiErrors.missingPermissions();
+export async function addMember(deps: Deps, acting: Acting<Actor>, serverId: string, userId: string, roleIds: readonly string[] = []): Promise<Member> {
+  if (acting.actor.kind !== 'operator') throw ApiErrors.missingPermissions();
   if (!isSnowflake(serverId) || !(await findServer(deps.db, serverId))) throw ApiErrors.unknownServer();
   if (!isSnowflake(userId) || !(await findPersonById(deps.db, userId))) throw ApiErrors.unknownUser();
   const roles = await assignableRoles(deps, serverId, roleIds);
   if (await findMember(deps.db, serverId, userId)) throw alreadyMember();
   const joinedAt = deps.clock.now();
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await changing(deps, acting, async (trx, emit) => {
       await insertMember(trx, { serverId, userId, joinedAt, joinedVia: 'operator' });
       await replaceMemberRoles(
         trx,
@@ -89,6 +90,8 @@ export async function addMember(deps: Deps, serverId: string, userId: string, ro
         userId,
         roles.map((r) => r.id),
       );
+      emit({ type: 'member.joined', serverId, userId });
+      if (roles.length > 0) emit({ type: 'member.roles_updated', serverId, userId, added: roles.map((r) => r.id), removed: [] });
     });
   } catch (error) {
     // Two adds at once: the primary key lets exactly one through.
@@ -103,16 +106,21 @@ export async function addMember(deps: Deps, serverId: string, userId: string, ro
  * member must hold nothing the actor lacks (policy.ts). Throws 10004, 50013, or 10013 when not a
  * member.
  */
-export async function removeMember(deps: Deps, serverId: string, userId: string, actor: Actor = OPERATOR): Promise<void> {
-  const held = await authorize(deps, actor, serverId, ServerAction.removeMember);
+export async function removeMember(deps: Deps, acting: Acting<Actor>, serverId: string, userId: string): Promise<void> {
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.removeMember);
   const target = await memberPermissions(deps, serverId, userId);
   if (target === undefined) throw unknownMember();
   requireMemberInReach(held, target);
   const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
   if (!server) throw ApiErrors.unknownServer();
   if (server.ownerId === userId) throw ownerCannotLeave();
-  if (!isSnowflake(userId) || !(await deleteMember(deps.db, serverId, userId))) throw ApiErrors.unknownUser();
-  announceAccessChange(deps.events, userId);
+  if (!isSnowflake(userId)) throw ApiErrors.unknownUser();
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteMember(trx, serverId, userId))) throw ApiErrors.unknownUser();
+    emit({ type: 'member.removed', serverId, userId, why: 'kicked' });
+    // Issue #21 §5: their open live views of the server's channels end at once.
+    emit({ type: 'access.changed', topicId: userId });
+  });
 }
 
 /**
@@ -137,12 +145,17 @@ export async function memberRemovalPreview(deps: Deps, serverId: string, userId:
  * nobody. Throws 10004 for an unknown server or a non-member (so membership does not leak), 50013
  * for the owner.
  */
-export async function leaveServer(deps: Deps, serverId: string, userId: string): Promise<void> {
+export async function leaveServer(deps: Deps, acting: Acting<PersonActor>, serverId: string): Promise<void> {
+  const userId = acting.actor.id;
   const server = isSnowflake(serverId) ? await findServer(deps.db, serverId) : undefined;
   if (!server) throw ApiErrors.unknownServer();
   if (server.ownerId === userId) throw ownerCannotDepart();
-  if (!(await deleteMember(deps.db, serverId, userId))) throw ApiErrors.unknownServer();
-  announceAccessChange(deps.events, userId);
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteMember(trx, serverId, userId))) throw ApiErrors.unknownServer();
+    emit({ type: 'member.removed', serverId, userId, why: 'left' });
+    // Issue #21 §5: their open live views of the server's channels end at once.
+    emit({ type: 'access.changed', topicId: userId });
+  });
 }
 
 /** A username typed into the invite form, without the optional leading @. */
@@ -158,11 +171,12 @@ function typedUsername(raw: string): string {
  * username exists, names a bot, or already has an invitation pending, so the form is no oracle
  * for usernames; only an empty name, bad roles, or an existing member (whom the inviter can see in
  * the member list anyway) are refused. It expires after 7 days (issue #36 §3). From the web
- * (`address` given) it counts against the invitation limits whoever it names, so the limit is no
- * oracle either (creation-throttle.ts). Throws 10004, 50035 or RateLimitedError.
+ * (`acting.address` known) it counts against the invitation limits whoever it names, so the limit
+ * is no oracle either (creation-throttle.ts). Throws 10004, 50035 or RateLimitedError.
  */
-export async function inviteMember(deps: Deps, serverId: string, inviterId: string, rawUsername: string, roleIds: readonly string[] = [], address?: string): Promise<void> {
-  const held = await authorize(deps, { kind: 'person', id: inviterId }, serverId, ServerAction.manageServer);
+export async function inviteMember(deps: Deps, acting: Acting<PersonActor>, serverId: string, rawUsername: string, roleIds: readonly string[] = []): Promise<void> {
+  const inviterId = acting.actor.id;
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.manageServer);
   if (roleIds.length > 0) {
     if ((held & Permission.MANAGE_ROLES) === 0n) throw new ApiError(403, 50013, 'Giving roles needs the Manage roles permission.');
     requireRoleChangesInReach(held, await listRoles(deps.db, serverId), [], roleIds);
@@ -171,19 +185,23 @@ export async function inviteMember(deps: Deps, serverId: string, inviterId: stri
   const username = typedUsername(rawUsername);
   if (username === '') throw invalidField(['username'], 'BASE_TYPE_REQUIRED', 'Enter the username of the person to invite.');
   const roles = await assignableRoles(deps, serverId, roleIds);
-  if (address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', inviterId, address);
+  if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', inviterId, acting.address);
   const person = await findPersonByUsername(deps.db, username);
   if (!person || person.bot) return;
   if (await findMember(deps.db, serverId, person.id)) throw alreadyMember();
   const now = deps.clock.now();
-  await insertInvitation(deps.db, {
-    id: deps.ids.next(),
-    serverId,
-    userId: person.id,
-    inviterId,
-    roleIds: roles.map((r) => r.id),
-    createdAt: now,
-    expiresAt: now + INVITATION_LIFETIME_MS,
+  const invitationId = deps.ids.next();
+  await changing(deps, acting, async (trx, emit) => {
+    await insertInvitation(trx, {
+      id: invitationId,
+      serverId,
+      userId: person.id,
+      inviterId,
+      roleIds: roles.map((r) => r.id),
+      createdAt: now,
+      expiresAt: now + INVITATION_LIFETIME_MS,
+    });
+    emit({ type: 'invitation.created', serverId, invitationId, inviteeId: person.id });
   });
 }
 
@@ -201,7 +219,8 @@ export async function pendingInvitations(deps: Deps, userId: string): Promise<Me
  * Already a member (joined by a link meanwhile): the invitation is simply used up. Throws 10013
  * (404) for an unknown or answered invitation, (410) as above.
  */
-export async function acceptInvitation(deps: Deps, invitationId: string, userId: string): Promise<{ serverId: string }> {
+export async function acceptInvitation(deps: Deps, acting: Acting<PersonActor>, invitationId: string): Promise<{ serverId: string }> {
+  const userId = acting.actor.id;
   if (!isSnowflake(invitationId)) throw unknownInvitation();
   const now = deps.clock.now();
   const pending = await findInvitation(deps.db, invitationId, userId);
@@ -217,13 +236,15 @@ export async function acceptInvitation(deps: Deps, invitationId: string, userId:
     throw revokedInvitation(server.name);
   }
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await changing(deps, acting, async (trx, emit) => {
       const taken = await takeInvitation(trx, invitationId, userId);
       if (!taken) throw unknownInvitation();
       if (await findMember(trx, taken.serverId, userId)) return { serverId: taken.serverId };
       const roleIds = grant.roleIds;
       await insertMember(trx, { serverId: taken.serverId, userId, joinedAt: now, joinedVia: 'invitation' });
       await replaceMemberRoles(trx, taken.serverId, userId, roleIds);
+      emit({ type: 'member.joined', serverId: taken.serverId, userId });
+      if (roleIds.length > 0) emit({ type: 'member.roles_updated', serverId: taken.serverId, userId, added: [...roleIds], removed: [] });
       return { serverId: taken.serverId };
     });
   } catch (error) {
@@ -234,8 +255,14 @@ export async function acceptInvitation(deps: Deps, invitationId: string, userId:
 }
 
 /** Declines one of the person's invitations: it is gone, nothing else changes. Throws 10013 (404). */
-export async function declineInvitation(deps: Deps, invitationId: string, userId: string): Promise<void> {
-  if (!isSnowflake(invitationId) || !(await takeInvitation(deps.db, invitationId, userId))) throw unknownInvitation();
+export async function declineInvitation(deps: Deps, acting: Acting<PersonActor>, invitationId: string): Promise<void> {
+  const userId = acting.actor.id;
+  if (!isSnowflake(invitationId)) throw unknownInvitation();
+  await changing(deps, acting, async (trx, emit) => {
+    const taken = await takeInvitation(trx, invitationId, userId);
+    if (!taken) throw unknownInvitation();
+    emit({ type: 'invitation.deleted', serverId: taken.serverId, invitationId, inviteeId: userId });
+  });
 }
 
 /**
@@ -243,8 +270,8 @@ export async function declineInvitation(deps: Deps, invitationId: string, userId
  * and go with installs). The actor needs Manage roles, and every role added or removed (and every
  * app-managed role the member holds) within reach (policy.ts). Throws 10004, 10013, 50013, 50035.
  */
-export async function setMemberRoles(deps: Deps, serverId: string, userId: string, roleIds: readonly string[], actor: Actor = OPERATOR): Promise<Member> {
-  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
+export async function setMemberRoles(deps: Deps, acting: Acting<Actor>, serverId: string, userId: string, roleIds: readonly string[]): Promise<Member> {
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.manageRoles);
   const member = isSnowflake(serverId) && isSnowflake(userId) ? await findMember(deps.db, serverId, userId) : undefined;
   if (!member) throw unknownMember();
   const all = await listRoles(deps.db, serverId);
@@ -252,9 +279,15 @@ export async function setMemberRoles(deps: Deps, serverId: string, userId: strin
   const roles = await assignableRoles(deps, serverId, roleIds);
   const managedKept = member.roleIds.filter((id) => all.find((r) => r.id === id)?.managedApplicationId != null);
   const next = [...new Set([...roles.map((r) => r.id), ...managedKept])].sort();
-  await deps.db.transaction().execute(async (trx) => replaceMemberRoles(trx, serverId, userId, next));
-  // A role taken away may have been what let them read a channel they are following live.
-  announceAccessChange(deps.events, userId);
+  const added = next.filter((id) => !member.roleIds.includes(id));
+  const removed = member.roleIds.filter((id) => !next.includes(id));
+  await changing(deps, acting, async (trx, emit) => {
+    await replaceMemberRoles(trx, serverId, userId, next);
+    // Issue #37 §2: the same roles saved again change nothing worth a row in the audit log.
+    if (added.length > 0 || removed.length > 0) emit({ type: 'member.roles_updated', serverId, userId, added, removed });
+    // A role taken away may have been what let them read a channel they are following live.
+    emit({ type: 'access.changed', topicId: userId });
+  });
   return { ...member, roleIds: next };
 }
 

@@ -1,10 +1,12 @@
 import type { Transaction } from 'kysely';
-import { announceAccessChange } from '../../realtime/channel-events.js';
 import { INVISIBLE_CHARACTER_MESSAGE, invisibleCharacter } from '../../core/names.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
-import { OPERATOR, type Actor } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
+import type { FieldChange } from '../../events/domain-events.js';
+import { changing } from '../../events/event-bus.js';
 import type { Database } from '../../storage/database.js';
 import { authorize } from './access.service.js';
 import { ServerAction, requireGrantable, requireRoleInReach } from './policy.js';
@@ -56,8 +58,8 @@ export async function memberNameColors(deps: Pick<Deps, 'db'>, serverId: string,
  * Creates a role above the others. The actor needs Manage roles and may only give out bits they
  * hold (policy.ts). Throws 10004, 50013 or 50035 (`name`, `color`).
  */
-export async function createRole(deps: Deps, serverId: string, input: { name: string; permissions: bigint; color?: number }, actor: Actor = OPERATOR): Promise<Role> {
-  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
+export async function createRole(deps: Deps, acting: Acting<Actor>, serverId: string, input: { name: string; permissions: bigint; color?: number }): Promise<Role> {
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.manageRoles);
   requireGrantable(held, input.permissions);
   const name = validName(input.name);
   const color = validColor(input.color) ?? 0;
@@ -72,7 +74,11 @@ export async function createRole(deps: Deps, serverId: string, input: { name: st
     managedApplicationId: null,
     createdAt: deps.clock.now(),
   };
-  await insertRole(deps.db, role);
+  await changing(deps, acting, async (trx, emit) => {
+    await insertRole(trx, role);
+    // Issue #37 §2: permissions as a decimal string, as Discord's API writes a bitfield.
+    emit({ type: 'role.created', serverId, roleId: role.id, name, permissions: role.permissions.toString(), color });
+  });
   return role;
 }
 
@@ -81,8 +87,8 @@ export async function createRole(deps: Deps, serverId: string, input: { name: st
  * editable here. The actor needs Manage roles, the role within reach and every bit it gives
  * (policy.ts). Returns the new role. Throws 10004, 10011, 50013 or 50035.
  */
-export async function updateRole(deps: Deps, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }, actor: Actor = OPERATOR): Promise<Role> {
-  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
+export async function updateRole(deps: Deps, acting: Acting<Actor>, serverId: string, roleId: string, changes: { name?: string; permissions?: bigint; color?: number }): Promise<Role> {
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.manageRoles);
   const role = await getRole(deps, serverId, roleId);
   requireRoleInReach(held, role);
   if (changes.permissions !== undefined) requireGrantable(held, changes.permissions);
@@ -93,25 +99,44 @@ export async function updateRole(deps: Deps, serverId: string, roleId: string, c
     name = validName(changes.name);
   }
   const color = validColor(changes.color);
-  await updateRoleRow(deps.db, serverId, roleId, {
-    ...(name !== undefined ? { name } : {}),
-    ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}),
-    ...(color !== undefined ? { color } : {}),
+  const next = { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
+  const fields = roleChanges(role, next);
+  await changing(deps, acting, async (trx, emit) => {
+    await updateRoleRow(trx, serverId, roleId, {
+      ...(name !== undefined ? { name } : {}),
+      ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}),
+      ...(color !== undefined ? { color } : {}),
+    });
+    // Issue #37 §2: a form saved unchanged changes nothing worth a row in the audit log.
+    if (fields.length > 0) emit({ type: 'role.updated', serverId, roleId, changes: fields });
+    // Permissions taken away may end someone's right to read a channel they follow live.
+    if (next.permissions !== role.permissions) emit({ type: 'access.changed', topicId: serverId });
   });
-  // Permissions taken away may end someone's right to read a channel they follow live.
-  if (changes.permissions !== undefined && changes.permissions !== role.permissions) announceAccessChange(deps.events, serverId);
-  return { ...role, ...(name !== undefined ? { name } : {}), ...(changes.permissions !== undefined ? { permissions: changes.permissions } : {}), ...(color !== undefined ? { color } : {}) };
+  return next;
+}
+
+/** What differs between a role and its new state: name, permissions (decimal strings) and colour, old → new. */
+function roleChanges(role: Role, next: Role): FieldChange[] {
+  const changes: FieldChange[] = [];
+  if (next.name !== role.name) changes.push({ key: 'name', old: role.name, new: next.name });
+  if (next.permissions !== role.permissions) changes.push({ key: 'permissions', old: role.permissions.toString(), new: next.permissions.toString() });
+  if (next.color !== role.color) changes.push({ key: 'color', old: role.color, new: next.color });
+  return changes;
 }
 
 /** Deletes a role (never @everyone, never a managed role); members lose it. The actor needs Manage roles and the role within reach. */
-export async function deleteRole(deps: Deps, serverId: string, roleId: string, actor: Actor = OPERATOR): Promise<void> {
-  const held = await authorize(deps, actor, serverId, ServerAction.manageRoles);
+export async function deleteRole(deps: Deps, acting: Acting<Actor>, serverId: string, roleId: string): Promise<void> {
+  const held = await authorize(deps, acting.actor, serverId, ServerAction.manageRoles);
   const role = await getRole(deps, serverId, roleId);
   requireRoleInReach(held, role);
   if (isEveryoneRole(role)) throw everyoneRoleError();
   if (role.managedApplicationId !== null) throw managedRoleError();
-  await deleteRoleRow(deps.db, serverId, roleId);
-  announceAccessChange(deps.events, serverId);
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteRoleRow(trx, serverId, roleId))) throw ApiErrors.unknownRole();
+    emit({ type: 'role.deleted', serverId, roleId, name: role.name });
+    // Members lose the role: what it let them read, they may no longer (issue #21 §5).
+    emit({ type: 'access.changed', topicId: serverId });
+  });
 }
 
 // A bot install (applications/installs.service.ts) writes its app's managed role in the

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PageError, invalidField } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
+import { personActing } from '../../http/acting.js';
 import { actorOf, pageContext, sendHtml, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
 import { refused, type FormError, type FormValues } from '../../web/components.js';
@@ -166,7 +167,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId } = request.params;
       const { name, iconUrl } = request.body;
       const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name, iconUrl } };
-      const save = () => updateServerProfile(services, serverId, { name: name ?? '', iconUrl: iconUrl ?? '' }, actorOf(request));
+      const save = () => updateServerProfile(services, personActing(request, services.clock), serverId, { name: name ?? '', iconUrl: iconUrl ?? '' });
       return form(request, reply, at, save, `/servers/${serverId}/settings?done=renamed`);
     });
 
@@ -174,14 +175,14 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId } = request.params;
       const { name, topic } = request.body;
       const at: FormAt = { serverId, section: 'channels', form: 'create-channel', values: { name, topic } };
-      return form(request, reply, at, () => createChannel(services, serverId, { name: name ?? '', topic: topic ?? null }, actorOf(request)), `/servers/${serverId}/settings/channels?done=channel-created`);
+      return form(request, reply, at, () => createChannel(services, personActing(request, services.clock), serverId, { name: name ?? '', topic: topic ?? null }), `/servers/${serverId}/settings/channels?done=channel-created`);
     });
 
     scope.post('/servers/:serverId/channels/:channelId', { schema: { ...hide, params: ServerChannelParams, body: ChannelBody } }, async (request, reply) => {
       const { serverId, channelId } = request.params;
       const { name, topic } = request.body;
       const at: FormAt = { serverId, section: 'channels', form: `channel-${channelId}`, values: { name, topic } };
-      const save = () => updateChannel(services, serverId, channelId, { name: name ?? '', topic: topic ?? null }, actorOf(request));
+      const save = () => updateChannel(services, personActing(request, services.clock), serverId, channelId, { name: name ?? '', topic: topic ?? null });
       return form(request, reply, at, save, `/servers/${serverId}/settings/channels?done=channel-saved#channel-${channelId}`);
     });
 
@@ -189,13 +190,13 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId, channelId } = request.params;
       const direction = request.body.direction;
       if (direction !== 'up' && direction !== 'down') throw invalidField(['direction'], 'BASE_TYPE_CHOICES', 'A channel moves up or down.');
-      await moveChannel(services, serverId, channelId, direction, actorOf(request));
+      await moveChannel(services, personActing(request, services.clock), serverId, channelId, direction);
       return reply.redirect(`/servers/${serverId}/settings/channels#channel-${channelId}`, 303);
     });
 
     scope.post('/servers/:serverId/channels/:channelId/delete', { schema: { ...hide, params: ServerChannelParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, channelId } = request.params;
-      await deleteChannel(services, serverId, channelId, actorOf(request));
+      await deleteChannel(services, personActing(request, services.clock), serverId, channelId);
       return reply.redirect(`/servers/${serverId}/settings/channels?done=channel-deleted`, 303);
     });
 
@@ -209,7 +210,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         at,
         async () => {
           const { permissions, color } = roleFields(body, true);
-          return createRole(services, serverId, { name: body.name ?? '', permissions, ...(color !== undefined ? { color } : {}) }, actorOf(request));
+          return createRole(services, personActing(request, services.clock), serverId, { name: body.name ?? '', permissions, ...(color !== undefined ? { color } : {}) });
         },
         `/servers/${serverId}/settings/roles?done=role-created`,
       );
@@ -226,7 +227,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         async () => {
           const { permissions, color } = roleFields(body, false);
           const changes = { permissions, ...(body.name !== undefined ? { name: body.name } : {}), ...(color !== undefined ? { color } : {}) };
-          return updateRole(services, serverId, roleId, changes, actorOf(request));
+          return updateRole(services, personActing(request, services.clock), serverId, roleId, changes);
         },
         `/servers/${serverId}/settings/roles/${roleId}?done=role-saved`,
       );
@@ -235,14 +236,14 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
     scope.post('/servers/:serverId/roles/:roleId/delete', { schema: { ...hide, params: ServerRoleParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, roleId } = request.params;
       const at: FormAt = { serverId, section: 'role', roleId, form: 'edit-role' };
-      return form(request, reply, at, () => deleteRole(services, serverId, roleId, actorOf(request)), `/servers/${serverId}/settings/roles?done=role-deleted`);
+      return form(request, reply, at, () => deleteRole(services, personActing(request, services.clock), serverId, roleId), `/servers/${serverId}/settings/roles?done=role-deleted`);
     });
 
     scope.post('/servers/:serverId/members', { schema: { ...hide, params: ServerParams, body: AddMemberBody } }, async (request, reply) => {
       const { serverId } = request.params;
       const roleIds = asList(request.body.roles);
       const at: FormAt = { serverId, section: 'members', form: 'add-member', values: { username: request.body.username, roles: roleIds } };
-      const invite = () => inviteMember(services, serverId, request.signedInViewer.id, request.body.username ?? '', roleIds, request.ip);
+      const invite = () => inviteMember(services, personActing(request, services.clock), serverId, request.body.username ?? '', roleIds);
       return form(request, reply, at, invite, `/servers/${serverId}/settings/members?done=invitation-sent`);
     });
 
@@ -250,13 +251,13 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const { serverId, userId } = request.params;
       const roleIds = asList(request.body.roles);
       const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: { roles: roleIds } };
-      return form(request, reply, at, () => setMemberRoles(services, serverId, userId, roleIds, actorOf(request)), `/servers/${serverId}/settings/members?done=roles-saved`);
+      return form(request, reply, at, () => setMemberRoles(services, personActing(request, services.clock), serverId, userId, roleIds), `/servers/${serverId}/settings/members?done=roles-saved`);
     });
 
     scope.post('/servers/:serverId/members/:userId/remove', { schema: { ...hide, params: ServerMemberParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, userId } = request.params;
       const at: FormAt = { serverId, section: 'members', form: `member-${userId}`, values: {} };
-      return form(request, reply, at, () => removeMember(services, serverId, userId, actorOf(request)), `/servers/${serverId}/settings/members?done=member-removed`);
+      return form(request, reply, at, () => removeMember(services, personActing(request, services.clock), serverId, userId), `/servers/${serverId}/settings/members?done=member-removed`);
     });
 
     scope.post('/servers/:serverId/invites', { schema: { ...hide, params: ServerParams, body: InviteBody } }, async (request, reply) => {
@@ -266,7 +267,7 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
         if (expiresInMs === undefined) throw invalidField(['expiresIn'], 'BASE_TYPE_CHOICES', 'Choose one of the offered lifetimes.');
         const maxUses = parseInviteMaxUses(request.body.maxUses);
         if (maxUses === undefined) throw invalidField(['maxUses'], 'BASE_TYPE_CHOICES', 'Maximum uses is a number from 1 to 100, or no limit.');
-        const created = await createInvite(services, serverId, request.signedInViewer.id, { expiresInMs, maxUses, address: request.ip });
+        const created = await createInvite(services, personActing(request, services.clock), serverId, { expiresInMs, maxUses });
         // Post/redirect/get: the link waits for the one GET that shows it (a reload creates nothing).
         await holdOnce(services, request.sessionToken ?? '', `invite:${serverId}`, inviteUrl(services, created.code));
         return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-created`, 303);
@@ -277,14 +278,14 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
 
     scope.post('/servers/:serverId/invites/:inviteId/delete', { schema: { ...hide, params: ServerInviteParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, inviteId } = request.params;
-      await deleteInvite(services, serverId, inviteId, actorOf(request));
+      await deleteInvite(services, personActing(request, services.clock), serverId, inviteId);
       return reply.redirect(`/servers/${serverId}/settings/invites?done=invite-revoked`, 303);
     });
 
     // Issue #36 §3: its sender or anyone with Manage server withdraws a pending invitation.
     scope.post('/servers/:serverId/invitations/:invitationId/cancel', { schema: { ...hide, params: ServerInvitationParams, body: CsrfOnlyBody } }, async (request, reply) => {
       const { serverId, invitationId } = request.params;
-      await cancelInvitation(services, serverId, invitationId, actorOf(request));
+      await cancelInvitation(services, personActing(request, services.clock), serverId, invitationId);
       return reply.redirect(`/servers/${serverId}/settings/invites?done=invitation-cancelled`, 303);
     });
   });

@@ -22,13 +22,15 @@ import {
   updateServer,
 } from './servers.repository.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
-import { announceAccessChange } from '../../realtime/channel-events.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Channel } from './channels.js';
 import { authorize, permissionsFrom } from './access.service.js';
 import { ServerAction } from './policy.js';
-import { OPERATOR, type Actor } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
+import type { Acting } from '../../core/acting.js';
 import { checkHttpsImageUrl } from '../../core/checked.js';
+import type { FieldChange } from '../../events/domain-events.js';
+import { changing } from '../../events/event-bus.js';
 
 /** Re-exported: other modules ask the directory for a member's permissions here. */
 export { memberPermissions } from './access.service.js';
@@ -66,20 +68,22 @@ export interface CreatedServer extends Server {
 }
 
 /**
- * Creates a server owned by `ownerId` with its @everyone role (id = server id, Discord's default
- * permissions), the owner's membership and a #general text channel, all or nothing. From the web
- * (`address` given: the client's) it counts against the server creation limits per person and per
+ * Creates a server with its @everyone role (id = server id, Discord's default permissions), the
+ * owner's membership and a #general text channel, all or nothing. A person creates their own
+ * server; the operator names its owner (`ownerId`); a bot creates none (50013). From the web
+ * (`acting.address` known) it counts against the server creation limits per person and per
  * address (issue #36 §4, creation-throttle.ts); the CLI is not limited. Throws a 50035 (field
  * `name`) for a bad name, RateLimitedError (429) over a limit.
  */
-export async function createServer(deps: Deps, ownerId: string, input: { name: string; iconUrl?: string | null; address?: string }): Promise<CreatedServer> {
+export async function createServer(deps: Deps, acting: Acting<Actor>, input: { name: string; iconUrl?: string | null; ownerId?: string }): Promise<CreatedServer> {
+  const ownerId = serverOwnerFor(acting.actor, input.ownerId);
   const name = validateServerName(input.name, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
-  if (input.address !== undefined) await throttleCreation(deps.buckets, deps.clock.now(), 'servers', ownerId, input.address);
+  if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'servers', ownerId, acting.address);
   const now = deps.clock.now();
   const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
   const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
-  await deps.db.transaction().execute(async (trx) => {
+  await changing(deps, acting, async (trx, emit) => {
     await insertServer(trx, server);
     await insertRole(trx, {
       id: server.id,
@@ -93,29 +97,61 @@ export async function createServer(deps: Deps, ownerId: string, input: { name: s
     });
     await insertMember(trx, { serverId: server.id, userId: ownerId, joinedAt: now, joinedVia: 'created' });
     await insertChannel(trx, general);
+    // Issue #37 §2: one event for the whole creation; its role, membership and #general come with it.
+    emit({ type: 'server.created', serverId: server.id, ownerId });
   });
   return { ...server, everyoneRoleId: server.id, channels: [general] };
 }
 
+/** Who owns a server the actor creates: a person themselves, the operator whom they name. */
+function serverOwnerFor(actor: Actor, ownerId: string | undefined): string {
+  if (actor.kind === 'person' && (ownerId === undefined || ownerId === actor.id)) return actor.id;
+  if (actor.kind === 'operator') {
+    if (ownerId === undefined || !isSnowflake(ownerId)) throw invalidField(['owner'], 'BASE_TYPE_REQUIRED', 'A server created by the operator needs its owner.');
+    return ownerId;
+  }
+  throw new ApiError(403, 50013, 'Only a person creates a server of their own.');
+}
+
+/** The name and icon changes between a server and its new values, as the audit log shows them. */
+function serverChanges(server: Server, next: { name: string; iconUrl?: string | null }): FieldChange[] {
+  const changes: FieldChange[] = [];
+  if (next.name !== server.name) changes.push({ key: 'name', old: server.name, new: next.name });
+  if (next.iconUrl !== undefined && next.iconUrl !== server.iconUrl) changes.push({ key: 'icon_url', old: server.iconUrl, new: next.iconUrl });
+  return changes;
+}
+
+/** Writes a server's new name (and icon), with its `server.updated` event when something changed. */
+async function saveServer(deps: Deps, acting: Acting<Actor>, serverId: string, next: { name: string; iconUrl?: string | null }): Promise<void> {
+  const server = await findServer(deps.db, serverId);
+  if (!server) throw ApiErrors.unknownServer();
+  const changes = serverChanges(server, next);
+  await changing(deps, acting, async (trx, emit) => {
+    await updateServer(trx, serverId, next);
+    // Issue #37 §2: a form saved unchanged changes nothing worth a row in the audit log.
+    if (changes.length > 0) emit({ type: 'server.updated', serverId, changes });
+  });
+}
+
 /** Renames a server; the actor needs Manage server. Throws 10004, 50013 or 50035 (a bad name). */
-export async function renameServer(deps: Deps, serverId: string, rawName: string, actor: Actor = OPERATOR): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageServer);
+export async function renameServer(deps: Deps, acting: Acting<Actor>, serverId: string, rawName: string): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageServer);
   const name = validateServerName(rawName, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
-  await updateServer(deps.db, serverId, { name: name.value });
+  await saveServer(deps, acting, serverId, { name: name.value });
 }
 
 /**
  * Server settings → Overview (issue #24): the name and the icon URL (https, or empty for none:
  * core/checked.ts). Manage server. Throws 10004, 50013 or 50035 at `name` or `iconUrl`.
  */
-export async function updateServerProfile(deps: Deps, serverId: string, input: { name: string; iconUrl: string }, actor: Actor): Promise<void> {
-  await authorize(deps, actor, serverId, ServerAction.manageServer);
+export async function updateServerProfile(deps: Deps, acting: Acting<Actor>, serverId: string, input: { name: string; iconUrl: string }): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageServer);
   const name = validateServerName(input.name, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   const icon = checkHttpsImageUrl(input.iconUrl);
   if (!icon.ok) throw invalidField(['iconUrl'], icon.code, icon.message);
-  await updateServer(deps.db, serverId, { name: name.value, iconUrl: icon.value });
+  await saveServer(deps, acting, serverId, { name: name.value, iconUrl: icon.value });
 }
 
 export async function getServer(deps: Deps, serverId: string): Promise<Server | undefined> {
@@ -192,8 +228,12 @@ export async function serverDeletionPreview(deps: Deps, serverId: string, actor:
  * owner, as on Discord; the confirmation page states what goes with it. Open live views of its
  * channels end at once. Throws 10004 / 50013.
  */
-export async function deleteServer(deps: Deps, serverId: string, actor: Actor): Promise<void> {
-  await deletableServer(deps, serverId, actor);
-  if (!(await deleteServerRow(deps.db, serverId))) throw ApiErrors.unknownServer();
-  announceAccessChange(deps.events, serverId);
+export async function deleteServer(deps: Deps, acting: Acting<Actor>, serverId: string): Promise<void> {
+  const server = await deletableServer(deps, serverId, acting.actor);
+  await changing(deps, acting, async (trx, emit) => {
+    if (!(await deleteServerRow(trx, serverId))) throw ApiErrors.unknownServer();
+    emit({ type: 'server.deleted', serverId, name: server.name });
+    // Issue #21 §5: open live views of its channels end at once.
+    emit({ type: 'access.changed', topicId: serverId });
+  });
 }
