@@ -158,6 +158,8 @@ describe("reading a server's audit log with bot credentials (GET /api/v1/guilds/
       ['?before=abc', 'before'],
       ['?after=12x', 'after'],
       ['?user_id=-1', 'user_id'],
+      ['?user_id=99999999999999999999', 'user_id'],
+      ['?before=9223372036854775808', 'before'],
       ['?action_type=1.5', 'action_type'],
       ['?action_type=role', 'action_type'],
     ] as const) {

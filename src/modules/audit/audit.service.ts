@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { DomainEvent } from '../../events/domain-events.js';
 import type { Writer } from '../../events/event-bus.js';
 import type { Actor } from '../../core/actor.js';
-import { ApiErrors } from '../../core/errors.js';
+import { ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Application } from '../applications/applications.js';
@@ -105,6 +105,10 @@ const USER_TARGETS = new Set<string>(['member.joined', 'member.removed', 'member
  * are the operator's: the API and the page leave them out.
  */
 export async function readServerAuditLog(deps: Deps, actor: Actor, serverId: string, filter: ServerLogFilter): Promise<ServerAuditLog> {
+  // The schema takes up to 20 digits; a snowflake is below 2^63 (a bigint column refuses more).
+  for (const [field, value] of [['user_id', filter.userId], ['before', filter.before], ['after', filter.after]] as const) {
+    if (value !== undefined && !isSnowflake(value)) throw invalidField([field], 'NUMBER_TYPE_COERCE', `Value "${value}" is not snowflake.`);
+  }
   await authorize(deps, actor, serverId, VIEW_AUDIT_LOG);
   return pageOfLog(deps, serverId, filter);
 }
