@@ -52,6 +52,50 @@ const layers = [
 ];
 /** web/ renders; features build on it, never the reverse. */
 const webZone = { target: 'src/web', from: ['src/modules', 'src/http', 'src/deps.ts', ...top], message: 'web/ holds page building blocks: it imports no feature module, no Fastify glue and no services.' };
+/**
+ * Issue #37 §1: a service that changes state is told who acts, every time: a parameter typed
+ * `Acting<…>`, `Actor` or another `…Actor` may have no default value and may not be optional,
+ * so the compiler refuses a call without one. The type is read from the annotation (the parameter
+ * itself, or a member of its union); a destructured `actor`/`acting` with a default is refused too.
+ */
+const ACTOR_TYPE = /^(?:Acting|Actor|\w+Actor)$/;
+const ACTOR_NAME = /^(?:actor|acting)$/;
+/** @param {any} annotation a parameter's TypeScript annotation (its `typeAnnotation` node) */
+function namesActor(annotation) {
+  const type = annotation?.typeAnnotation;
+  if (!type) return false;
+  const members = type.type === 'TSUnionType' ? type.types : [type];
+  return members.some((t) => t.type === 'TSTypeReference' && ACTOR_TYPE.test(t.typeName.type === 'TSQualifiedName' ? t.typeName.right.name : t.typeName.name));
+}
+/** @type {import('eslint').Rule.RuleModule} */
+const actingRequired = {
+  meta: { type: 'problem', schema: [], messages: { required: 'Who acts is never defaulted: take `{{name}}` without a default value and not optional, and have every caller pass it (issue #37 §1).' } },
+  create(context) {
+    /** @param {any} fn */
+    const check = (fn) => {
+      for (const param of fn.params) {
+        const target = param.type === 'TSParameterProperty' ? param.parameter : param;
+        if (target.type === 'AssignmentPattern') {
+          if (namesActor(target.left.typeAnnotation)) context.report({ node: target, messageId: 'required', data: { name: target.left.name ?? 'it' } });
+          else if (target.left.type === 'ObjectPattern') checkPattern(target.left);
+        } else if (target.type === 'Identifier' && target.optional && namesActor(target.typeAnnotation)) {
+          context.report({ node: target, messageId: 'required', data: { name: target.name } });
+        } else if (target.type === 'ObjectPattern') checkPattern(target);
+      }
+    };
+    /** @param {any} pattern */
+    const checkPattern = (pattern) => {
+      for (const property of pattern.properties) {
+        if (property.type === 'Property' && property.value.type === 'AssignmentPattern' && property.key.type === 'Identifier' && ACTOR_NAME.test(property.key.name)) {
+          context.report({ node: property, messageId: 'required', data: { name: property.key.name } });
+        }
+      }
+    };
+    return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check, TSDeclareFunction: check };
+  },
+};
+const gatehouse = { rules: { 'acting-required': actingRequired } };
+
 const importRules = {
   'import-x/no-cycle': ['error', { ignoreExternal: true }],
   'import-x/no-restricted-paths': ['error', { basePath: root, zones: layers }],
@@ -95,12 +139,18 @@ export default tseslint.config(
         { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only main.ts and cli/ read process.env (DESIGN §2).' },
         { selector: 'MemberExpression[property.name=/^(dialect|coherence)$/]', message: 'Services do not branch on the database: the repository function chooses its strategy (issue #37 §4, docs/architecture.md).' },
         { selector: 'ObjectPattern > Property[key.name=/^(dialect|coherence)$/]', message: 'Services do not branch on the database: the repository function chooses its strategy (issue #37 §4, docs/architecture.md).' },
+        // Issue #37 §2: live views hear message and access events from the bus, after the change
+        // committed (realtime/live-subscriber.ts); a service emits the domain event instead.
+        { selector: "CallExpression[callee.property.name='publish'][callee.object.property.name='events']", message: 'Emit the domain event (message.created|updated|deleted, access.changed) with `emitted`/`changing`; live views hear it from the bus (issue #37 §2).' },
+        { selector: "CallExpression[callee.property.name='publish'][callee.object.name='events']", message: 'Emit the domain event (message.created|updated|deleted, access.changed) with `emitted`/`changing`; live views hear it from the bus (issue #37 §2).' },
+        { selector: "ImportSpecifier[imported.name='announceAccessChange'], CallExpression[callee.name='announceAccessChange']", message: "Emit { type: 'access.changed', topicId } with `emitted`/`changing` instead; live views hear it from the bus (issue #37 §2)." },
       ],
     },
   },
   { files: ['src/modules/**/*.routes.ts', 'src/modules/**/*.hook.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [kyselyValues, repositories] }] } },
   { files: ['src/modules/**/*.page.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify, kyselyValues, repositories, services] }] } },
   { files: ['src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [fastify] }] } },
+  { files: ['src/**/*.ts'], plugins: { gatehouse }, rules: { 'gatehouse/acting-required': 'error' } },
   {
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },

@@ -108,3 +108,67 @@ describe('lint: services do not branch on the database (issue #37 §4)', LINT, (
     expect(found).toEqual([]);
   });
 });
+
+describe('lint: who acts is never defaulted (issue #37 §1)', LINT, () => {
+  const rule = 'gatehouse/acting-required';
+  const header = "import type { Acting } from '../../core/acting.js';\nimport type { Actor, PersonActor } from '../../core/actor.js';\nimport { OPERATOR } from '../../core/actor.js';\nimport type { Deps } from '../../deps.js';\n";
+  const refused = [expect.stringContaining('never defaulted')];
+
+  it('a parameter typed Actor, PersonActor or Acting<…> with a default value fails lint, in a service or anywhere in src/', async () => {
+    const path = 'src/modules/directory/members.service.ts';
+    expect(await problems(path, `${header}export function f(deps: Deps, id: string, actor: Actor = OPERATOR) { return [deps, id, actor]; }\n`, rule)).toEqual(refused);
+    expect(await problems(path, `${header}export const f = (deps: Deps, who: PersonActor = { kind: 'person', id: '1' }) => [deps, who];\n`, rule)).toEqual(refused);
+    expect(await problems(path, `${header}export async function f(deps: Deps, acting: Acting<Actor> = { actor: OPERATOR, address: null, requestId: null, at: 0, reason: null }) { return [deps, acting]; }\n`, rule)).toEqual(refused);
+    expect(await problems(path, `${header}export function f(deps: Deps, actor: Actor | undefined = undefined) { return [deps, actor]; }\n`, rule)).toEqual(refused);
+    expect(await problems('src/http/acting.ts', `${header}export function f(acting: Acting = { actor: OPERATOR, address: null, requestId: null, at: 0, reason: null }) { return acting; }\n`, rule)).toEqual(refused);
+  });
+
+  it('an optional Actor or Acting parameter, or a destructured actor with a default, fails lint too (a call without one would compile)', async () => {
+    const path = 'src/modules/directory/members.service.ts';
+    expect(await problems(path, `${header}export function f(deps: Deps, actor?: Actor) { return [deps, actor]; }\n`, rule)).toEqual(refused);
+    expect(await problems(path, `${header}export function f(deps: Deps, { actor = OPERATOR }: { actor?: Actor }) { return [deps, actor]; }\n`, rule)).toEqual(refused);
+  });
+
+  it('a required Acting<…> or Actor parameter passes, and so does a default on any other parameter', async () => {
+    const path = 'src/modules/directory/members.service.ts';
+    expect(await problems(path, `${header}export function f(deps: Deps, acting: Acting<PersonActor>, roleIds: readonly string[] = []) { return [deps, acting, roleIds]; }\n`, rule)).toEqual([]);
+    expect(await problems(path, `${header}export const f = (actor: Actor, limit = 10) => [actor, limit];\n`, rule)).toEqual([]);
+    expect(await problems(path, `${header}export const f = (actors: Actor[] = []) => actors;\n`, rule)).toEqual([]);
+  });
+});
+
+describe('lint: services emit domain events, they do not publish live events by hand (issue #37 §2)', LINT, () => {
+  const rule = 'no-restricted-syntax';
+  const path = 'src/modules/webhooks/execute.service.ts';
+  const header = "import type { Deps } from '../../deps.js';\n";
+
+  it('deps.events.publish(…) or a destructured events.publish(…) in a service fails lint', async () => {
+    expect(await problems(path, `${header}export const f = (deps: Deps) => deps.events.publish({ type: 'message_create', channelId: '1', messageId: '2' });\n`, rule)).toEqual([expect.stringContaining('Emit the domain event')]);
+    expect(await problems(path, `${header}export const f = ({ events }: Deps) => events.publish({ type: 'message_create', channelId: '1', messageId: '2' });\n`, rule)).toEqual([expect.stringContaining('Emit the domain event')]);
+  });
+
+  it('announceAccessChange in a service fails lint (its import and its call)', async () => {
+    const code = `${header}import { announceAccessChange } from '../../realtime/channel-events.js';\nexport const f = (deps: Deps) => announceAccessChange(deps.events, '1');\n`;
+    expect(await problems('src/modules/directory/members.service.ts', code, rule)).toEqual([expect.stringContaining('access.changed'), expect.stringContaining('access.changed')]);
+  });
+
+  it('emitting the domain event passes, and realtime/ may still publish (it is the subscriber)', async () => {
+    const emit = `${header}import type { Acting } from '../../core/acting.js';\nimport { emitted } from '../../events/event-bus.js';\nexport const f = (deps: Deps, acting: Acting) => emitted(deps, acting, { type: 'message.created', serverId: null, channelId: '1', messageId: '2' });\n`;
+    expect(await problems(path, emit, rule)).toEqual([]);
+    expect(await problems('src/realtime/live-subscriber.ts', "export const f = (events: { publish(e: unknown): void }) => events.publish({});\n", rule)).toEqual([]);
+  });
+
+  it('no service in the tree publishes by hand or defaults who acts', async () => {
+    const services = readdirSync(`${ROOT}src/modules`, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.service.ts'))
+      .map((file) => `${ROOT}src/modules/${file}`);
+    expect(services.length).toBeGreaterThan(10);
+    const results = await eslint.lintFiles(services);
+    const found = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.ruleId === 'gatehouse/acting-required' || (m.ruleId === 'no-restricted-syntax' && /domain event|access\.changed/.test(m.message)))
+        .map((m) => `${r.filePath.slice(ROOT.length)}:${m.line} ${m.message}`),
+    );
+    expect(found).toEqual([]);
+  });
+});
