@@ -29,14 +29,14 @@ describe.skipIf(!chromiumAvailable)('bot install in Chromium', () => {
     served = await serveTestApp();
     const deps = served.t.services;
     const owner = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
-    ({ application: app } = await createApplication(deps, { kind: 'person', id: owner.id }, {
+    ({ application: app } = await createApplication(deps, actingOf({ kind: 'person', id: owner.id }), {
       name: 'Merry Bot',
       description: 'Greets new members and keeps #general tidy.',
       iconUrl: 'https://icons.merry.example/bot.png',
       redirectUris: [],
       confidential: true,
     }));
-    ({ botUserId } = await enableBot(deps, OPERATOR, app.id));
+    ({ botUserId } = await enableBot(deps, actingOf(OPERATOR), app.id));
     sherwood = (await createServer(deps, personActingOf(owner.id), { name: 'Sherwood Forest' })).id;
     await createServer(deps, personActingOf(owner.id), { name: 'Nottingham' });
     browser = await launchBrowser();

@@ -31,7 +31,7 @@ describe.skipIf(!chromiumAvailable)('Integrations in Chromium', () => {
     const deps = served.t.services;
     const maker = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'statusco', name: 'Status Co', password: 'maker password 123' });
     const robin = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'robin', name: 'Robin Hood', password: 'sherwood forest 1' });
-    ({ application: app } = await createApplication(deps, { kind: 'person', id: maker.id }, {
+    ({ application: app } = await createApplication(deps, actingOf({ kind: 'person', id: maker.id }), {
       name: 'Status Feed',
       description: 'Posts status changes.',
       redirectUris: ['http://127.0.0.1/hook-callback'],

@@ -8,7 +8,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
 import { createPerson } from '../support/oauth-factory.js';
-import { personActingOf } from '../support/acting.js';
+import { actingOf, personActingOf } from '../support/acting.js';
 
 /**
  * DESIGN §1 and §6: unmodified discord.py (Debian's python3-discord on /usr/bin/python3) drives
@@ -137,7 +137,7 @@ beforeAll(async () => {
   serverId = server.id;
   channel = server.channels[0] as Channel;
   for (const name of ['sync', 'async', 'busy'] as const) {
-    const { webhook, token } = await createWebhook(served.t.services, { kind: 'person', id: ownerId }, channel, { name: `Hook ${name}`, avatarUrl: 'https://img.example/hook.png' });
+    const { webhook, token } = await createWebhook(served.t.services, actingOf({ kind: 'person', id: ownerId }), channel, { name: `Hook ${name}`, avatarUrl: 'https://img.example/hook.png' });
     // Avatars are https URLs; the loopback host stands in for one.
     await served.t.services.db.updateTable('webhooks').set({ avatar_url: avatarUrl }).where('id', '=', webhook.id).execute();
     hooks[name] = { id: webhook.id, token };

@@ -12,7 +12,7 @@ import { createPerson, obtainTokens } from '../support/oauth-factory.js';
 import { botPost, createBot, type TestBot } from './dms.fixtures.js';
 import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -183,7 +183,7 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
     expect(bearer.statusCode).toBe(401);
     expect(await messagesIn(channelId)).toEqual([]);
 
-    const fresh = await resetBotToken(t.services, OPERATOR, bot.client.app.id);
+    const fresh = await resetBotToken(t.services, actingOf(OPERATOR), bot.client.app.id);
     expect((await botPost(t, bot, channelId, { content: 'old' }, { authorization: `Bot ${oldToken}` })).statusCode).toBe(401);
     expect((await botPost(t, bot, channelId, { content: 'new' }, { authorization: `Bot ${fresh}` })).statusCode).toBe(200);
     expect((await messagesIn(channelId)).map((m) => m.content)).toEqual(['new']);

@@ -13,7 +13,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { postForm } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { authorizePath, consentFields, createApp, freshPkce, ISSUER, location, signedIn } from './authorize.fixtures.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #23 §1: `webhook.incoming` — the consent screen's channel picker, the code exchange
@@ -193,7 +193,7 @@ describe('webhook.incoming: the code exchange', () => {
     const req = request();
     const code = location(await choose(ana.agent, req.path, channel.id)).searchParams.get('code') as string;
     const made = [];
-    for (let i = 0; i < 10; i++) made.push(await createWebhook(t.services, { kind: 'person', id: ana.person.id }, channel, { name: `Hook ${i}` }));
+    for (let i = 0; i < 10; i++) made.push(await createWebhook(t.services, actingOf({ kind: 'person', id: ana.person.id }), channel, { name: `Hook ${i}` }));
     // …cannot create an 11th.
     const full = await exchange(code, req.verifier);
     expect(full.statusCode).toBe(400);

@@ -25,7 +25,7 @@ import { WEBHOOK_RULE } from '../../src/modules/webhooks/webhook-rate-limit.js';
 import { stored } from '../support/stored.js';
 import { findApplicationByClientId } from '../../src/modules/applications/applications.service.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { personActingOf, operatorActing } from '../support/acting.js';
+import { actingOf, personActingOf, operatorActing } from '../support/acting.js';
 
 /**
  * Issue #7 §5: property-based fuzzing of every route the app registers (read from Fastify's route
@@ -162,7 +162,7 @@ async function seed(t: TestApp): Promise<Seeded> {
   const client = await createClient(t, { owner: person, name: 'Fuzz client' });
   const { access_token: bearer } = await obtainTokens(t, client, person, ['identify', 'guilds', 'email']);
   const bot = await createBot(t, { owner: person });
-  await installForUser(t.services, bot.client.app.id, person.id);
+  await installForUser(t.services, actingOf({ kind: 'person', id: person.id }), bot.client.app.id);
   const dm = await openDm(t, bot, { recipient_id: person.id });
   const webhook = await createTestWebhook(t, { channel: channel as never });
   const sent = await t.app.inject({ method: 'POST', url: `${webhook.path}?wait=true`, payload: { content: 'seed message' }, remoteAddress: nextAddress() });
@@ -201,7 +201,7 @@ async function refresh(t: TestApp, s: Seeded): Promise<void> {
     // A reset token (the developer portal's button) is the usual cause: reset it again to learn the new one.
     const botApp = await findApplicationByClientId(t.services, s.bot.client.app.id);
     if (botApp?.botUserId) {
-      const token = await resetBotToken(t.services, OPERATOR, botApp.id);
+      const token = await resetBotToken(t.services, actingOf(OPERATOR), botApp.id);
       s.bot = { ...s.bot, token, headers: { authorization: `Bot ${token}` } };
     } else {
       s.bot = await createBot(t, { owner: s.person, name: `Fuzz Bot ${++botCounter}` });

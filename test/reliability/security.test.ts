@@ -20,7 +20,7 @@ import { SecretIndex, scanLogDirectory } from '../support/secret-recorder.js';
 import { cliQuote, freshPostgresDatabase, freshSqliteFile, HttpAgent, seedViaCli, startServer, type ServerProcess } from '../support/server-process.js';
 import { registeredRoutes } from '../support/routes.js';
 import { OPERATOR } from '../../src/core/actor.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 /**
  * Issue #7 §6 (security), against the built server as a process where it matters (logs, files
@@ -377,9 +377,9 @@ async function buildWorld(env: Record<string, string> = {}): Promise<World> {
   const role = await createRole(t.services, operatorActing(), server.id, { name: 'Walkers', permissions: 0n });
   await addMember(t.services, operatorActing(), server.id, member.id, [role.id]);
   const invite = await createInvite(t.services, personActingOf(person.id), server.id, {});
-  const created = await createApplication(t.services, { kind: 'person', id: person.id }, { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
-  await enableBot(t.services, OPERATOR, created.application.id);
-  const webhook = await createWebhook(t.services, { kind: 'person', id: person.id }, channel, { name: 'Walk Hook', avatarUrl: null });
+  const created = await createApplication(t.services, actingOf({ kind: 'person', id: person.id }), { name: 'Walk App', description: 'walks', redirectUris: ['https://walk.example/cb'], confidential: true });
+  await enableBot(t.services, actingOf(OPERATOR), created.application.id);
+  const webhook = await createWebhook(t.services, actingOf({ kind: 'person', id: person.id }), channel, { name: 'Walk Hook', avatarUrl: null });
   const inviteRecord = invite as unknown as { id: string; code: string };
   return {
     t,

@@ -96,7 +96,7 @@ export interface AppInput {
 async function app(t: TestApp, input: AppInput & { confidential: boolean }): Promise<TestClient> {
   const owner = input.owner ?? (await person(t));
   const redirectUris = input.redirectUris ?? ['https://app.example.com/callback'];
-  const created = await createApplication(t.services, person_(owner.id), {
+  const created = await createApplication(t.services, actingOf(person_(owner.id)), {
     name: input.name ?? 'Test app',
     description: input.description ?? 'An app for tests',
     redirectUris,
@@ -132,7 +132,7 @@ export interface TestBot {
 /** An app with a bot account and its token, as the portal's "Add bot" makes it. */
 async function bot(t: TestApp, input: { name?: string; owner?: Person } = {}): Promise<TestBot> {
   const client = await confidentialApp(t, { ...(input.owner ? { owner: input.owner } : {}), name: input.name ?? 'Weather Bot' });
-  const { botUserId, token } = await enableBot(t.services, OPERATOR, client.app.id);
+  const { botUserId, token } = await enableBot(t.services, actingOf(OPERATOR), client.app.id);
   return { client, botUserId, token, headers: { authorization: `Bot ${token}` } };
 }
 
@@ -158,7 +158,7 @@ async function webhook(t: TestApp, input: { name?: string; avatarUrl?: string | 
     creatorId = creator.id;
     channel = (await server(t, { owner: creator })).channels[0] as Channel;
   }
-  const { webhook: made, token } = await createWebhook(t.services, person_(creatorId), channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
+  const { webhook: made, token } = await createWebhook(t.services, actingOf(person_(creatorId)), channel, { name: input.name ?? 'CI', avatarUrl: input.avatarUrl ?? null });
   return { webhook: made, token, channel, path: `/api/v1/webhooks/${made.id}/${token}` };
 }
 
