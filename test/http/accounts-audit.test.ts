@@ -71,8 +71,9 @@ describe('the audit log of accounts', () => {
     const res = await agent.postRaw('/register', { username, name: '', email: '', password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '' }, { 'x-request-id': 'req-signup-1', 'x-forwarded-for': '203.0.113.9' });
     expect(res.statusCode).toBe(303);
     const user = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
-    const [row] = await rows({ requestId: 'req-signup-1' });
-    expect(row).toMatchObject({ action: 'person.created', actor_kind: 'anonymous', actor_id: null, target_id: String(user.id), address: '203.0.113.9' });
+    expect(await rows({ requestId: 'req-signup-1' })).toEqual([
+      expect.objectContaining({ action: 'person.created', actor_kind: 'anonymous', actor_id: null, target_id: String(user.id), address: '203.0.113.9' }),
+    ]);
     await expectNowhere(PASSWORD);
   });
 

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';
 import { createPerson, getCredentials, getPasswordHash, getPersonById, getPersonByUsername, savePasswordHash, saveProfile } from '../directory/people.service.js';
-import { endSession, replaceSession, startSession, type StartedSession } from './sessions.service.js';
+import { endSession, replaceSession, startSession, startSessionIn, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 
@@ -160,7 +160,8 @@ export interface SignInInput {
  * Signing in always starts a new session with a new random id (no session fixation) and ends
  * the one the browser had. `acting` is the request (nobody yet; its address is the one throttled:
  * request.ip, X-Forwarded-For only from TRUST_PROXY). Issue #37 §2: every outcome is audited —
- * signin.succeeded, or signin.failed saying why and the username tried (never the password).
+ * signin.succeeded (in the new session's commit), or signin.failed saying why and the username
+ * tried (never the password).
  */
 export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
   const username = input.username.trim();
@@ -186,8 +187,12 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
   }
   await throttle.succeeded();
   const signedIn = actingAs(acting, personActor(found.person.id));
-  const session = await startSession(deps, signedIn, input.userAgent);
-  await emitted(deps, signedIn, { type: 'signin.succeeded', userId: found.person.id });
+  const userId = found.person.id;
+  const session = await changing(deps, signedIn, async (trx, emit) => {
+    const started = await startSessionIn(deps, signedIn, trx, input.userAgent);
+    emit({ type: 'signin.succeeded', userId });
+    return started;
+  });
   if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
   return { person: found.person, session };
 }

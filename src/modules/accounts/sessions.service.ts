@@ -1,8 +1,10 @@
 import { HOUR } from '../../core/clock.js';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
+import type { Kysely, Transaction } from 'kysely';
 import type { Acting, Who } from '../../core/acting.js';
 import type { PersonActor } from '../../core/actor.js';
 import type { Deps } from '../../deps.js';
+import type { Database } from '../../storage/database.js';
 import { changing, emitted } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
 import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
@@ -21,17 +23,21 @@ function expiryFor(deps: Deps, createdAt: number, lastSeenAt: number): number {
 }
 
 /**
- * Starts a session for the person acting, who has just proved who they are (signed in, signed up);
- * the token goes in the cookie only. Nothing is emitted here: the sign-in that proved it says so.
+ * Starts a session for the person acting, who has just proved who they are (signed up, or a
+ * sign-in: startSessionIn); the token goes in the cookie only.
  */
-export async function startSession(deps: Deps, acting: Acting<PersonActor>, userAgent: string | null): Promise<StartedSession> {
-  const userId = acting.actor.id;
+export function startSession(deps: Deps, acting: Acting<PersonActor>, userAgent: string | null): Promise<StartedSession> {
+  return startSessionIn(deps, acting, deps.db, userAgent);
+}
+
+/** startSession inside the caller's transaction (a sign-in records signin.succeeded in the session's own commit). */
+export async function startSessionIn(deps: Deps, acting: Acting<PersonActor>, db: Kysely<Database> | Transaction<Database>, userAgent: string | null): Promise<StartedSession> {
   const now = deps.clock.now();
   const secret = issueSecret(deps.random, 'session');
   const expiresAt = expiryFor(deps, now, now);
-  await insertSession(deps.db, {
+  await insertSession(db, {
     idHash: secret.hash,
-    userId,
+    userId: acting.actor.id,
     createdAt: now,
     lastSeenAt: now,
     expiresAt,
