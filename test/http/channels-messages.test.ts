@@ -8,7 +8,8 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfFrom, location, runCommand, signedIn } from '../support/directory-fixtures.js';
 import { PageAgent } from '../support/page-agent.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,7 +75,7 @@ describe('channels', () => {
 
   it('deleting a channel removes it and its messages; the server page then offers to create one', async () => {
     const { server, owner, ownerId, general } = await ownedServer();
-    await postMessage(t.services, general, ownerId, 'soon gone');
+    await postMessage(t.services, actingOf(person(ownerId)), general, 'soon gone');
     const res = await owner.submit(channelsPage(server.id), `/servers/${server.id}/channels/${general}/delete`, {});
     expect(res.statusCode).toBe(303);
     expect(await channelNames(server.id)).toEqual([]);
@@ -98,9 +99,9 @@ describe('channels', () => {
 describe('the channel view', () => {
   it('lists messages oldest first, newest at the bottom, escaped, with author and time', async () => {
     const { server, owner, ownerId, general } = await ownedServer();
-    await postMessage(t.services, general, ownerId, 'first');
+    await postMessage(t.services, actingOf(person(ownerId)), general, 'first');
     t.clock.advance(MINUTE);
-    await postMessage(t.services, general, ownerId, '<script>alert(1)</script>\nsecond line');
+    await postMessage(t.services, actingOf(person(ownerId)), general, '<script>alert(1)</script>\nsecond line');
     const res = await owner.get(`/channels/${general}`);
     expect(res.statusCode).toBe(200);
     expect(res.body.indexOf('first')).toBeLessThan(res.body.indexOf('second line'));

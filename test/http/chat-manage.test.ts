@@ -11,7 +11,8 @@ import { csrfFrom, signedIn } from '../support/directory-fixtures.js';
 import { answerConsent, authorizePath, createApp, requestFor } from './authorize.fixtures.js';
 import { createBot, userInstall } from './dms.fixtures.js';
 import { PageAgent } from '../support/page-agent.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 /**
  * Issue #24, "Managing": every destructive action asks once with what it removes, and every create
@@ -112,7 +113,7 @@ describe('destructive actions ask once, naming what they remove', () => {
     const owner = await signedIn(t);
     const server = await createServer(t.services, personActingOf(owner.person.id), { name: 'Chatty' });
     const channelId = server.channels[0]?.id as string;
-    for (const text of ['one', 'two', 'three']) await postMessage(t.services, channelId, owner.person.id, text);
+    for (const text of ['one', 'two', 'three']) await postMessage(t.services, actingOf(person(owner.person.id)), channelId, text);
     const path = `/servers/${server.id}/channels/${channelId}/delete`;
 
     const list = await owner.agent.get(`/servers/${server.id}/settings/channels`);

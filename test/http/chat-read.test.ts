@@ -9,7 +9,7 @@ import { deleteMessage } from '../../src/modules/messages/message-actions.servic
 import { person } from '../../src/core/actor.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { signedIn } from '../support/directory-fixtures.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ describe('channel history (issue #24 "Reading")', () => {
   it('a channel opens at its newest 50 messages, and "Load older messages" pages back through 500 to the first', async () => {
     const { owner, channelId } = await channelOf('Pat Pager');
     const posted: string[] = [];
-    for (let i = 1; i <= 500; i += 1) posted.push((await postMessage(t.services, channelId, owner.person.id, `history ${i}`)).id);
+    for (let i = 1; i <= 500; i += 1) posted.push((await postMessage(t.services, actingOf(person(owner.person.id)), channelId, `history ${i}`)).id);
 
     const first = await owner.agent.get(`/channels/${channelId}`);
     expect(first.statusCode).toBe(200);
@@ -61,7 +61,7 @@ describe('channel history (issue #24 "Reading")', () => {
 
   it('a ?before= that is not a message id is refused with 400, never a server error', async () => {
     const { owner, channelId } = await channelOf('Jun Junk');
-    await postMessage(t.services, channelId, owner.person.id, 'hello');
+    await postMessage(t.services, actingOf(person(owner.person.id)), channelId, 'hello');
     for (const junk of ['abc', '-1', '1.5', '99999999999999999999999', '%00', '', `${'9'.repeat(64)}`, '18446744073709551616']) {
       const res = await owner.agent.get(`/channels/${channelId}?before=${junk}`);
       expect(res.statusCode, junk).toBe(400);
@@ -85,7 +85,7 @@ describe('channel history (issue #24 "Reading")', () => {
     t.clock.set(start);
     const say = async (who: string, text: string, at: number) => {
       t.clock.set(at);
-      return postMessage(t.services, channelId, who, text);
+      return postMessage(t.services, actingOf(person(who)), channelId, text);
     };
     const a1 = await say(owner.person.id, 'a1', start);
     const a2 = await say(owner.person.id, 'a2', start + 2 * MINUTE);
@@ -125,13 +125,13 @@ describe('channel history (issue #24 "Reading")', () => {
     const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     const unreadLink = (id: string) => new RegExp(`<a href="/channels/${id}" class="(?:active )?unread"[^>]*># [a-z]+<span class="visually-hidden"> \\(unread\\)</span></a>`);
 
-    const mine = await postMessage(t.services, general, a.person.id, 'my own words');
+    const mine = await postMessage(t.services, actingOf(person(a.person.id)), general, 'my own words');
     await a.agent.get(`/channels/${general}`);
     // A's own messages never make a channel unread for A.
     expect((await a.agent.get(`/channels/${news.id}`)).body).not.toMatch(unreadLink(general));
 
-    const b1 = await postMessage(t.services, general, b.person.id, 'news from Bo');
-    await postMessage(t.services, general, b.person.id, 'and more');
+    const b1 = await postMessage(t.services, actingOf(person(b.person.id)), general, 'news from Bo');
+    await postMessage(t.services, actingOf(person(b.person.id)), general, 'and more');
     const elsewhere = await a.agent.get(`/channels/${news.id}`);
     expect(elsewhere.body).toMatch(unreadLink(general));
     expect(elsewhere.body).not.toMatch(unreadLink(news.id));
@@ -158,9 +158,9 @@ describe('channel history (issue #24 "Reading")', () => {
     const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     const unread = async () => /class="unread"/.test((await a.agent.get(`/channels/${news.id}`)).body);
     await a.agent.get(`/channels/${general}`);
-    await postMessage(t.services, general, b.person.id, 'one');
-    const two = await postMessage(t.services, general, b.person.id, 'two');
-    const three = await postMessage(t.services, general, b.person.id, 'three');
+    await postMessage(t.services, actingOf(person(b.person.id)), general, 'one');
+    const two = await postMessage(t.services, actingOf(person(b.person.id)), general, 'two');
+    const three = await postMessage(t.services, actingOf(person(b.person.id)), general, 'three');
     expect(await unread()).toBe(true);
 
     // The token comes from another page: opening general itself would read it.
@@ -187,9 +187,9 @@ describe('channel history (issue #24 "Reading")', () => {
     await addMember(t.services, operatorActing(), server.id, b.person.id);
     const news = await createChannel(t.services, operatorActing(), server.id, { name: 'news' });
     await a.agent.get(`/channels/${general}`);
-    const gone = await postMessage(t.services, general, b.person.id, 'soon gone');
-    await deleteMessage(t.services, person(b.person.id), general, gone.id);
-    await postMessage(t.services, general, b.person.id, 'still unread');
+    const gone = await postMessage(t.services, actingOf(person(b.person.id)), general, 'soon gone');
+    await deleteMessage(t.services, actingOf(person(b.person.id)), general, gone.id);
+    await postMessage(t.services, actingOf(person(b.person.id)), general, 'still unread');
     const answer = await a.agent.submit(`/channels/${news.id}`, `/channels/${general}/read`, { messageId: gone.id });
     expect(answer.statusCode).toBe(204);
     expect((await a.agent.get(`/channels/${news.id}`)).body).toMatch(/class="unread"/);
@@ -207,7 +207,7 @@ describe('channel history (issue #24 "Reading")', () => {
     await setMemberRoles(t.services, operatorActing(), server.id, owner.person.id, [low.id, plain.id]);
     const bare = await signedIn(t, { name: 'Nia None' });
     await addMember(t.services, operatorActing(), server.id, bare.person.id);
-    for (const who of [member, owner, bare]) await postMessage(t.services, channelId, who.person.id, `hello from ${who.person.name}`);
+    for (const who of [member, owner, bare]) await postMessage(t.services, actingOf(person(who.person.id)), channelId, `hello from ${who.person.name}`);
 
     const body = (await owner.agent.get(`/channels/${channelId}`)).body;
     const colors = /data-author-colors="([^"]*)"/.exec(body)?.[1] ?? '';

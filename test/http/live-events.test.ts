@@ -163,9 +163,9 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
 
   it('a page that connects late, or a browser that reconnects, first gets what was posted since (after= / Last-Event-ID)', async () => {
     const { general, owner, member } = await room();
-    const one = await postMessage(t.services, general, owner.person.id, 'one');
-    const two = await postMessage(t.services, general, owner.person.id, 'two');
-    const three = await postMessage(t.services, general, owner.person.id, 'three');
+    const one = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'one');
+    const two = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'two');
+    const three = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'three');
 
     const late = await connected(member.agent, general, `?after=${one.id}`);
     expect((await late.next((e) => e.event === 'message')).id).toBe(two.id);
@@ -207,7 +207,7 @@ describe('GET /channels/:channelId/events (server-sent events)', () => {
       vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       const stream = await connected(member.agent, general);
       await removeMember(t.services, operatorActing(), server.id, member.person.id);
-      await postMessage(t.services, general, owner.person.id, 'after you left');
+      await postMessage(t.services, actingOf(person(owner.person.id)), general, 'after you left');
       const next = await stream.next((e) => e.event === 'end' || e.event === 'message');
       expect(next.event).toBe('end');
       await stream.untilEnded();
@@ -306,7 +306,7 @@ describe('issue #36 §1: many streams of one channel', () => {
     };
     const rendered = await metric(t, 'live_message_renders_total');
 
-    const posted = await postMessage(t.services, general, member.person.id, 'rendered **once**');
+    const posted = await postMessage(t.services, actingOf(person(member.person.id)), general, 'rendered **once**');
     const received = async (list: SseReader[]) => Promise.all(list.map((s) => s.next((e) => e.event === 'message')));
     for (const event of [...(await received(streams.owner)), ...(await received(streams.author)), ...(await received(streams.reader))]) {
       expect(event.id).toBe(posted.id);
@@ -315,7 +315,7 @@ describe('issue #36 §1: many streams of one channel', () => {
     expect(await metric(t, 'live_message_renders_total')).toBe(rendered + 1);
 
     // The same markup reached everyone; only the actions differ, as on each reader's page.
-    const edited = await editMessage(t.services, person(member.person.id), general, posted.id, 'rendered **once**, edited');
+    const edited = await editMessage(t.services, actingOf(person(member.person.id)), general, posted.id, 'rendered **once**, edited');
     expect(edited.message.editedAt).not.toBeNull();
     const [ownerView] = await received(streams.owner.slice(0, 1));
     const [authorView] = await received(streams.author.slice(0, 1));

@@ -13,7 +13,8 @@ import { csrfFrom, location, signedIn } from '../support/directory-fixtures.js';
 import { createPerson } from '../support/oauth-factory.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { createBot, openDm } from './dms.fixtures.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 /**
  * Issue #21 §3 "Consent for membership, and a way out": adding a person is an invitation they
@@ -177,12 +178,12 @@ describe('an owner can delete their server', () => {
     await createRole(t.services, operatorActing(), server.id, { name: 'Mods', permissions: 0n });
     const member = await createPerson(t);
     await addMember(t.services, operatorActing(), server.id, member.id);
-    await postMessage(t.services, general.id, owner.person.id, 'one');
-    await postMessage(t.services, general.id, owner.person.id, 'two');
-    const { webhook, token } = await createWebhook(t.services, { kind: 'person', id: owner.person.id }, general, { name: 'CI', avatarUrl: null });
+    await postMessage(t.services, actingOf(person(owner.person.id)), general.id, 'one');
+    await postMessage(t.services, actingOf(person(owner.person.id)), general.id, 'two');
+    const { webhook, token } = await createWebhook(t.services, actingOf({ kind: 'person', id: owner.person.id }), general, { name: 'CI', avatarUrl: null });
     const bot = await createBot(t, { name: 'Doom Bot' });
     await t.services.db.transaction().execute((trx) =>
-      writeServerInstall(t.services, trx, { application: { id: bot.client.app.id, name: 'Doom Bot', botUserId: bot.botUserId }, serverId: server.id, installerId: owner.person.id, granted: Permission.SEND_MESSAGES, commands: false }),
+      writeServerInstall(t.services, actingOf(person(owner.person.id)), trx, { application: { id: bot.client.app.id, name: 'Doom Bot', botUserId: bot.botUserId }, serverId: server.id, installerId: owner.person.id, granted: Permission.SEND_MESSAGES, commands: false }),
     );
     await t.services.db.insertInto('member_invitations').values({ id: t.services.ids.next(), server_id: server.id, user_id: (await createPerson(t)).id, inviter_id: owner.person.id, role_ids: '', created_at: t.clock.now(), expires_at: t.clock.now() + 86_400_000 }).execute();
 

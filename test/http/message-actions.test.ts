@@ -11,7 +11,8 @@ import type { PageAgent } from '../support/page-agent.js';
 import { liveStreams, type SseReader } from '../support/sse.js';
 import { stored } from '../support/stored.js';
 import { botPost, createBot, openDm, userInstall } from './dms.fixtures.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 /**
  * Writing in a channel (issue #24): people edit and delete their own messages; Manage messages
@@ -56,7 +57,7 @@ const webhookMessage = (channelId: string, content: string): Promise<string> => 
 describe('editing one’s own message', () => {
   it('the form page holds the text as typed; saving stores it, redirects to the message and shows "(edited)"', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'Helo **world**');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'Helo **world**');
     const form = await member.agent.get(url(general, m.id, 'edit'));
     expect(form.statusCode).toBe(200);
     expect(form.body).toContain('Helo **world**</textarea>');
@@ -75,7 +76,7 @@ describe('editing one’s own message', () => {
 
   it('asked for JSON (the page script), an edit answers the re-rendered message', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'first');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'first');
     const res = await postAs(member.agent, url(general, m.id, 'edit'), { content: 'second' }, json);
     expect(res.statusCode).toBe(200);
     const answer = res.json() as { id: string; html: string };
@@ -87,7 +88,7 @@ describe('editing one’s own message', () => {
 
   it('an empty or too long edit comes back with its message and changes nothing', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'keep me');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'keep me');
     for (const [content, message] of [['   ', 'Cannot send an empty message'], ['x'.repeat(2001), 'Must be 2000 or fewer in length.']] as const) {
       const res = await member.agent.submit(url(general, m.id, 'edit'), url(general, m.id, 'edit'), { content });
       expect(res.statusCode).toBe(400);
@@ -98,7 +99,7 @@ describe('editing one’s own message', () => {
 
   it('nobody edits someone else’s message, not even the owner or a moderator: 403', async () => {
     const { general, owner, member, moderator } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'mine');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'mine');
     for (const other of [owner, moderator]) {
       expect((await other.agent.get(url(general, m.id, 'edit'))).statusCode).toBe(403);
       expect((await postAs(other.agent, url(general, m.id, 'edit'), { content: 'hijacked' })).statusCode).toBe(403);
@@ -108,7 +109,7 @@ describe('editing one’s own message', () => {
 
   it('outside the server the channel does not exist (404); an unknown message is 404', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'hidden');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'hidden');
     const stranger = await signedIn(t);
     expect((await stranger.agent.get(url(general, m.id, 'edit'))).statusCode).toBe(404);
     expect((await postAs(stranger.agent, url(general, m.id, 'delete'), {})).statusCode).toBe(404);
@@ -121,7 +122,7 @@ describe('editing one’s own message', () => {
 describe('deleting messages', () => {
   it('an author deletes their own after a confirmation page that shows the message', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'regret *this*');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'regret *this*');
     const confirm = await member.agent.get(url(general, m.id, 'delete'));
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('Delete this message?');
@@ -138,14 +139,14 @@ describe('deleting messages', () => {
 
   it('asked for JSON, a delete answers 204', async () => {
     const { general, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'bye');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'bye');
     expect((await postAs(member.agent, url(general, m.id, 'delete'), {}, json)).statusCode).toBe(204);
     expect(await storedMessage(m.id)).toBeUndefined();
   });
 
   it('without Manage messages a member cannot delete another’s message (403) and sees no Delete on it', async () => {
     const { general, owner, member } = await room();
-    const m = await postMessage(t.services, general, owner.person.id, 'owner says');
+    const m = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'owner says');
     expect((await member.agent.get(url(general, m.id, 'delete'))).statusCode).toBe(403);
     const res = await postAs(member.agent, url(general, m.id, 'delete'), {});
     expect(res.statusCode).toBe(403);
@@ -158,11 +159,11 @@ describe('deleting messages', () => {
 
   it('with Manage messages a moderator deletes anyone’s: a person’s, a webhook’s and a bot’s', async () => {
     const { server, general, owner, moderator } = await room();
-    const byPerson = await postMessage(t.services, general, owner.person.id, 'person');
+    const byPerson = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'person');
     const byWebhook = await webhookMessage(general, 'webhook');
     const bot = await createBot(t, { name: 'Helper' });
     await addMember(t.services, operatorActing(), server.id, bot.botUserId);
-    const byBot = await postMessage(t.services, general, bot.botUserId, 'bot');
+    const byBot = await postMessage(t.services, actingOf(person(bot.botUserId)), general, 'bot');
 
     const page = await moderator.agent.get(`/channels/${general}`);
     for (const id of [byPerson.id, byWebhook, byBot.id]) {
@@ -229,7 +230,7 @@ async function follow(agent: PageAgent, channelId: string): Promise<SseReader> {
 describe('live views learn of edits and deletes', () => {
   it('another member’s open stream receives the edited message in place, then its removal', async () => {
     const { general, owner, member } = await room();
-    const m = await postMessage(t.services, general, member.person.id, 'draft');
+    const m = await postMessage(t.services, actingOf(person(member.person.id)), general, 'draft');
     const watching = await follow(owner.agent, general);
 
     t.clock.advance(MINUTE);
@@ -276,7 +277,7 @@ describe('live views learn of edits and deletes', () => {
   // The heartbeat interval is faked and never advanced: only the access change can end these streams.
   it('a member who leaves gets `end` at once, and an edit made afterwards never reaches the stream', async () => {
     const { server, general, owner, member } = await room();
-    const m = await postMessage(t.services, general, owner.person.id, 'before');
+    const m = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'before');
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const stream = await follow(member.agent, general);
     await leaveServer(t.services, personActingOf(member.person.id), server.id);
@@ -287,7 +288,7 @@ describe('live views learn of edits and deletes', () => {
 
   it('signing out ends the stream at once, and a delete made afterwards never reaches it', async () => {
     const { general, owner, member } = await room();
-    const m = await postMessage(t.services, general, owner.person.id, 'still here');
+    const m = await postMessage(t.services, actingOf(person(owner.person.id)), general, 'still here');
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const stream = await follow(member.agent, general);
     await member.agent.submit('/', '/logout', {});
