@@ -85,13 +85,6 @@ export async function listAuditRows(db: Db, query: AuditQuery): Promise<AuditRow
   return rows.map(toAuditRow);
 }
 
-/** Deletes entries older than `cutoff` (epoch ms), at most `limit` per call; answers how many. */
-export async function purgeAuditRows(db: Db, cutoff: number, limit: number): Promise<number> {
-  const doomed = db.selectFrom('audit_events').select('id').where('created_at', '<', cutoff).orderBy('id').limit(limit);
-  const result = await db.deleteFrom('audit_events').where('id', 'in', doomed).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 function toAuditRow(row: Selectable<AuditEventsTable>): AuditRow {
   return {
     id: toId(row.id),
