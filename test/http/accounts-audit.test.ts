@@ -114,7 +114,7 @@ describe('the audit log of accounts', () => {
     await expectNowhere('whatever password 1');
   });
 
-  it('a throttled attempt records signin.failed as throttled, and is refused before any password is checked', async () => {
+  it('a throttled attempt records signin.failed as throttled, at most once a minute per address', async () => {
     const username = fresh('cy');
     await registered(username);
     const agent = new PageAgent(t.app);
@@ -125,6 +125,12 @@ describe('the audit log of accounts', () => {
     expect(row).toMatchObject({ action: 'signin.failed', subject_user_id: null, address: '192.0.2.50', reason: 'throttled' });
     expect(JSON.parse(row?.options ?? '{}')).toEqual({ username });
     await expectNowhere(PASSWORD);
+    // A flood of refusals from that address is one row a minute, not one per request.
+    for (let i = 0; i < 3; i += 1) expect((await signIn(agent, username, PASSWORD, { 'x-request-id': 'req-signin-throttled-again', 'x-forwarded-for': '192.0.2.50' })).statusCode).toBe(429);
+    expect(await rows({ requestId: 'req-signin-throttled-again' })).toEqual([]);
+    t.clock.advance(MINUTE);
+    expect((await signIn(agent, username, PASSWORD, { 'x-request-id': 'req-signin-throttled-later', 'x-forwarded-for': '192.0.2.50' })).statusCode).toBe(429);
+    expect((await rows({ requestId: 'req-signin-throttled-later' })).map((r) => r.reason)).toEqual(['throttled']);
     t.clock.advance(16 * MINUTE);
   });
 

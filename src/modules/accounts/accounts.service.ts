@@ -1,6 +1,6 @@
 import { actingAs, type Acting, type Who } from '../../core/acting.js';
 import { person as personActor, type PersonActor } from '../../core/actor.js';
-import { HOUR } from '../../core/clock.js';
+import { HOUR, MINUTE } from '../../core/clock.js';
 import { addFieldError, ApiErrors, RateLimitedError, type ErrorTree } from '../../core/errors.js';
 import type { BucketRule } from '../../rate-limit/bucket.js';
 import { hashPassword, makeDecoyHash, verifyPassword, type PasswordCost } from '../../core/password.js';
@@ -169,7 +169,9 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
   try {
     throttle = await beginSignIn(deps.buckets, deps.clock.now(), input.username, acting.address ?? undefined);
   } catch (error) {
-    if (error instanceof RateLimitedError) await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: null, why: 'throttled' });
+    if (error instanceof RateLimitedError && (await throttledWorthRecording(deps, acting))) {
+      await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: null, why: 'throttled' });
+    }
     throw error;
   }
   if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
@@ -195,6 +197,19 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
   });
   if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
   return { person: found.person, session };
+}
+
+/**
+ * Refused attempts recorded per address (IPv6 by /64) and minute: one. A throttled refusal costs
+ * no password hash and no database write, so a flood of them must not become a flood of audit
+ * rows (issue #21 §2: the throttle is what keeps one source cheap); the first of each minute says
+ * that the source is still at it.
+ */
+const THROTTLED_RECORD_RULE: BucketRule = { limit: 1, windowMs: MINUTE };
+
+async function throttledWorthRecording(deps: Deps, acting: Acting<Who>): Promise<boolean> {
+  const key = `signin:throttled-recorded:${acting.address === null ? 'local' : addressBlock(acting.address)}`;
+  return (await deps.buckets.take(key, THROTTLED_RECORD_RULE, deps.clock.now())).allowed;
 }
 
 /**
