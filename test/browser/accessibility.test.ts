@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { Permission } from '../../src/core/permissions.js';
+import { person } from '../../src/core/actor.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import { createInvite } from '../../src/modules/directory/invites.service.js';
@@ -107,13 +108,13 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const server = await given.server(t, { owner, name: 'Difference Engine' });
     await given.server(t, { owner, name: 'Analytical Engine' }); // a second server: the channel view's server switcher
     const channelId = server.channels[0]?.id as string;
-    const long = await postMessage(t.services, channelId, owner.id, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
-    await postMessage(t.services, channelId, owner.id, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');
+    const long = await postMessage(t.services, actingOf(person(owner.id)), channelId, 'A long link: https://example.com/' + 'a'.repeat(150) + ' and `' + 'x'.repeat(120) + '`');
+    await postMessage(t.services, actingOf(person(owner.id)), channelId, '```\n' + 'const veryLongLine = "' + 'y'.repeat(200) + '";\n```');
     const role = await createRole(t.services, operatorActing(), server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES, color: 0x1abc9c });
     const invite = await createInvite(t.services, personActingOf(owner.id), server.id, {});
     const hook = await given.webhook(t, { name: 'Deploys', channel: server.channels[0] });
     const bot = await given.bot(t, { owner, name: 'Helper Bot' });
-    await installForUser(t.services, bot.client.app.id, owner.id);
+    await installForUser(t.services, actingOf(person(owner.id)), bot.client.app.id);
     const dm = await openDm(t, bot, { recipient_id: owner.id });
     const dmChannelId = (dm.json() as { id: string }).id;
     const oauth = await given.confidentialApp(t, { owner, name: 'Notes App', redirectUris: ['https://notes.example/callback'] });

@@ -6,6 +6,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import type { Deps } from '../../src/deps.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/chat-edit-grouped.test.ts');
 
@@ -46,7 +47,7 @@ describe.skipIf(!chromiumAvailable)('editing a grouped message (Chromium)', () =
   /** Posts a run of Ada's messages; all but the first are shown grouped under the first. */
   async function run(...texts: string[]): Promise<string[]> {
     const ids: string[] = [];
-    for (const text of texts) ids.push((await postMessage(deps, channelId, adaId, text)).id);
+    for (const text of texts) ids.push((await postMessage(deps, actingOf(person(adaId)), channelId, text)).id);
     return ids;
   }
 

@@ -10,6 +10,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/chat-live.test.ts');
 
@@ -85,11 +86,11 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
   it('a message arriving live from the author of the last one joins their group; another author starts a new one', async () => {
     const deps = served.t.services;
     const room = await channel('live-groups');
-    const first = await postMessage(deps, room, bo, 'The mill is running.');
+    const first = await postMessage(deps, actingOf(person(bo)), room, 'The mill is running.');
     const page = await open();
     await openChannel(page, room);
 
-    const joined = await postMessage(deps, room, bo, 'Cards are punched.');
+    const joined = await postMessage(deps, actingOf(person(bo)), room, 'Cards are punched.');
     await page.locator(`#m${joined.id}`).waitFor();
     await expect.poll(() => classOf(page, joined.id)).toBe('message grouped');
     // As the server renders a grouped message: the hour in the gutter, the name for screen readers only.
@@ -98,9 +99,9 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     expect(await page.locator(`#m${joined.id} .avatar, #m${joined.id} .meta`).count()).toBe(0);
     expect(await classOf(page, first.id)).toBe('message');
 
-    const other = await postMessage(deps, room, adaId, 'Shipping the tables today.');
+    const other = await postMessage(deps, actingOf(person(adaId)), room, 'Shipping the tables today.');
     await page.locator(`#m${other.id}`).waitFor();
-    const back = await postMessage(deps, room, bo, 'Noted.');
+    const back = await postMessage(deps, actingOf(person(bo)), room, 'Noted.');
     await page.locator(`#m${back.id}`).waitFor();
     expect(await classOf(page, other.id)).toBe('message');
     expect(await classOf(page, back.id)).toBe('message');
@@ -114,7 +115,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     const room = await channel('long-run');
     const ids: string[] = [];
     // 60 messages from Bo within a minute: the newest 50 open, the first of them heads its page.
-    for (let i = 1; i <= 60; i += 1) ids.push((await postMessage(deps, room, bo, `run ${i}`)).id);
+    for (let i = 1; i <= 60; i += 1) ids.push((await postMessage(deps, actingOf(person(bo)), room, `run ${i}`)).id);
     const boundary = ids[10] as string;
     const page = await open();
     await page.goto(`${served.baseUrl}/channels/${room}`);
@@ -137,14 +138,14 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     it(`follows the history pane: at the newest a live message stays in view; scrolled up, nothing moves and "New messages ↓" appears (${label})`, async () => {
       const deps = served.t.services;
       const room = await channel(`busy-${label}`);
-      for (let i = 1; i <= 40; i += 1) await postMessage(deps, room, i % 2 ? bo : adaId, `line ${i}: a message long enough to take some room in the pane`);
+      for (let i = 1; i <= 40; i += 1) await postMessage(deps, actingOf(person(i % 2 ? bo : adaId)), room, `line ${i}: a message long enough to take some room in the pane`);
       const page = await open(viewport);
       await openChannel(page, room);
       const pane = page.locator('.history');
       // The pane is what scrolls, at both sizes.
       expect(await page.evaluate<boolean>(`(() => { const el = document.querySelector('.history'); return el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY === 'auto'; })()`)).toBe(true);
 
-      const atNewest = await postMessage(deps, room, bo, 'Arrived while you were at the newest.');
+      const atNewest = await postMessage(deps, actingOf(person(bo)), room, 'Arrived while you were at the newest.');
       await page.locator(`#m${atNewest.id}`).waitFor();
       await expect.poll(() => pane.evaluate((el) => Math.abs(el.scrollTop))).toBeLessThan(2);
       const bottoms = await page.evaluate<[number, number]>(`[document.querySelector('#m${atNewest.id}').getBoundingClientRect().bottom, document.querySelector('.history').getBoundingClientRect().bottom]`);
@@ -156,7 +157,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
       const windowY = await page.evaluate<number>('window.scrollY');
       const watched = page.locator('.history li.message').nth(20);
       const before = await watched.evaluate((el) => el.getBoundingClientRect().top);
-      const below = await postMessage(deps, room, bo, 'Arrived while you were reading older ones.');
+      const below = await postMessage(deps, actingOf(person(bo)), room, 'Arrived while you were reading older ones.');
       await page.locator(`#m${below.id}`).waitFor({ state: 'attached' });
       const jump = page.locator('a[data-jump]');
       await jump.waitFor();
@@ -176,8 +177,8 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
   it('names show their highest coloured role\'s colour, made readable on the light and the dark panel, live ones too', async () => {
     const deps = served.t.services;
     const room = await channel('colours');
-    const fromBo = await postMessage(deps, room, bo, 'In pink.');
-    const fromAda = await postMessage(deps, room, adaId, 'In yellow, darkened to read on white.');
+    const fromBo = await postMessage(deps, actingOf(person(bo)), room, 'In pink.');
+    const fromAda = await postMessage(deps, actingOf(person(adaId)), room, 'In yellow, darkened to read on white.');
     const page = await open();
     await openChannel(page, room);
     const colorOf = (id: string) => page.evaluate<string>(`getComputedStyle(document.querySelector('#m${id} .author')).color`);
@@ -187,7 +188,7 @@ describe.skipIf(!chromiumAvailable)('the channel view as messages arrive, in Chr
     expect(hexColor(readableOn(YELLOW, 0xffffff))).toBe('#807700');
 
     // A message arriving live (another author, so it heads its own group) is coloured too.
-    const live = await postMessage(deps, room, bo, 'Live, and still pink.');
+    const live = await postMessage(deps, actingOf(person(bo)), room, 'Live, and still pink.');
     await page.locator(`#m${live.id} .author`).waitFor();
     await expect.poll(() => colorOf(live.id)).toBe(rgb(PINK));
     expect(await seriousViolations(page)).toEqual([]);

@@ -5,6 +5,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/chat-manage.test.ts');
 
@@ -39,7 +40,7 @@ describe.skipIf(!chromiumAvailable)('managing a server in Chromium', () => {
     serverId = server.id;
     generalId = server.channels[0]?.id as string;
     await addMember(deps, operatorActing(), server.id, guest.id);
-    for (const text of ['Morning!', 'The mill is running.', 'Cards are punched.', 'Shipping the tables today.']) await postMessage(deps, generalId, guest.id, text);
+    for (const text of ['Morning!', 'The mill is running.', 'Cards are punched.', 'Shipping the tables today.']) await postMessage(deps, actingOf(person(guest.id)), generalId, text);
 
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.baseUrl });

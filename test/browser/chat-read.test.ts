@@ -7,6 +7,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, warnIfChromiumMissing, type BrowserSession, type ServedApp, collectProblems, signInWithForm } from '../support/browser.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/chat-read.test.ts');
 
@@ -65,7 +66,7 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     // Runs of a few messages per author, so grouping shows.
     for (let i = 1; i <= 500; i += 1) {
       const author = Math.floor((i - 1) / 3) % 2 === 0 ? bo : ada.id;
-      posted.push((await postMessage(deps, general, author, `history ${i}${i % 7 === 0 ? ' — a longer line that wraps on a phone, to show how a message body flows.' : ''}`)).id);
+      posted.push((await postMessage(deps, actingOf(person(author)), general, `history ${i}${i % 7 === 0 ? ' — a longer line that wraps on a phone, to show how a message body flows.' : ''}`)).id);
     }
   });
 
@@ -143,8 +144,8 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     const page = await open();
     await page.goto(`${served.baseUrl}/channels/${news}`);
     const deps = served.t.services;
-    const first = await postMessage(deps, news, bo, 'Release 2.0 is out!');
-    await postMessage(deps, news, bo, 'Notes are in the wiki.');
+    const first = await postMessage(deps, actingOf(person(bo)), news, 'Release 2.0 is out!');
+    await postMessage(deps, actingOf(person(bo)), news, 'Notes are in the wiki.');
     await page.goto(`${served.baseUrl}/channels/${general}`);
     const link = page.locator(`.sidebar a[href="/channels/${news}"]`);
     expect(await fontWeight(page, `.sidebar a[href="/channels/${news}"]`)).toBeGreaterThanOrEqual(700);
@@ -163,7 +164,7 @@ describe.skipIf(!chromiumAvailable)('reading a channel in Chromium', () => {
     expect(await page.locator('#new-messages').count()).toBe(0);
 
     // A message that arrives live while the page is open and visible is read there and then.
-    const live = await postMessage(deps, news, bo, 'One more thing.');
+    const live = await postMessage(deps, actingOf(person(bo)), news, 'One more thing.');
     await page.locator(`#m${live.id}`).waitFor();
     const mark = () => deps.db.selectFrom('channel_reads').select('last_read_id').where('channel_id', '=', news).where('user_id', '<>', bo).executeTakeFirst();
     await expect.poll(async () => String((await mark())?.last_read_id)).toBe(live.id);

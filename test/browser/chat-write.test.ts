@@ -8,6 +8,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/chat-write.test.ts');
 
@@ -78,8 +79,8 @@ describe.skipIf(!chromiumAvailable)('writing in a channel (Chromium)', () => {
     const mods = await createRole(deps, operatorActing(), server.id, { name: 'Moderators', permissions: Permission.MANAGE_MESSAGES });
     await addMember(deps, operatorActing(), server.id, mo.id, [mods.id]);
     channelId = server.channels[0]?.id as string;
-    await postMessage(deps, channelId, ada.id, 'Welcome to the writers room.');
-    bobMessage = (await postMessage(deps, channelId, bob.id, 'Spam spam spam, buy now!')).id;
+    await postMessage(deps, actingOf(person(ada.id)), channelId, 'Welcome to the writers room.');
+    bobMessage = (await postMessage(deps, actingOf(person(bob.id)), channelId, 'Spam spam spam, buy now!')).id;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
   });
 

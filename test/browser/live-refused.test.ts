@@ -5,6 +5,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { chromiumAvailable, launchBrowser, screenshot, serveTestApp, signInWithForm, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
 import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/live-refused.test.ts');
 
@@ -58,7 +59,7 @@ describe.skipIf(!chromiumAvailable)('a channel view whose live stream is refused
     await second.page.getByRole('button', { name: 'Reconnect' }).click();
     await second.page.locator('ol.messages[data-live-state="open"]').waitFor({ state: 'attached' });
     expect(await notice.isHidden()).toBe(true);
-    const posted = await postMessage(served.t.services, channelId, adaId, 'Back live.');
+    const posted = await postMessage(served.t.services, actingOf(person(adaId)), channelId, 'Back live.');
     await second.page.locator(`#m${posted.id}`).waitFor();
   });
 });

@@ -7,6 +7,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, collectProblems, launchBrowser, screenshot, type ServedApp, serveTestApp, signInWithForm, warnIfChromiumMissing } from '../support/browser.js';
 import { given } from '../support/given.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/page-fit.test.ts');
 
@@ -45,7 +46,7 @@ describe.skipIf(!chromiumAvailable)('pages fit the window they are shown in (Chr
     // A topic long enough to wrap onto several lines on a phone.
     const channel = await createChannel(deps, operatorActing(), server.id, { name: 'workshop', topic: 'Where the engine is built: gears, cards, the mill and the store, and the tables we print from them every week.' });
     channelId = channel.id;
-    for (let i = 1; i <= 40; i += 1) await postMessage(deps, channelId, ada.id, `Line ${i} of the workshop log`);
+    for (let i = 1; i <= 40; i += 1) await postMessage(deps, actingOf(person(ada.id)), channelId, `Line ${i} of the workshop log`);
     appId = (await given.bot(served.t, { owner: ada, name: 'Helper Bot' })).client.app.id;
     browser = await launchBrowser(DESKTOP);
     collectProblems(browser.page, problems);

@@ -5,6 +5,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { person } from '../../src/core/actor.js';
 
 warnIfChromiumMissing('test/browser/webhook-live.test.ts');
 
@@ -37,8 +38,8 @@ describe.skipIf(!chromiumAvailable)('webhook messages appear live in Chromium', 
     const server = await createServer(deps, personActingOf(owner.id), { name: 'Release Engineering' });
     await addMember(deps, operatorActing(), server.id, colleague.id);
     channelId = server.channels[0]?.id as string;
-    await postMessage(deps, channelId, colleague.id, 'Shipping **v2.4.1** this afternoon. Ping me in `#general` if anything looks off.');
-    await postMessage(deps, channelId, owner.id, 'Sounds good. I’ll hook the deploy pipeline up to this channel.');
+    await postMessage(deps, actingOf(person(colleague.id)), channelId, 'Shipping **v2.4.1** this afternoon. Ping me in `#general` if anything looks off.');
+    await postMessage(deps, actingOf(person(owner.id)), channelId, 'Sounds good. I’ll hook the deploy pipeline up to this channel.');
 
     browser = await launchBrowser();
     await browser.context.route('https://img.example/**', (route) =>

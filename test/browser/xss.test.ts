@@ -10,7 +10,7 @@ import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { s256Challenge } from '../../src/modules/oauth/pkce.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
-import { OPERATOR } from '../../src/core/actor.js';
+import { OPERATOR, person } from '../../src/core/actor.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/xss.test.ts');
@@ -81,18 +81,18 @@ describe.skipIf(!chromiumAvailable)('XSS payloads render as inert text in Chromi
     await createChannel(deps, operatorActing(), server.id, { name: 'second', topic: `${p('topic')} ${SCRIPT}` });
     const role = await createRole(deps, operatorActing(), server.id, { name: `${p('role')}${ALERT}`, permissions: 0n });
     await addMember(deps, operatorActing(), server.id, other.id, [role.id]);
-    await postMessage(deps, channelId, other.id, `${p('content')} ${SCRIPT} [click](javascript:__xss.push('md')) <a href="javascript:alert(1)">x</a>`);
+    await postMessage(deps, actingOf(person(other.id)), channelId, `${p('content')} ${SCRIPT} [click](javascript:__xss.push('md')) <a href="javascript:alert(1)">x</a>`);
 
-    const created = await createApplication(deps, { kind: 'person', id: owner.id }, {
+    const created = await createApplication(deps, actingOf({ kind: 'person', id: owner.id }), {
       name: `A${p('app')}`.slice(0, 32),
       description: `${p('description')} ${SCRIPT} ${ALERT}`,
       redirectUris: ['https://app.example/cb'],
       confidential: false,
     });
     appId = created.application.id;
-    await enableBot(deps, OPERATOR, appId);
+    await enableBot(deps, actingOf(OPERATOR), appId);
 
-    const { webhook, token } = await createWebhook(deps, { kind: 'person', id: owner.id }, server.channels[0]!, { name: `Hook ${p('webhook')}`, avatarUrl: null });
+    const { webhook, token } = await createWebhook(deps, actingOf({ kind: 'person', id: owner.id }), server.channels[0]!, { name: `Hook ${p('webhook')}`, avatarUrl: null });
     execute = (body: unknown) =>
       fetch(`${served.baseUrl}/api/v1/webhooks/${webhook.id}/${token}?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const posted = await execute({

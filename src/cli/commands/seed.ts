@@ -1,4 +1,5 @@
-import { cliActing } from '../../core/acting.js';
+import { actingAs, cliActing } from '../../core/acting.js';
+import { person as personActor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
 import { registerPerson } from '../../modules/accounts/accounts.service.js';
@@ -83,12 +84,12 @@ export const seedCommands: CliCommand[] = [
       const announcements = await createChannel(services, cliActing(services.clock), server.id, { name: 'announcements', topic: 'News about the server. Webhooks post here.' });
       const dev = await createChannel(services, cliActing(services.clock), server.id, { name: 'dev', topic: 'Build notifications and bot experiments.' });
       if (general) {
-        await postMessage(services, general.id, owner.id, 'Welcome to the demo server! Try posting a message, creating a channel, or adding an app.');
-        await postMessage(services, general.id, bob.id, 'Hi all, I moderate here. Ask me if you need a webhook for your project.');
-        await postMessage(services, general.id, carol.id, 'Hello! 👋');
+        await postMessage(services, actingAs(cliActing(services.clock), personActor(owner.id)), general.id, 'Welcome to the demo server! Try posting a message, creating a channel, or adding an app.');
+        await postMessage(services, actingAs(cliActing(services.clock), personActor(bob.id)), general.id, 'Hi all, I moderate here. Ask me if you need a webhook for your project.');
+        await postMessage(services, actingAs(cliActing(services.clock), personActor(carol.id)), general.id, 'Hello! 👋');
       }
-      await postMessage(services, announcements.id, owner.id, 'This channel is for announcements. Moderators can create webhooks to post here automatically.');
-      await postMessage(services, dev.id, bob.id, 'Point your CI at a webhook in this channel to see build results.');
+      await postMessage(services, actingAs(cliActing(services.clock), personActor(owner.id)), announcements.id, 'This channel is for announcements. Moderators can create webhooks to post here automatically.');
+      await postMessage(services, actingAs(cliActing(services.clock), personActor(bob.id)), dev.id, 'Point your CI at a webhook in this channel to see build results.');
 
       const roles = await getRoles(services, server.id);
       const channels = await getChannels(services, server.id);
