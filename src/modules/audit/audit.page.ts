@@ -4,8 +4,7 @@ import { layout } from '../../web/layout.js';
 import { settingsNav } from '../directory/server-settings.page.js';
 import type { SettingsAbilities } from '../directory/server-settings.js';
 import type { AuditRow } from './audit.js';
-import { SERVER_ACTIONS, actionWords, actorWords, type AuditNames } from './audit-words.js';
-import { securityWords } from './audit-words.js';
+import { SERVER_ACTIONS, actionWords, actorWords, securityWords, type AuditNames } from './audit-words.js';
 
 /**
  * Server settings → Audit log and Settings → Security (issue #37 §5; docs/audit-log.md). A
@@ -52,9 +51,12 @@ export function serverAuditLogPage(input: ServerAuditPageInput): string {
           (row) => html`<li class="audit-entry" data-entry="${row.id}"><strong>${actorWords(row, input.names)}</strong> ${actionWords(row, input.names)}
 <span class="muted small">· ${when(row.createdAt)}</span>${row.reason !== null && row.action !== 'member.removed' ? html`<br><span class="small">Reason: ${row.reason}</span>` : ''}</li>`,
         )}</ol>`;
-  const pager = html`<p class="actions">${filter.before !== undefined ? html`<a href="${base}${query({ person: filter.person, action: filter.action })}">Newest entries</a>` : ''}${
-    input.next !== undefined ? html` <a href="${base}${query({ person: filter.person, action: filter.action, before: input.next })}" rel="next">Older entries →</a>` : ''
-  }</p>`;
+  const pager =
+    filter.before === undefined && input.next === undefined
+      ? ''
+      : html`<p class="actions">${filter.before !== undefined ? html`<a href="${base}${query({ person: filter.person, action: filter.action })}">Newest entries</a>` : ''}${
+          input.next !== undefined ? html` <a href="${base}${query({ person: filter.person, action: filter.action, before: input.next })}" rel="next">Older entries →</a>` : ''
+        }</p>`;
   const body = html`<div class="layout">
 ${settingsNav(server, input.can, 'audit-log')}
 <div>
@@ -103,7 +105,7 @@ export function securityPage(input: SecurityPageInput): string {
           (row) => html`<li class="audit-entry" data-entry="${row.id}">${securityWords(row, { apps: input.apps })}
 <span class="muted small">· ${when(row.createdAt)}${row.address !== null ? html` · from ${row.address}` : ''}</span></li>`,
         )}</ol>
-<p class="actions">${input.before !== undefined ? html`<a href="/settings/security">Newest activity</a>` : ''}${input.next !== undefined ? html` <a href="/settings/security${query({ before: input.next })}" rel="next">Older activity →</a>` : ''}</p></div>`;
+${input.before !== undefined || input.next !== undefined ? html`<p class="actions">${input.before !== undefined ? html`<a href="/settings/security">Newest activity</a>` : ''}${input.next !== undefined ? html` <a href="/settings/security${query({ before: input.next })}" rel="next">Older activity →</a>` : ''}</p>` : ''}</div>`;
   const content = html`<h1>Security</h1>
 ${notice(input.notice)}
 <p class="muted">Your account's recent activity, newest first: sign-ins and the address they came from, failed sign-ins, apps you authorized or removed, password changes and sessions ended. If you do not recognise something, change your password.</p>
