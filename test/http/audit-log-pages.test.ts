@@ -59,6 +59,30 @@ describe('Server settings → Audit log', () => {
     expect(overview.body).toContain(`href="/servers/${serverId}/settings/audit-log">Audit log</a>`);
   });
 
+  it('a member’s roles changed and the member removed through Settings → Members read as such, and as MEMBER_ROLE_UPDATE and MEMBER_KICK in the API', async () => {
+    const { owner, serverId } = await ownedServer();
+    const carol = await given.person(t, { name: 'Carol' });
+    await addMember(t.services, operatorActing(), serverId, carol.id);
+    const mods = await createRole(t.services, operatorActing(), serverId, { name: 'Mods', permissions: 0n });
+    const members = `/servers/${serverId}/settings/members`;
+    expect((await owner.agent.submit(members, `/servers/${serverId}/members/${carol.id}/roles`, { roles: mods.id })).statusCode).toBe(303);
+    expect((await owner.agent.submit(members, `/servers/${serverId}/members/${carol.id}/remove`, {})).statusCode).toBe(303);
+
+    const words = entriesOf((await owner.agent.get(`/servers/${serverId}/settings/audit-log?person=${owner.person.username}`)).body).map((e) => e.split(' · ')[0]);
+    expect(words.slice(0, 2)).toEqual(['Alice removed Carol from the server', 'Alice changed the roles of Carol: gave Mods']);
+
+    const bot = await given.bot(t);
+    await addMember(t.services, operatorActing(), serverId, bot.botUserId);
+    const readers = await createRole(t.services, operatorActing(), serverId, { name: 'Readers', permissions: Permission.VIEW_AUDIT_LOG });
+    await setMemberRoles(t.services, operatorActing(), serverId, bot.botUserId, [readers.id]);
+    const api = (await t.app.inject({ method: 'GET', url: `/api/v1/guilds/${serverId}/audit-logs?user_id=${owner.person.id}`, headers: bot.headers })).json() as { audit_log_entries: Array<{ action_type: number; target_id: string; changes?: unknown[] }>; users: Array<{ id: string }> };
+    expect(api.audit_log_entries.slice(0, 2)).toEqual([
+      expect.objectContaining({ action_type: 20, target_id: carol.id }),
+      expect.objectContaining({ action_type: 25, target_id: carol.id, changes: [{ key: '$add', new_value: [{ id: mods.id, name: 'Mods' }] }] }),
+    ]);
+    expect(api.users.map((u) => u.id)).toEqual(expect.arrayContaining([owner.person.id, carol.id]));
+  });
+
   it('filters by person (username) and by action, and says so when the username is no one', async () => {
     const { owner, serverId } = await ownedServer();
     const bob = await given.person(t, { username: `bob${Date.now().toString(36)}`, name: 'Bob' });

@@ -40,7 +40,17 @@ export interface AuditLogResource {
   auto_moderation_rules: never[];
 }
 
-export function presentAuditEntry(row: AuditRow): AuditLogEntryResource {
+/**
+ * Discord's MEMBER_ROLE_UPDATE changes carry partial roles (`$add`/`$remove`: [{ id, name }]); the
+ * row keeps the ids, comma-separated, and the name is the role's now (its id when it is gone).
+ */
+function wireChange(change: { key: string; old_value?: unknown; new_value?: unknown }, roles: ReadonlyMap<string, string>): { key: string; old_value?: unknown; new_value?: unknown } {
+  if ((change.key !== '$add' && change.key !== '$remove') || typeof change.new_value !== 'string') return change;
+  const ids = change.new_value.split(',').filter(Boolean);
+  return { key: change.key, new_value: ids.map((id) => ({ id, name: roles.get(id) ?? id })) };
+}
+
+export function presentAuditEntry(row: AuditRow, roles: ReadonlyMap<string, string> = new Map()): AuditLogEntryResource {
   const entry: AuditLogEntryResource = {
     id: row.id,
     // Discord's user_id is the user who acted; the operator and a webhook URL's holder are none.
@@ -49,15 +59,15 @@ export function presentAuditEntry(row: AuditRow): AuditLogEntryResource {
     action_type: row.actionType ?? 0,
   };
   const changes = changesOf(row);
-  if (changes.length > 0) entry.changes = changes;
+  if (changes.length > 0) entry.changes = changes.map((c) => wireChange(c, roles));
   if (row.options !== null) entry.options = optionsOf(row);
   if (row.reason !== null) entry.reason = row.reason;
   return entry;
 }
 
-export function presentAuditLog(log: { entries: readonly AuditRow[]; users: readonly Person[]; webhooks: readonly Webhook[]; apps: readonly Application[] }, baseUrl: string): AuditLogResource {
+export function presentAuditLog(log: { entries: readonly AuditRow[]; users: readonly Person[]; webhooks: readonly Webhook[]; apps: readonly Application[]; names: { roles: ReadonlyMap<string, string> } }, baseUrl: string): AuditLogResource {
   return {
-    audit_log_entries: log.entries.map(presentAuditEntry),
+    audit_log_entries: log.entries.map((row) => presentAuditEntry(row, log.names.roles)),
     users: log.users.map((u) => presentUser({ id: u.id, username: u.username, name: u.name, avatarUrl: u.avatarUrl, bot: u.bot })),
     webhooks: log.webhooks.map((w) => presentWebhook(w, { baseUrl })),
     integrations: log.apps.map((a) => ({
