@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFlags } from '../../src/cli/command.js';
+import { peopleCommands } from '../../src/cli/commands/people.js';
 import { MINUTE } from '../../src/core/clock.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
@@ -75,6 +77,14 @@ describe('the audit log of accounts', () => {
       expect.objectContaining({ action: 'person.created', actor_kind: 'anonymous', actor_id: null, target_id: String(user.id), address: '203.0.113.9' }),
     ]);
     await expectNowhere(PASSWORD);
+  });
+
+  it('`gatehouse people create` records person.created by the operator, with no address or request', async () => {
+    const command = peopleCommands.find((c) => c.name === 'people create');
+    const username = fresh('ops');
+    const record = (await command?.run(t.services, parseFlags(['--username', username, '--password', PASSWORD], command.flags).flags)) as { id: string };
+    const found = (await rows({ action: 'person.created' })).filter((r) => r.target_id === record.id);
+    expect(found).toEqual([expect.objectContaining({ actor_kind: 'operator', actor_id: null, subject_user_id: record.id, address: null, request_id: null })]);
   });
 
   it('a sign-in records signin.succeeded for the person, with the request’s address and request id', async () => {
