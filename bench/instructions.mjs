@@ -10,9 +10,17 @@
 // requests, divided by the answers in the batch. What it does not: the kernel (socket reads and
 // writes, wake-ups), cache misses and stalls. docs/performance.md §Instructions per answer.
 //
-//   --only 1,2,3,6    scenarios (default 1,2,3,6; the others are single-use-credential or paced)
+//   --only 1,2,3,6    scenarios (default 1,2,3,6). 4 (refresh_token rotation) and 5
+//                     (authorization_code + PKCE) are the grants at the token endpoint: each answer
+//                     spends a single-use credential minted while seeding, so they run smaller
+//                     batches (--grant-requests, --grant-warmup); 7 (paced) is bench/run.mjs's only
 //   --requests <n>    answers per measured batch (default 5000)
 //   --warmup <n>      requests of each selected scenario before any is counted (default 20000)
+//   --grant-requests <n>  answers per measured batch of scenarios 4 and 5 (default 2000): each
+//                     needs its own refresh token or code, minted over HTTP before the server goes
+//                     under callgrind, so 5,000 × 4 batches would take longer to seed than to count
+//   --grant-warmup <n>    warm-up requests of scenarios 4 and 5 (default 10000, same reason; with
+//                     3,000 the first two batches still ran half as many instructions again)
 //   --batches <n>     measured batches per scenario, each reported, judged by their median (default 4)
 //   --connections <list>  concurrent connections of the measured batches, each measured in turn
 //                     (default 50; `50,1` adds one request at a time: what an event-loop wake-up
@@ -36,7 +44,10 @@ import autocannon from 'autocannon';
 import { EMBED_BODY, SMALL_BODY } from './lib/bodies.mjs';
 import { freshDatabase } from './lib/database.mjs';
 import { BENCH_DIR, DIST, freePort, LOAD_GENERATOR_ENV, ROOT, startOptions, startServer } from './lib/processes.mjs';
-import { consentOnce, exchangeCodes, installBot, mintCodes, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
+import { codeExchangeForm, consentOnce, exchangeCodes, installBot, mintCodes, refreshForm, seedChannels, seedDirectory, seedWebhooks, signIn } from './lib/seed.mjs';
+
+/** The grant scenarios: each answer spends one single-use credential of the job's `bodies`. */
+const GRANTS = new Set([4, 5]);
 
 /** Concurrent connections of the warm-ups, and of the measured batches unless --connections says otherwise. */
 const CONNECTIONS = 50;
@@ -50,7 +61,7 @@ const CONNECTIONS = 50;
 const V8_UNDER_VALGRIND = ['--single-threaded'];
 
 function parseArgs(argv) {
-  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, annotate: false, bare: true, logLevel: 'warn', connections: [CONNECTIONS], postgres: false };
+  const o = { only: new Set([1, 2, 3, 6]), requests: 5000, batches: 4, warmup: 20000, grantRequests: 2000, grantWarmup: 10000, annotate: false, bare: true, logLevel: 'warn', connections: [CONNECTIONS], postgres: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === '--only') o.only = new Set(argv[++i].split(',').map(Number));
@@ -59,6 +70,8 @@ function parseArgs(argv) {
     else if (a === '--connections') o.connections = argv[++i].split(',').map(Number);
     else if (a === '--postgres') o.postgres = true;
     else if (a === '--warmup') o.warmup = Number(argv[++i]);
+    else if (a === '--grant-requests') o.grantRequests = Number(argv[++i]);
+    else if (a === '--grant-warmup') o.grantWarmup = Number(argv[++i]);
     else if (a === '--annotate') o.annotate = true;
     else if (a === '--no-bare') o.bare = false;
     else if (a === '--log-level') o.logLevel = argv[++i];
@@ -113,6 +126,17 @@ function batch(base, job, amount, connections = CONNECTIONS) {
   const statuses = {};
   const request = { method: job.method ?? 'GET', ...(job.body ? { body: job.body } : {}) };
   if (job.paths) request.setupRequest = (req) => ((req.path = job.paths[i++ % job.paths.length]), req);
+  if (job.bodies) {
+    // One cursor for the job's whole life (warm-up and every batch), so no credential is sent
+    // twice; past the list, spent ones are re-sent and counted in `job.reused` (400s in the
+    // statuses), which shows a short list instead of hiding it.
+    request.path = job.path;
+    request.setupRequest = (req) => {
+      if (job.next >= job.bodies.length) job.reused += 1;
+      req.body = job.bodies[job.next++ % job.bodies.length];
+      return req;
+    };
+  }
   if (job.tokens) {
     request.path = job.path;
     request.setupRequest = (req) => ((req.headers = { ...req.headers, authorization: `Bearer ${job.tokens[i++ % job.tokens.length]}` }), req);
@@ -150,7 +174,7 @@ async function measure(proc, dir, seen, job, opts, label, connections) {
   for (let b = 0; b < opts.batches; b += 1) {
     proc.control('-i', 'on');
     proc.control('-z');
-    const r = await batch(proc.base, job, opts.requests, connections);
+    const r = await batch(proc.base, job, job.requests ?? opts.requests, connections);
     // callgrind takes a command when the process next runs: an idle server sleeps in epoll until
     // a request wakes it (that request is counted after the dump, i.e. in no batch).
     proc.control('-d');
@@ -158,7 +182,8 @@ async function measure(proc, dir, seen, job, opts, label, connections) {
     proc.control('-i', 'off');
     const answers = Object.values(r.statuses).reduce((a, n) => a + n, 0);
     rows.push({ label, connections, batch: b + 1, answers, statuses: r.statuses, errors: r.errors, perAnswer: Math.round(instructions / answers), file });
-    log(`${label}, ${connections} connections, batch ${b + 1}: ${(instructions / answers / 1000).toFixed(1)} k instructions per answer (${JSON.stringify(r.statuses)})`);
+    const spent = job.bodies ? `, ${job.reused} spent credentials re-sent so far` : '';
+    log(`${label}, ${connections} connections, batch ${b + 1}: ${(instructions / answers / 1000).toFixed(1)} k instructions per answer (${JSON.stringify(r.statuses)}${spent})`);
   }
   return rows;
 }
@@ -184,10 +209,24 @@ async function main() {
     await installBot(plain.base, jar, directory.botApp.client_id, directory.server.id);
     const webhooks = await seedWebhooks(plain.base, directory.botApp.bot_token, channelIds, 10);
     let tokens = [];
+    const clientId = directory.oauthApp.client_id;
+    if ([3, 4, 5].some((n) => opts.only.has(n))) await consentOnce(plain.base, jar, clientId);
     if (opts.only.has(3)) {
-      await consentOnce(plain.base, jar, directory.oauthApp.client_id);
-      const pairs = await exchangeCodes(plain.base, directory.oauthApp.client_id, await mintCodes(plain.base, jar, directory.oauthApp.client_id, 300));
+      const pairs = await exchangeCodes(plain.base, clientId, await mintCodes(plain.base, jar, clientId, 300));
       tokens = pairs.map((p) => p.access);
+    }
+    // Autocannon may build a request or two per connection past `amount`: 5 % and a connection
+    // each to spare, so the measured batches spend only fresh credentials.
+    const grantCount = Math.ceil((opts.grantWarmup + opts.batches * opts.grantRequests) * 1.05) + CONNECTIONS * (opts.batches + 1);
+    const grantForms = { 4: [], 5: [] };
+    if (opts.only.has(4)) {
+      log(`scenario 4: seeding ${grantCount} refresh tokens (authorize + code exchange each)`);
+      const pairs = await exchangeCodes(plain.base, clientId, await mintCodes(plain.base, jar, clientId, grantCount));
+      grantForms[4] = pairs.map((p) => refreshForm(clientId, p.refresh));
+    }
+    if (opts.only.has(5)) {
+      log(`scenario 5: minting ${grantCount} authorization codes with PKCE`);
+      grantForms[5] = (await mintCodes(plain.base, jar, clientId, grantCount)).map((c) => codeExchangeForm(clientId, c));
     }
     await plain.stop();
     await database.analyze();
@@ -196,6 +235,8 @@ async function main() {
       1: { method: 'POST', paths: webhooks.map((w) => w.path), body: SMALL_BODY, headers: { 'content-type': 'application/json' } },
       2: { method: 'POST', paths: webhooks.map((w) => `${w.path}?wait=true`), body: EMBED_BODY, headers: { 'content-type': 'application/json' } },
       3: { path: '/api/v1/users/@me', tokens },
+      4: { method: 'POST', path: '/api/oauth2/token', bodies: grantForms[4], next: 0, reused: 0, requests: opts.grantRequests, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      5: { method: 'POST', path: '/api/oauth2/token', bodies: grantForms[5], next: 0, reused: 0, requests: opts.grantRequests, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
       // One webhook rather than bench/run.mjs's five: its bucket refills by the clock (SPEC §8: 10 per
       // 2 s), and under valgrind a batch lasts ~40 s, so with five a fifth of the answers were
       // 204s (a stored message each) and the 429 path could not be told from the mix.
@@ -204,7 +245,7 @@ async function main() {
     const seen = new Set();
 
     let bareRows = [];
-    const selected = [1, 2, 3, 6].filter((n) => opts.only.has(n));
+    const selected = [1, 2, 3, 4, 5, 6].filter((n) => opts.only.has(n));
     if (opts.bare) {
       log('bare node:http under callgrind');
       const bareDir = join(dir, 'bare');
@@ -225,10 +266,15 @@ async function main() {
     // first ~15,000 answers, then about one a second), and the scenarios share most of their code,
     // so a scenario measured first would otherwise pay for the others' tiering.
     for (const n of selected) {
-      log(`scenario ${n}: warm-up, ${opts.warmup} requests`);
-      await batch(server.base, jobs[n], opts.warmup);
+      const warmup = GRANTS.has(n) ? opts.grantWarmup : opts.warmup;
+      log(`scenario ${n}: warm-up, ${warmup} requests`);
+      await batch(server.base, jobs[n], warmup);
     }
-    for (const n of selected) for (const c of opts.connections) {
+    // Authorization codes live 10 minutes (oauth/authorize.ts CODE_LIFETIME_MS) from their minting
+    // at the end of the seeding: scenario 5 is measured first and 4 next, before codes could
+    // expire (a batch of expired codes would be all 400s), then the others in their order.
+    const measured = [...selected.filter((n) => n === 5), ...selected.filter((n) => n === 4), ...selected.filter((n) => !GRANTS.has(n))];
+    for (const n of measured) for (const c of opts.connections) {
       const rows = await measure(server, gDir, seen, jobs[n], opts, `scenario ${n}`, c);
       if (opts.annotate) {
         const a = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=90', rows.at(-1).file], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -248,7 +294,7 @@ async function main() {
       const bare = bareRows.filter((r) => r.connections === c);
       const bareMedian = bare.length ? summary(bare).m : NaN;
       if (bare.length) console.log(`| bare node:http | ${c} | ${(bareMedian / 1000).toFixed(1)} (${summary(bare).each}) | 1.00 |`);
-      for (const n of [1, 2, 3, 6]) {
+      for (const n of [1, 2, 3, 4, 5, 6]) {
         const rows = results.filter((r) => r.label === `scenario ${n}` && r.connections === c);
         if (rows.length === 0) continue;
         const { m, each } = summary(rows);
