@@ -29,9 +29,10 @@ export function registerMessagePages(pages: App, services: Services): void {
     return { ...channel, serverId: channel.serverId };
   }
 
-  async function render(request: FastifyRequest, reply: FastifyReply, channel: Channel, permissions: bigint, failed?: { error: string; content: string; status: number }, before?: string) {
-    const data = await loadChannelPage(services, personActing(request, services.clock), channel, before);
-    if (!data) throw ApiErrors.unknownChannel();
+  /** The channel view; loadChannelPage checks that the person may view the channel. */
+  async function render(request: FastifyRequest, reply: FastifyReply, channelId: string, failed?: { error: string; content: string; status: number }, before?: string) {
+    const data = await loadChannelPage(services, personActing(request, services.clock), channelId, before);
+    const { channel, permissions } = data;
     const markup = channelPage({
       ctx: pageContext(request, services),
       server: data.server,
@@ -57,10 +58,7 @@ export function registerMessagePages(pages: App, services: Services): void {
 
   signedInPages(pages, (scope) => {
     scope.get('/channels/:channelId', { schema: { ...hide, params: ChannelParams, querystring: ChannelQuery } }, async (request, reply) => {
-      const viewer = request.signedInViewer;
-      const channel = await serverChannel(request.params.channelId);
-      const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
-      return render(request, reply, channel, permissions, undefined, request.query.before);
+      return render(request, reply, request.params.channelId, undefined, request.query.before);
     });
 
     // The page's script reports what it has shown while open and visible (unread state, issue #24).
@@ -72,7 +70,7 @@ export function registerMessagePages(pages: App, services: Services): void {
     scope.post('/channels/:channelId/messages', { schema: { ...hide, params: ChannelParams, body: PostMessageBody } }, async (request, reply) => {
       const viewer = request.signedInViewer;
       const channel = await serverChannel(request.params.channelId);
-      // What the page shows around the composer; postMessage checks Send messages itself (issue #37 §1).
+      // For the answer's own rights (Manage messages); postMessage checks Send messages itself (issue #37 §1).
       const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
       const content = request.body.content ?? '';
       try {
@@ -82,7 +80,7 @@ export function registerMessagePages(pages: App, services: Services): void {
       } catch (error) {
         // A refusal of the person (no Send messages) is an error page, not a form to correct.
         if (!(error instanceof ApiError) || error instanceof AccessError || error.status >= 500) throw error;
-        return render(request, reply, channel, permissions, { error: formErrorMessage(error), content, status: error.status });
+        return render(request, reply, channel.id, { error: formErrorMessage(error), content, status: error.status });
       }
       return reply.redirect(`/channels/${channel.id}#post`, 303);
     });

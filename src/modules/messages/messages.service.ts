@@ -107,6 +107,10 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
 
 /** What the channel view shows besides its messages: the server and its channel list. */
 export interface ChannelPageData {
+  /** The channel shown, a server text channel. */
+  channel: Channel & { serverId: string };
+  /** The viewer's permissions in its server (what the page offers: the composer, settings, moderation). */
+  permissions: bigint;
   server: Server;
   /** Every server the person is a member of, for switching (the sidebar's server list). */
   servers: { id: string; name: string }[];
@@ -125,13 +129,18 @@ export interface ChannelPageData {
 const newer = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
 
 /**
- * The channel view's data for the acting person; the caller has checked View channel. Undefined
- * when the server is gone. Opening the newest page reads the channel (issue #24 unread state): the
- * person's mark moves to its newest message (`channel.read`), and the first message after the old
- * mark (by someone else) gets the "New messages" marker. An older page (`before`) changes no mark.
+ * The channel view's data for the acting person, who needs View channel (issue #37 §1: checked
+ * here): 10003 for an unknown channel, a DM (it has no view here), a server they are not in or a
+ * channel they may not view, or a server gone meanwhile. Opening the newest page reads the channel
+ * (issue #24 unread state): the person's mark moves to its newest message (`channel.read`), and the
+ * first message after the old mark (by someone else) gets the "New messages" marker. An older page
+ * (`before`) changes no mark.
  */
-export async function loadChannelPage(deps: Deps, acting: Acting<PersonActor>, channel: Channel, before?: string): Promise<ChannelPageData | undefined> {
-  if (channel.serverId === null) return undefined;
+export async function loadChannelPage(deps: Deps, acting: Acting<PersonActor>, channelId: string, before?: string): Promise<ChannelPageData> {
+  const found = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!found || found.serverId === null) throw ApiErrors.unknownChannel();
+  const channel = { ...found, serverId: found.serverId };
+  const permissions = await authorize(deps, acting.actor, channel.serverId, { all: Permission.VIEW_CHANNEL }, ApiErrors.unknownChannel);
   const viewerId = acting.actor.id;
   const [server, channels, history, lastRead, unread, memberOf] = await Promise.all([
     getServer(deps, channel.serverId),
@@ -141,20 +150,20 @@ export async function loadChannelPage(deps: Deps, acting: Acting<PersonActor>, c
     listUnreadChannelIds(deps.db, viewerId, channel.serverId),
     listServersForPerson(deps, viewerId),
   ]);
-  if (!server) return undefined;
+  if (!server) throw ApiErrors.unknownChannel();
   const unreadChannelIds = new Set(unread);
   const servers = memberOf.map((s) => ({ id: s.id, name: s.name }));
   // The viewer's own colour too: what they post next is coloured before a reload. A webhook's id
   // matches no member, so its messages stay uncoloured.
   const authorColors = await memberNameColors(deps, server.id, [viewerId, ...history.messages.map((m) => m.author.id)]);
-  if (before !== undefined) return { server, servers, channels, ...history, unreadChannelIds, authorColors };
+  if (before !== undefined) return { channel, permissions, server, servers, channels, ...history, unreadChannelIds, authorColors };
   // An empty channel is read too (mark 0): what is posted next is new to this person.
   const readUpTo = history.messages.at(-1)?.id ?? '0';
   await markRead(deps.db, viewerId, channel.id, readUpTo);
   await emitted(deps, acting, { type: 'channel.read', userId: viewerId, channelId: channel.id, messageId: readUpTo });
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
-  return { server, servers, channels, ...history, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+  return { channel, permissions, server, servers, channels, ...history, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 /**
