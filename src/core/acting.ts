@@ -52,8 +52,3 @@ export function actingAs<A extends Who>(acting: Acting<Who>, actor: A): Acting<A
 export function cliActing(clock: { now(): number }, reason: string | null = null): Acting<Actor> {
   return { actor: { kind: 'operator' }, address: null, requestId: null, at: clock.now(), reason };
 }
-
-/** The user id an actor acts as (a person's or a bot's own account); null for the operator, a webhook or nobody. */
-export function actingUserId(actor: Who): string | null {
-  return actor.kind === 'person' || actor.kind === 'bot' ? actor.id : null;
-}

@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/event-bus.js';
-import type { ChannelEvents } from './channel-events.js';
+import { announceAccessChange, type ChannelEvents } from './channel-events.js';
 
 /**
  * Live channel views hear messages and access changes through the domain events (issue #37 §2):
@@ -12,7 +12,7 @@ export function feedLiveViews(bus: EventBus, channels: Pick<ChannelEvents, 'publ
     channels.publish({ type, channelId: event.channelId, messageId: event.messageId });
   });
   const offAccess = bus.on(['access.changed'], (event) => {
-    channels.publish({ type: 'access_change', channelId: event.topicId, messageId: '0' });
+    announceAccessChange(channels, event.topicId);
   });
   return () => {
     offMessages();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot } from '../support/given.js';
-import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/chat-a11y.test.ts');
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { chromiumAvailable, launchBrowser, serveTestApp, signInWithForm, warnIfChromiumMissing, type BrowserSession, type ServedApp } from '../support/browser.js';
-import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/live-behind.test.ts');
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { stored } from '../support/stored.js';
-import { actingOf, ANONYMOUS, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/membership-and-names.test.ts');
 

@@ -62,6 +62,21 @@ describe('gatehouse audit list', () => {
     expect(((await runCommand(t, 'audit list', ['--person', alice.username, '--limit', '1'])) as unknown as Listed).entries.map((e) => e.action)).toEqual(['role.created']);
   });
 
+  it('--security keeps the security events (failed sign-ins, replays, failed client authentication, resets) and leaves the everyday changes out', async () => {
+    const bob = await given.person(t, { username: `bob${Date.now().toString(36)}` });
+    const client = await given.confidentialApp(t);
+    const server = await given.server(t, { owner: bob });
+    await emit(at({ kind: 'anonymous' }, NOW - 3 * HOUR), { type: 'client.auth_failed', applicationId: client.app.id, method: 'client_secret_basic' });
+    await emit(at({ kind: 'person', id: bob.id }, NOW - 2 * HOUR), { type: 'role.created', serverId: server.id, roleId: '6002', name: 'Helpers', permissions: '0', color: 0 });
+    await emit(at({ kind: 'person', id: bob.id }, NOW - HOUR), { type: 'client_secret.reset', applicationId: client.app.id });
+    const listed = ((await runCommand(t, 'audit list', ['--security', '--app', client.app.id])) as unknown as Listed).entries.map((e) => e.action);
+    expect(listed).toEqual(['client_secret.reset', 'client.auth_failed']);
+    const everything = ((await runCommand(t, 'audit list', ['--security'])) as unknown as Listed).entries.map((e) => e.action);
+    expect(everything).not.toContain('role.created');
+    expect(everything).not.toContain('app.created');
+    await expect(runCommand(t, 'audit list', ['--security', '--action', 'role.created'])).rejects.toBeInstanceOf(CliUsageError);
+  });
+
   it('bad flags are usage errors (exit status 2): an unknown action, a bad --since, --limit or id, a person who does not exist', async () => {
     for (const args of [
       ['--action', 'role.exploded'],

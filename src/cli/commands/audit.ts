@@ -1,6 +1,6 @@
 import { DAY, HOUR, MINUTE } from '../../core/clock.js';
 import { isSnowflake } from '../../core/snowflake.js';
-import { AUDITED_EVENTS, type AuditRow } from '../../modules/audit/audit.js';
+import { AUDITED_EVENTS, SECURITY_EVENTS, type AuditRow } from '../../modules/audit/audit.js';
 import { findAuditPerson, readInstanceAuditLog } from '../../modules/audit/audit.service.js';
 import { CliUsageError, type CliCommand } from '../command.js';
 
@@ -53,6 +53,7 @@ export const auditCommands: CliCommand[] = [
       server: { description: 'entries of this server (its id)' },
       action: { description: `one action, e.g. signin.failed, role.created (one of: ${AUDITED_EVENTS.join(', ')})` },
       limit: { description: `how many entries, 1–${LIMIT_MAX} (default ${LIMIT_DEFAULT})` },
+      security: { description: `only the instance's security events (${SECURITY_EVENTS.join(', ')})`, boolean: true },
     },
     async run(services, flags) {
       const limitText = flags.string('limit');
@@ -64,6 +65,9 @@ export const auditCommands: CliCommand[] = [
       if (server !== undefined && !isSnowflake(server)) throw new CliUsageError(`--server must be a server id (digits; got "${server}")`);
       const action = flags.string('action');
       if (action !== undefined && !(AUDITED_EVENTS as readonly string[]).includes(action)) throw new CliUsageError(`--action must be one of ${AUDITED_EVENTS.join(', ')} (got "${action}")`);
+      // Issue #37 §5: the operator's view of attacks and credential resets, without the servers' everyday changes.
+      if (action !== undefined && flags.bool('security')) throw new CliUsageError('--action and --security cannot be combined');
+      const actions = action !== undefined ? [action] : flags.bool('security') ? [...SECURITY_EVENTS] : undefined;
       const sinceText = flags.string('since');
       const since = sinceText === undefined ? undefined : parseSince(sinceText, services.clock.now());
       const personText = flags.string('person');
@@ -74,7 +78,7 @@ export const auditCommands: CliCommand[] = [
         ...(person ? { personId: person.id } : {}),
         ...(app !== undefined ? { applicationId: app } : {}),
         ...(server !== undefined ? { serverId: server } : {}),
-        ...(action !== undefined ? { actions: [action] } : {}),
+        ...(actions !== undefined ? { actions } : {}),
         ...(since !== undefined ? { since } : {}),
       });
       return { count: entries.length, entries: entries.map((row) => present(row, usernames)) };

@@ -82,9 +82,9 @@ export const PERSONAL_SECURITY_EVENTS = [
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'user_install.created', 'user_install.deleted',
 ] as const satisfies readonly EventType[];
 
-/** Instance-wide security events: what `gatehouse audit list` shows without filters besides the server logs. */
+/** Instance-wide security events: attacks and credential resets (`gatehouse audit list --security`). */
 export const SECURITY_EVENTS = [
-  'signin.failed', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'client_secret.reset', 'bot_token.reset',
+  'signin.failed', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'client_secret.reset', 'bot_token.reset', 'signing_key.rotated',
 ] as const satisfies readonly EventType[];
 
 interface Placed {

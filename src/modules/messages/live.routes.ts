@@ -219,7 +219,7 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     };
 
     // Issue #21 §5: besides the channel's own events, its server's and the viewer's access
-    // changes (announceAccessChange) make the stream re-check at once rather than at the next
+    // changes (`access.changed` events) make the stream re-check at once rather than at the next
     // heartbeat, so a signed-out, removed or departed viewer receives nothing more.
     const unsubscribers = [
       services.events.subscribe(channel.id, (event: ChannelEvent) => {
