@@ -1,6 +1,8 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { tablesChanged, tablesNamed } from '../../src/storage/query-tables.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { declareTables, tablesChanged, tablesNamed } from '../../src/storage/query-tables.js';
 
 /**
  * storage/query-tables.ts: what a query reads and changes comes from Kysely's operation tree
@@ -40,5 +42,34 @@ describe('the tables a query changes', () => {
     ['a select', db.selectFrom('users').selectAll(), []],
   ])('%s', (_name, builder, tables) => {
     expect(sorted(tablesChanged(builder.compile().query))).toEqual(tables);
+  });
+});
+
+describe('raw statements declare their tables (issue #37 §4)', () => {
+  it('a raw statement that declares its tables is read by its declaration: what it changes, and everything it names', () => {
+    const query = sql`with c as (update oauth_codes set used_at = 1 returning *) insert into oauth_access_tokens select * from c${declareTables({ changes: ['oauth_codes'], inserts: ['oauth_access_tokens'], reads: ['users'] })}`.compile(db);
+    expect(sorted(tablesChanged(query.query))).toEqual(['oauth_codes']);
+    expect(sorted(tablesNamed(query.query))).toEqual(['oauth_access_tokens', 'oauth_codes', 'users']);
+    expect(query.sql.endsWith(' /* tables: reads=users inserts=oauth_access_tokens changes=oauth_codes */')).toBe(true);
+  });
+
+  it('a declaration names tables only', () => {
+    expect(() => declareTables({ changes: ['users; drop table users'] })).toThrow(/not a table name/);
+  });
+
+  it('every raw statement of a repository declares its tables', () => {
+    const root = fileURLToPath(new URL('../../src/modules/', import.meta.url));
+    const undeclared: string[] = [];
+    for (const module of readdirSync(root)) {
+      for (const file of readdirSync(`${root}${module}`).filter((name) => name.endsWith('.repository.ts'))) {
+        const source = readFileSync(`${root}${module}/${file}`, 'utf8');
+        // A template literal tagged `sql` or `sql<…>` whose text opens with a statement's verb.
+        for (const match of source.matchAll(/\bsql(?:<[^`]*?>)?`([^`]*)`/g)) {
+          const body = match[1] ?? '';
+          if (/^\s*(with|insert|update|delete|select|merge)\b/i.test(body) && !body.includes('declareTables(')) undeclared.push(`${module}/${file}: ${body.trim().slice(0, 60)}`);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
 import { batched } from '../../storage/postgres-batch.js';
 import { prepareQuery } from '../../storage/prepared.js';
+import { declareTables } from '../../storage/query-tables.js';
 import { insertMessage, type NewMessage } from './messages.repository.js';
 
 /** One execute's message and what its statement checks. */
@@ -57,7 +58,7 @@ const insertChecked = prepareQuery<Columns>()((db, v) => ({
       from unnest(${v.ids}::bigint[], ${v.webhookIds}::bigint[], ${v.tokenHashes}::text[], ${v.signed}::boolean[], ${v.usernames}::text[], ${v.avatarUrls}::text[], ${v.contents}::text[], ${v.embeds}::text[], ${v.createdAts}::bigint[])
         as r(id, webhook_id, token_hash, signed, username, avatar_url, content, embeds, created_at)
       join webhooks w on w.id = r.webhook_id and w.token_hash = r.token_hash and (r.signed or w.github_secret_sealed is null)
-      returning id, channel_id, application_id, author_name, author_avatar_url`.compile(db),
+      returning id, channel_id, application_id, author_name, author_avatar_url${declareTables({ inserts: ['messages'], reads: ['webhooks'] })}`.compile(db),
 }));
 
 /**

@@ -13,6 +13,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
 import { prepareQuery } from '../../storage/prepared.js';
+import { declareTables } from '../../storage/query-tables.js';
 import { consumeCode, insertAccessToken, insertRefreshToken, rotateRefreshToken } from './tokens.repository.js';
 
 /** The two tokens a rotation or a redemption stores, for the grant of the row its UPDATE returned. */
@@ -53,7 +54,7 @@ const rotateInOneStatement = prepareQuery<NewTokens & { hash: string }>()((db, v
         where token_hash = ${v.hash} and used_at is null and expires_at > ${v.now}
         returning grant_id, application_id, user_id
       ), ${insertNewTokens('rotated', v)}
-      select count(*)::int as rotated from rotated`.compile(db),
+      select count(*)::int as rotated from rotated${declareTables({ changes: ['oauth_refresh_tokens'], inserts: ['oauth_access_tokens', 'oauth_refresh_tokens'] })}`.compile(db),
 }));
 
 /** A code's redemption without a bot install or an incoming webhook to write beside it. */
@@ -65,7 +66,7 @@ const redeemInOneStatement = prepareQuery<NewTokens & { codeHash: string }>()((d
         where code_hash = ${v.codeHash} and used_at is null and expires_at > ${v.now}
         returning grant_id, application_id, user_id
       ), ${insertNewTokens('consumed', v)}
-      select count(*)::int as consumed from consumed`.compile(db),
+      select count(*)::int as consumed from consumed${declareTables({ changes: ['oauth_codes'], inserts: ['oauth_access_tokens', 'oauth_refresh_tokens'] })}`.compile(db),
 }));
 
 /** The access and refresh token a redemption or a rotation stores, for one grant. */
