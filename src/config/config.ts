@@ -68,6 +68,15 @@ export interface Config {
    */
   liveStreamsPerPerson: number;
   liveStreamsPerAddress: number;
+  /**
+   * Issue #38 §1: GATEHOUSE_SMTP_URL, `smtp://user:pass@host:587` (STARTTLS when offered),
+   * `smtps://…` (TLS from the start) or `log:` (each mail written to the log, for development);
+   * undefined (the default): this server sends no e-mail. Holds a password: never log it whole
+   * (mail/mail.ts `redactSmtpUrl`).
+   */
+  smtpUrl: string | undefined;
+  /** GATEHOUSE_MAIL_FROM: the From of every mail; default `<service name> <no-reply@<base URL's host>>`. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +112,8 @@ export const ENVIRONMENT = {
   GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'false',
   GATEHOUSE_LIVE_STREAMS_PER_PERSON: '10',
   GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '100',
+  GATEHOUSE_SMTP_URL: '',
+  GATEHOUSE_MAIL_FROM: '',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -191,6 +202,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const liveStreamsPerPerson = integer('GATEHOUSE_LIVE_STREAMS_PER_PERSON', 0, 1_000_000);
   const liveStreamsPerAddress = integer('GATEHOUSE_LIVE_STREAMS_PER_ADDRESS', 0, 1_000_000);
 
+  const smtpUrl = read('GATEHOUSE_SMTP_URL') || undefined;
+  if (smtpUrl !== undefined && smtpUrl !== 'log:') {
+    // Issue #38 §1: only the scheme is echoed, since the rest may hold the SMTP password.
+    let valid = false;
+    try {
+      const url = new URL(smtpUrl);
+      valid = (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+    } catch {
+      valid = false;
+    }
+    if (!valid) {
+      const given = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(smtpUrl)?.[1];
+      problems.push(`GATEHOUSE_SMTP_URL must be an smtp://host[:port] or smtps://host[:port] URL, or log: (got ${given === undefined ? 'no URL' : `a "${given}:" URL`})`);
+    }
+  }
+  const mailFrom = read('GATEHOUSE_MAIL_FROM') || defaultMailFrom(serviceName, baseUrl);
+  // RFC 5322 §3.4: an address, optionally with a display name before it in angle brackets.
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom)) {
+    problems.push(`GATEHOUSE_MAIL_FROM must be an e-mail address, optionally as "Name <address>" (got "${mailFrom}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -219,5 +251,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     outboundAllowPrivate,
     liveStreamsPerPerson,
     liveStreamsPerAddress,
+    smtpUrl,
+    mailFrom,
   };
+}
+
+/** Issue #38 §1: mail comes from no-reply at the base URL's host unless the operator names a sender. */
+function defaultMailFrom(serviceName: string, baseUrl: string): string {
+  let host = 'localhost';
+  try {
+    host = new URL(baseUrl).hostname || host;
+  } catch {
+    // GATEHOUSE_BASE_URL's own problem is already reported.
+  }
+  const name = serviceName.replace(/["<>\\\r\n]/g, '');
+  return `${name} <no-reply@${host.replace(/^\[|\]$/g, '')}>`;
 }

@@ -18,6 +18,7 @@ import type { OneTimeRevealsTable } from '../modules/reveals/reveals.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
 import type { ServerSecretCheckTable } from './server-secret-check.table.js';
 import type { AuditEventsTable } from '../modules/audit/audit.table.js';
+import type { MailOutboxTable } from '../modules/mail/mail.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
@@ -52,4 +53,5 @@ export interface Database {
   oidc_clients: OidcClientsTable;
   one_time_reveals: OneTimeRevealsTable;
   audit_events: AuditEventsTable;
+  mail_outbox: MailOutboxTable;
 }

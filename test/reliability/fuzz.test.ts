@@ -90,6 +90,24 @@ async function listTables(t: TestApp): Promise<{ name: string; columns: string[]
     .map((table) => ({ name: table.name, columns: table.columns.map((c) => c.name) }));
 }
 
+/**
+ * Issue #37 §5: a refusal may record itself in the audit log (a failed sign-in, a failed client
+ * authentication, a replayed credential): rows of these actions appended, nothing else changed.
+ */
+const REFUSAL_ACTIONS = new Set(['signin.failed', 'client.auth_failed', 'code.replayed', 'refresh.reused', 'signin.second_factor_failed']);
+
+async function auditRows(t: TestApp): Promise<Map<string, string>> {
+  const rows = await t.services.db.selectFrom('audit_events').select(['id', 'action']).execute();
+  return new Map(rows.map((row) => [String(row.id), row.action]));
+}
+
+/** What a refusal did to the audit log beyond appending refusal rows, or undefined when nothing else. */
+function auditProblem(before: Map<string, string>, after: Map<string, string>): string | undefined {
+  for (const [id, action] of before) if (after.get(id) !== action) return `audit row ${id} (${action}) changed or went`;
+  for (const [id, action] of after) if (!before.has(id) && !REFUSAL_ACTIONS.has(action)) return `audit row ${id} records ${action}, which is not a refusal`;
+  return undefined;
+}
+
 function changedTables(before: Record<string, string>, after: Record<string, string>): string[] {
   return Object.keys(after).filter((name) => before[name] !== after[name]);
 }
@@ -337,6 +355,7 @@ describe('bad input: fuzzing every route in process (issue #7 §5)', () => {
     { timeout: Math.max(180_000, TOTAL * 10) },
     async () => {
       let before = await snapshot(t, tables);
+      let auditBefore = await auditRows(t);
       for (let batch = 0; figures.requests < TOTAL; batch++) {
         const pool = poolFor(t, seeded, fieldNames);
         const size = Math.min(BATCH, TOTAL - figures.requests);
@@ -347,15 +366,19 @@ describe('bad input: fuzzing every route in process (issue #7 §5)', () => {
             const problem = shapeProblem(req, res);
             if (problem) throw new Error(`${problem}: ${res.statusCode} ${res.body.slice(0, 300)}\n  for ${describeRequest(req)}`);
             const after = await snapshot(t, tables);
+            const auditAfter = after['audit_events'] === before['audit_events'] ? auditBefore : await auditRows(t);
             if (res.statusCode >= 400) {
               figures.rejectedChecked += 1;
-              const changed = changedTables(before, after);
-              if (changed.length) {
+              const audit = auditProblem(auditBefore, auditAfter);
+              const changed = changedTables(before, after).filter((name) => name !== 'audit_events');
+              if (changed.length || audit !== undefined) {
                 before = after;
-                throw new Error(`refused with ${res.statusCode} but changed ${changed.join(', ')}\n  for ${describeRequest(req)}`);
+                auditBefore = auditAfter;
+                throw new Error(`refused with ${res.statusCode} but changed ${[...changed, ...(audit ? [audit] : [])].join(', ')}\n  for ${describeRequest(req)}`);
               }
             }
             before = after;
+            auditBefore = auditAfter;
           }),
           { numRuns: size, seed: SEED + batch, endOnFailure: false, verbose: 1 },
         );
@@ -364,6 +387,7 @@ describe('bad input: fuzzing every route in process (issue #7 §5)', () => {
         expect(health.statusCode, `/healthz after batch ${batch}`).toBe(200);
         await refresh(t, seeded);
         before = await snapshot(t, tables);
+        auditBefore = await auditRows(t);
       }
       expect(figures.requests).toBeGreaterThanOrEqual(TOTAL);
       expect(figures.statuses.has(200)).toBe(true); // real credentials reached working code too

@@ -18,6 +18,7 @@ import * as invitationExpiry from './2026-11-27-20-invitation-expiry.js';
 import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 import * as auditEvents from './2026-11-28-10-audit-events.js';
+import * as mailOutbox from './2026-11-28-21-mail-outbox.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-30-server-secret-check': serverSecretCheck,
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-28-10-audit-events': auditEvents,
+  '2026-11-28-21-mail-outbox': mailOutbox,
 };

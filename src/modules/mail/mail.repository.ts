@@ -1,0 +1,144 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { onPostgres } from '../../storage/dialect-of.js';
+import type { Database } from '../../storage/database.js';
+import { toId, toNum, toNumOrNull } from '../../storage/types.js';
+
+export type MailStatus = 'queued' | 'sent' | 'failed';
+
+export interface NewOutboxMail {
+  id: string;
+  recipient: string;
+  subject: string;
+  sealedBody: string;
+  now: number;
+}
+
+export async function insertOutboxMail(db: Kysely<Database> | Transaction<Database>, mail: NewOutboxMail): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({
+      id: mail.id,
+      recipient: mail.recipient,
+      subject: mail.subject,
+      sealed_body: mail.sealedBody,
+      status: 'queued',
+      attempts: 0,
+      next_attempt_at: mail.now,
+      lease_holder: null,
+      lease_until: null,
+      last_error: null,
+      created_at: mail.now,
+      sent_at: null,
+    })
+    .execute();
+}
+
+export interface ClaimedMail {
+  id: string;
+  recipient: string;
+  subject: string;
+  sealedBody: string;
+  /** Including this one. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due mails for `holder` until `leaseUntil`, counting the attempt, in one
+ * statement. On PostgreSQL the inner select skips rows another instance is claiming right now
+ * (FOR UPDATE SKIP LOCKED), and the lease keeps a claimed row away from the others until it
+ * expires (a crashed sender's mail is taken over then); SQLite has one writer, so the statement
+ * alone is atomic.
+ */
+export async function claimDueMail(db: Kysely<Database>, holder: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedMail[]> {
+  const postgres = onPostgres(db);
+  const rows = await db
+    .updateTable('mail_outbox')
+    .set({ lease_holder: holder, lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', (eb) => {
+      const due = eb
+        .selectFrom('mail_outbox')
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit);
+      return postgres ? due.forUpdate().skipLocked() : due;
+    })
+    .returning(['id', 'recipient', 'subject', 'sealed_body', 'attempts'])
+    .execute();
+  return rows
+    .map((row) => ({ id: toId(row.id), recipient: row.recipient, subject: row.subject, sealedBody: row.sealed_body, attempts: toNum(row.attempts) }))
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+/** Sent: the body (which may hold a single-use link) is emptied. False when the lease was lost. */
+export async function markMailSent(db: Kysely<Database>, id: string, holder: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('mail_outbox')
+    .set({ status: 'sent', sent_at: now, sealed_body: '', lease_holder: null, lease_until: null, last_error: null })
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A failed attempt: back to the queue for `nextAttemptAt`, or `failed` for good (body emptied). */
+export async function markMailAttemptFailed(
+  db: Kysely<Database>,
+  id: string,
+  holder: string,
+  outcome: { error: string; giveUp: boolean; nextAttemptAt: number },
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set(
+      outcome.giveUp
+        ? { status: 'failed', sealed_body: '', last_error: outcome.error, lease_holder: null, lease_until: null }
+        : { status: 'queued', next_attempt_at: outcome.nextAttemptAt, last_error: outcome.error, lease_holder: null, lease_until: null },
+    )
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .execute();
+}
+
+export interface OutboxEntry {
+  id: string;
+  recipient: string;
+  subject: string;
+  status: MailStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+/** The queue for `gatehouse mail list`, newest first; never the bodies. */
+export async function listOutbox(db: Kysely<Database>, filter: { status?: MailStatus; limit: number }): Promise<OutboxEntry[]> {
+  let query = db
+    .selectFrom('mail_outbox')
+    .select(['id', 'recipient', 'subject', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at', 'sent_at'])
+    .orderBy('id', 'desc')
+    .limit(filter.limit);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    id: toId(row.id),
+    recipient: row.recipient,
+    subject: row.subject,
+    status: row.status as MailStatus,
+    attempts: toNum(row.attempts),
+    nextAttemptAt: toNum(row.next_attempt_at),
+    lastError: row.last_error,
+    createdAt: toNum(row.created_at),
+    sentAt: toNumOrNull(row.sent_at),
+  }));
+}
+
+/** The maintenance job's pruning: sent mail older than `before`; the count removed. */
+export async function deleteSentMailBefore(db: Kysely<Database>, before: number): Promise<number> {
+  const result = await db.deleteFrom('mail_outbox').where('status', '=', 'sent').where('sent_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
