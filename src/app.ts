@@ -19,6 +19,7 @@ import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.rout
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
+import { registerSessionPages } from './modules/accounts/sessions.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
@@ -163,6 +164,7 @@ export async function buildApp(services: Services): Promise<App> {
     });
     installPageContext(pages, services);
     registerAccountPages(pages, services);
+    registerSessionPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);
     registerMessageActionPages(pages, services);

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { toNum } from '../../storage/types.js';
+import { toId, toNum } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
 
@@ -14,7 +14,7 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
-export async function insertSession(db: Db, s: SessionRecord & { userAgent: string | null }): Promise<void> {
+export async function insertSession(db: Db, s: SessionRecord & { userAgent: string | null; address: string | null }): Promise<void> {
   await db
     .insertInto('sessions')
     .values({
@@ -24,6 +24,7 @@ export async function insertSession(db: Db, s: SessionRecord & { userAgent: stri
       last_seen_at: s.lastSeenAt,
       expires_at: s.expiresAt,
       user_agent: s.userAgent,
+      address: s.address,
     })
     .execute();
 }
@@ -65,4 +66,37 @@ export async function deleteSessionsOfUser(db: Db, userId: string, keepIdHash?: 
   if (keepIdHash !== undefined) query = query.where('id_hash', '<>', keepIdHash);
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** A session as Settings → Sessions lists it. */
+export interface SessionListing extends SessionRecord {
+  userAgent: string | null;
+  address: string | null;
+}
+
+/** The person's sessions not yet expired, the most recently used first. */
+export async function listSessionsOfUser(db: Db, userId: string, now: number): Promise<SessionListing[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id_hash', 'user_id', 'created_at', 'last_seen_at', 'expires_at', 'user_agent', 'address'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map((row) => ({
+    idHash: row.id_hash,
+    userId: toId(row.user_id),
+    createdAt: toNum(row.created_at),
+    lastSeenAt: toNum(row.last_seen_at),
+    expiresAt: toNum(row.expires_at),
+    userAgent: row.user_agent,
+    address: row.address,
+  }));
+}
+
+/** Ends one session of a person; false when they have none with that hash (ended already, or someone else's). */
+export async function deleteSessionOfUser(db: Db, userId: string, idHash: string): Promise<boolean> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

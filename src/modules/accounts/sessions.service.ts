@@ -7,7 +7,9 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { changing, emitted } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
-import { deleteSession, findSessionWithPerson, insertSession, touchSession } from './sessions.repository.js';
+import { deleteSession, deleteSessionOfUser, deleteSessionsOfUser, findSessionWithPerson, insertSession, listSessionsOfUser, touchSession } from './sessions.repository.js';
+import { deviceOf, type SessionView } from './sessions.js';
+import { invalidField } from '../../core/errors.js';
 
 /** Refresh last-seen at most hourly: a write per page view would be wasted work. */
 const TOUCH_INTERVAL_MS = HOUR;
@@ -42,6 +44,8 @@ export async function startSessionIn(deps: Deps, acting: Acting<PersonActor>, db
     lastSeenAt: now,
     expiresAt,
     userAgent: userAgent ? userAgent.slice(0, 256) : null,
+    // Issue #38 §5: Settings → Sessions shows where each session signed in from.
+    address: acting.address ? acting.address.slice(0, 64) : null,
   });
   return { token: secret.plain, expiresAt };
 }
@@ -116,4 +120,57 @@ export async function replaceSession(deps: Deps, acting: Acting<Who>, token: str
 export async function sessionStillSignsIn(deps: Deps, token: string, personId: string): Promise<boolean> {
   const found = await findSessionWithPerson(deps.db, hashSecret(token));
   return found !== undefined && found.person.id === personId && found.session.expiresAt > deps.clock.now();
+}
+
+/** The person's sessions not yet expired: the current one first, marked; then the most recently used. */
+export async function listSessions(deps: Deps, personId: string, currentToken: string | undefined): Promise<SessionView[]> {
+  const currentHash = currentToken ? hashSecret(currentToken) : undefined;
+  const rows = await listSessionsOfUser(deps.db, personId, deps.clock.now());
+  const ordered = [...rows.filter((row) => row.idHash === currentHash), ...rows.filter((row) => row.idHash !== currentHash)];
+  return ordered.map((row) => ({
+    id: row.idHash,
+    device: deviceOf(row.userAgent),
+    address: row.address,
+    signedInAt: row.createdAt,
+    lastUsedAt: row.lastSeenAt,
+    current: row.idHash === currentHash,
+  }));
+}
+
+/** The session id a form sent is not one of the person's sessions (ended already, or never theirs). */
+const UNKNOWN_SESSION = 'That session has already ended.';
+/** Ending the current session is signing out: the list has no End button for it. */
+const CURRENT_SESSION = 'This is the session you are using: sign out to end it.';
+
+/**
+ * Ends one of the person's other sessions (issue #38 §5: "end one"). Only their own: a session id
+ * of someone else's is refused exactly as an ended one, so the form is no oracle. Audited as
+ * session.ended (ended-elsewhere) in the delete's commit; the ended browser's live views re-check.
+ */
+export async function endOneSession(deps: Deps, acting: Acting<PersonActor>, sessionId: string, currentToken: string | undefined): Promise<void> {
+  const userId = acting.actor.id;
+  if (currentToken !== undefined && hashSecret(currentToken) === sessionId) throw invalidField(['session'], 'SESSION_CURRENT', CURRENT_SESSION);
+  await changing(deps, acting, async (trx, emit) => {
+    const ended = await deleteSessionOfUser(trx, userId, sessionId);
+    if (!ended) throw invalidField(['session'], 'SESSION_UNKNOWN', UNKNOWN_SESSION);
+    emit({ type: 'session.ended', userId, why: 'ended-elsewhere' });
+    emit({ type: 'access.changed', topicId: userId });
+  });
+}
+
+/**
+ * Ends every session of the person but the current one (issue #38 §5: "or all others"); the number
+ * ended. One session.ended for the lot, as a password change records it; none when there were none.
+ */
+export async function endOtherSessions(deps: Deps, acting: Acting<PersonActor>, currentToken: string | undefined): Promise<number> {
+  const userId = acting.actor.id;
+  const keep = currentToken ? hashSecret(currentToken) : undefined;
+  return changing(deps, acting, async (trx, emit) => {
+    const ended = await deleteSessionsOfUser(trx, userId, keep);
+    if (ended > 0) {
+      emit({ type: 'session.ended', userId, why: 'ended-elsewhere' });
+      emit({ type: 'access.changed', topicId: userId });
+    }
+    return ended;
+  });
 }

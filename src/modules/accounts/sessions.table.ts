@@ -9,4 +9,6 @@ export interface SessionsTable {
   /** min(created + max age, last seen + idle timeout), recomputed when the session is used. */
   expires_at: DbInt;
   user_agent: string | null;
+  /** Issue #38 §5: the address the session signed in from, shown on Settings → Sessions. */
+  address: string | null;
 }

@@ -28,6 +28,8 @@ export interface ServersTable {
   icon_url: string | null;
   owner_id: DbId;
   created_at: DbInt;
+  /** Discord's guild `mfa_level` (issue #38 §4): 1 when moderators must have a second factor. */
+  mfa_level: ColumnType<number | bigint | string, number | undefined, number>;
 }
 
 /** The @everyone role has the server's id, as on Discord. */

@@ -19,6 +19,7 @@ import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 import * as auditEvents from './2026-11-28-10-audit-events.js';
 import * as mailOutbox from './2026-11-28-21-mail-outbox.js';
+import * as sessionsAddressServerMfaLevel from './2026-11-28-25-sessions-address-server-mfa-level.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-28-10-audit-events': auditEvents,
   '2026-11-28-21-mail-outbox': mailOutbox,
+  '2026-11-28-25-sessions-address-server-mfa-level': sessionsAddressServerMfaLevel,
 };
