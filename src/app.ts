@@ -20,6 +20,7 @@ import { registerOperationsRoutes } from './http/operations.routes.js';
 import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerSessionPages } from './modules/accounts/sessions.routes.js';
+import { startMailWorker } from './modules/mail/mail.service.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
@@ -78,6 +79,10 @@ export async function buildApp(services: Services): Promise<App> {
 
   // Issue #37 §5: the audit log hears the domain events of every service this app calls.
   recordAuditLog(services);
+  // Issue #38 §1: with GATEHOUSE_SMTP_URL, this instance's worker sends the queued mail (leases keep
+  // several instances from sending one twice); it stops with the app.
+  const mailWorker = startMailWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`);
+  if (mailWorker) app.addHook('onClose', () => mailWorker.stop());
 
   const identifyViewer = viewerIdentifier(services);
   installErrorHandling(app, config.serviceName, identifyViewer);

@@ -16,6 +16,8 @@ import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
  * - signed GitHub deliveries past their replay window are forgotten (issue #36 §2);
  * - audit log entries older than GATEHOUSE_AUDIT_RETENTION_DAYS are purged (issue #37 §5), oldest
  *   first by the index on created_at;
+ * - sent mail is pruned from the outbox after SENT_MAIL_RETENTION_DAYS, and mail given up on after
+ *   FAILED_MAIL_RETENTION_DAYS (issue #38 §1; `gatehouse mail list` shows them until then);
  * - on PostgreSQL, the coming weeks' message partitions are created, and with
  *   GATEHOUSE_MESSAGE_RETENTION_DAYS partitions older than the retention are dropped
  *   (storage/message-partitions.ts).
@@ -42,8 +44,12 @@ export interface MaintenanceDeps {
 /** GATEHOUSE_AUDIT_RETENTION_DAYS's default (config/config.ts). */
 export const AUDIT_RETENTION_DAYS_DEFAULT = 90;
 
+/** Issue #38 §1: sent mail stays listed a week, failed mail a month (for the operator to look into), then goes. */
+export const SENT_MAIL_RETENTION_DAYS = 7;
+export const FAILED_MAIL_RETENTION_DAYS = 30;
+
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -59,6 +65,29 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
   ['oauth_refresh_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_refresh_tokens').where('token_hash', 'in', db.selectFrom('oauth_refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   // Issue #37 §5: `now` here is the retention's cutoff (runMaintenance), not the clock.
   ['audit_events', async (db, cutoff, batch) => deleted(await db.deleteFrom('audit_events').where('id', 'in', db.selectFrom('audit_events').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(batch)).executeTakeFirst())],
+  [
+    'mail_outbox',
+    async (db, now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('mail_outbox')
+          .where(
+            'id',
+            'in',
+            db
+              .selectFrom('mail_outbox')
+              .select('id')
+              .where((eb) =>
+                eb.or([
+                  eb.and([eb('status', '=', 'sent'), eb('sent_at', '<', now - SENT_MAIL_RETENTION_DAYS * DAY)]),
+                  eb.and([eb('status', '=', 'failed'), eb('created_at', '<', now - FAILED_MAIL_RETENTION_DAYS * DAY)]),
+                ]),
+              )
+              .limit(batch),
+          )
+          .executeTakeFirst(),
+      ),
+  ],
   ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   [
     'webhook_github_deliveries',
@@ -112,7 +141,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);

@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAIL_MAX_ATTEMPTS, MAIL_RETRY_BASE_MS, MAIL_RETRY_CAP_MS } from '../../src/modules/mail/mail.js';
 import { composeMail, queueMail } from '../../src/modules/mail/mail.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sendMailNow, startMailSink, type MailSink } from '../support/mail-sink.js';
+import { freePort } from '../support/ports.js';
+
+/**
+ * Issue #38 §1: mail is queued in the database and sent over real SMTP (the `smtp-server` sink,
+ * read back with mailparser) by a worker that retries, so a mail server that is down loses nothing.
+ * The app's own worker runs too (every 5 s); assertions read the sink and the outbox, which say
+ * the same whichever of the two senders took a mail.
+ */
 
 let sink: MailSink | undefined;
 let t: TestApp | undefined;
@@ -13,21 +22,144 @@ afterEach(async () => {
   sink = undefined;
 });
 
-describe('Mail over SMTP (issue #38 §1)', () => {
+const ENV = { GATEHOUSE_BASE_URL: 'https://gate.example', GATEHOUSE_SERVICE_NAME: 'Gatehouse Test', GATEHOUSE_MAIL_FROM: 'Gatehouse Test <accounts@gate.example>' };
+
+function verification(app: TestApp, to = 'ada@example.org') {
+  const content = composeMail({
+    serviceName: app.config.serviceName,
+    baseUrl: app.config.baseUrl,
+    why: 'you asked to verify this address',
+    lines: ['Hello <ada>,', 'Confirm your address.'],
+    link: { text: 'Verify my address', url: '/verify-email?token=ghev_secret-link-token' },
+  });
+  return { to, subject: 'Verify your address', ...content };
+}
+
+async function outbox(app: TestApp) {
+  return app.services.db.selectFrom('mail_outbox').selectAll().orderBy('id').execute();
+}
+
+describe('mail over SMTP (issue #38 §1)', () => {
   it('a queued mail reaches the SMTP server with its subject, sender, recipient, text and HTML parts and an absolute link', async () => {
     sink = await startMailSink();
-    t = await createTestApp({ env: { GATEHOUSE_SMTP_URL: sink.url, GATEHOUSE_BASE_URL: 'https://gate.example', GATEHOUSE_SERVICE_NAME: 'Gatehouse Test', GATEHOUSE_MAIL_FROM: 'Gatehouse Test <accounts@gate.example>' } });
-    const content = composeMail({ serviceName: 'Gatehouse Test', baseUrl: t.config.baseUrl, why: 'you asked to verify this address', lines: ['Hello <ada>,', 'Confirm your address.'], link: { text: 'Verify my address', url: '/verify-email?token=abc' } });
-    await queueMail(t.services, t.services.db, { to: 'ada@example.org', subject: 'Verify your address', ...content });
-    expect(await sendMailNow(t.services)).toEqual({ sent: 1, retrying: 0, failed: 0 });
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: sink.url } });
+    await queueMail(t.services, t.services.db, verification(t));
+    await sendMailNow(t.services);
     const mail = await sink.waitForMail((m) => m.to.includes('ada@example.org'));
     expect(mail.subject).toBe('Verify your address');
     expect(mail.from).toBe('accounts@gate.example');
+    expect(mail.envelopeFrom).toBe('accounts@gate.example');
     expect(mail.envelopeTo).toEqual(['ada@example.org']);
-    expect(mail.text).toContain('https://gate.example/verify-email?token=abc');
+    // Plain text: the service's name, why it was sent, the link absolute on GATEHOUSE_BASE_URL.
     expect(mail.text).toContain('Gatehouse Test');
     expect(mail.text).toContain('you asked to verify this address');
-    expect(mail.html).toContain('href="https://gate.example/verify-email?token=abc"');
+    expect(mail.text).toContain('https://gate.example/verify-email?token=ghev_secret-link-token');
+    // Simple HTML, the caller's text escaped.
+    expect(mail.html).toContain('href="https://gate.example/verify-email?token=ghev_secret-link-token"');
     expect(mail.html).toContain('Hello &lt;ada&gt;,');
+    expect(mail.html).not.toContain('<ada>');
+    const [row] = await outbox(t);
+    expect(row).toMatchObject({ status: 'sent', recipient: 'ada@example.org', subject: 'Verify your address', last_error: null });
+    expect(Number(row?.sent_at)).toBe(t.clock.now());
+  });
+
+  it('authenticates with the user and password of GATEHOUSE_SMTP_URL', async () => {
+    sink = await startMailSink({ credentials: { user: 'gatehouse', pass: 'p@ss word' } });
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: sink.url } });
+    await queueMail(t.services, t.services.db, verification(t, 'bob@example.org'));
+    await sendMailNow(t.services);
+    expect((await sink.waitForMail((m) => m.to.includes('bob@example.org'))).user).toBe('gatehouse');
+  });
+
+  it('a mail is queued in the transaction of the change that sends it: rolled back, nothing is sent', async () => {
+    sink = await startMailSink();
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: sink.url } });
+    const app = t;
+    await expect(
+      app.services.db.transaction().execute(async (trx) => {
+        await queueMail(app.services, trx, verification(app, 'rolled@example.org'));
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    await queueMail(app.services, app.services.db, verification(app, 'kept@example.org'));
+    await sendMailNow(app.services);
+    await sink.waitForMail((m) => m.to.includes('kept@example.org'));
+    expect((await outbox(app)).map((row) => row.recipient)).toEqual(['kept@example.org']);
+    expect(sink.mails.map((m) => m.to[0])).toEqual(['kept@example.org']);
+  });
+
+  it('the body is sealed in the outbox and emptied once sent: a link in it is never stored in the clear', async () => {
+    sink = await startMailSink();
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: sink.url } });
+    await queueMail(t.services, t.services.db, verification(t));
+    const [queued] = await outbox(t);
+    expect(queued?.sealed_body).not.toBe('');
+    expect(queued?.sealed_body).not.toContain('secret-link-token');
+    expect(Buffer.from(queued?.sealed_body ?? '', 'base64').toString('latin1')).not.toContain('secret-link-token');
+    await sendMailNow(t.services);
+    await sink.waitForMail();
+    const [sent] = await outbox(t);
+    expect(sent).toMatchObject({ status: 'sent', sealed_body: '' });
+  });
+
+  it('the mail server down: the mail stays queued with the error and a later attempt, and is sent once the server is up', async () => {
+    const port = await freePort();
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    await queueMail(t.services, t.services.db, verification(t));
+    await sendMailNow(t.services);
+    const [waiting] = await outbox(t);
+    expect(waiting).toMatchObject({ status: 'queued', sent_at: null, lease_holder: null });
+    expect(Number(waiting?.attempts)).toBeGreaterThanOrEqual(1);
+    expect(waiting?.last_error).toMatch(/ECONNREFUSED|connect/i);
+    expect(Number(waiting?.next_attempt_at)).toBeGreaterThan(t.clock.now());
+    expect(waiting?.sealed_body).not.toBe('');
+
+    sink = await startMailSink({ port });
+    // Not yet due: nothing is tried before the backoff is over.
+    await sendMailNow(t.services);
+    expect((await outbox(t))[0]).toMatchObject({ status: 'queued' });
+    expect(sink.mails).toHaveLength(0);
+
+    t.clock.advance(MAIL_RETRY_CAP_MS);
+    await sendMailNow(t.services);
+    const mail = await sink.waitForMail();
+    expect(mail.subject).toBe('Verify your address');
+    expect((await outbox(t))[0]).toMatchObject({ status: 'sent', sealed_body: '' });
+  });
+
+  it(`a mail that keeps failing is marked failed after ${MAIL_MAX_ATTEMPTS} attempts, its body emptied, and is not tried again`, async () => {
+    const port = await freePort();
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    await queueMail(t.services, t.services.db, verification(t));
+    const waits: number[] = [];
+    for (let round = 0; round < 2 * MAIL_MAX_ATTEMPTS; round += 1) {
+      await sendMailNow(t.services);
+      const [row] = await outbox(t);
+      if (row?.status !== 'queued') break;
+      waits.push(Number(row.next_attempt_at) - t.clock.now());
+      t.clock.advance(MAIL_RETRY_CAP_MS);
+    }
+    const [row] = await outbox(t);
+    expect(row).toMatchObject({ status: 'failed', sealed_body: '', sent_at: null });
+    expect(Number(row?.attempts)).toBe(MAIL_MAX_ATTEMPTS);
+    // Exponential backoff from 30 s, capped at an hour.
+    expect(waits[0]).toBe(MAIL_RETRY_BASE_MS);
+    expect(waits[1]).toBe(2 * MAIL_RETRY_BASE_MS);
+    expect(Math.max(...waits)).toBe(MAIL_RETRY_CAP_MS);
+
+    sink = await startMailSink({ port });
+    t.clock.advance(MAIL_RETRY_CAP_MS);
+    await sendMailNow(t.services);
+    expect(sink.mails).toHaveLength(0);
+    expect((await outbox(t))[0]).toMatchObject({ status: 'failed' });
+  });
+
+  it("the app's own worker sends queued mail by itself", async () => {
+    sink = await startMailSink();
+    t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: sink.url } });
+    await queueMail(t.services, t.services.db, verification(t, 'worker@example.org'));
+    // No sendMailNow: the worker's next round (within MAIL_POLL_MS) sends it.
+    const mail = await sink.waitForMail((m) => m.to.includes('worker@example.org'), 20_000);
+    expect(mail.subject).toBe('Verify your address');
   });
 });

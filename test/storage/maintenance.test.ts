@@ -60,7 +60,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0 });
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);
     expect(await keys(db, 'oauth_access_tokens', 'token_hash')).toEqual(['access-live']);

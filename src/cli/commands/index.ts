@@ -6,9 +6,10 @@ import { directoryCommands } from './directory.js';
 import { seedCommands } from './seed.js';
 import { peopleCommands } from './people.js';
 import { oidcCommands } from './oidc.js';
+import { mailCommands } from './mail.js';
 
 /** The commands a single command line or one `batch` line can name; each noun's file adds its list here. */
-const lineCommands: readonly CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...oidcCommands, ...auditCommands];
+const lineCommands: readonly CliCommand[] = [...peopleCommands, ...directoryCommands, ...seedCommands, ...appsCommands, ...oidcCommands, ...auditCommands, ...mailCommands];
 
 /** Every CLI command: the line commands and `batch`, which runs them from stdin. */
 export const commands: readonly CliCommand[] = [...lineCommands, batchCommand(lineCommands)];

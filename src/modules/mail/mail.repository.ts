@@ -136,9 +136,3 @@ export async function listOutbox(db: Kysely<Database>, filter: { status?: MailSt
     sentAt: toNumOrNull(row.sent_at),
   }));
 }
-
-/** The maintenance job's pruning: sent mail older than `before`; the count removed. */
-export async function deleteSentMailBefore(db: Kysely<Database>, before: number): Promise<number> {
-  const result = await db.deleteFrom('mail_outbox').where('status', '=', 'sent').where('sent_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

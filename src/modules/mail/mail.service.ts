@@ -5,7 +5,7 @@ import { hasForbiddenControl } from '../../core/text.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { MAIL_MAX_ATTEMPTS, linksOf, redactSmtpUrl, retryDelayMs, type MailContent } from './mail.js';
-import { claimDueMail, deleteSentMailBefore, insertOutboxMail, listOutbox, markMailAttemptFailed, markMailSent, type MailStatus, type OutboxEntry } from './mail.repository.js';
+import { claimDueMail, insertOutboxMail, listOutbox, markMailAttemptFailed, markMailSent, type MailStatus, type OutboxEntry } from './mail.repository.js';
 
 export { composeMail } from './mail.js';
 export type { MailStatus, OutboxEntry } from './mail.repository.js';
@@ -219,14 +219,13 @@ export function startMailWorker(deps: MailDeps, holder: string, options: { inter
   };
 }
 
+/** Where mail goes, fit to print: `none`, `log:`, or the SMTP URL without its password. */
+export function describeMailTransport(deps: Pick<Deps, 'config'>): string {
+  const smtpUrl = deps.config.smtpUrl;
+  return smtpUrl === undefined ? 'none (GATEHOUSE_SMTP_URL is not set: no mail is sent)' : smtpUrl === 'log:' ? 'log: (written to the log, not sent)' : redactSmtpUrl(smtpUrl);
+}
+
 /** `gatehouse mail list`: the queue, newest first, without the bodies. */
 export async function listMail(deps: Pick<Deps, 'db'>, filter: { status?: MailStatus; limit?: number }): Promise<OutboxEntry[]> {
   return listOutbox(deps.db, { ...(filter.status ? { status: filter.status } : {}), limit: filter.limit ?? 100 });
-}
-
-/** Sent mail is kept this long for `gatehouse mail list`, then the maintenance job prunes it. */
-export const SENT_MAIL_RETENTION_DAYS = 7;
-
-export async function pruneSentMail(deps: Pick<Deps, 'db' | 'clock'>): Promise<number> {
-  return deleteSentMailBefore(deps.db, deps.clock.now() - SENT_MAIL_RETENTION_DAYS * 24 * 60 * 60_000);
 }
