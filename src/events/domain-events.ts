@@ -37,6 +37,13 @@ export interface EventPayloads {
   'password.changed': { userId: string };
   'profile.updated': { userId: string; changes: FieldChange[] };
   'person.created': { userId: string };
+  // Second factors (mfa/), issue #38 §4. Never the seed or a code.
+  'mfa.totp_enabled': { userId: string };
+  'mfa.totp_disabled': { userId: string };
+  'mfa.recovery_codes_generated': { userId: string };
+  'mfa.recovery_code_used': { userId: string };
+  'mfa.reset_by_operator': { userId: string };
+  'signin.second_factor_failed': { userId: string };
   // Applications (applications/).
   'app.created': { applicationId: string; ownerId: string };
   'app.updated': { applicationId: string; changes: FieldChange[] };
@@ -94,6 +101,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
+  'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted', 'commands.updated',
   'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',

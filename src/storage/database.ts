@@ -18,6 +18,7 @@ import type { OneTimeRevealsTable } from '../modules/reveals/reveals.table.js';
 import type { WorkerLeasesTable } from './worker-lease.table.js';
 import type { ServerSecretCheckTable } from './server-secret-check.table.js';
 import type { AuditEventsTable } from '../modules/audit/audit.table.js';
+import type { MfaPendingSignInsTable, MfaRecoveryCodesTable, MfaSessionMethodsTable, MfaTotpTable } from '../modules/mfa/mfa.table.js';
 import type { MailOutboxTable } from '../modules/mail/mail.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
 
@@ -53,5 +54,9 @@ export interface Database {
   oidc_clients: OidcClientsTable;
   one_time_reveals: OneTimeRevealsTable;
   audit_events: AuditEventsTable;
+  mfa_totp: MfaTotpTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_pending_sign_ins: MfaPendingSignInsTable;
+  mfa_session_methods: MfaSessionMethodsTable;
   mail_outbox: MailOutboxTable;
 }

@@ -11,6 +11,7 @@ import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, Register
 import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, signUp, updateProfile } from './accounts.service.js';
 import type { StartedSession } from './sessions.service.js';
 import { applicationAskingIn } from '../applications/applications.service.js';
+import { registerSecondFactorPages, sendToSecondStep } from '../mfa/mfa.routes.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -83,13 +84,15 @@ export function registerAccountPages(pages: App, services: Services): void {
     const body = request.body;
     const next = safeNext(body.next ?? request.query.next);
     try {
-      const { session } = await signIn(services, anonymousActing(request, services.clock), {
+      const signedIn = await signIn(services, anonymousActing(request, services.clock), {
         username: body.username ?? '',
         password: body.password ?? '',
         userAgent: userAgent(request),
         replacingSessionToken: request.sessionToken,
       });
-      setSessionCookie(reply, session);
+      // Issue #38 §4: a second factor is asked on its own page (mfa.routes.ts).
+      if ('pending' in signedIn) return sendToSecondStep(reply, services, signedIn.pending, next);
+      setSessionCookie(reply, signedIn.session);
       return reply.redirect(next, 303);
     } catch (error) {
       const ctx = pageContext(request, services);
@@ -111,6 +114,7 @@ export function registerAccountPages(pages: App, services: Services): void {
   pages.get('/settings', { schema: hide }, async (_request, reply) => reply.redirect('/settings/profile', 303));
 
   signedInPages(pages, (signedIn) => registerSettings(signedIn, services));
+  registerSecondFactorPages(pages, services);
 }
 
 /** Settings → Profile and Password: the signed-in person's own account. */

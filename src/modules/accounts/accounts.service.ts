@@ -15,6 +15,7 @@ import { createPerson, getCredentials, getPasswordHash, getPersonById, getPerson
 import { endSession, replaceSession, startSession, startSessionIn, type StartedSession } from './sessions.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
+import { beginPendingSignIn, hasSecondFactor, type PendingSignIn } from '../mfa/mfa.service.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -163,7 +164,7 @@ export interface SignInInput {
  * signin.succeeded (in the new session's commit), or signin.failed saying why and the username
  * tried (never the password).
  */
-export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput): Promise<{ person: Person; session: StartedSession }> {
+export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput): Promise<{ person: Person; session: StartedSession } | { person: Person; pending: PendingSignIn }> {
   const username = input.username.trim();
   let throttle;
   try {
@@ -188,6 +189,8 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
     throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'INVALID_LOGIN', message: INCORRECT_CREDENTIALS }));
   }
   await throttle.succeeded();
+  // Issue #38 §4: with a second factor on, the password only opens the second step (mfa.service.ts).
+  if (await hasSecondFactor(deps, found.person.id)) return { person: found.person, pending: await beginPendingSignIn(deps, found.person.id, input.userAgent) };
   const signedIn = actingAs(acting, personActor(found.person.id));
   const userId = found.person.id;
   const session = await changing(deps, signedIn, async (trx, emit) => {

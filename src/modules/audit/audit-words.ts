@@ -182,6 +182,18 @@ export function securityWords(row: AuditRow, names: Pick<AuditNames, 'apps'>): s
       return `A session ${ENDED_WHY[row.reason ?? ''] ?? 'ended'}`;
     case 'password.changed':
       return 'Your password was changed';
+    case 'mfa.totp_enabled':
+      return 'Two-factor authentication was turned on';
+    case 'mfa.totp_disabled':
+      return 'Two-factor authentication was turned off';
+    case 'mfa.recovery_codes_generated':
+      return 'New recovery codes were made';
+    case 'mfa.recovery_code_used':
+      return 'A recovery code was used';
+    case 'mfa.reset_by_operator':
+      return 'The operator removed your two-factor authentication';
+    case 'signin.second_factor_failed':
+      return 'A wrong two-factor code was entered for your account';
     case 'grant.created': {
       const scopes = optionsOf(row)['scopes'];
       return `You authorized ${app}${scopes ? ` (${scopes})` : ''}`;

@@ -93,6 +93,8 @@ export interface SecurityPageInput {
   before: string | undefined;
   next: string | undefined;
   notice?: string;
+  /** The Two-factor authentication section (mfa/mfa.page.ts, issue #38 §4). */
+  twoFactor?: SafeHtml;
 }
 
 /** Settings → Security: the person's own sign-ins, failed sign-ins, apps authorized and removed, password changes and ended sessions. */
@@ -108,6 +110,7 @@ export function securityPage(input: SecurityPageInput): string {
 ${input.before !== undefined || input.next !== undefined ? html`<p class="actions">${input.before !== undefined ? html`<a href="/settings/security">Newest activity</a>` : ''}${input.next !== undefined ? html` <a href="/settings/security${query({ before: input.next })}" rel="next">Older activity →</a>` : ''}</p>` : ''}</div>`;
   const content = html`<h1>Security</h1>
 ${notice(input.notice)}
+${input.twoFactor ?? ''}
 <p class="muted">Your account's recent activity, newest first: sign-ins and the address they came from, failed sign-ins, apps you authorized or removed, password changes and sessions ended. If you do not recognise something, change your password.</p>
 ${list}`;
   return layout({ title: 'Security', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('security', content) });

@@ -11,6 +11,8 @@ import { AUDIT_LOG_LIMIT_DEFAULT, AuditLogBody, AuditLogQuery, AuditPageParams, 
 import { auditLogView, readSecurityLog, readServerAuditLog } from './audit.service.js';
 import { presentAuditLog } from './audit-wire.js';
 import { isServerAction } from './audit-words.js';
+import { secondFactorSection } from '../mfa/mfa.page.js';
+import { secondFactorStatus } from '../mfa/mfa.service.js';
 
 /**
  * The audit log's read side (issue #37 §5; docs/audit-log.md): Discord's
@@ -77,7 +79,9 @@ export function registerAuditPages(pages: App, services: Services): void {
     signedIn.get('/settings/security', { schema: { hide: true, querystring: SecurityPageQuery } }, async (request, reply) => {
       const before = request.query.before !== undefined && isSnowflake(request.query.before) ? request.query.before : undefined;
       const log = await readSecurityLog(services, request.signedInViewer.id, { limit: AUDIT_PAGE_SIZE, ...(before !== undefined ? { before } : {}) });
-      return sendHtml(reply, securityPage({ ctx: signedInContext(request, services), entries: log.entries, apps: log.apps, before, next: log.next }));
+      const ctx = signedInContext(request, services);
+      const twoFactor = secondFactorSection(ctx, await secondFactorStatus(services, request.signedInViewer.id));
+      return sendHtml(reply, securityPage({ ctx, entries: log.entries, apps: log.apps, before, next: log.next, twoFactor }));
     });
   });
 }

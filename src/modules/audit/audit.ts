@@ -68,6 +68,7 @@ export interface AuditEntry {
 export const AUDITED_EVENTS = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created',
+  'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted',
   'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',
@@ -80,11 +81,13 @@ export const AUDITED_EVENTS = [
 /** The events the person sees on their own security page (Settings → Security). */
 export const PERSONAL_SECURITY_EVENTS = [
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'user_install.created', 'user_install.deleted',
+  'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
 ] as const satisfies readonly EventType[];
 
 /** Instance-wide security events: attacks and credential resets (`gatehouse audit list --security`). */
 export const SECURITY_EVENTS = [
   'signin.failed', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'client_secret.reset', 'bot_token.reset', 'signing_key.rotated',
+  'signin.second_factor_failed', 'mfa.reset_by_operator',
 ] as const satisfies readonly EventType[];
 
 interface Placed {
@@ -117,6 +120,12 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'signin.succeeded':
     case 'password.changed':
     case 'person.created':
+    case 'mfa.totp_enabled':
+    case 'mfa.totp_disabled':
+    case 'mfa.recovery_codes_generated':
+    case 'mfa.recovery_code_used':
+    case 'mfa.reset_by_operator':
+    case 'signin.second_factor_failed':
       return { ...none, targetId: event.userId, subjectUserId: event.userId };
     case 'signin.failed':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { username: event.username }, why: event.why };
