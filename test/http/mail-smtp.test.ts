@@ -28,7 +28,7 @@ function verification(app: TestApp, to = 'ada@example.org') {
   const content = composeMail({
     serviceName: app.config.serviceName,
     baseUrl: app.config.baseUrl,
-    why: 'you asked to verify this address',
+    why: 'You asked to verify this address.',
     lines: ['Hello <ada>,', 'Confirm your address.'],
     link: { text: 'Verify my address', url: '/verify-email?token=ghev_secret-link-token' },
   });
@@ -52,7 +52,7 @@ describe('mail over SMTP (issue #38 §1)', () => {
     expect(mail.envelopeTo).toEqual(['ada@example.org']);
     // Plain text: the service's name, why it was sent, the link absolute on GATEHOUSE_BASE_URL.
     expect(mail.text).toContain('Gatehouse Test');
-    expect(mail.text).toContain('you asked to verify this address');
+    expect(mail.text).toContain('You asked to verify this address.');
     expect(mail.text).toContain('https://gate.example/verify-email?token=ghev_secret-link-token');
     // Simple HTML, the caller's text escaped.
     expect(mail.html).toContain('href="https://gate.example/verify-email?token=ghev_secret-link-token"');

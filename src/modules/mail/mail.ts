@@ -13,7 +13,7 @@ export interface MailContent {
 export interface MailComposition {
   serviceName: string;
   baseUrl: string;
-  /** Why the person gets this mail, one sentence ("You asked to reset your password."). */
+  /** Why the person gets this mail, one sentence ("You asked to reset your password on Gatehouse."). */
   why: string;
   /** Paragraphs of the body, plain text (escaped in the HTML part). */
   lines: readonly string[];
@@ -30,7 +30,7 @@ export function absoluteUrl(baseUrl: string, url: string): string {
 export function composeMail(composition: MailComposition): MailContent {
   const { serviceName, why, lines } = composition;
   const link = composition.link && { text: composition.link.text, url: absoluteUrl(composition.baseUrl, composition.link.url) };
-  const footer = `This mail was sent by ${serviceName} (${composition.baseUrl}) because: ${why}`;
+  const footer = `${why} Sent by ${serviceName}, ${composition.baseUrl}`;
   const ignore = 'If you did not expect it, you can ignore it.';
 
   const textParts = [...lines];
@@ -58,7 +58,8 @@ export function composeMail(composition: MailComposition): MailContent {
 
 /** The links of a mail's text part, for the `log:` transport. */
 export function linksOf(text: string): string[] {
-  return text.match(/https?:\/\/[^\s<>"]+/g) ?? [];
+  // A sentence's closing punctuation is not part of the link.
+  return (text.match(/https?:\/\/[^\s<>"]+/g) ?? []).map((link) => link.replace(/[).,;:!?]+$/, ''));
 }
 
 /** GATEHOUSE_SMTP_URL as it may be shown: the password (and any query) replaced. */
