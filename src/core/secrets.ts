@@ -22,6 +22,8 @@ export const SecretPrefix = {
   botToken: 'ghbt',
   webhookToken: 'ghwt',
   invite: 'ghinv',
+  emailVerification: 'ghev',
+  passwordReset: 'ghpr',
 } as const;
 export type SecretKind = keyof typeof SecretPrefix;
 

@@ -33,10 +33,19 @@ export interface EventPayloads {
   // Accounts (accounts/).
   'signin.succeeded': { userId: string };
   'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' };
-  'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' };
+  'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' | 'password-reset' };
   'password.changed': { userId: string };
   'profile.updated': { userId: string; changes: FieldChange[] };
   'person.created': { userId: string };
+  /** Issue #38 §2: a verification link was mailed (`pending`: to a new address not yet in effect). */
+  'email.verification_sent': { userId: string; pending: boolean };
+  'email.verified': { userId: string };
+  /** Issue #38 §2: a verified new address replaced the old one (the old one is told by mail). */
+  'email.changed': { userId: string };
+  /** Issue #38 §3: a reset link was issued (`by`: mailed on request, or printed for the operator). */
+  'password.reset_requested': { userId: string; by: 'mail' | 'operator' };
+  /** Issue #38 §3: the password was set through a reset link or by the operator. */
+  'password.reset': { userId: string; by: 'link' | 'operator' };
   // Second factors (mfa/), issue #38 §4. Never the seed or a code.
   'mfa.totp_enabled': { userId: string };
   'mfa.totp_disabled': { userId: string };
@@ -101,6 +110,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
+  'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted', 'commands.updated',

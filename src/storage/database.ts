@@ -3,6 +3,7 @@ import type { OAuthAccessTokensTable, OAuthCodesTable, OAuthConsentsTable, OAuth
 import type { ApplicationCommandsTable, DmChannelsTable, ServerInstallsTable, UserInstallsTable } from '../modules/applications/bots.table.js';
 import type { WebhookGithubDeliveriesTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
+import type { AccountTokensTable } from '../modules/accounts/account-tokens.table.js';
 import type {
   ChannelsTable,
   InvitesTable,
@@ -26,6 +27,7 @@ import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '..
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  account_tokens: AccountTokensTable;
   servers: ServersTable;
   roles: RolesTable;
   members: MembersTable;

@@ -8,6 +8,9 @@ export interface Viewer {
   username: string;
   name: string;
   avatarUrl: string | null;
+  /** Issue #38 §2: the consent screen's `email` line says which address and whether it is verified. */
+  email?: string | null;
+  emailVerified?: boolean;
 }
 
 export interface PageInput {

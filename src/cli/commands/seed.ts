@@ -54,8 +54,9 @@ export const seedCommands: CliCommand[] = [
         const channels = await getChannels(services, demo.id);
         return {
           created: false,
-          // Issue #36 §4: name only commands that exist (no CLI command resets a password yet).
-          message: 'The demo already exists: sign in as alice, bob or carol with the passwords printed when it was created; they are not shown again. For a new demo, run seed-demo with DATABASE_URL naming a new database.',
+          // Issue #36 §4: name only commands that exist (issue #38 §3 added the operator's password commands).
+          message:
+            'The demo already exists: sign in as alice, bob or carol with the passwords printed when it was created; they are not shown again. To choose new ones, run "gatehouse people set-password --username alice --password …" (or "gatehouse people reset-password --username alice" for a one-time link). For a new demo, run seed-demo with DATABASE_URL naming a new database.',
           server: { id: demo.id, name: demo.name },
           channels: channels.map((c) => ({ id: c.id, name: c.name, url: channelUrl(services, c.id) })),
           people: DEMO_PEOPLE.map((p) => ({ username: p.username, role: p.role })),

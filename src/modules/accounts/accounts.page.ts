@@ -106,6 +106,7 @@ ${field({ name: 'username', label: 'Username', type: 'text', value: input.userna
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true }, {})}
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>
+<p class="small"><a href="/forgot-password">Forgot password?</a></p>
 </div>
 <p class="muted">New here? <a href="${withNext('/register', next)}">Create an account</a></p>`;
   return layout({ title: 'Sign in', serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
@@ -118,6 +119,31 @@ export interface ProfilePageInput {
   values?: { name?: string | undefined; email?: string | undefined; avatarUrl?: string | undefined } | undefined;
   errors: FieldMessages;
   saved?: boolean;
+  /** Issue #38 §2: the new address waiting for its verification link, if any. */
+  pendingEmail?: string | null | undefined;
+  /** Whether this server sends e-mail (without it, the page says to ask the operator). */
+  mail?: boolean | undefined;
+  /** After "Send the link again": where it went, or why not. */
+  resent?: string | undefined;
+}
+
+/** Issue #38 §2: the address's state, and the way to a new link while it is not verified. */
+function emailState(ctx: PageCtx, input: ProfilePageInput): SafeHtml {
+  const { person } = input;
+  const waiting = input.pendingEmail ?? (person.email && !person.emailVerified ? person.email : null);
+  const state = person.email
+    ? html`<p id="email-state">E-mail: <strong>${person.email}</strong> — ${person.emailVerified ? html`<span class="badge">verified</span>` : html`<span class="badge">not verified</span>`}</p>`
+    : '';
+  const pending = input.pendingEmail
+    ? html`<p id="email-pending">Waiting for verification: <strong>${input.pendingEmail}</strong>. Your address changes once you open the link we mailed there.</p>`
+    : '';
+  if (input.mail === false) {
+    return html`${state}${waiting ? html`<p class="notice" id="no-mail">This ${ctx.serviceName} server sends no e-mail, so addresses cannot be verified by link. Ask its operator to verify yours.</p>` : ''}`;
+  }
+  const resend = waiting
+    ? html`<form method="post" action="/settings/email/verify">${csrfField(ctx.csrfToken)}<button type="submit" class="secondary">Send the verification link again</button></form>`
+    : '';
+  return html`${state}${pending}${input.resent ? html`<p class="notice" role="status" id="email-resent">${input.resent}</p>` : ''}${resend}`;
 }
 
 export function profilePage(input: ProfilePageInput): string {
@@ -131,6 +157,7 @@ ${input.saved ? html`<p class="notice" role="status">Your profile has been saved
 ${Object.keys(errors).length ? html`<div class="error" role="alert">Nothing was saved. Please correct the fields marked below.</div>` : ''}
 <div class="card">
 <div class="message">${avatar}<div><strong>${person.name}</strong><div class="muted small">@${person.username}</div></div></div>
+${emailState(ctx, input)}
 <form method="post" action="/settings/profile">
 ${csrfField(ctx.csrfToken)}
 ${field({ name: 'name', label: 'Display name', type: 'text', value: values.name, autocomplete: 'nickname', maxlength: DISPLAY_NAME_MAX_LENGTH, hint: `Up to ${DISPLAY_NAME_MAX_LENGTH} characters; empty means your username.` }, errors)}

@@ -12,6 +12,10 @@ import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, sign
 import type { StartedSession } from './sessions.service.js';
 import { applicationAskingIn } from '../applications/applications.service.js';
 import { registerSecondFactorPages, sendToSecondStep } from '../mfa/mfa.routes.js';
+import { registerRecoveryPages } from './recovery.routes.js';
+import { pendingEmail, resendVerification } from './email-verification.service.js';
+import { LinkRefusedError } from './account-tokens.service.js';
+import { mailConfigured } from '../mail/mail.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -113,6 +117,8 @@ export function registerAccountPages(pages: App, services: Services): void {
 
   pages.get('/settings', { schema: hide }, async (_request, reply) => reply.redirect('/settings/profile', 303));
 
+  registerRecoveryPages(pages, services);
+
   signedInPages(pages, (signedIn) => registerSettings(signedIn, services));
   registerSecondFactorPages(pages, services);
 }
@@ -123,7 +129,29 @@ function registerSettings(pages: App, services: Services): void {
     const person = await getPerson(services, request.signedInViewer.id);
     if (!person) throw ApiErrors.unknownUser();
     const saved = request.query.saved === '1';
-    return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, saved }));
+    const pending = await pendingEmail(services, person);
+    return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, saved, pendingEmail: pending, mail: mailConfigured(services) }));
+  });
+
+  // Issue #38 §2: a new link to the address waiting for verification (throttled per person).
+  pages.post('/settings/email/verify', { schema: { ...hide, body: CsrfOnlyBody } }, async (request, reply) => {
+    const person = await getPerson(services, request.signedInViewer.id);
+    if (!person) throw ApiErrors.unknownUser();
+    let resent: string;
+    let status = 200;
+    try {
+      resent = `A new verification link was sent to ${await resendVerification(services, personActing(request, services.clock))}.`;
+    } catch (error) {
+      if (error instanceof RateLimitedError) {
+        resent = tooManyAttempts(reply, error);
+        status = 429;
+      } else if (error instanceof LinkRefusedError) {
+        resent = 'No address is waiting for verification.';
+        status = 400;
+      } else throw error;
+    }
+    const pending = await pendingEmail(services, person);
+    return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, pendingEmail: pending, mail: mailConfigured(services), resent }), status);
   });
 
   pages.post('/settings/profile', { schema: { ...hide, body: ProfileBody } }, async (request, reply) => {
@@ -137,7 +165,8 @@ function registerSettings(pages: App, services: Services): void {
       const person = await getPerson(services, request.signedInViewer.id);
       if (!person) throw ApiErrors.unknownUser();
       const values = { name: body.name, email: body.email, avatarUrl: body.avatarUrl };
-      return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, values, errors: fieldMessages(error.errors) }), 400);
+      const pending = await pendingEmail(services, person);
+      return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, values, errors: fieldMessages(error.errors), pendingEmail: pending, mail: mailConfigured(services) }), 400);
     }
   });
 

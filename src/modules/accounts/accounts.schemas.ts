@@ -30,3 +30,16 @@ export type PasswordBody = Static<typeof PasswordBody>;
 
 export const CsrfOnlyBody = Type.Object({ _csrf: field });
 export type CsrfOnlyBody = Static<typeof CsrfOnlyBody>;
+
+/** Issue #38 §2–§3: the token of a verification or reset link. */
+export const TokenQuery = Type.Object({ token: field });
+export type TokenQuery = Static<typeof TokenQuery>;
+
+export const TokenBody = Type.Object({ token: field, _csrf: field });
+export type TokenBody = Static<typeof TokenBody>;
+
+export const ForgotPasswordBody = Type.Object({ email: field, _csrf: field });
+export type ForgotPasswordBody = Static<typeof ForgotPasswordBody>;
+
+export const ResetPasswordBody = Type.Object({ token: field, newPassword: field, confirmPassword: field, _csrf: field });
+export type ResetPasswordBody = Static<typeof ResetPasswordBody>;

@@ -16,6 +16,8 @@ import { endSession, replaceSession, startSession, startSessionIn, type StartedS
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 import { beginPendingSignIn, hasSecondFactor, type PendingSignIn } from '../mfa/mfa.service.js';
+import { sendVerification } from './email-verification.service.js';
+import { mailConfigured } from '../mail/mail.service.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -99,6 +101,8 @@ export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Reg
     await changing(deps, acting, async (trx, emit) => {
       await createPerson(trx, { ...person, passwordHash });
       emit({ type: 'person.created', userId: person.id });
+      // Issue #38 §2: an address given at sign-up is unverified until its link is used.
+      if (person.email !== null) await sendVerification(deps, trx, emit, person, person.email, false);
     });
   } catch (error) {
     // Two registrations of one name at once: the unique index lets one through.
@@ -262,11 +266,20 @@ export async function updateProfile(deps: Deps, acting: Acting<PersonActor>, inp
   if (name !== undefined && name !== person.name) changes.name = name;
   if (email !== undefined && email !== person.email) changes.email = email;
   if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl) changes.avatarUrl = avatarUrl;
-  await saveProfile(deps.db, personId, changes);
+  // Issue #38 §2: replacing an address takes effect only once the new one is verified (its link
+  // is mailed; the old address stays until then); adding or removing one takes effect at once.
+  // Without mail no link could arrive, so a replacement takes effect at once, unverified.
+  const newEmail = changes.email;
+  const waits = typeof newEmail === 'string' && person.email !== null && mailConfigured(deps);
+  if (waits) delete changes.email;
+  await changing(deps, acting, async (trx, emit) => {
+    await saveProfile(trx, personId, changes);
+    if (typeof newEmail === 'string') await sendVerification(deps, trx, emit, person, newEmail, waits);
+  });
   const changed: FieldChange[] = [];
   if (changes.name !== undefined) changed.push({ key: 'name', old: person.name, new: changes.name });
   // The address itself stays out of the event (it may travel to other instances): only that it changed.
-  if (changes.email !== undefined) changed.push({ key: 'email' });
+  if (changes.email !== undefined || waits) changed.push({ key: 'email' });
   if (changes.avatarUrl !== undefined) changed.push({ key: 'avatar_url', old: person.avatarUrl, new: changes.avatarUrl });
   if (changed.length > 0) await emitted(deps, acting, { type: 'profile.updated', userId: personId, changes: changed });
   return {

@@ -168,6 +168,7 @@ const ENDED_WHY: Record<string, string> = {
   'signed-out': 'signed out',
   'password-changed': 'ended when the password changed',
   'ended-elsewhere': 'ended from another session',
+  'password-reset': 'ended when the password was reset',
 };
 
 /** A person's own security event in words, for Settings → Security. */
@@ -182,6 +183,16 @@ export function securityWords(row: AuditRow, names: Pick<AuditNames, 'apps'>): s
       return `A session ${ENDED_WHY[row.reason ?? ''] ?? 'ended'}`;
     case 'password.changed':
       return 'Your password was changed';
+    case 'email.verification_sent':
+      return optionsOf(row)['pending'] === 'true' ? 'A verification link was sent to your new e-mail address' : 'A verification link was sent to your e-mail address';
+    case 'email.verified':
+      return 'Your e-mail address was verified';
+    case 'email.changed':
+      return 'Your e-mail address was changed';
+    case 'password.reset_requested':
+      return optionsOf(row)['by'] === 'operator' ? 'The operator made a password reset link' : 'A password reset link was sent to your e-mail address';
+    case 'password.reset':
+      return optionsOf(row)['by'] === 'operator' ? 'The operator set your password' : 'Your password was reset with a link';
     case 'mfa.totp_enabled':
       return 'Two-factor authentication was turned on';
     case 'mfa.totp_disabled':

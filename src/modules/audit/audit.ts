@@ -68,6 +68,7 @@ export interface AuditEntry {
 export const AUDITED_EVENTS = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created',
+  'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'user_install.created', 'user_install.deleted',
@@ -81,13 +82,14 @@ export const AUDITED_EVENTS = [
 /** The events the person sees on their own security page (Settings → Security). */
 export const PERSONAL_SECURITY_EVENTS = [
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'user_install.created', 'user_install.deleted',
+  'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
 ] as const satisfies readonly EventType[];
 
 /** Instance-wide security events: attacks and credential resets (`gatehouse audit list --security`). */
 export const SECURITY_EVENTS = [
   'signin.failed', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'client_secret.reset', 'bot_token.reset', 'signing_key.rotated',
-  'signin.second_factor_failed', 'mfa.reset_by_operator',
+  'password.reset', 'signin.second_factor_failed', 'mfa.reset_by_operator',
 ] as const satisfies readonly EventType[];
 
 interface Placed {
@@ -117,6 +119,14 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId, options: { method: event.method } };
     case 'signing_key.rotated':
       return { ...none, targetId: event.kid, options: { alg: event.alg, retired: event.retired.join(',') } };
+    case 'email.verified':
+    case 'email.changed':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId };
+    case 'email.verification_sent':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { pending: String(event.pending) } };
+    case 'password.reset_requested':
+    case 'password.reset':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { by: event.by } };
     case 'signin.succeeded':
     case 'password.changed':
     case 'person.created':

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { fromBool } from '../../storage/types.js';
 import { usernameKey, type Person } from './people.js';
@@ -83,4 +83,21 @@ export async function findPasswordHash(db: Db, id: string): Promise<string | und
 
 export async function updatePasswordHash(db: Db, id: string, passwordHash: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+}
+
+/** Issue #38 §3: the people (never bots) whose address is `email`, ignoring case. */
+export async function findPeopleByEmail(db: Db, email: string): Promise<Person[]> {
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('bot', '=', 0)
+    .limit(10)
+    .execute();
+  return rows.map(toPerson);
+}
+
+/** Issue #38 §2: a verified address becomes the person's address. */
+export async function updateVerifiedEmail(db: Db, id: string, email: string): Promise<void> {
+  await db.updateTable('users').set({ email, email_verified: 1 }).where('id', '=', id).execute();
 }

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import type { Person } from './people.js';
-import { findCredentials, findPasswordHash, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile, type NewPerson } from './people.repository.js';
+import { findCredentials, findPasswordHash, findPeopleByEmail, findPersonById, findPersonByUsername, insertPerson, updatePasswordHash, updateProfile, updateVerifiedEmail, type NewPerson } from './people.repository.js';
 
 /**
  * People's rows for the modules that sign people in (accounts/), create bot accounts
@@ -44,4 +44,14 @@ export function saveProfile(db: Executor, id: string, changes: { name?: string; 
 
 export function savePasswordHash(db: Executor, id: string, passwordHash: string): Promise<void> {
   return updatePasswordHash(db, id, passwordHash);
+}
+
+/** Issue #38 §3: the people whose address is `email`, ignoring case ("Forgot password?"). */
+export function getPeopleByEmail(deps: Deps, email: string): Promise<Person[]> {
+  return findPeopleByEmail(deps.db, email);
+}
+
+/** Issue #38 §2: stores `email` as the person's verified address. */
+export function saveVerifiedEmail(db: Executor, id: string, email: string): Promise<void> {
+  return updateVerifiedEmail(db, id, email);
 }

@@ -80,6 +80,12 @@ export interface ConsentPageInput {
  * back. Authorize and Cancel post the request again, with the CSRF token. Installs and
  * webhook.incoming have their own screens (install-consent.page.ts, incoming-webhook.page.ts).
  */
+/** Issue #38 §2: the `email` scope's line says which address the app gets and whether it is verified. */
+function emailState(viewer: Viewer): SafeHtml {
+  if (!viewer.email) return html` <span class="muted">(you have none)</span>`;
+  return html` <span class="muted">(${viewer.email}, ${viewer.emailVerified ? 'verified' : 'not verified'})</span>`;
+}
+
 export function consentPage(input: ConsentPageInput): string {
   const { ctx, view } = input;
   const app = view.application;
@@ -88,7 +94,7 @@ ${consentHead(view, html`${app.name} wants to access your ${ctx.serviceName} acc
 ${signedInAs(ctx.viewer, view)}
 <h2>This will allow ${app.name} to:</h2>
 <ul class="plain scope-list">
-${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}
+${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}${s.name === 'email' ? emailState(ctx.viewer) : ''}</li>`)}
 </ul>
 <p class="hint">${app.name} will be able to do this until you remove its access in <a href="/settings/authorized-apps">Settings → Authorized apps</a>. It cannot see your password.</p>
 ${whereTheAnswerGoes(view.subject, ctx.serviceName)}

@@ -19,6 +19,7 @@ import * as serverSecretCheck from './2026-11-27-30-server-secret-check.js';
 import * as oidcKeepEs256 from './2026-11-27-40-oidc-keep-es256.js';
 import * as auditEvents from './2026-11-28-10-audit-events.js';
 import * as mailOutbox from './2026-11-28-21-mail-outbox.js';
+import * as accountTokens from './2026-11-28-22-account-tokens.js';
 import * as secondFactors from './2026-11-28-23-second-factors.js';
 import * as sessionsAddressServerMfaLevel from './2026-11-28-25-sessions-address-server-mfa-level.js';
 
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-40-oidc-keep-es256': oidcKeepEs256,
   '2026-11-28-10-audit-events': auditEvents,
   '2026-11-28-21-mail-outbox': mailOutbox,
+  '2026-11-28-22-account-tokens': accountTokens,
   '2026-11-28-23-second-factors': secondFactors,
   '2026-11-28-25-sessions-address-server-mfa-level': sessionsAddressServerMfaLevel,
 };
