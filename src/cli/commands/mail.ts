@@ -1,7 +1,7 @@
 import { describeMailTransport, listMail, type MailStatus } from '../../modules/mail/mail.service.js';
 import { CliUsageError, type CliCommand } from '../command.js';
 
-/** `gatehouse mail …` (issue #38 §1; docs/accounts.md §Mail): the operator looks at the outbox. */
+/** `gatehouse mail …` (issue #38 §1; docs/mail.md): the operator looks at the outbox. */
 
 const STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed'];
 const LIMIT_DEFAULT = 50;

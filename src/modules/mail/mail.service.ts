@@ -11,7 +11,7 @@ export { composeMail } from './mail.js';
 export type { MailStatus, OutboxEntry } from './mail.repository.js';
 
 /**
- * Mail (issue #38 §1; docs/accounts.md §Mail). A mail is queued in the outbox (mail_outbox) in the
+ * Mail (issue #38 §1; docs/mail.md). A mail is queued in the outbox (mail_outbox) in the
  * caller's transaction, so it exists exactly when the change that sends it committed, and a worker
  * sends it later with retries: a page never waits on the mail server, and a server that is down
  * loses nothing.
@@ -84,7 +84,7 @@ export function createMailTransport(deps: Pick<Deps, 'config' | 'logger'>): Mail
   if (smtpUrl === 'log:') {
     return {
       async send(message) {
-        // Development only (docs/accounts.md §Mail): the links are what a developer needs to follow.
+        // Development only (docs/mail.md): the links are what a developer needs to follow.
         deps.logger.info({ mail: { from: message.from, to: message.to, subject: message.subject, links: linksOf(message.text), text: message.text } }, `mail to ${message.to}: ${message.subject}`);
       },
       close() {},

@@ -1,7 +1,7 @@
 import type { DbId, DbInt, DbIntNullable } from '../../storage/types.js';
 
 /**
- * The mail outbox (issue #38 §1; docs/accounts.md §Mail): every mail the service sends is a row,
+ * The mail outbox (issue #38 §1; docs/mail.md): every mail the service sends is a row,
  * inserted in the transaction of the change that sends it and delivered later by the mail worker
  * (mail.service.ts), so a page never waits on the mail server and one that is down loses nothing.
  */
