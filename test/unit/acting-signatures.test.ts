@@ -55,6 +55,10 @@ const ALLOWED: Record<string, string> = {
   'applications/installs.service.ts installConsentView': '"install" is a noun here: the view of the install consent page, a read',
   'webhooks/compat-execute.service.ts githubSecretOf': "reads a webhook's GitHub secret to check a delivery; a value still sealed the old way is sealed again on the way (maintenance, nobody's change)",
   'accounts/sessions.service.ts resolveSession': 'reads the session cookie that will act; the routes build the acting from the person it finds',
+  'mail/mail.service.ts queueMail': "a step of the caller's change, in its transaction (issue #38 §1): the service that sends the mail takes the acting and emits that change's event",
+  'mail/mail.service.ts createMailTransport': 'builds the SMTP (or log:) client in memory; writes nothing',
+  'mail/mail.service.ts sendQueuedMail': "the mail worker delivering what was queued (each mail's change was acted and audited when it was queued); no one acts",
+  'mail/mail.service.ts startMailWorker': "start-up: starts this instance's mail worker; no one acts",
 };
 
 /**
