@@ -20,6 +20,7 @@ import {
 } from './authorize.js';
 import type { ConsentView, InstalledView } from './authorize.page.js';
 import { authorizationErrorUri, authorizationResponseUri } from './authorize-response.js';
+import { sessionMethods } from '../mfa/mfa.service.js';
 
 /**
  * The authorization endpoint's checks, one step each (authorize.service.ts runs them in order):
@@ -152,7 +153,14 @@ type OpenIdStep = { outcome: AuthorizeOutcome } | { outcome?: undefined; facts: 
  * oidc/oidc.service.ts) for a code-flow request whose scope names openid. Every other request
  * passes through untouched. `requestUrl` is undefined for the consent form's POST.
  */
-export async function openIdStep(deps: Deps, client: ValidatedClient, source: unknown, userId: string | undefined, signedInAt: number | undefined, requestUrl: string | undefined): Promise<OpenIdStep> {
+export async function openIdStep(
+  deps: Deps,
+  client: ValidatedClient,
+  source: unknown,
+  browser: { userId: string | undefined; signedInAt: number | undefined; sessionToken: string | undefined },
+  requestUrl: string | undefined,
+): Promise<OpenIdStep> {
+  const { userId, signedInAt } = browser;
   const none: OpenIdStep = { facts: undefined, formFields: [] };
   if (client.plain || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
   // OAUTH-CHECKLIST A19: a signed-out visitor signs in before anything else is checked, except
@@ -170,7 +178,8 @@ export async function openIdStep(deps: Deps, client: ValidatedClient, source: un
   }
   const checked = validateRequest(client);
   if (!checked.ok) return { outcome: errorRedirect(deps, client, checked.error, checked.description) };
-  const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt } : undefined;
+  // Issue #38 §4: the session's amr travels into the grant's ID tokens.
+  const session = userId !== undefined && signedInAt !== undefined ? { userId, signedInAt, amr: await sessionMethods(deps, browser.sessionToken) } : undefined;
   const gate = await openIdGate(deps, { source, scopes: checked.request.scopes, clientId: client.app.id, session, requestUrl });
   if (gate.kind === 'error') return { outcome: errorRedirect(deps, client, gate.error, gate.description) };
   if (gate.kind === 'sign-in') return { outcome: { kind: 'sign-in', next: gate.next, loginHint: gate.loginHint } };

@@ -75,13 +75,13 @@ export function registerAuthorizePages(pages: App, services: Services): void {
 
   pages.get('/app/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await startAuthorization(services, browserActing(request, services), { query: request.query, signedInAt: request.signedInAt, requestUrl: request.url });
+    const outcome = await startAuthorization(services, browserActing(request, services), { query: request.query, signedInAt: request.signedInAt, sessionToken: request.sessionToken, requestUrl: request.url });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'GET');
   });
 
   pages.post('/app/oauth2/authorize', { schema: { hide: true, body: AuthorizeBody } }, async (request, reply) => {
     grantPageHeaders(reply);
-    const outcome = await decideAuthorization(services, browserActing(request, services), { body: request.body, signedInAt: request.signedInAt, decision: request.body.decision });
+    const outcome = await decideAuthorization(services, browserActing(request, services), { body: request.body, signedInAt: request.signedInAt, sessionToken: request.sessionToken, decision: request.body.decision });
     return send(reply, outcome, request.viewer, pageContext(request, services), 'POST');
   });
 

@@ -33,6 +33,8 @@ export interface AuthorizeRequestInput {
   query: unknown;
   /** When they signed in to this session (OpenID Connect auth_time, max_age). */
   signedInAt?: number | undefined;
+  /** The session cookie: how that sign-in was made (amr, issue #38 §4). */
+  sessionToken?: string | undefined;
   /** The request's path and query exactly as received, to come back to after sign-in. */
   requestUrl: string;
 }
@@ -48,7 +50,7 @@ export async function startAuthorization(deps: Deps, acting: Acting<Who>, input:
   if ('kind' in client) return client;
   const signedIn = personActing(acting);
   const userId = signedIn?.actor.id;
-  const openId = await openIdStep(deps, client, input.query, userId, input.signedInAt, input.requestUrl);
+  const openId = await openIdStep(deps, client, input.query, { userId, signedInAt: input.signedInAt, sessionToken: input.sessionToken }, input.requestUrl);
   if (openId.outcome) return openId.outcome;
   if (signedIn === undefined || userId === undefined) return { kind: 'sign-in', next: input.requestUrl };
   const checked = validateRequest(client);
@@ -94,6 +96,8 @@ export interface AuthorizeDecisionInput {
   body: unknown;
   /** When they signed in to this session (OpenID Connect auth_time). */
   signedInAt?: number | undefined;
+  /** The session cookie: how that sign-in was made (amr, issue #38 §4). */
+  sessionToken?: string | undefined;
   decision: unknown;
 }
 
@@ -129,7 +133,7 @@ export async function decideAuthorization(deps: Deps, acting: Acting<Who>, input
   const plan = request.install?.bot ? await botInstallPlan(deps, client.app, request, userId, input.body) : undefined;
   if (plan && 'kind' in plan) return plan;
   if (request.plain) return completePlainInstall(deps, signedIn, client.app, request.install.commands, plan);
-  const openId = await openIdStep(deps, client, input.body, userId, input.signedInAt, undefined);
+  const openId = await openIdStep(deps, client, input.body, { userId, signedInAt: input.signedInAt, sessionToken: input.sessionToken }, undefined);
   if (openId.outcome) return openId.outcome;
   const remembered = await findConsentScopes(deps.db, userId, client.app.id);
   return issueCode(deps, signedIn, { app: client.app, request, remembered, plan, webhookChannelId, openId: openId.facts, approved: true });

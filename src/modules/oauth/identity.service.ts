@@ -1,3 +1,4 @@
+import { hasSecondFactor } from '../mfa/mfa.service.js';
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
@@ -67,7 +68,9 @@ async function userRecord(deps: Deps, bearer: BearerToken): Promise<UserRecord> 
   // The person was deleted between the token lookup and now (their grants go with them).
   if (!person) throw ApiErrors.unauthorized();
   // SPEC §2.5: identify gives the name, username and avatar; email adds the e-mail.
-  return presentCurrentUser(person, bearer.scopes.includes('email'));
+  // Issue #38 §4: mfa_enabled, as Discord's @me has it (a bot has no second factor).
+  const mfaEnabled = !person.bot && (await hasSecondFactor(deps, person.id));
+  return presentCurrentUser({ ...person, mfaEnabled }, bearer.scopes.includes('email'));
 }
 
 /** GET /api/v1/users/@me; the caller has checked the identify scope. */

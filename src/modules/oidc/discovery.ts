@@ -8,7 +8,13 @@ export const USERINFO_PATH = '/api/oauth2/userinfo';
 export const END_SESSION_PATH = '/app/oauth2/logout';
 
 /** The claims an ID token or UserInfo can carry (OpenID Connect Core §2, §5.1). */
-export const CLAIMS_SUPPORTED = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'name', 'preferred_username', 'picture', 'email', 'email_verified'];
+/**
+ * Issue #38 §4: the acr values this server can vouch for (docs/accounts.md §Second factors). Both
+ * mean "signed in with two factors": amr includes mfa. A password alone meets none of them.
+ */
+export const ACR_VALUES_SUPPORTED = ['urn:gatehouse:mfa', 'http://schemas.openid.net/pape/policies/2007/06/multi-factor'];
+
+export const CLAIMS_SUPPORTED = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'acr', 'name', 'preferred_username', 'picture', 'email', 'email_verified'];
 
 /** The prompt values the authorization endpoint understands (Core §3.1.2.1). */
 export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
@@ -23,6 +29,7 @@ export interface OpenIdConfiguration extends AuthorizationServerMetadata {
   claims_supported: string[];
   claim_types_supported: string[];
   prompt_values_supported: string[];
+  acr_values_supported: string[];
   claims_parameter_supported: boolean;
   request_parameter_supported: boolean;
   request_uri_parameter_supported: boolean;
@@ -46,6 +53,8 @@ export function openIdConfiguration(baseUrl: string, grantTypes: readonly string
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     claims_supported: CLAIMS_SUPPORTED,
+    // Issue #38 §4: the acr values a two-factor sign-in meets (ACR_VALUES_SUPPORTED above).
+    acr_values_supported: ACR_VALUES_SUPPORTED,
     claim_types_supported: ['normal'],
     prompt_values_supported: PROMPT_VALUES,
     claims_parameter_supported: false,

@@ -30,9 +30,13 @@ export interface IdTokenInput {
   nonce: string | null;
   /** The access token issued beside it, for at_hash (§3.1.3.6). */
   accessToken: string;
+  /** Issue #38 §4: how the person signed in (§2 amr, RFC 8176 values); left out when unknown. */
+  amr?: readonly string[];
+  /** Issue #38 §4: the acr_values value the sign-in met (§2 acr), when one was asked for. */
+  acr?: string | null;
 }
 
-export type IdTokenClaims = Record<string, string | number | boolean>;
+export type IdTokenClaims = Record<string, string | number | boolean | string[]>;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -61,6 +65,8 @@ export function idTokenClaims(input: IdTokenInput): IdTokenClaims {
     at_hash: accessTokenHash(input.accessToken),
   };
   if (input.nonce !== null) claims['nonce'] = input.nonce;
+  if (input.amr !== undefined && input.amr.length > 0) claims['amr'] = [...input.amr];
+  if (input.acr) claims['acr'] = input.acr;
   Object.assign(claims, profileClaims(input.person, input.scopes));
   return claims;
 }

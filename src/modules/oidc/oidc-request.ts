@@ -12,7 +12,7 @@
  */
 export const SIGNED_IN_AFTER_PARAM = 'signed_in_after';
 
-export const OIDC_PARAMS = ['nonce', 'prompt', 'max_age', 'login_hint', 'id_token_hint', 'claims', 'request', 'request_uri', 'response_mode', 'registration', SIGNED_IN_AFTER_PARAM] as const;
+export const OIDC_PARAMS = ['acr_values', 'nonce', 'prompt', 'max_age', 'login_hint', 'id_token_hint', 'claims', 'request', 'request_uri', 'response_mode', 'registration', SIGNED_IN_AFTER_PARAM] as const;
 type OidcParam = (typeof OIDC_PARAMS)[number];
 
 export type OidcErrorCode = 'invalid_request' | 'request_not_supported' | 'request_uri_not_supported' | 'registration_not_supported';
@@ -25,6 +25,8 @@ export interface OidcRequest {
   loginHint: string | undefined;
   idTokenHint: string | undefined;
   signedInAfter: number | undefined;
+  /** §3.1.2.1 acr_values, in order of preference (a voluntary claim: unmet values are not an error). */
+  acrValues: string[];
 }
 
 export type OidcRequestResult = { ok: true; request: OidcRequest } | { ok: false; error: OidcErrorCode; description: string };
@@ -73,6 +75,7 @@ export function readOidcRequest(source: unknown): OidcRequestResult {
       maxAge,
       loginHint: values.login_hint?.slice(0, HINT_MAX_LENGTH),
       idTokenHint: values.id_token_hint,
+      acrValues: (values.acr_values ?? '').split(' ').filter(Boolean).slice(0, 16),
       signedInAfter: after !== undefined && /^[0-9]{1,15}$/.test(after) ? Number(after) : undefined,
     },
   };

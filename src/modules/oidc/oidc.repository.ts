@@ -68,15 +68,17 @@ export interface OidcGrant {
   grantId: string;
   authTime: number;
   nonce: string | null;
+  amr: string[];
+  acr: string | null;
 }
 
 export async function insertOidcGrant(db: Db, grant: OidcGrant): Promise<void> {
-  await db.insertInto('oidc_grants').values({ grant_id: grant.grantId, auth_time: grant.authTime, nonce: grant.nonce }).execute();
+  await db.insertInto('oidc_grants').values({ grant_id: grant.grantId, auth_time: grant.authTime, nonce: grant.nonce, amr: grant.amr.join(' '), acr: grant.acr }).execute();
 }
 
 export async function findOidcGrant(db: Db, grantId: string): Promise<OidcGrant | undefined> {
   const row = await db.selectFrom('oidc_grants').selectAll().where('grant_id', '=', grantId).executeTakeFirst();
-  return row ? { grantId: toId(row.grant_id), authTime: toNum(row.auth_time), nonce: row.nonce } : undefined;
+  return row ? { grantId: toId(row.grant_id), authTime: toNum(row.auth_time), nonce: row.nonce, amr: row.amr === null ? [] : row.amr.split(' ').filter(Boolean), acr: row.acr } : undefined;
 }
 
 export interface OidcClientSettings {

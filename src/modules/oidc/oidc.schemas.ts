@@ -23,6 +23,7 @@ export const OpenIdConfigurationBody = Type.Object({
   claims_supported: strings,
   claim_types_supported: strings,
   prompt_values_supported: strings,
+  acr_values_supported: strings,
   token_endpoint_auth_methods_supported: strings,
   revocation_endpoint_auth_methods_supported: strings,
   code_challenge_methods_supported: strings,

@@ -13,7 +13,7 @@ import { INSTALL_SCOPES } from '../../core/scopes.js';
 import { idTokenClaims, profileClaims, type ClaimsPerson, type IdTokenClaims } from './id-token.js';
 import { DEFAULT_SIGNING_ALG, ID_TOKEN_LIFETIME_MS, isSigningAlg, SIGNING_ALGS, signJwt, verifyOwnJwt, type SigningAlg } from './oidc-keys.service.js';
 import { findOidcClient, findOidcGrant, insertOidcGrant, saveOidcClient, type OidcClientSettings } from './oidc.repository.js';
-import { DISCOVERY_PATH } from './discovery.js';
+import { ACR_VALUES_SUPPORTED, DISCOVERY_PATH } from './discovery.js';
 import { needsFreshSignIn, readOidcRequest, withSignedInAfter, type OidcErrorCode } from './oidc-request.js';
 
 /** Whether a request or grant is an OpenID Connect one (Core §3.1.2.1: scope contains openid). */
@@ -26,12 +26,26 @@ export interface AuthorizeSession {
   userId: string;
   /** When the person signed in (Core §2 auth_time). */
   signedInAt: number;
+  /** How they signed in (Core §2 amr; RFC 8176): mfa/mfa.service.ts sessionMethods. */
+  amr: readonly string[];
 }
 
 /** What the grant of an `openid` authorization records for its ID tokens. */
 export interface OpenIdGrantFacts {
   nonce: string | null;
   authTime: number;
+  amr: string[];
+  acr: string | null;
+}
+
+/** Core §3.1.2.1 acr_values is voluntary: the first asked value this sign-in meets, else none. */
+function metAcr(asked: readonly string[], amr: readonly string[]): string | null {
+  if (!amr.includes('mfa')) return null;
+  return asked.find((value) => ACR_VALUES_SUPPORTED.includes(value)) ?? null;
+}
+
+function factsOf(request: { nonce: string | undefined; acrValues: string[] }, session: AuthorizeSession): OpenIdGrantFacts {
+  return { nonce: request.nonce ?? null, authTime: session.signedInAt, amr: [...session.amr], acr: metAcr(request.acrValues, session.amr) };
 }
 
 export type OpenIdGate =
@@ -57,6 +71,8 @@ export async function openIdGate(
   const request = read.request;
   const now = deps.clock.now();
   const formFields: [string, string][] = request.nonce === undefined ? [] : [['nonce', request.nonce]];
+  // Issue #38 §4: the consent form's POST reads acr_values again, as it does the nonce.
+  if (request.acrValues.length > 0) formFields.push(['acr_values', request.acrValues.join(' ')]);
 
   if (request.prompts.has('none')) {
     // Core §3.1.2.6: with prompt=none nothing may be shown.
@@ -71,14 +87,14 @@ export async function openIdGate(
     if (request.maxAge !== undefined && now - input.session.signedInAt > request.maxAge * 1000) {
       return { kind: 'error', error: 'login_required', description: 'the sign-in is older than max_age allows' };
     }
-    return { kind: 'continue', facts: { nonce: request.nonce ?? null, authTime: input.session.signedInAt }, formFields };
+    return { kind: 'continue', facts: factsOf(request, input.session), formFields };
   }
 
   if (input.requestUrl !== undefined && (input.session === undefined || needsFreshSignIn(request, input.session.signedInAt, now))) {
     return { kind: 'sign-in', next: withSignedInAfter(input.requestUrl, now), loginHint: request.loginHint };
   }
   if (input.session === undefined) return { kind: 'sign-in', next: input.requestUrl ?? '/', loginHint: request.loginHint };
-  return { kind: 'continue', facts: { nonce: request.nonce ?? null, authTime: input.session.signedInAt }, formFields };
+  return { kind: 'continue', facts: factsOf(request, input.session), formFields };
 }
 
 function audienceIncludes(aud: unknown, clientId: string): boolean {
@@ -87,7 +103,7 @@ function audienceIncludes(aud: unknown, clientId: string): boolean {
 
 /** Records an openid grant's facts, in the transaction that creates the grant and its code. */
 export async function recordOpenIdGrant(trx: Transaction<Database>, grantId: string, facts: OpenIdGrantFacts): Promise<void> {
-  await insertOidcGrant(trx, { grantId, authTime: facts.authTime, nonce: facts.nonce });
+  await insertOidcGrant(trx, { grantId, authTime: facts.authTime, nonce: facts.nonce, amr: facts.amr, acr: facts.acr });
 }
 
 function claimsPerson(person: { id: string; username: string; name: string; avatarUrl: string | null; email: string | null; emailVerified: boolean }): ClaimsPerson {
@@ -123,6 +139,8 @@ export async function idTokenFor(
     authTime: facts.authTime,
     nonce: input.withNonce ? facts.nonce : null,
     accessToken: input.accessToken,
+    amr: facts.amr,
+    acr: facts.acr,
   });
   return signJwt(deps, settings.idTokenAlg, claims);
 }

@@ -20,6 +20,10 @@ export interface OidcGrantsTable {
   grant_id: DbId;
   auth_time: DbInt;
   nonce: string | null;
+  /** Issue #38 §4: the sign-in's RFC 8176 methods, space-separated; null for grants made before they were kept. */
+  amr: string | null;
+  /** Issue #38 §4: the acr_values value the sign-in met, when the request asked for one. */
+  acr: string | null;
 }
 
 /** Per-app OpenID Connect settings; an app without a row uses the defaults (RS256, no logout URIs). */

@@ -28,6 +28,7 @@ export const UserResourceBody = Type.Object(
     avatar_url: Nullable(Type.String(), 'Gatehouse: the https URL of the avatar'),
     email: Type.Optional(Nullable(Type.String(), 'With the email scope')),
     verified: Type.Optional(Type.Boolean({ description: 'With the email scope: whether the e-mail address is verified' })),
+    mfa_enabled: Type.Optional(Type.Boolean({ description: 'On /users/@me: whether the person has two-factor authentication on' })),
   },
   { description: "A user (Discord's user object)" },
 );

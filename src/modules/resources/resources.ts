@@ -63,6 +63,8 @@ export interface UserResource {
   avatar_url: string | null;
   email?: string | null;
   verified?: boolean;
+  /** Issue #38 §4: on GET /users/@me, whether the person has a second factor on. */
+  mfa_enabled?: boolean;
 }
 
 export function presentUser(u: UserSource): UserResource {
@@ -83,8 +85,8 @@ export function presentUser(u: UserSource): UserResource {
 }
 
 /** GET /users/@me: the user, plus `email` and `verified` with the email scope (SPEC §2.5). */
-export function presentCurrentUser(u: UserSource & { email: string | null; emailVerified: boolean }, withEmail: boolean): UserResource {
-  const user = presentUser(u);
+export function presentCurrentUser(u: UserSource & { email: string | null; emailVerified: boolean; mfaEnabled: boolean }, withEmail: boolean): UserResource {
+  const user: UserResource = { ...presentUser(u), mfa_enabled: u.mfaEnabled };
   if (withEmail) {
     user.email = u.email;
     user.verified = u.emailVerified;

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
  * Issue #38 §4: second factors. mfa_totp (one sealed seed per person, and the last time step used),
  * mfa_recovery_codes (hashed, single use), mfa_pending_sign_ins (a password accepted, waiting for
  * the second factor: hashed, short-lived), mfa_session_methods (a session's amr), and
- * oidc_grants.amr (what the grant's ID tokens carry). Frozen once released.
+ * oidc_grants.amr and .acr (what the grant's ID tokens carry). Frozen once released.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -41,9 +41,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('mfa_session_methods_user').on('mfa_session_methods').column('user_id').execute();
   await db.schema.alterTable('oidc_grants').addColumn('amr', 'text').execute();
+  await db.schema.alterTable('oidc_grants').addColumn('acr', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('oidc_grants').dropColumn('acr').execute();
   await db.schema.alterTable('oidc_grants').dropColumn('amr').execute();
   await db.schema.dropTable('mfa_session_methods').execute();
   await db.schema.dropTable('mfa_pending_sign_ins').execute();
