@@ -132,6 +132,7 @@ const LISTED: Record<string, string> = {
   'applications/installs.repository.ts writes roles': "a bot install's managed role is deleted in the uninstall's transaction",
   'applications/installs.repository.ts writes member_roles': "the managed role is given to the bot's member in the install's transaction",
   'directory/channels.repository.ts reads messages': "a channel's delete confirmation counts what it removes",
+  'directory/mfa-level.repository.ts reads applications': "a server's MFA level holds a bot to its owner's second factor, on every permission check (issue #38 §4)",
   'directory/servers.repository.ts reads messages': "a server's delete confirmation counts what it removes",
   'directory/servers.repository.ts reads webhooks': "a server's delete confirmation counts what it removes",
   'directory/servers.repository.ts reads server_installs': "a server's delete confirmation counts what it removes",

@@ -4,7 +4,9 @@ import { ALL_PERMISSIONS, computePermissions } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { findMember } from './members.repository.js';
-import { check, type Need, type Standing } from './policy.js';
+import { check, MFA_GATED_PERMISSIONS, underMfaLevel, type Need, type Standing } from './policy.js';
+import { findBotOwnerId, isBotAccount } from './mfa-level.repository.js';
+import { hasSecondFactor } from '../mfa/mfa.service.js';
 import { listPermissionRows } from './roles.repository.js';
 import type { Server } from './servers.js';
 import { findServer } from './servers.repository.js';
@@ -36,7 +38,20 @@ export async function memberPermissions(deps: Deps, serverId: string, userId: st
   const member = await findMember(deps.db, serverId, userId);
   if (!member) return undefined;
   const rows = await listPermissionRows(deps.db, userId, [serverId]);
-  return permissionsFrom(server, userId, rows);
+  const held = permissionsFrom(server, userId, rows);
+  // Issue #38 §4: at MFA level 1 the moderator bits need a second factor; ask only when they matter.
+  if (server.mfaLevel === 0 || (held & MFA_GATED_PERMISSIONS) === 0n) return held;
+  return underMfaLevel(held, server.mfaLevel, await answersWithSecondFactor(deps, userId));
+}
+
+/**
+ * Whether the account's moderator permissions survive a server's MFA level: a person's own second
+ * factor; a bot's owner's (Discord: a bot owned by someone without 2FA loses them too).
+ */
+async function answersWithSecondFactor(deps: Deps, userId: string): Promise<boolean> {
+  if (!(await isBotAccount(deps.db, userId))) return hasSecondFactor(deps, userId);
+  const ownerId = await findBotOwnerId(deps.db, userId);
+  return ownerId !== undefined && (await hasSecondFactor(deps, ownerId));
 }
 
 /** What the actor holds in a server (the operator: everything). */

@@ -44,6 +44,8 @@ export const NameBody = Type.Object({ name: field, _csrf: field });
 
 /** Server settings → Overview: name and icon URL (issue #24). */
 export const ServerProfileBody = Type.Object({ name: field, iconUrl: field, _csrf: field });
+/** Server settings → Overview: the MFA level, "0" or "1" (issue #38 §4). */
+export const MfaLevelBody = Type.Object({ level: field, _csrf: field });
 export type NameBody = Static<typeof NameBody>;
 
 export const ChannelBody = Type.Object({ name: field, topic: field, _csrf: field });

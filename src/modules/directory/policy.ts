@@ -121,3 +121,34 @@ export function requireRoleChangesInReach(
   if (changed.size === 0) return;
   for (const role of roles) if (changed.has(role.id) || (role.managedApplicationId !== null && before.includes(role.id))) requireRoleInReach(actorPermissions, role);
 }
+
+/**
+ * Discord's moderator permissions, the ones a server's MFA level withholds from members without a
+ * second factor (Discord's "2FA requirement": Kick, Ban, Administrator, Manage channels, server,
+ * roles, messages, webhooks, threads, expressions, Timeout members).
+ */
+export const MFA_GATED_PERMISSIONS =
+  Permission.KICK_MEMBERS |
+  Permission.BAN_MEMBERS |
+  Permission.ADMINISTRATOR |
+  Permission.MANAGE_CHANNELS |
+  Permission.MANAGE_SERVER |
+  Permission.MANAGE_MESSAGES |
+  Permission.MANAGE_ROLES |
+  Permission.MANAGE_WEBHOOKS |
+  Permission.MANAGE_SERVER_EXPRESSIONS |
+  Permission.MANAGE_THREADS |
+  Permission.MODERATE_MEMBERS;
+
+/** Discord's guild `mfa_level`: 0 none, 1 elevated (moderators need a second factor). */
+export type MfaLevel = 0 | 1;
+
+/**
+ * The permissions a member acts with under the server's MFA level (issue #38 §4): at level 1,
+ * without a second factor (a bot: without its owner's), the moderator bits count as absent, so
+ * every check that reads them refuses as it would for a member who never had them. The rest stays.
+ */
+export function underMfaLevel(held: bigint, mfaLevel: MfaLevel, hasSecondFactor: boolean): bigint {
+  if (mfaLevel === 0 || hasSecondFactor) return held;
+  return held & ~MFA_GATED_PERMISSIONS;
+}

@@ -34,6 +34,25 @@ ${items
 </nav>`;
 }
 
+/**
+ * The owner's MFA level (issue #38 §4; Discord's "Require 2FA for moderation"): members holding
+ * moderator permissions without a second factor cannot use them while it is on.
+ */
+function mfaLevelCard(input: SettingsPageInput): SafeHtml {
+  const { server, ctx } = input;
+  const on = server.mfaLevel === 1;
+  return html`<div class="card">
+<h2>Two-factor requirement for moderators</h2>
+<p>${on ? 'On: ' : 'Off: '}members who can kick, ban, manage the server, channels, roles, messages or webhooks, or hold Administrator, ${on ? 'must' : 'need not'} have two-factor authentication on their account to use those permissions; bots act with their owner's. ${on ? 'Those without it keep their other permissions.' : ''}</p>
+${formError(input.error, 'mfa-level')}
+<form method="post" action="/servers/${server.id}/settings/mfa-level">
+${csrfField(ctx.csrfToken)}
+<input type="hidden" name="level" value="${on ? '0' : '1'}">
+<div class="actions"><button type="submit"${on ? html` class="secondary"` : ''}>${on ? 'Stop requiring two-factor authentication' : 'Require two-factor authentication'}</button></div>
+</form>
+</div>`;
+}
+
 function overviewSection(input: SettingsPageInput): SafeHtml {
   const { server, can, ctx } = input;
   const owner = input.members.find((m) => m.userId === server.ownerId);
@@ -56,6 +75,7 @@ ${csrfField(ctx.csrfToken)}
     : html`<p class="muted">Only people with Manage server can rename it.</p>`
 }
 </div>
+${ctx.viewer?.id === server.ownerId ? mfaLevelCard(input) : ''}
 ${
   ctx.viewer?.id === server.ownerId
     ? html`<div class="card"><h2>Delete this server</h2><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`

@@ -16,6 +16,7 @@ import {
   InviteBody,
   MemberRolesBody,
   ServerProfileBody,
+  MfaLevelBody,
   RoleBody,
   ServerChannelParams,
   ServerInvitationParams,
@@ -33,7 +34,7 @@ import { parseColor, permissionsFromNames } from './roles.js';
 import { createRole, deleteRole, updateRole } from './roles.service.js';
 import { isSection, settingsAbilities, type SettingsSection } from './server-settings.js';
 import { settingsPage } from './server-settings.page.js';
-import { updateServerProfile } from './servers.service.js';
+import { setServerMfaLevel, updateServerProfile } from './servers.service.js';
 import { settingsView } from './settings.service.js';
 import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
@@ -43,6 +44,7 @@ const hide = { hide: true } as const;
 /** Confirmations shown after post/redirect/get, by `?done=` key. */
 const NOTICES: Record<string, string> = {
   renamed: 'Server settings saved.',
+  'mfa-level': 'The two-factor requirement for moderators was saved.',
   'channel-created': 'Channel created.',
   'channel-deleted': 'Channel deleted.',
   'channel-saved': 'Channel saved.',
@@ -169,6 +171,13 @@ export function registerServerSettingsPages(pages: App, services: Services): voi
       const at: FormAt = { serverId, section: 'overview', form: 'rename', values: { name, iconUrl } };
       const save = () => updateServerProfile(services, personActing(request, services.clock), serverId, { name: name ?? '', iconUrl: iconUrl ?? '' });
       return form(request, reply, at, save, `/servers/${serverId}/settings?done=renamed`);
+    });
+
+    scope.post('/servers/:serverId/settings/mfa-level', { schema: { ...hide, params: ServerParams, body: MfaLevelBody } }, async (request, reply) => {
+      const { serverId } = request.params;
+      const at: FormAt = { serverId, section: 'overview', form: 'mfa-level' };
+      const save = () => setServerMfaLevel(services, personActing(request, services.clock), serverId, request.body.level ?? '');
+      return form(request, reply, at, save, `/servers/${serverId}/settings?done=mfa-level`);
     });
 
     scope.post('/servers/:serverId/channels', { schema: { ...hide, params: ServerParams, body: ChannelBody } }, async (request, reply) => {

@@ -59,7 +59,7 @@ export interface InviteRow extends ListedInvite {
 export interface SettingsPageInput {
   ctx: PageCtx;
   section: SettingsSection;
-  server: { id: string; name: string; ownerId: string; iconUrl: string | null };
+  server: { id: string; name: string; ownerId: string; iconUrl: string | null; mfaLevel?: 0 | 1 };
   /** The viewer's permissions here, to disable what they cannot grant. */
   permissions: bigint;
   can: SettingsAbilities;

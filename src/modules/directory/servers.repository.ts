@@ -7,13 +7,13 @@ import type { Server, ServerContents } from './servers.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export function toServer(row: Selectable<ServersTable>): Server {
-  return { id: toId(row.id), name: row.name, iconUrl: row.icon_url, ownerId: toId(row.owner_id), createdAt: toNum(row.created_at) };
+  return { id: toId(row.id), name: row.name, iconUrl: row.icon_url, ownerId: toId(row.owner_id), createdAt: toNum(row.created_at), mfaLevel: toNum(row.mfa_level) === 1 ? 1 : 0 };
 }
 
 export async function insertServer(db: Db, server: Server): Promise<void> {
   await db
     .insertInto('servers')
-    .values({ id: server.id, name: server.name, icon_url: server.iconUrl, owner_id: server.ownerId, created_at: server.createdAt })
+    .values({ id: server.id, name: server.name, icon_url: server.iconUrl, owner_id: server.ownerId, created_at: server.createdAt, mfa_level: server.mfaLevel })
     .execute();
 }
 
@@ -91,4 +91,9 @@ export async function countServerContents(db: Db, serverId: string): Promise<Ser
 export async function deleteServerRow(db: Db, serverId: string): Promise<boolean> {
   const result = await db.deleteFrom('servers').where('id', '=', serverId).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** Sets the server's MFA level (issue #38 §4). */
+export async function saveMfaLevel(db: Db, serverId: string, mfaLevel: 0 | 1): Promise<void> {
+  await db.updateTable('servers').set({ mfa_level: mfaLevel }).where('id', '=', serverId).execute();
 }

@@ -19,13 +19,15 @@ import {
   findServerByOwnerAndName,
   insertServer,
   listServersOfMember,
+  saveMfaLevel,
   updateServer,
 } from './servers.repository.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Channel } from './channels.js';
 import { authorize, permissionsFrom } from './access.service.js';
-import { ServerAction } from './policy.js';
+import { ServerAction, type MfaLevel } from './policy.js';
+import { hasSecondFactor } from '../mfa/mfa.service.js';
 import type { Actor } from '../../core/actor.js';
 import type { Acting } from '../../core/acting.js';
 import { checkHttpsImageUrl } from '../../core/checked.js';
@@ -81,7 +83,7 @@ export async function createServer(deps: Deps, acting: Acting<Actor>, input: { n
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'servers', ownerId, acting.address);
   const now = deps.clock.now();
-  const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now };
+  const server: Server = { id: deps.ids.next(), name: name.value, iconUrl: input.iconUrl ?? null, ownerId, createdAt: now, mfaLevel: 0 };
   const general: Channel = { id: deps.ids.next(), serverId: server.id, type: CHANNEL_TYPE_TEXT, name: DEFAULT_CHANNEL_NAME, topic: null, position: 0, createdAt: now };
   await changing(deps, acting, async (trx, emit) => {
     await insertServer(trx, server);
@@ -234,6 +236,35 @@ export async function deleteServer(deps: Deps, acting: Acting<Actor>, serverId: 
     if (!(await deleteServerRow(trx, serverId))) throw ApiErrors.unknownServer();
     emit({ type: 'server.deleted', serverId, name: server.name });
     // Issue #21 §5: open live views of its channels end at once.
+    emit({ type: 'access.changed', topicId: serverId });
+  });
+}
+
+/** Enabling the MFA level needs the owner's own second factor, as on Discord. */
+const MFA_LEVEL_NEEDS_OWN_2FA = 'Turn on two-factor authentication for your own account (Settings → Security) before requiring it of your moderators.';
+
+/**
+ * Server settings → Overview: the server's MFA level (issue #38 §4; Discord's guild `mfa_level`,
+ * changed by the owner only). Turning it on needs the owner's own second factor (Discord's rule);
+ * turning it off never does, so an owner who lost theirs is not locked out of the setting. Throws
+ * 10004 for a non-member, 50013 for anyone but the owner, 50035 at `level`.
+ */
+export async function setServerMfaLevel(deps: Deps, acting: Acting<Actor>, serverId: string, rawLevel: string): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.view);
+  const server = await findServer(deps.db, serverId);
+  if (!server) throw ApiErrors.unknownServer();
+  const actor = acting.actor;
+  if (actor.kind !== 'operator' && !(actor.kind === 'person' && actor.id === server.ownerId)) {
+    throw new ApiError(403, 50013, 'Only the server owner can change whether moderators need two-factor authentication.');
+  }
+  if (rawLevel !== '0' && rawLevel !== '1') throw invalidField(['level'], 'BASE_TYPE_CHOICES', 'Value must be one of (0, 1).');
+  const level: MfaLevel = rawLevel === '1' ? 1 : 0;
+  if (level === server.mfaLevel) return;
+  if (level === 1 && actor.kind === 'person' && !(await hasSecondFactor(deps, actor.id))) throw invalidField(['level'], 'MFA_REQUIRED', MFA_LEVEL_NEEDS_OWN_2FA);
+  await changing(deps, acting, async (trx, emit) => {
+    await saveMfaLevel(trx, serverId, level);
+    emit({ type: 'server.updated', serverId, changes: [{ key: 'mfa_level', old: server.mfaLevel, new: level }] });
+    // Moderators without a second factor lose (or regain) their elevated permissions at once.
     emit({ type: 'access.changed', topicId: serverId });
   });
 }

@@ -7,6 +7,8 @@ export interface Server {
   iconUrl: string | null;
   ownerId: string;
   createdAt: number;
+  /** Discord's `mfa_level` (issue #38 §4): 1 when moderators must have a second factor. */
+  mfaLevel: 0 | 1;
 }
 
 /** Discord's guild name limits: 2–100 characters. */
