@@ -55,6 +55,7 @@ export const GuildBody = Type.Object(
     name: Type.String(),
     icon: ImageHash('Icon hash'),
     owner_id: Snowflake(),
+    mfa_level: Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'Whether moderators need two-factor authentication (0 none, 1 elevated)' }),
     features: Type.Array(Type.String(), { maxItems: 0 }),
     icon_url: Nullable(Type.String(), 'Gatehouse: the https URL of the icon'),
   },

@@ -119,12 +119,14 @@ export interface GuildResource {
   name: string;
   icon: string | null;
   owner_id: string;
+  /** Discord's MFA level: 1 when moderators need a second factor (issue #38 §4). */
+  mfa_level: 0 | 1;
   features: never[];
   icon_url: string | null;
 }
 
-export function presentGuild(s: { id: string; name: string; iconUrl: string | null; ownerId: string }): GuildResource {
-  return { id: s.id, name: s.name, icon: imageHash(s.iconUrl), owner_id: s.ownerId, features: [], icon_url: s.iconUrl };
+export function presentGuild(s: { id: string; name: string; iconUrl: string | null; ownerId: string; mfaLevel: 0 | 1 }): GuildResource {
+  return { id: s.id, name: s.name, icon: imageHash(s.iconUrl), owner_id: s.ownerId, mfa_level: s.mfaLevel, features: [], icon_url: s.iconUrl };
 }
 
 // --- Application --------------------------------------------------------------------------------
