@@ -71,6 +71,21 @@ describe('GATEHOUSE_SMTP_URL=log: (development)', () => {
   });
 });
 
+describe('the SMTP password', () => {
+  it('is never logged: the worker names its server without it at start, and a failed attempt does not carry it', async () => {
+    const { lines, logger } = capturedLogger();
+    const port = await freePort();
+    t = await createTestApp({ env: { GATEHOUSE_SMTP_URL: `smtp://gatehouse:hunter2@127.0.0.1:${port}` }, logger });
+    await queueMail(t.services, t.services.db, mailFor(t, 'ada@example.org'));
+    await sendMailNow(t.services);
+    const started = lines.find((line) => line['msg'] === 'mail worker started');
+    expect(started?.['smtp']).toBe(`smtp://gatehouse:***@127.0.0.1:${port}`);
+    expect(lines.some((line) => line['msg'] === 'mail not sent; will retry')).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+    expect(JSON.stringify(lines)).not.toContain('do-not-print');
+  });
+});
+
 describe('mail settings', () => {
   it('accept smtp://, smtps:// and log:, and default the sender to no-reply at the base URL’s host', () => {
     expect(loadConfig({ GATEHOUSE_SMTP_URL: 'smtp://user:pw@mail.example:587' }).smtpUrl).toBe('smtp://user:pw@mail.example:587');

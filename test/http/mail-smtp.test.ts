@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAIL_MAX_ATTEMPTS, MAIL_RETRY_BASE_MS, MAIL_RETRY_CAP_MS } from '../../src/modules/mail/mail.js';
 import { composeMail, queueMail } from '../../src/modules/mail/mail.service.js';
@@ -161,5 +162,40 @@ describe('mail over SMTP (issue #38 §1)', () => {
     // No sendMailNow: the worker's next round (within MAIL_POLL_MS) sends it.
     const mail = await sink.waitForMail((m) => m.to.includes('worker@example.org'), 20_000);
     expect(mail.subject).toBe('Verify your address');
+  });
+});
+
+describe('a mail server that accepts and never answers (issue #38 §1)', () => {
+  it('holds only the worker: meanwhile pages answer and more mail is queued', async () => {
+    const sockets = new Set<Socket>();
+    let hangingUp = false;
+    const silent = createServer((socket) => {
+      // Once the test is over, a later connection (the app's own worker's) is hung up at once.
+      if (hangingUp) return socket.destroy();
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+      await queueMail(t.services, t.services.db, verification(t, 'first@example.org'));
+      const sending = sendMailNow(t.services);
+      while (sockets.size === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // The worker is connected and waiting for a greeting that never comes.
+      const page = await t.app.inject({ method: 'GET', url: '/login' });
+      expect(page.statusCode).toBe(200);
+      await queueMail(t.services, t.services.db, verification(t, 'second@example.org'));
+      expect((await outbox(t)).map((row) => row.recipient)).toEqual(['first@example.org', 'second@example.org']);
+      // The server hangs up: the attempt fails and the mail waits for the next one.
+      for (const socket of sockets) socket.destroy();
+      await sending;
+      expect((await outbox(t)).map((row) => row.status)).toEqual(['queued', 'queued']);
+    } finally {
+      hangingUp = true;
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
