@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 function mailFor(app: TestApp, to: string) {
-  const content = composeMail({ serviceName: app.config.serviceName, baseUrl: app.config.baseUrl, why: 'You asked to reset your password.', lines: ['Someone asked to reset your password.'], link: { text: 'Choose a new password', url: '/reset-password?token=ghpr_do-not-print' } });
+  const content = composeMail({ serviceName: app.config.serviceName, baseUrl: app.config.baseUrl, why: 'you asked to reset your password.', lines: ['Someone asked to reset your password.'], link: { text: 'Choose a new password', url: '/reset-password?token=ghpr_do-not-print' } });
   return { to, subject: 'Reset your password', ...content };
 }
 
@@ -66,7 +66,7 @@ describe('GATEHOUSE_SMTP_URL=log: (development)', () => {
     await sendMailNow(t.services);
     const written = lines.find((line) => line['level'] === 30 && typeof line['mail'] === 'object');
     expect(written?.['mail']).toMatchObject({ to: 'ada@example.org', subject: 'Reset your password', links: ['https://gate.example/reset-password?token=ghpr_do-not-print', 'https://gate.example'] });
-    expect(String((written?.['mail'] as { text: string }).text)).toContain('You asked to reset your password.');
+    expect(String((written?.['mail'] as { text: string }).text)).toContain('because you asked to reset your password.');
     expect(await t.services.db.selectFrom('mail_outbox').select('status').execute()).toEqual([{ status: 'sent' }]);
   });
 });

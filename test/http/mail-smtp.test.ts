@@ -29,7 +29,7 @@ function verification(app: TestApp, to = 'ada@example.org') {
   const content = composeMail({
     serviceName: app.config.serviceName,
     baseUrl: app.config.baseUrl,
-    why: 'You asked to verify this address.',
+    why: 'you asked to verify this address.',
     lines: ['Hello <ada>,', 'Confirm your address.'],
     link: { text: 'Verify my address', url: '/verify-email?token=ghev_secret-link-token' },
   });
@@ -53,7 +53,7 @@ describe('mail over SMTP (issue #38 §1)', () => {
     expect(mail.envelopeTo).toEqual(['ada@example.org']);
     // Plain text: the service's name, why it was sent, the link absolute on GATEHOUSE_BASE_URL.
     expect(mail.text).toContain('Gatehouse Test');
-    expect(mail.text).toContain('You asked to verify this address.');
+    expect(mail.text).toContain('You get this mail from Gatehouse Test (https://gate.example) because you asked to verify this address.');
     expect(mail.text).toContain('https://gate.example/verify-email?token=ghev_secret-link-token');
     // Simple HTML, the caller's text escaped.
     expect(mail.html).toContain('href="https://gate.example/verify-email?token=ghev_secret-link-token"');

@@ -13,7 +13,10 @@ export interface MailContent {
 export interface MailComposition {
   serviceName: string;
   baseUrl: string;
-  /** Why the person gets this mail, one sentence ("You asked to reset your password on Gatehouse."). */
+  /**
+   * Why the person gets this mail, a clause that ends the footer's "You get this mail from
+   * <service> (<base URL>) because …" ("someone asked to reset the password of @ada.").
+   */
   why: string;
   /** Paragraphs of the body, plain text (escaped in the HTML part). */
   lines: readonly string[];
@@ -30,7 +33,7 @@ export function absoluteUrl(baseUrl: string, url: string): string {
 export function composeMail(composition: MailComposition): MailContent {
   const { serviceName, why, lines } = composition;
   const link = composition.link && { text: composition.link.text, url: absoluteUrl(composition.baseUrl, composition.link.url) };
-  const footer = `${why} Sent by ${serviceName}, ${composition.baseUrl}`;
+  const footer = `You get this mail from ${serviceName} (${composition.baseUrl}) because ${why}`;
   const ignore = 'If you did not expect it, you can ignore it.';
 
   const textParts = [...lines];
