@@ -1,5 +1,8 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFlags } from '../../src/cli/command.js';
+import { peopleCommands } from '../../src/cli/commands/people.js';
+import { ApiError } from '../../src/core/errors.js';
 import { SECOND } from '../../src/core/clock.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { PageAgent } from '../support/page-agent.js';
@@ -146,13 +149,12 @@ describe('TOTP second factor', () => {
   });
 
   it('the pending sign-in is bound to the browser: another browser without its cookie gets no session', async () => {
-    const { secret } = await enrolled(t, 'bound.bo');
+    await enrolled(t, 'bound.bo');
     await passwordStep(t, 'bound.bo');
     const other = new PageAgent(t.app);
     const page = await other.get('/login/second-factor');
     expect(page.statusCode).toBe(303);
     expect(page.headers.location).toBe('/login');
-    void secret;
   });
 
   it('turning TOTP off asks for the password and a current code; a wrong password changes nothing', async () => {
@@ -184,5 +186,23 @@ describe('TOTP second factor', () => {
     expect(page.body).toContain('Two-factor authentication');
     expect(page.body).toContain('10 unused recovery codes left');
     expect(page.body).toContain('Two-factor authentication was turned on');
+  });
+
+  it('`gatehouse people reset-mfa` removes the authenticator and the codes: the next sign-in asks for the password only, audited as mfa.reset_by_operator', async () => {
+    await enrolled(t, 'lost.phone');
+    const command = peopleCommands.find((c) => c.name === 'people reset-mfa');
+    const { flags } = parseFlags(['--username', 'lost.phone'], command?.flags ?? {});
+    const record = (await command?.run(t.services, flags)) as { id: string; removed: boolean };
+    expect(record).toMatchObject({ username: 'lost.phone', removed: true });
+    expect((await passwordStep(t, 'lost.phone')).location).toBe('/');
+    expect(await t.services.db.selectFrom('mfa_recovery_codes').select('code_hash').where('user_id', '=', record.id).execute()).toEqual([]);
+    const audited = await t.services.db.selectFrom('audit_events').select(['actor_kind', 'subject_user_id']).where('action', '=', 'mfa.reset_by_operator').execute();
+    expect(audited).toEqual([expect.objectContaining({ actor_kind: 'operator' })]);
+  });
+
+  it('`gatehouse people reset-mfa` refuses an unknown username', async () => {
+    const command = peopleCommands.find((c) => c.name === 'people reset-mfa');
+    const { flags } = parseFlags(['--username', 'nobody.here'], command?.flags ?? {});
+    await expect(command?.run(t.services, flags)).rejects.toBeInstanceOf(ApiError);
   });
 });

@@ -2,6 +2,7 @@ import { cliActing } from '../../core/acting.js';
 import { registerPerson } from '../../modules/accounts/accounts.service.js';
 import { markEmailVerified } from '../../modules/accounts/email-verification.service.js';
 import { operatorResetLink, setPasswordByOperator } from '../../modules/accounts/password-reset.service.js';
+import { resetSecondFactors } from '../../modules/mfa/mfa.service.js';
 import type { CliCommand } from '../command.js';
 
 /** `gatehouse people …` (DESIGN §8). */
@@ -54,6 +55,15 @@ export const peopleCommands: CliCommand[] = [
     async run(services, flags) {
       const link = await operatorResetLink(services, cliActing(services.clock), flags.string('username') ?? '');
       return { id: link.person.id, username: link.person.username, reset_url: link.resetUrl, expires_at: new Date(link.expiresAt).toISOString() };
+    },
+  },
+  {
+    name: 'people reset-mfa',
+    summary: "remove a person's authenticator app and recovery codes, for one who lost them (issue #38 §3)",
+    flags: { username: { description: 'the person whose second factors to remove', required: true } },
+    async run(services, flags) {
+      const reset = await resetSecondFactors(services, cliActing(services.clock), flags.string('username') ?? '');
+      return { id: reset.person.id, username: reset.person.username, removed: reset.removed };
     },
   },
 ];

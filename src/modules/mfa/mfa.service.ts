@@ -9,7 +9,7 @@ import { open, seal, sealingKey } from '../../core/sealed.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import { changing, emitted } from '../../events/event-bus.js';
-import { getPasswordHash, getPersonById } from '../directory/people.service.js';
+import { getPasswordHash, getPersonById, getPersonByUsername } from '../directory/people.service.js';
 import type { Person } from '../directory/people.js';
 import { startSessionIn, type StartedSession } from '../accounts/sessions.service.js';
 import { beginSignIn } from '../accounts/sign-in-throttle.js';
@@ -254,14 +254,22 @@ export async function regenerateRecoveryCodes(deps: Deps, acting: Acting<PersonA
   return { recoveryCodes: codes };
 }
 
-/** The operator removes every second factor of a person who lost theirs (issue #38 §3). */
-export async function resetSecondFactors(deps: Deps, acting: Acting<Who>, userId: string): Promise<{ removed: boolean }> {
-  return changing(deps, acting, async (trx, emit) => {
-    const removed = (await deleteTotp(trx, userId)) > 0;
-    await deleteRecoveryCodes(trx, userId);
-    if (removed) emit({ type: 'mfa.reset_by_operator', userId });
-    return { removed };
+/**
+ * The operator removes every second factor of a person who lost theirs (issue #38 §3: `gatehouse
+ * people reset-mfa`): TOTP and recovery codes; the next sign-in asks for the password only.
+ * mfa.reset_by_operator is audited when there was something to remove.
+ */
+export async function resetSecondFactors(deps: Deps, acting: Acting<Who>, username: string): Promise<{ person: Person; removed: boolean }> {
+  const person = await getPersonByUsername(deps, username);
+  if (!person || person.bot) throw ApiErrors.unknownUser();
+  const userId = person.id;
+  const removed = await changing(deps, acting, async (trx, emit) => {
+    const had = (await deleteTotp(trx, userId)) > 0;
+    const codes = await deleteRecoveryCodes(trx, userId);
+    if (had || codes > 0) emit({ type: 'mfa.reset_by_operator', userId });
+    return had || codes > 0;
   });
+  return { person, removed };
 }
 
 /** A pending sign-in: the cookie value, shown to the browser only. */
