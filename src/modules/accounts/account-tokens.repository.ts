@@ -80,9 +80,3 @@ export async function findPendingAccountToken(db: Db, userId: string, purpose: A
     .executeTakeFirst();
   return row ? toToken(row) : undefined;
 }
-
-/** Forgets links that expired before `before` (the maintenance job's purge). */
-export async function deleteExpiredAccountTokens(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('account_tokens').where('expires_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

@@ -2,21 +2,13 @@ import type { Transaction } from 'kysely';
 import { hashSecret, issueSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
+import { LinkRefusedError } from './account-links.js';
 import { deleteUnusedAccountTokens, findAccountToken, insertAccountToken, useAccountToken, type AccountToken, type AccountTokenPurpose } from './account-tokens.repository.js';
 
 /**
  * The single-use links of issue #38 §2–§3 (e-mail verification, password reset): a random
  * token in the link, only its SHA-256 hash at rest (core/secrets.ts), one use, a lifetime each.
  */
-
-/** Why a link is refused; the page says which in words (expired, used, not for this account). */
-export type LinkRefusal = 'unknown' | 'expired' | 'used' | 'foreign';
-
-export class LinkRefusedError extends Error {
-  constructor(readonly why: LinkRefusal) {
-    super(`link refused: ${why}`);
-  }
-}
 
 const KIND = { 'verify-email': 'emailVerification', 'reset-password': 'passwordReset' } as const;
 

@@ -14,7 +14,7 @@ import { applicationAskingIn } from '../applications/applications.service.js';
 import { registerSecondFactorPages, sendToSecondStep } from '../mfa/mfa.routes.js';
 import { registerRecoveryPages } from './recovery.routes.js';
 import { pendingEmail, resendVerification } from './email-verification.service.js';
-import { LinkRefusedError } from './account-tokens.service.js';
+import { LinkRefusedError } from './account-links.js';
 import { mailConfigured } from '../mail/mail.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */

@@ -12,7 +12,8 @@ import type { Person } from '../directory/people.js';
 import { getPersonById, getPersonByUsername, saveVerifiedEmail } from '../directory/people.service.js';
 import { composeMail, mailConfigured, queueMail } from '../mail/mail.service.js';
 import { findPendingAccountToken } from './account-tokens.repository.js';
-import { checkAccountToken, endUnusedTokens, issueAccountToken, LinkRefusedError, useCheckedToken } from './account-tokens.service.js';
+import { LinkRefusedError } from './account-links.js';
+import { checkAccountToken, endUnusedTokens, issueAccountToken, useCheckedToken } from './account-tokens.service.js';
 
 /** Issue #38 §2: a verification link works for 24 hours. */
 export const VERIFY_LINK_LIFETIME_MS = 24 * HOUR;

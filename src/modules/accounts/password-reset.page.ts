@@ -2,7 +2,7 @@ import { html } from '../../web/html.js';
 import { field, type FieldMessages, type PageCtx } from '../../web/components.js';
 import { csrfField, layout } from '../../web/layout.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../directory/people.js';
-import type { LinkRefusal } from './account-tokens.service.js';
+import type { LinkRefusal } from './account-links.js';
 
 /** Issue #38 §1: without SMTP the pages say so plainly, and what to do instead. */
 export function noMailNotice(serviceName: string): ReturnType<typeof html> {

@@ -8,7 +8,7 @@ import { pageContext, sendHtml } from '../../http/pages.js';
 import { mailConfigured } from '../mail/mail.service.js';
 import { fieldMessages } from './accounts.page.js';
 import { ForgotPasswordBody, ResetPasswordBody, TokenBody, TokenQuery } from './accounts.schemas.js';
-import { LinkRefusedError } from './account-tokens.service.js';
+import { LinkRefusedError } from './account-links.js';
 import { readVerificationLink, verifyEmail } from './email-verification.service.js';
 import { emailVerifiedPage, verifyEmailPage } from './email-verification.page.js';
 import { readResetLink, requestPasswordReset, resetPassword } from './password-reset.service.js';
