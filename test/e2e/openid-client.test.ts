@@ -11,6 +11,7 @@ import { browse, sessionCookie as sessionCookieOf } from '../support/consent-bro
 import { expectedAtHash, jwsHeader, tamper } from '../support/oidc-browser.js';
 import { freePort } from '../support/ports.js';
 import { operatorActing } from '../support/acting.js';
+import { markEmailVerified } from '../../src/modules/accounts/email-verification.service.js';
 
 /**
  * Issue #22 "Done when": unmodified openid-client v6 in OIDC mode against a listening server —
@@ -255,5 +256,17 @@ describe('openid-client signs a person in through Gatehouse (OpenID Connect)', (
     expect(later.keys.map((k) => k.kid)).not.toContain(jwsHeader(before)['kid']);
     expect(later.keys.map((k) => k.kid)).toContain(jwsHeader(after)['kid']);
     t.clock.set(Date.now());
+  });
+
+  it('issue #38 §2: once the address is verified (gatehouse people verify-email), the library reads email_verified: true in the ID token and UserInfo', async () => {
+    const vic = await createPerson(t, { username: 'vic', name: 'Vic' });
+    await markEmailVerified(t.services, operatorActing(), 'vic');
+    const app = await createClient(t, { owner: vic, redirectUris: ['https://rp.example.com/verified'] });
+    const config = await configFor(app);
+    const { tokens } = await signIn(config, app, await sessionCookieOf(t, vic.id, 'openid-client test'));
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ sub: vic.id, email: vic.email, email_verified: true });
+    const info = await client.fetchUserInfo(config, tokens.access_token, vic.id);
+    expect(info).toMatchObject({ email: vic.email, email_verified: true });
   });
 });
