@@ -56,8 +56,6 @@ const PAGES: PageSpec[] = [
     },
   },
   { name: 'sign-up', path: () => '/register', signedOut: true },
-  { name: 'forgot-password', path: () => '/forgot-password', signedOut: true },
-  { name: 'reset-link-refused', path: () => '/reset-password?token=ghpr_not-a-real-link', signedOut: true },
   { name: 'not-found-signed-out', path: () => '/no/such/page', signedOut: true },
   { name: 'home', path: () => '/' },
   { name: 'server', path: (w) => `/servers/${w.serverId}` },
@@ -91,6 +89,16 @@ const PAGES: PageSpec[] = [
   { name: 'settings-password', path: () => '/settings/password' },
   { name: 'settings-authorized-apps', path: () => '/settings/authorized-apps' },
   { name: 'settings-apps', path: () => '/settings/apps' },
+  { name: 'settings-security', path: () => '/settings/security' },
+  {
+    name: 'settings-two-factor-enrol',
+    path: () => '/settings/security',
+    setup: async (page) => {
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+      await page.waitForLoadState('load');
+    },
+  },
+  { name: 'settings-two-factor-remove', path: () => '/settings/security/totp/remove' },
   { name: 'not-found', path: () => '/no/such/page' },
   { name: 'api-reference', path: () => '/api/docs', firstScreenOnly: true },
 ];

@@ -1,7 +1,7 @@
 import { field, notice, page, settingsLayout, type FieldMessages, type PageCtx, type SignedInCtx } from '../../web/components.js';
 import { html, raw, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
-import type { SecondFactorStatus, TotpEnrolment } from './mfa.service.js';
+import type { SecondFactorStatus, TotpEnrolment } from './mfa.js';
 
 /**
  * Second-factor pages (issue #38 §4): the second sign-in step, and Settings → Security's

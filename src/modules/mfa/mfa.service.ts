@@ -30,6 +30,7 @@ import {
   useRecoveryCode,
   useTotpStep,
 } from './mfa.repository.js';
+import type { SecondFactorStatus, TotpEnrolment } from './mfa.js';
 
 /** SPEC RFC 6238 §4: 30-second steps, 6 digits, HMAC-SHA-1 (what every authenticator app reads). */
 const PERIOD_SECONDS = 30;
@@ -92,24 +93,12 @@ export async function hasSecondFactor(deps: Deps, userId: string): Promise<boole
   return totp !== undefined && totp.enabledAt !== null;
 }
 
-export interface SecondFactorStatus {
-  totpEnabled: boolean;
-  recoveryCodesLeft: number;
-}
 
 export async function secondFactorStatus(deps: Deps, userId: string): Promise<SecondFactorStatus> {
   const [totp, left] = await Promise.all([findTotp(deps.db, userId), countUnusedRecoveryCodes(deps.db, userId)]);
   return { totpEnabled: totp !== undefined && totp.enabledAt !== null, recoveryCodesLeft: left };
 }
 
-export interface TotpEnrolment {
-  /** The base32 seed, shown as text for apps that cannot scan. */
-  secret: string;
-  /** The otpauth:// URI the QR code holds. */
-  uri: string;
-  /** The QR code as an SVG document, made on the server. */
-  qrSvg: string;
-}
 
 /**
  * Starts (or restarts) TOTP enrolment: a new seed, sealed with the server secret and not yet a
