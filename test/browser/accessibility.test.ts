@@ -56,6 +56,8 @@ const PAGES: PageSpec[] = [
     },
   },
   { name: 'sign-up', path: () => '/register', signedOut: true },
+  { name: 'forgot-password', path: () => '/forgot-password', signedOut: true },
+  { name: 'reset-link-refused', path: () => '/reset-password?token=ghpr_not-a-real-link', signedOut: true },
   { name: 'not-found-signed-out', path: () => '/no/such/page', signedOut: true },
   { name: 'home', path: () => '/' },
   { name: 'server', path: (w) => `/servers/${w.serverId}` },
