@@ -57,8 +57,10 @@ describe('consent screen', () => {
       expect(res.body).toContain('Reads your profile to personalise Acme.');
       expect(res.body).toContain(`Signed in as <strong>${person.name}</strong> (@${person.username})`);
       expect(res.body).toContain(`<a href="/login?next=${encodeURIComponent(path).replace(/&/g, '&amp;')}">Not you? Switch account</a>`);
-      const scopes = [...res.body.matchAll(/<li><span class="scope-mark" aria-hidden="true">✓<\/span> ([^<]+)<\/li>/g)].map((m) => m[1]);
-      expect(scopes).toEqual(['Know your name, username and avatar', 'Know your e-mail address', 'See the list of servers you are in and your permissions there']);
+      const lines = [...res.body.matchAll(/<li><span class="scope-mark" aria-hidden="true">✓<\/span> ([^<]+?)(?: <span class="muted">([^<]*)<\/span>)?<\/li>/g)];
+      expect(lines.map((m) => m[1])).toEqual(['Know your name, username and avatar', 'Know your e-mail address', 'See the list of servers you are in and your permissions there']);
+      // Issue #38 §2: the email line names the address and says whether it is verified.
+      expect(lines[1]?.[2]).toBe(person.email ? `(${person.email}, not verified)` : '(you have none)');
       expect(res.body).toContain('until you remove its access in <a href="/settings/authorized-apps">Settings → Authorized apps</a>');
       expect(res.body).toContain('you will be sent to <strong class="mono">https://app.example</strong>');
       expect(res.body).toMatch(/<button type="submit" name="decision" value="cancel" class="secondary">Cancel<\/button>/);
