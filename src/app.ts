@@ -19,6 +19,7 @@ import { documentedRoutesOnly, registerOpenApiRoutes } from './http/openapi.rout
 import { registerOperationsRoutes } from './http/operations.routes.js';
 import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
+import { registerPasskeyPages } from './modules/accounts/passkeys.routes.js';
 import { registerSessionPages } from './modules/accounts/sessions.routes.js';
 import { startMailWorker } from './modules/mail/mail.service.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
@@ -169,6 +170,7 @@ export async function buildApp(services: Services): Promise<App> {
     });
     installPageContext(pages, services);
     registerAccountPages(pages, services);
+    registerPasskeyPages(pages, services);
     registerSessionPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);

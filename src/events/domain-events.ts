@@ -31,12 +31,16 @@ export interface EventPayloads {
   /** A new ID-token signing key of `alg` (its kid; never key material), replacing `retired` (oidc/). */
   'signing_key.rotated': { alg: string; kid: string; retired: string[] };
   // Accounts (accounts/).
-  'signin.succeeded': { userId: string };
-  'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' };
+  /** `method`: passkey when signed in with a passkey alone (issue #38 §4); a password otherwise. */
+  'signin.succeeded': { userId: string; method?: 'passkey' };
+  'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' | 'passkey-refused' };
   'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' | 'password-reset' };
   'password.changed': { userId: string };
   'profile.updated': { userId: string; changes: FieldChange[] };
   'person.created': { userId: string };
+  /** Issue #38 §4: a passkey registered or removed, by the name its person gave it. */
+  'passkey.added': { userId: string; name: string };
+  'passkey.removed': { userId: string; name: string };
   /** Issue #38 §2: a verification link was mailed (`pending`: to a new address not yet in effect). */
   'email.verification_sent': { userId: string; pending: boolean };
   'email.verified': { userId: string };
@@ -110,6 +114,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
+  'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',

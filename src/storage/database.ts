@@ -4,6 +4,7 @@ import type { ApplicationCommandsTable, DmChannelsTable, ServerInstallsTable, Us
 import type { WebhookGithubDeliveriesTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js';
 import type { SessionsTable } from '../modules/accounts/sessions.table.js';
 import type { AccountTokensTable } from '../modules/accounts/account-tokens.table.js';
+import type { PasskeyChallengesTable, PasskeysTable } from '../modules/accounts/passkeys.table.js';
 import type {
   ChannelsTable,
   InvitesTable,
@@ -28,6 +29,8 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   account_tokens: AccountTokensTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
   servers: ServersTable;
   roles: RolesTable;
   members: MembersTable;

@@ -48,7 +48,10 @@ export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascrip
 /** Skip-link and error-message focus on every page (issue #24 accessibility). */
 export const APP_A11Y_JS = load('a11y.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS, APP_CHANNEL_NAME_JS];
+/** Passkey registration and sign-in: the browser's WebAuthn ceremonies (issue #38 §4). */
+const APP_PASSKEYS_JS = load('passkeys.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS, APP_CHANNEL_NAME_JS, APP_PASSKEYS_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
@@ -57,4 +60,5 @@ export const APP_HISTORY_JS_PATH = APP_HISTORY_JS.path;
 export const APP_COMPOSER_JS_PATH = APP_COMPOSER_JS.path;
 export const APP_MESSAGE_ACTIONS_JS_PATH = APP_MESSAGE_ACTIONS_JS.path;
 export const APP_CHANNEL_NAME_JS_PATH = APP_CHANNEL_NAME_JS.path;
+export const PASSKEYS_JS_PATH = APP_PASSKEYS_JS.path;
 

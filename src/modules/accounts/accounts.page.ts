@@ -2,6 +2,7 @@ import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { field, settingsLayout, type FieldMessages, type PageCtx } from '../../web/components.js';
 import { csrfField, layout } from '../../web/layout.js';
+import { passkeySignInForm } from './passkeys.page.js';
 import { DISPLAY_NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH } from '../directory/people.js';
 
 /** Messages per form field, from a 50035 error tree. */
@@ -107,6 +108,7 @@ ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: '
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>
 <p class="small"><a href="/forgot-password">Forgot password?</a></p>
+${passkeySignInForm(ctx.csrfToken, next)}
 </div>
 <p class="muted">New here? <a href="${withNext('/register', next)}">Create an account</a></p>`;
   return layout({ title: 'Sign in', serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });

@@ -162,6 +162,7 @@ const FAILED_WHY: Record<string, string> = {
   'wrong-password': 'wrong password',
   'unknown-person': 'unknown username',
   throttled: 'too many attempts; refused without checking',
+  'passkey-refused': 'a passkey was refused',
 };
 
 const ENDED_WHY: Record<string, string> = {
@@ -176,7 +177,11 @@ export function securityWords(row: AuditRow, names: Pick<AuditNames, 'apps'>): s
   const app = names.apps.get(row.applicationId ?? '') ?? `App ${row.applicationId ?? ''}`.trim();
   switch (row.action) {
     case 'signin.succeeded':
-      return 'Signed in';
+      return optionsOf(row)['method'] === 'passkey' ? 'Signed in with a passkey' : 'Signed in';
+    case 'passkey.added':
+      return `A passkey was added (${optionsOf(row)['name'] ?? 'unnamed'})`;
+    case 'passkey.removed':
+      return `A passkey was removed (${optionsOf(row)['name'] ?? 'unnamed'})`;
     case 'signin.failed':
       return `A sign-in to your account failed (${FAILED_WHY[row.reason ?? ''] ?? row.reason ?? 'refused'})`;
     case 'session.ended':

@@ -95,6 +95,8 @@ export interface SecurityPageInput {
   notice?: string;
   /** The Two-factor authentication section (mfa/mfa.page.ts, issue #38 §4). */
   twoFactor?: SafeHtml;
+  /** The Passkeys section (accounts/passkeys.page.ts, issue #38 §4). */
+  passkeys?: SafeHtml;
 }
 
 /** Settings → Security: the person's own sign-ins, failed sign-ins, apps authorized and removed, password changes and ended sessions. */
@@ -111,6 +113,8 @@ ${input.before !== undefined || input.next !== undefined ? html`<p class="action
   const content = html`<h1>Security</h1>
 ${notice(input.notice)}
 ${input.twoFactor ?? ''}
+${input.passkeys ?? ''}
+<h2>Recent activity</h2>
 <p class="muted">Your account's recent activity, newest first: sign-ins and the address they came from, failed sign-ins, apps you authorized or removed, password changes and sessions ended. If you do not recognise something, change your password.</p>
 ${list}`;
   return layout({ title: 'Security', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('security', content) });

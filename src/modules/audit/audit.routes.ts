@@ -13,6 +13,8 @@ import { presentAuditLog } from './audit-wire.js';
 import { isServerAction } from './audit-words.js';
 import { secondFactorSection } from '../mfa/mfa.page.js';
 import { secondFactorStatus } from '../mfa/mfa.service.js';
+import { passkeysSection } from '../accounts/passkeys.page.js';
+import { passkeysOf } from '../accounts/passkeys.service.js';
 
 /**
  * The audit log's read side (issue #37 §5; docs/audit-log.md): Discord's
@@ -80,8 +82,9 @@ export function registerAuditPages(pages: App, services: Services): void {
       const before = request.query.before !== undefined && isSnowflake(request.query.before) ? request.query.before : undefined;
       const log = await readSecurityLog(services, request.signedInViewer.id, { limit: AUDIT_PAGE_SIZE, ...(before !== undefined ? { before } : {}) });
       const ctx = signedInContext(request, services);
+      const passkeys = passkeysSection({ csrfToken: ctx.csrfToken, passkeys: await passkeysOf(services, request.signedInViewer.id), errors: {} });
       const twoFactor = secondFactorSection(ctx, await secondFactorStatus(services, request.signedInViewer.id));
-      return sendHtml(reply, securityPage({ ctx, entries: log.entries, apps: log.apps, before, next: log.next, twoFactor }));
+      return sendHtml(reply, securityPage({ ctx, entries: log.entries, apps: log.apps, before, next: log.next, twoFactor, passkeys }));
     });
   });
 }

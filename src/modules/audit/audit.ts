@@ -68,6 +68,7 @@ export interface AuditEntry {
 export const AUDITED_EVENTS = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created',
+  'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
@@ -82,6 +83,7 @@ export const AUDITED_EVENTS = [
 /** The events the person sees on their own security page (Settings → Security). */
 export const PERSONAL_SECURITY_EVENTS = [
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'user_install.created', 'user_install.deleted',
+  'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
 ] as const satisfies readonly EventType[];
@@ -128,6 +130,10 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'password.reset':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { by: event.by } };
     case 'signin.succeeded':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId, ...(event.method !== undefined ? { options: { method: event.method } } : {}) };
+    case 'passkey.added':
+    case 'passkey.removed':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { name: event.name } };
     case 'password.changed':
     case 'person.created':
     case 'mfa.totp_enabled':

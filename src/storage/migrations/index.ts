@@ -21,6 +21,7 @@ import * as auditEvents from './2026-11-28-10-audit-events.js';
 import * as mailOutbox from './2026-11-28-21-mail-outbox.js';
 import * as accountTokens from './2026-11-28-22-account-tokens.js';
 import * as secondFactors from './2026-11-28-23-second-factors.js';
+import * as passkeys from './2026-11-28-24-passkeys.js';
 import * as sessionsAddressServerMfaLevel from './2026-11-28-25-sessions-address-server-mfa-level.js';
 
 /**
@@ -50,5 +51,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-21-mail-outbox': mailOutbox,
   '2026-11-28-22-account-tokens': accountTokens,
   '2026-11-28-23-second-factors': secondFactors,
+  '2026-11-28-24-passkeys': passkeys,
   '2026-11-28-25-sessions-address-server-mfa-level': sessionsAddressServerMfaLevel,
 };

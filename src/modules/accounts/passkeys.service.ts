@@ -1,0 +1,217 @@
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { actingAs, type Acting, type Who } from '../../core/acting.js';
+import { person as personActor, type PersonActor } from '../../core/actor.js';
+import { MINUTE } from '../../core/clock.js';
+import { addFieldError, ApiErrors } from '../../core/errors.js';
+import { verifyPassword } from '../../core/password.js';
+import { hashSecret } from '../../core/secrets.js';
+import type { Deps } from '../../deps.js';
+import { changing, emitted } from '../../events/event-bus.js';
+import type { Person } from '../directory/people.js';
+import { getPasswordHash, getPersonById } from '../directory/people.service.js';
+import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey } from './passkeys.repository.js';
+import type { PasskeyView } from './passkeys.js';
+import { replaceSession, startSessionIn, type StartedSession } from './sessions.service.js';
+
+/** Issue #38 §4: a ceremony's challenge lives five minutes and works once. */
+const CHALLENGE_LIFETIME_MS = 5 * MINUTE;
+const NAME_MAX = 64;
+/** A person needs a few passkeys (laptop, phone, a security key), not hundreds. */
+const PASSKEYS_MAX = 20;
+
+export const PASSKEY_REFUSED = 'This passkey could not be used to sign in here. Try again, or sign in with your password.';
+
+
+/**
+ * The relying party: its ID is the host of GATEHOUSE_BASE_URL and the only origin accepted is that
+ * URL's origin (WebAuthn §5.1.3, §7.1 step 9), so an assertion made for another site is refused.
+ */
+function relyingParty(deps: Deps): { id: string; origin: string } {
+  const url = new URL(deps.config.baseUrl);
+  return { id: url.hostname, origin: url.origin };
+}
+
+function refused(field: string, message: string): Error {
+  return ApiErrors.invalidFormBody(addFieldError({}, [field], { code: 'PASSKEY_REFUSED', message }));
+}
+
+/** A random challenge; the browser sends it back base64url-encoded in its client data, which is what is stored (hashed). */
+async function newChallenge(deps: Deps, purpose: 'register' | 'sign-in', userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+  const now = deps.clock.now();
+  const challenge = new Uint8Array(deps.random.bytes(32));
+  await purgeChallenges(deps.db, now);
+  // Issue #38 §4: stored hashed, so a read of the table gives no usable challenge.
+  await insertChallenge(deps.db, hashSecret(Buffer.from(challenge).toString('base64url')), purpose, userId, now + CHALLENGE_LIFETIME_MS);
+  return challenge;
+}
+
+/** The person's passkeys, oldest first. */
+export async function passkeysOf(deps: Deps, personId: string): Promise<PasskeyView[]> {
+  const rows = await listPasskeys(deps.db, personId);
+  return rows.map((r) => ({ id: r.credentialId, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt }));
+}
+
+/**
+ * Options for navigator.credentials.create(): a discoverable credential (resident key required) with
+ * user verification required, so the passkey alone can sign in; the person's passkeys excluded.
+ */
+export async function beginRegistration(deps: Deps, acting: Acting<PersonActor>): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const person = await getPersonById(deps, acting.actor.id);
+  if (!person) throw ApiErrors.unknownUser();
+  const existing = await listPasskeys(deps.db, person.id);
+  const rp = relyingParty(deps);
+  return generateRegistrationOptions({
+    rpName: deps.config.serviceName,
+    rpID: rp.id,
+    userName: person.username,
+    userDisplayName: person.name,
+    userID: new TextEncoder().encode(person.id),
+    challenge: await newChallenge(deps, 'register', person.id),
+    attestationType: 'none',
+    excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
+}
+
+/** Reads the browser's JSON, refusing what is not a credential object. */
+function parseCredential<T>(text: string, field: string): T {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw refused(field, 'The passkey response could not be read. Try again.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || typeof (parsed as { id?: unknown }).id !== 'string' || typeof (parsed as { response?: unknown }).response !== 'object') {
+    throw refused(field, 'The passkey response could not be read. Try again.');
+  }
+  return parsed as T;
+}
+
+/**
+ * Verifies a registration (challenge single use and this person's, origin and RP ID ours, user
+ * verified) and stores the passkey under its name: passkey.added.
+ */
+export async function finishRegistration(deps: Deps, acting: Acting<PersonActor>, input: { name: string; credential: string }): Promise<PasskeyView> {
+  const name = input.name.trim();
+  if (name === '' || [...name].length > NAME_MAX) throw refused('name', `Give the passkey a name of 1 to ${NAME_MAX} characters.`);
+  const response = parseCredential<RegistrationResponseJSON>(input.credential, 'credential');
+  const userId = acting.actor.id;
+  if ((await listPasskeys(deps.db, userId)).length >= PASSKEYS_MAX) throw refused('name', `You can have at most ${PASSKEYS_MAX} passkeys. Remove one first.`);
+  const rp = relyingParty(deps);
+  const now = deps.clock.now();
+  let verification;
+  try {
+    verification = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), 'register', userId, now),
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    });
+  } catch {
+    throw refused('credential', 'The passkey was not registered: its response was expired, already used or made for another site. Try again.');
+  }
+  if (!verification.verified) throw refused('credential', 'The passkey was not registered. Try again.');
+  const credential = verification.registrationInfo.credential;
+  if (await findPasskey(deps.db, credential.id)) throw refused('credential', 'This passkey is already registered.');
+  const record = {
+    credentialId: credential.id,
+    userId,
+    name,
+    publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+    signCount: credential.counter,
+    transports: (response.response.transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)).slice(0, 8),
+    createdAt: now,
+  };
+  await changing(deps, acting, async (trx, emit) => {
+    await insertPasskey(trx, record);
+    emit({ type: 'passkey.added', userId, name });
+  });
+  return { id: record.credentialId, name, createdAt: now, lastUsedAt: null };
+}
+
+/**
+ * Removes one of the person's passkeys after their password is given again (issue #38 §4: remove
+ * with re-authentication): passkey.removed.
+ */
+export async function removePasskey(deps: Deps, acting: Acting<PersonActor>, input: { credentialId: string; password: string }): Promise<void> {
+  const userId = acting.actor.id;
+  const hash = await getPasswordHash(deps, userId);
+  if (!hash || input.password.length === 0 || input.password.length > 1024 || !(await verifyPassword(input.password, hash))) {
+    throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'PASSWORD_INCORRECT', message: 'Your password is incorrect. The passkey was not removed.' }));
+  }
+  await changing(deps, acting, async (trx, emit) => {
+    const removed = await deletePasskey(trx, userId, input.credentialId);
+    if (!removed) throw ApiErrors.invalidFormBody(addFieldError({}, ['passkey'], { code: 'UNKNOWN_PASSKEY', message: 'That passkey is not one of yours.' }));
+    emit({ type: 'passkey.removed', userId, name: removed.name });
+  });
+}
+
+/** Options for navigator.credentials.get() without allowCredentials: the authenticator offers its discoverable passkeys. */
+export async function beginPasskeySignIn(deps: Deps): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  return generateAuthenticationOptions({ rpID: relyingParty(deps).id, userVerification: 'required', challenge: await newChallenge(deps, 'sign-in', null) });
+}
+
+/**
+ * "Sign in with a passkey" (issue #38 §4): no password. The passkey must be registered here, its
+ * user handle must name the person it was registered to (another account's credential is
+ * refused), the challenge ours and unused, the origin and RP ID ours, the person verified by the
+ * authenticator, and the signature counter must move forward (a clone is refused). A verified
+ * passkey is two factors in one (something held, and the PIN or biometric that unlocked it), so
+ * the session's methods are `hwk` and `mfa` (RFC 8176). signin.succeeded with method passkey.
+ */
+export async function signInWithPasskey(
+  deps: Deps,
+  acting: Acting<Who>,
+  input: { credential: string; userAgent: string | null; replacingSessionToken?: string | undefined },
+): Promise<{ person: Person; session: StartedSession; amr: string[] }> {
+  const response = parseCredential<AuthenticationResponseJSON>(input.credential, 'passkey');
+  const passkey = await findPasskey(deps.db, response.id);
+  const handle = response.response.userHandle;
+  const claimed = typeof handle === 'string' ? Buffer.from(handle, 'base64url').toString('utf8') : undefined;
+  if (!passkey || (claimed !== undefined && claimed !== passkey.userId)) {
+    // Still spends the challenge, so a refused response cannot be retried with it.
+    await takeChallengeOf(deps, response);
+    await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey?.userId ?? null, why: 'passkey-refused' });
+    throw refused('passkey', PASSKEY_REFUSED);
+  }
+  const rp = relyingParty(deps);
+  const now = deps.clock.now();
+  let verification;
+  try {
+    verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), 'sign-in', null, now),
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
+      requireUserVerification: true,
+    });
+  } catch {
+    await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey.userId, why: 'passkey-refused' });
+    throw refused('passkey', PASSKEY_REFUSED);
+  }
+  const person = await getPersonById(deps, passkey.userId);
+  if (!verification.verified || !person) throw refused('passkey', PASSKEY_REFUSED);
+  const signedIn = actingAs(acting, personActor(person.id));
+  const amr = ['hwk', 'mfa'];
+  const session = await changing(deps, signedIn, async (trx, emit) => {
+    if (!(await usePasskey(trx, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused('passkey', PASSKEY_REFUSED);
+    const started = await startSessionIn(deps, signedIn, trx, input.userAgent);
+    emit({ type: 'signin.succeeded', userId: person.id, method: 'passkey' });
+    return started;
+  });
+  if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
+  return { person, session, amr };
+}
+
+/** Spends the challenge a refused response carried, if it can be read. */
+async function takeChallengeOf(deps: Deps, response: AuthenticationResponseJSON): Promise<void> {
+  try {
+    const client = JSON.parse(Buffer.from(response.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    if (typeof client.challenge === 'string') await takeChallenge(deps.db, hashSecret(client.challenge), 'sign-in', null, deps.clock.now());
+  } catch {
+    // Unreadable client data carries no challenge to spend.
+  }
+}
