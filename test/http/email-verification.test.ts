@@ -5,6 +5,8 @@ import { HOUR } from '../../src/core/clock.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sendMailNow, startMailSink, type MailSink, type ReceivedMail } from '../support/mail-sink.js';
 import { PageAgent } from '../support/page-agent.js';
+import { createClient, getWithBearer, obtainTokens } from '../support/oauth-factory.js';
+import { getPersonById } from '../../src/modules/directory/people.service.js';
 
 /** Issue #38 §2: verified e-mail, through real mail (the SMTP sink). */
 
@@ -122,14 +124,15 @@ describe('verified e-mail (issue #38 §2)', () => {
     expect(actions).toEqual(expect.arrayContaining(['email.verification_sent', 'email.verified', 'email.changed']));
   });
 
-  it('verified drives `verified` on /users/@me with the email scope', async () => {
+  it('a verified address gives `verified: true` on GET /api/v1/users/@me with the email scope', async () => {
     const agent = await register('apiv', 'apiv@example.org');
-    await useLink(agent, linkIn(await mailTo('apiv@example.org', /Verify/), '/verify-email'));
     const row = await user('apiv');
-    const { presentCurrentUser } = await import('../../src/modules/resources/resources.js');
-    const { getPersonById } = await import('../../src/modules/directory/people.service.js');
-    const person = await getPersonById(t.services, String(row.id));
-    expect(presentCurrentUser(person!, true).verified).toBe(true);
+    const person = (await getPersonById(t.services, String(row.id)))!;
+    const app = await createClient(t, { owner: person });
+    const before = await obtainTokens(t, app, person, ['identify', 'email']);
+    expect((await getWithBearer(t, '/api/v1/users/@me', before.access_token)).json()).toMatchObject({ email: 'apiv@example.org', verified: false });
+    await useLink(agent, linkIn(await mailTo('apiv@example.org', /Verify/), '/verify-email'));
+    expect((await getWithBearer(t, '/api/v1/users/@me', before.access_token)).json()).toMatchObject({ email: 'apiv@example.org', verified: true });
   });
 
   it('no verification token reaches the audit rows or the outbox in the clear', async () => {
