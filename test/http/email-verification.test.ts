@@ -135,6 +135,24 @@ describe('verified e-mail (issue #38 §2)', () => {
     expect((await getWithBearer(t, '/api/v1/users/@me', before.access_token)).json()).toMatchObject({ email: 'apiv@example.org', verified: true });
   });
 
+  it('"Send the verification link again" mails a new link that replaces the older one, at most three an hour', async () => {
+    const agent = await register('resend', 'resend@example.org');
+    const first = linkIn(await mailTo('resend@example.org', /Verify/), '/verify-email');
+    const again = await agent.submit('/settings/profile', '/settings/email/verify', {});
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toContain('A new verification link was sent to resend@example.org');
+    await sendMailNow(t.services);
+    const links = sink.mails.filter((m) => m.to.includes('resend@example.org')).map((m) => linkIn(m, '/verify-email'));
+    expect(links.length).toBe(2);
+    // Only the newest link works: the first one was ended by the second.
+    expect((await useLink(agent, first)).statusCode).toBe(400);
+    expect((await agent.submit('/settings/profile', '/settings/email/verify', {})).statusCode).toBe(200);
+    expect((await agent.submit('/settings/profile', '/settings/email/verify', {})).statusCode).toBe(200);
+    const refused = await agent.submit('/settings/profile', '/settings/email/verify', {});
+    expect(refused.statusCode).toBe(429);
+    expect(refused.body).toContain('Too many verification links');
+  });
+
   it('no verification token reaches the audit rows or the outbox in the clear', async () => {
     await register('quiet', 'quiet@example.org');
     const link = linkIn(await mailTo('quiet@example.org', /Verify/), '/verify-email');
