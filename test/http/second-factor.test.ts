@@ -1,9 +1,12 @@
+import { Writable } from 'node:stream';
 import * as OTPAuth from 'otpauth';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFlags } from '../../src/cli/command.js';
 import { peopleCommands } from '../../src/cli/commands/people.js';
 import { ApiError } from '../../src/core/errors.js';
 import { SECOND } from '../../src/core/clock.js';
+import { loggerOptions } from '../../src/http/logging.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { PageAgent } from '../support/page-agent.js';
 
@@ -204,5 +207,35 @@ describe('TOTP second factor', () => {
     const command = peopleCommands.find((c) => c.name === 'people reset-mfa');
     const { flags } = parseFlags(['--username', 'nobody.here'], command?.flags ?? {});
     await expect(command?.run(t.services, flags)).rejects.toBeInstanceOf(ApiError);
+  });
+});
+
+describe('second-factor secrets stay out of the logs', () => {
+  const lines: string[] = [];
+  let t: TestApp;
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(String(chunk));
+        callback();
+      },
+    });
+    t = await createTestApp({ logger: pino(loggerOptions('trace'), stream) });
+  });
+  afterAll(async () => t.close());
+
+  it('the seed, the recovery codes and the pending sign-in cookie appear in no log line, at trace level', async () => {
+    const { secret, codes } = await enrolled(t, 'quiet.quinn');
+    const { agent } = await passwordStep(t, 'quiet.quinn');
+    const pending = agent.cookies.get('gh_pending') as string;
+    expect(pending).toBeTruthy();
+    expect((await agent.submit('/login/second-factor', '/login/second-factor', { code: codes[0] as string })).statusCode).toBe(303);
+    const wrong = await passwordStep(t, 'quiet.quinn');
+    await wrong.agent.submit('/login/second-factor', '/login/second-factor', { code: codes[0] as string });
+    const text = lines.join('');
+    expect(text.length).toBeGreaterThan(0);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(pending);
+    for (const code of codes) expect(text).not.toContain(code);
   });
 });

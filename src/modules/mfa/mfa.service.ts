@@ -45,9 +45,6 @@ const RECOVERY_CODE_COUNT = 10;
 /** Issue #38 §4: a pending sign-in is short-lived (about five minutes). */
 export const PENDING_SIGN_IN_MS = 5 * MINUTE;
 
-/** How the second step is completed: an authenticator code, a recovery code, or (H4) a passkey. */
-export type SecondFactorMethod = 'otp' | 'recovery' | 'passkey';
-
 export const WRONG_CODE = 'That code is not right, or it was already used. Enter the current code from your authenticator app, or a recovery code.';
 export const PENDING_EXPIRED = 'This sign-in has expired. Sign in again.';
 
