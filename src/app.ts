@@ -21,6 +21,7 @@ import { installTextRule } from './http/text-rule.js';
 import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerPasskeyPages } from './modules/accounts/passkeys.routes.js';
 import { registerSessionPages } from './modules/accounts/sessions.routes.js';
+import { registerAccountDeletionPages } from './modules/accounts/account-deletion.routes.js';
 import { startMailWorker } from './modules/mail/mail.service.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
@@ -172,6 +173,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerAccountPages(pages, services);
     registerPasskeyPages(pages, services);
     registerSessionPages(pages, services);
+    registerAccountDeletionPages(pages, services);
     registerDirectoryPages(pages, services);
     registerMessagePages(pages, services);
     registerMessageActionPages(pages, services);

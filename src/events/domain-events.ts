@@ -38,6 +38,8 @@ export interface EventPayloads {
   'password.changed': { userId: string };
   'profile.updated': { userId: string; changes: FieldChange[] };
   'person.created': { userId: string };
+  /** Issue #38 §5: the person deleted their account; the row stays as "Deleted account". */
+  'account.deleted': { userId: string };
   /** Issue #38 §4: a passkey registered or removed, by the name its person gave it. */
   'passkey.added': { userId: string; name: string };
   'passkey.removed': { userId: string; name: string };
@@ -113,7 +115,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 /** Every event type, in the order above (the docs and the audit log's filter list read it). */
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
-  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created',
+  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created', 'account.deleted',
   'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',

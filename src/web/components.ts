@@ -161,7 +161,7 @@ ${messages.length ? html`<div class="error" id="${spec.name}-error" role="alert"
  * The account settings sections; "authorized-apps" is built by the OAuth module (Settings →
  * Authorized apps), "apps" by the applications module (Settings → Installed apps, user installs).
  */
-export type AccountSettingsSection = 'profile' | 'password' | 'sessions' | 'authorized-apps' | 'apps' | 'security';
+export type AccountSettingsSection = 'profile' | 'account' | 'password' | 'sessions' | 'authorized-apps' | 'apps' | 'security';
 
 const SETTINGS_LINKS: ReadonlyArray<{ section: AccountSettingsSection; href: string; label: string }> = [
   { section: 'profile', href: '/settings/profile', label: 'Profile' },
@@ -170,6 +170,7 @@ const SETTINGS_LINKS: ReadonlyArray<{ section: AccountSettingsSection; href: str
   { section: 'authorized-apps', href: '/settings/authorized-apps', label: 'Authorized apps' },
   { section: 'apps', href: '/settings/apps', label: 'Installed apps' },
   { section: 'security', href: '/settings/security', label: 'Security' },
+  { section: 'account', href: '/settings/account', label: 'Account' },
 ];
 
 /** The settings sidebar and the section's content beside it; for every /settings/* page. */

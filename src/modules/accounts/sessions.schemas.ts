@@ -15,3 +15,7 @@ export type SessionsCsrfBody = Static<typeof SessionsCsrfBody>;
 /** `?ended=N` after ending sessions (post/redirect/get). */
 export const SessionsQuery = Type.Object({ ended: field });
 export type SessionsQuery = Static<typeof SessionsQuery>;
+
+/** Settings → Account → Delete account: the password, to re-authenticate (issue #38 §5). */
+export const DeleteAccountBody = Type.Object({ password: field, username: field, _csrf: field });
+export type DeleteAccountBody = Static<typeof DeleteAccountBody>;

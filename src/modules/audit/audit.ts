@@ -67,7 +67,7 @@ export interface AuditEntry {
 /** The events the audit log keeps (message and read events are not security-relevant: not kept, except a moderator's delete). */
 export const AUDITED_EVENTS = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
-  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created',
+  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created', 'account.deleted',
   'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
@@ -136,6 +136,7 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { name: event.name } };
     case 'password.changed':
     case 'person.created':
+    case 'account.deleted':
     case 'mfa.totp_enabled':
     case 'mfa.totp_disabled':
     case 'mfa.recovery_codes_generated':

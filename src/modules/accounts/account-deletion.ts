@@ -1,0 +1,11 @@
+/** What deleting the account removes, shown before the person confirms (issue #38 §5: "see what goes"). */
+export interface AccountDeletionPreview {
+  /** Servers the person owns: they must be transferred or deleted first. */
+  ownedServers: Array<{ id: string; name: string }>;
+  /** Servers they would leave. */
+  memberships: number;
+  /** Apps (and their bots) they own, deleted with the account. */
+  apps: number;
+  /** Apps they authorized, whose grants and tokens end. */
+  authorizedApps: number;
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember } from '../../src/modules/directory/members.service.js';
+import { postMessage } from '../../src/modules/messages/messages.service.js';
+import { authorizedApps } from '../../src/modules/oauth/authorized-apps.service.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { given } from '../support/given.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
+import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
+
+const PASSWORD = 'correct horse battery';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+let counter = 0;
+const fresh = () => `del${++counter}x${t.services.ids.next().slice(-6)}`;
+
+async function register(username: string): Promise<{ agent: PageAgent; id: string }> {
+  const agent = new PageAgent(t.app);
+  const res = await agent.submit('/register', '/register', { username, name: `Name of ${username}`, email: '', password: PASSWORD });
+  expect(res.statusCode, res.body).toBe(303);
+  const row = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+  return { agent, id: String(row.id) };
+}
+
+async function signIn(username: string): Promise<{ statusCode: number; agent: PageAgent }> {
+  const agent = new PageAgent(t.app);
+  const page = await agent.get('/login');
+  const res = await agent.postRaw('/login', { username, password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '' });
+  return { statusCode: res.statusCode, agent };
+}
+
+const deleteWith = (agent: PageAgent, password: string) => agent.submit('/settings/account', '/settings/account/delete', { password });
+
+describe('Settings → Account → Delete account (issue #38 §5)', () => {
+  it('shows what goes before asking for the password', async () => {
+    const me = await register(fresh());
+    const page = await me.agent.get('/settings/account');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Delete my account');
+    expect(page.body).toContain('removes you from 0 servers');
+    expect(page.body).toContain('href="/settings/account" class="active" aria-current="page">Account</a>');
+  });
+
+  it('refuses a wrong password beside the form and changes nothing', async () => {
+    const username = fresh();
+    const me = await register(username);
+    const res = await deleteWith(me.agent, 'not my password at all');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('Password does not match.');
+    expect((await me.agent.get('/settings/profile')).statusCode).toBe(200);
+    expect((await signIn(username)).statusCode).toBe(303);
+  });
+
+  it('refuses while the person owns a server, naming it, and changes nothing', async () => {
+    const username = fresh();
+    const me = await register(username);
+    await given.server(t, { owner: { id: me.id } as never, name: 'Still mine' });
+    const page = await me.agent.get('/settings/account');
+    expect(page.body).toContain('transfer or delete it first');
+    expect(page.body).toContain('Still mine');
+    expect(page.body).not.toContain('action="/settings/account/delete"');
+    const res = await me.agent.postRaw('/settings/account/delete', { password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('You own a server (Still mine): transfer or delete it first.');
+    expect((await signIn(username)).statusCode).toBe(303);
+  });
+
+  it("ends the person's sessions, grants, apps and memberships, frees the username and records account.deleted", async () => {
+    const username = fresh();
+    const me = await register(username);
+    const elsewhere = await signIn(username);
+    const app = await given.confidentialApp(t, { owner: { id: me.id } as never, name: 'My Tool' });
+    const other = await given.confidentialApp(t, { name: 'Weather Station' });
+    await given.code(t, { client: other, person: { id: me.id } as never });
+    expect(await authorizedApps(t.services, me.id)).toHaveLength(1);
+    const server = await given.server(t, { name: 'Joined' });
+    await addMember(t.services, operatorActing(), server.id, me.id);
+
+    const res = await deleteWith(me.agent, PASSWORD);
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toBe('/?account=deleted');
+    expect((await me.agent.get('/settings/profile')).statusCode).toBe(303);
+    expect((await elsewhere.agent.get('/settings/profile')).statusCode).toBe(303);
+    expect((await signIn(username)).statusCode).toBe(400);
+
+    expect(await t.services.db.selectFrom('sessions').select('id_hash').where('user_id', '=', me.id).execute()).toHaveLength(0);
+    expect(await t.services.db.selectFrom('applications').select('id').where('id', '=', app.app.id).execute()).toHaveLength(0);
+    expect(await t.services.db.selectFrom('members').select('user_id').where('user_id', '=', me.id).execute()).toHaveLength(0);
+    expect(await authorizedApps(t.services, me.id)).toHaveLength(0);
+    const audit = await t.services.db.selectFrom('audit_events').select('action').where('action', '=', 'account.deleted').where('subject_user_id', '=', me.id).execute();
+    expect(audit).toHaveLength(1);
+
+    // The username is free again.
+    await register(username);
+  });
+
+  it('keeps their messages, shown as by "Deleted account"', async () => {
+    const username = fresh();
+    const me = await register(username);
+    const reader = await given.signedIn(t);
+    const server = await given.server(t, { owner: reader.person, name: 'Chat' });
+    await addMember(t.services, operatorActing(), server.id, me.id);
+    const channelId = server.channels[0]?.id as string;
+    await postMessage(t.services, personActingOf(me.id), channelId, 'hello from before');
+
+    expect((await deleteWith(me.agent, PASSWORD)).statusCode).toBe(303);
+    const view = await reader.agent.get(`/channels/${channelId}`);
+    expect(view.statusCode).toBe(200);
+    expect(view.body).toContain('hello from before');
+    expect(view.body).toContain('Deleted account');
+    expect(view.body).not.toContain(`Name of ${username}`);
+  });
+});
