@@ -14,11 +14,14 @@ export const systemClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
 };
 
+/** Where a ManualClock starts unless told otherwise. */
+export const MANUAL_CLOCK_START = Date.UTC(2026, 10, 21, 12, 0, 0);
+
 /** A clock that only moves when told to; for tests and deterministic tooling. */
 export class ManualClock implements Clock {
   /** Every `sleep` asked for, in order; they resolve at once, the time stays put. */
   readonly sleeps: number[] = [];
-  constructor(private current: number = Date.UTC(2026, 10, 21, 12, 0, 0)) {}
+  constructor(private current: number = MANUAL_CLOCK_START) {}
   now(): number {
     return this.current;
   }
