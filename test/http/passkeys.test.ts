@@ -2,6 +2,7 @@ import { createHash, createSign, generateKeyPairSync, randomBytes } from 'node:c
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
+import { sessionMethods } from '../../src/modules/mfa/mfa.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 
@@ -134,6 +135,8 @@ describe('Passkeys (issue #38 §4)', () => {
     expect(profile.body).toContain(`@${username}`);
     const succeeded = (await actions(username)).filter((a) => a.action === 'signin.succeeded');
     expect(succeeded.at(-1)?.options).toContain('passkey');
+    const token = signIn.agent.cookies.get('gh_session') ?? '';
+    expect(await sessionMethods(t.services, token)).toEqual(['hwk', 'mfa']);
     expect((await signIn.agent.get('/settings/security')).body).toContain('last used');
   });
 

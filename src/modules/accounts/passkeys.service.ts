@@ -12,6 +12,7 @@ import type { Person } from '../directory/people.js';
 import { getPasswordHash, getPersonById } from '../directory/people.service.js';
 import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey } from './passkeys.repository.js';
 import type { PasskeyView } from './passkeys.js';
+import { recordSessionMethods } from '../mfa/mfa.service.js';
 import { replaceSession, startSessionIn, type StartedSession } from './sessions.service.js';
 
 /** Issue #38 §4: a ceremony's challenge lives five minutes and works once. */
@@ -199,6 +200,8 @@ export async function signInWithPasskey(
   const session = await changing(deps, signedIn, async (trx, emit) => {
     if (!(await usePasskey(trx, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused('passkey', PASSKEY_REFUSED);
     const started = await startSessionIn(deps, signedIn, trx, input.userAgent);
+    // The session's methods, read into its ID tokens (oidc/): hwk and mfa, not the pwd default.
+    await recordSessionMethods(trx, started.token, person.id, amr, now);
     emit({ type: 'signin.succeeded', userId: person.id, method: 'passkey' });
     return started;
   });

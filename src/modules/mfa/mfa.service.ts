@@ -193,7 +193,7 @@ export interface Reauthentication {
  * Issue #38 §4: removing TOTP or regenerating codes asks for the password and the current second
  * factor. Wrong answers count against the sign-in throttle, as a wrong current password does.
  */
-async function reauthenticate(deps: Deps, acting: Acting<PersonActor>, input: Reauthentication): Promise<void> {
+export async function reauthenticate(deps: Deps, acting: Acting<PersonActor>, input: Reauthentication): Promise<void> {
   const userId = acting.actor.id;
   const person = await getPersonById(deps, userId);
   const stored = person && !person.bot ? await getPasswordHash(deps, userId) : undefined;
@@ -343,4 +343,12 @@ export async function completeSecondStep(
 export async function sessionMethods(deps: Deps, sessionToken: string | undefined): Promise<string[]> {
   if (!sessionToken) return ['pwd'];
   return (await findSessionMethods(deps.db, hashSecret(sessionToken))) ?? ['pwd'];
+}
+
+/**
+ * Records the RFC 8176 methods of a session started outside the second step (a passwordless
+ * passkey sign-in, accounts/passkeys.service.ts), inside that sign-in's transaction.
+ */
+export async function recordSessionMethods(db: Parameters<typeof insertSessionMethods>[0], sessionToken: string, userId: string, amr: readonly string[], now: number): Promise<void> {
+  await insertSessionMethods(db, hashSecret(sessionToken), userId, amr, now);
 }
