@@ -239,3 +239,30 @@ describe('second-factor secrets stay out of the logs', () => {
     for (const code of codes) expect(text).not.toContain(code);
   });
 });
+
+describe('the second step is throttled like a password', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('wrong codes count against the account and address: a correct password does not reset them, and once five tries are spent that address is refused with 429', async () => {
+    const { secret } = await enrolled(t, 'guessed.gus');
+    const right = codeAt(t, secret);
+    const wrong = right === '123456' ? '654321' : '123456';
+    let refusedAfter: number | undefined;
+    for (let i = 0; i < 5 && refusedAfter === undefined; i += 1) {
+      const agent = new PageAgent(t.app);
+      const password = await agent.submit('/login', '/login', { username: 'guessed.gus', password: PASSWORD });
+      if (password.statusCode === 429) refusedAfter = i;
+      else if ((await agent.submit('/login/second-factor', '/login/second-factor', { code: wrong })).statusCode === 429) refusedAfter = i;
+    }
+    // Each password and each code is one try of the (account, address) pair's five.
+    expect(refusedAfter).toBeDefined();
+    const agent = new PageAgent(t.app);
+    const refused = await agent.submit('/login', '/login', { username: 'guessed.gus', password: PASSWORD });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+  });
+});

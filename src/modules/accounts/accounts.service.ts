@@ -192,9 +192,11 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
     await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: found?.person.id ?? null, why });
     throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'INVALID_LOGIN', message: INCORRECT_CREDENTIALS }));
   }
-  await throttle.succeeded();
   // Issue #38 §4: with a second factor on, the password only opens the second step (mfa.service.ts).
+  // The throttle is cleared only when that step succeeds, so a known password does not reset the
+  // count of wrong codes from this address.
   if (await hasSecondFactor(deps, found.person.id)) return { person: found.person, pending: await beginPendingSignIn(deps, found.person.id, input.userAgent) };
+  await throttle.succeeded();
   const signedIn = actingAs(acting, personActor(found.person.id));
   const userId = found.person.id;
   const session = await changing(deps, signedIn, async (trx, emit) => {
