@@ -16,6 +16,7 @@ import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
  * - signed GitHub deliveries past their replay window are forgotten (issue #36 §2);
  * - audit log entries older than GATEHOUSE_AUDIT_RETENTION_DAYS are purged (issue #37 §5), oldest
  *   first by the index on created_at;
+ * - expired e-mail verification and password reset links are deleted (issue #38 §2–§3);
  * - sent mail is pruned from the outbox after SENT_MAIL_RETENTION_DAYS, and mail given up on after
  *   FAILED_MAIL_RETENTION_DAYS (issue #38 §1; `gatehouse mail list` shows them until then);
  * - on PostgreSQL, the coming weeks' message partitions are created, and with
@@ -49,7 +50,7 @@ export const SENT_MAIL_RETENTION_DAYS = 7;
 export const FAILED_MAIL_RETENTION_DAYS = 30;
 
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -88,6 +89,8 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
           .executeTakeFirst(),
       ),
   ],
+  // Issue #38 §2–§3: verification and reset links, used or not, once expired (24 h and 30 min at most).
+  ['account_tokens', async (db, now, batch) => deleted(await db.deleteFrom('account_tokens').where('token_hash', 'in', db.selectFrom('account_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   [
     'webhook_github_deliveries',
@@ -141,7 +144,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);

@@ -35,6 +35,11 @@ async function seed(db: Kysely<unknown>, now: number): Promise<void> {
   const session = (hash: string, expires: number) => sql`insert into sessions (id_hash, user_id, created_at, last_seen_at, expires_at, user_agent) values (${hash}, 1, 0, 0, ${expires}, null)`.execute(db);
   await session('session-expired', now - 1);
   await session('session-live', now + MINUTE);
+  // Issue #38 §2–§3: verification and reset links.
+  const link = (hash: string, purpose: string, expires: number) =>
+    sql`insert into account_tokens (token_hash, purpose, user_id, email, created_at, expires_at, used_at) values (${hash}, ${purpose}, 1, null, 0, ${expires}, null)`.execute(db);
+  await link('reset-expired', 'reset-password', now - 1);
+  await link('verify-live', 'verify-email', now + MINUTE);
 }
 
 async function keys(db: Kysely<unknown>, table: string, column: string): Promise<string[]> {
@@ -60,7 +65,8 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1 });
+    expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);
     expect(await keys(db, 'oauth_access_tokens', 'token_hash')).toEqual(['access-live']);
