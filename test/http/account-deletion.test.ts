@@ -1,4 +1,7 @@
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECOND } from '../../src/core/clock.js';
+import { confirmTotp, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { authorizedApps } from '../../src/modules/oauth/authorized-apps.service.js';
@@ -113,5 +116,26 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     expect(view.body).toContain('hello from before');
     expect(view.body).toContain('Deleted account');
     expect(view.body).not.toContain(`Name of ${username}`);
+  });
+
+  it('with a second factor on, asks for a current code too: the password alone is refused, with the code it deletes', async () => {
+    const username = fresh();
+    const me = await register(username);
+    const acting = personActingOf(me.id, t.clock.now());
+    const { secret } = await startTotpEnrolment(t.services, acting);
+    const codeNow = () => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: t.clock.now() });
+    await confirmTotp(t.services, acting, codeNow());
+    t.clock.advance(30 * SECOND);
+
+    const page = await me.agent.get('/settings/account');
+    expect(page.body).toContain('name="code"');
+    const refused = await deleteWith(me.agent, PASSWORD);
+    expect(refused.statusCode).toBe(400);
+    expect((await me.agent.get('/settings/profile')).statusCode).toBe(200);
+
+    t.clock.advance(30 * SECOND);
+    const done = await me.agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD, code: codeNow() });
+    expect(done.statusCode, done.body).toBe(303);
+    expect((await me.agent.get('/settings/profile')).statusCode).toBe(303);
   });
 });

@@ -38,6 +38,7 @@ ${
 ${csrfField(ctx.csrfToken)}
 <input type="text" name="username" value="${ctx.viewer.username}" autocomplete="username" hidden>
 ${field({ name: 'password', label: 'Your password', type: 'password', autocomplete: 'current-password', required: true, hint: 'To confirm it is you.' }, errors)}
+${preview.secondFactor ? field({ name: 'code', label: 'Authentication code', type: 'text', autocomplete: 'one-time-code', required: true, hint: 'The 6-digit code from your authenticator app, or a recovery code.', extra: html` autocapitalize="none" spellcheck="false"` }, errors) : ''}
 <div class="actions"><button type="submit" class="danger">Delete my account</button></div>
 </form>`
 }

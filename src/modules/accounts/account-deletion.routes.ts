@@ -22,7 +22,7 @@ export function registerAccountDeletionPages(pages: App, services: Services): vo
 
     signedIn.post('/settings/account/delete', { schema: { ...hide, body: DeleteAccountBody } }, async (request, reply) => {
       try {
-        await deleteAccount(services, personActing(request, services.clock), { password: request.body.password ?? '' });
+        await deleteAccount(services, personActing(request, services.clock), { password: request.body.password ?? '', code: request.body.code });
         reply.clearCookie(names.session, cookieOptions(services));
         return reply.redirect('/?account=deleted', 303);
       } catch (error) {

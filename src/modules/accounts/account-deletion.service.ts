@@ -13,12 +13,13 @@ import { listServersForPerson } from '../directory/servers.service.js';
 import { authorizedApps, deauthorizeApp } from '../oauth/authorized-apps.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { beginSignIn } from './sign-in-throttle.js';
+import { hasSecondFactor, reauthenticate } from '../mfa/mfa.service.js';
 import type { AccountDeletionPreview } from './account-deletion.js';
 
 export async function accountDeletionPreview(deps: Deps, personId: string): Promise<AccountDeletionPreview> {
-  const [servers, apps, authorized] = await Promise.all([listServersForPerson(deps, personId), listOwnedApplications(deps, personId), authorizedApps(deps, personId)]);
+  const [servers, apps, authorized, secondFactor] = await Promise.all([listServersForPerson(deps, personId), listOwnedApplications(deps, personId), authorizedApps(deps, personId), hasSecondFactor(deps, personId)]);
   const ownedServers = servers.filter((s) => s.ownerId === personId).map((s) => ({ id: s.id, name: s.name }));
-  return { ownedServers, memberships: servers.length - ownedServers.length, apps: apps.length, authorizedApps: authorized.length };
+  return { ownedServers, memberships: servers.length - ownedServers.length, apps: apps.length, authorizedApps: authorized.length, secondFactor };
 }
 
 /**
@@ -30,19 +31,29 @@ export async function accountDeletionPreview(deps: Deps, personId: string): Prom
  * "Deleted account" (messages stay, by that name), every session ends and account.deleted is
  * recorded.
  */
-export async function deleteAccount(deps: Deps, acting: Acting<PersonActor>, input: { password: string }): Promise<void> {
+export async function deleteAccount(deps: Deps, acting: Acting<PersonActor>, input: { password: string; code?: string | undefined }): Promise<void> {
   const personId = acting.actor.id;
   const person = await getPersonById(deps, personId);
   const stored = person && !person.bot ? await getPasswordHash(deps, personId) : undefined;
   if (!person || stored === undefined) throw ApiErrors.unknownUser();
-  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), person.username, acting.address ?? undefined);
+  // Issue #38 §5: with a second factor enrolled, the password and a current code (TOTP or recovery), as removing TOTP asks.
+  if (await hasSecondFactor(deps, personId)) await reauthenticate(deps, acting, { password: input.password, code: input.code ?? '' });
+  else await checkPassword(deps, acting, person.username, stored, input.password);
+  await removeAccount(deps, acting, personId);
+}
+
+async function checkPassword(deps: Deps, acting: Acting<PersonActor>, username: string, stored: string, password: string): Promise<void> {
+  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), username, acting.address ?? undefined);
   if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
-  const passwordOk = input.password.length > 0 && input.password.length <= 512 && (await verifyPassword(input.password, stored));
+  const passwordOk = password.length > 0 && password.length <= 512 && (await verifyPassword(password, stored));
   if (!passwordOk) {
     await throttle.failed();
     throw invalidField(['password'], 'PASSWORD_DOES_NOT_MATCH', 'Password does not match.');
   }
   await throttle.succeeded();
+}
+
+async function removeAccount(deps: Deps, acting: Acting<PersonActor>, personId: string): Promise<void> {
 
   const preview = await accountDeletionPreview(deps, personId);
   if (preview.ownedServers.length > 0) {

@@ -8,4 +8,6 @@ export interface AccountDeletionPreview {
   apps: number;
   /** Apps they authorized, whose grants and tokens end. */
   authorizedApps: number;
+  /** A second factor is on: the form asks for a current code too. */
+  secondFactor: boolean;
 }

@@ -17,5 +17,5 @@ export const SessionsQuery = Type.Object({ ended: field });
 export type SessionsQuery = Static<typeof SessionsQuery>;
 
 /** Settings → Account → Delete account: the password, to re-authenticate (issue #38 §5). */
-export const DeleteAccountBody = Type.Object({ password: field, username: field, _csrf: field });
+export const DeleteAccountBody = Type.Object({ password: field, code: field, username: field, _csrf: field });
 export type DeleteAccountBody = Static<typeof DeleteAccountBody>;
