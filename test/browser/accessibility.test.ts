@@ -89,6 +89,8 @@ const PAGES: PageSpec[] = [
   },
   { name: 'settings-profile', path: () => '/settings/profile' },
   { name: 'settings-password', path: () => '/settings/password' },
+  { name: 'settings-sessions', path: () => '/settings/sessions' },
+  { name: 'settings-account', path: () => '/settings/account' },
   { name: 'settings-authorized-apps', path: () => '/settings/authorized-apps' },
   { name: 'settings-apps', path: () => '/settings/apps' },
   { name: 'settings-security', path: () => '/settings/security' },
