@@ -2,7 +2,7 @@ import { createHash, createSign, generateKeyPairSync, randomBytes } from 'node:c
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
-import { sessionMethods } from '../../src/modules/mfa/mfa.service.js';
+import { beginPendingSignIn, sessionMethods } from '../../src/modules/mfa/mfa.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
 
@@ -222,5 +222,41 @@ describe('Passkeys (issue #38 §4)', () => {
     expect((await agent.get('/settings/security')).body).toContain('No passkeys yet');
     expect((await actions(username)).map((a) => a.action)).toContain('passkey.removed');
     expect((await passkeySignIn((o) => authenticator.assert(o))).status).toBe(400);
+  });
+
+  /** A browser that has given the right password and waits at the second step (as accounts.routes does for a person with a second factor). */
+  async function atSecondStep(username: string): Promise<PageAgent> {
+    const user = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+    const pending = await beginPendingSignIn(t.services, String(user.id), null);
+    const agent = new PageAgent(t.app);
+    agent.cookies.set('gh_pending', pending.token);
+    return agent;
+  }
+
+  it('takes a passkey as the second factor after the password: amr pwd, hwk and mfa', async () => {
+    const username = fresh();
+    const owner = await register(username);
+    const authenticator = new SoftAuthenticator();
+    await addPasskey(owner, authenticator);
+    const agent = await atSecondStep(username);
+    const request = await options<{ challenge: string; rpId: string; allowCredentials: Array<{ id: string }> }>(agent, '/login/second-factor', '/login/second-factor/passkey/options');
+    expect(request.allowCredentials.map((c) => c.id)).toEqual([b64(authenticator.credentialId)]);
+    const res = await agent.submit('/login/second-factor', '/login/second-factor/passkey', { credential: authenticator.assert(request), next: '/settings/profile' });
+    expect(res.statusCode, res.body).toBe(303);
+    expect(await sessionMethods(t.services, agent.cookies.get('gh_session') ?? '')).toEqual(['pwd', 'hwk', 'mfa']);
+  });
+
+  it("refuses another account's passkey at the second step, and starts no session", async () => {
+    const username = fresh();
+    await addPasskey(await register(username), new SoftAuthenticator());
+    const other = await register(fresh());
+    const othersKey = new SoftAuthenticator();
+    await addPasskey(other, othersKey);
+    const agent = await atSecondStep(username);
+    const request = await options<{ challenge: string; rpId: string }>(agent, '/login/second-factor', '/login/second-factor/passkey/options');
+    const res = await agent.submit('/login/second-factor', '/login/second-factor/passkey', { credential: othersKey.assert(request) });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('This passkey could not be used to sign in here');
+    expect(agent.cookies.has('gh_session')).toBe(false);
   });
 });

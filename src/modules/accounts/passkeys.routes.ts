@@ -11,8 +11,11 @@ import { readSecurityLog } from '../audit/audit.service.js';
 import { applicationAskingIn } from '../applications/applications.service.js';
 import { fieldMessages, loginPage } from './accounts.page.js';
 import { passkeysSection } from './passkeys.page.js';
+import { pendingCookieName } from '../mfa/mfa.routes.js';
+import { completeSecondStep, pendingSignInPerson, PENDING_EXPIRED } from '../mfa/mfa.service.js';
+import { secondStepPage } from '../mfa/mfa.page.js';
 import { AddPasskeyBody, PasskeyOptionsBody, PasskeySignInBody, RemovePasskeyBody } from './passkeys.schemas.js';
-import { beginPasskeySignIn, beginRegistration, finishRegistration, passkeysOf, removePasskey, signInWithPasskey } from './passkeys.service.js';
+import { beginSecondFactorPasskey, verifySecondFactorPasskey, beginPasskeySignIn, beginRegistration, finishRegistration, passkeysOf, removePasskey, signInWithPasskey } from './passkeys.service.js';
 
 const hide = { hide: true } as const;
 
@@ -50,6 +53,35 @@ export function registerPasskeyPages(pages: App, services: Services): void {
       const askingApp = await applicationAskingIn(services, next);
       const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;
       return sendHtml(reply, loginPage({ ctx: pageContext(request, services), next, askingApp, error: message }), 400);
+    }
+  });
+
+  const pendingName = pendingCookieName(services.config.secureCookies);
+
+  // The second sign-in step with a passkey (issue #38 §4): the pending sign-in's person only.
+  pages.post('/login/second-factor/passkey/options', { schema: { ...hide, body: PasskeyOptionsBody } }, async (request, reply) => {
+    const person = await pendingSignInPerson(services, request.cookies[pendingName]);
+    if (!person) return reply.code(400).type('application/json; charset=utf-8').send(JSON.stringify({ message: PENDING_EXPIRED, code: 50035 }));
+    return sendOptions(reply, await beginSecondFactorPasskey(services, person.id));
+  });
+
+  pages.post('/login/second-factor/passkey', { schema: { ...hide, body: PasskeySignInBody } }, async (request, reply) => {
+    const next = safeNext(request.body.next);
+    const token = request.cookies[pendingName];
+    const person = await pendingSignInPerson(services, token);
+    const ctx = pageContext(request, services);
+    if (!person) return sendHtml(reply, secondStepPage({ ctx, next, username: '', error: PENDING_EXPIRED }), 400);
+    try {
+      const amr = await verifySecondFactorPasskey(services, person.id, request.body.credential ?? '');
+      const { session } = await completeSecondStep(services, anonymousActing(request, services.clock), { token, userAgent: request.headers['user-agent'] ?? null }, { method: 'passkey', verifiedUserId: person.id, amr });
+      reply.clearCookie(pendingName, cookieOptions(services));
+      const maxAge = Math.max(0, Math.floor((session.expiresAt - services.clock.now()) / 1000));
+      reply.setCookie(names.session, session.token, cookieOptions(services, maxAge));
+      return reply.redirect(next, 303);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;
+      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, error: message }), 400);
     }
   });
 

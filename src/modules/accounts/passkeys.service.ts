@@ -38,7 +38,7 @@ function refused(field: string, message: string): Error {
 }
 
 /** A random challenge; the browser sends it back base64url-encoded in its client data, which is what is stored (hashed). */
-async function newChallenge(deps: Deps, purpose: 'register' | 'sign-in', userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+async function newChallenge(deps: Deps, purpose: 'register' | 'sign-in' | 'second-factor', userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
   const now = deps.clock.now();
   const challenge = new Uint8Array(deps.random.bytes(32));
   await purgeChallenges(deps.db, now);
@@ -217,4 +217,44 @@ async function takeChallengeOf(deps: Deps, response: AuthenticationResponseJSON)
   } catch {
     // Unreadable client data carries no challenge to spend.
   }
+}
+
+/** Options for the second sign-in step: this person's passkeys only, the challenge bound to them. */
+export async function beginSecondFactorPasskey(deps: Deps, personId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const passkeys = await listPasskeys(deps.db, personId);
+  if (passkeys.length === 0) throw refused('passkey', 'This account has no passkey. Enter a code instead.');
+  return generateAuthenticationOptions({
+    rpID: relyingParty(deps).id,
+    userVerification: 'preferred',
+    allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })),
+    challenge: await newChallenge(deps, 'second-factor', personId),
+  });
+}
+
+/**
+ * A passkey as the second factor after the password (issue #38 §4): it must be one of this
+ * person's, for our origin and RP ID, answering a challenge issued to this person, its counter
+ * moving forward. Its amr value is `hwk` (the key is held; the password already was the knowledge).
+ */
+export async function verifySecondFactorPasskey(deps: Deps, personId: string, credential: string): Promise<'hwk'> {
+  const response = parseCredential<AuthenticationResponseJSON>(credential, 'code');
+  const passkey = await findPasskey(deps.db, response.id);
+  if (!passkey || passkey.userId !== personId) throw refused('code', PASSKEY_REFUSED);
+  const rp = relyingParty(deps);
+  const now = deps.clock.now();
+  let verification;
+  try {
+    verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), 'second-factor', personId, now),
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
+      requireUserVerification: false,
+    });
+  } catch {
+    throw refused('code', PASSKEY_REFUSED);
+  }
+  if (!verification.verified || !(await usePasskey(deps.db, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused('code', PASSKEY_REFUSED);
+  return 'hwk';
 }

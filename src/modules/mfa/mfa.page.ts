@@ -2,6 +2,7 @@ import { field, notice, page, settingsLayout, type FieldMessages, type PageCtx, 
 import { html, raw, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import type { SecondFactorStatus, TotpEnrolment } from './mfa.js';
+import { passkeySecondFactorForm } from '../accounts/passkeys.page.js';
 
 /**
  * Second-factor pages (issue #38 §4): the second sign-in step, and Settings → Security's
@@ -22,6 +23,7 @@ ${csrfField(input.ctx.csrfToken)}
 ${field({ name: 'code', label: 'Code', type: 'text', autocomplete: 'one-time-code', required: true, extra: html`${CODE_EXTRA} autofocus`, hint: 'A recovery code looks like abcde-fghij and works once.' }, errors)}
 <div class="actions"><button type="submit">Verify</button></div>
 </form>
+${passkeySecondFactorForm(input.ctx.csrfToken, input.next)}
 </div>
 <p class="muted"><a href="/login">Start again</a></p>`;
   return page(input.ctx, 'Two-factor authentication', body, { width: 'narrow' });
