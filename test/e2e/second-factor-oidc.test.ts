@@ -125,6 +125,21 @@ describe('second factors in the ID token and on /users/@me', () => {
     expect(code.headers.location).toBe(next);
   });
 
+  it('max_age older than the sign-in asks for the password and the second factor again', async () => {
+    const { secret } = await enrol('max.age.max');
+    const agent = new PageAgent(t.app);
+    await agent.submit('/login', '/login', { username: 'max.age.max', password: PASSWORD });
+    expect((await agent.submit('/login/second-factor', '/login/second-factor', { code: codeAt(secret) })).statusCode).toBe(303);
+    t.clock.advance(120 * SECOND);
+    const url = client.buildAuthorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'openid identify', nonce: 'n-2', max_age: '60', code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+    const asked = await agent.get(`${url.pathname}${url.search}`);
+    expect(asked.statusCode).toBe(303);
+    const loginUrl = String(asked.headers.location);
+    const next = new URL(loginUrl, baseUrl).searchParams.get('next') as string;
+    const password = await agent.submit(loginUrl, '/login', { username: 'max.age.max', password: PASSWORD, next });
+    expect(String(password.headers.location)).toBe(`/login/second-factor?next=${encodeURIComponent(next)}`);
+  });
+
   it('/users/@me says mfa_enabled: true for a person with TOTP on, false without', async () => {
     const { secret } = await enrol('me.mfa.mo');
     const on = await authorize(await signInThroughPages('me.mfa.mo', secret));
