@@ -141,6 +141,19 @@ describe('TOTP second factor', () => {
     expect(used).toHaveLength(1);
   });
 
+  it('the sign-in methods of a session are forgotten once no session of that age can still exist', async () => {
+    const { secret } = await enrolled(t, 'old.olga');
+    const first = await passwordStep(t, 'old.olga');
+    expect((await first.agent.submit('/login/second-factor', '/login/second-factor', { code: codeAt(t, secret) })).statusCode).toBe(303);
+    const person = await t.services.db.selectFrom('users').select('id').where('username', '=', 'old.olga').executeTakeFirstOrThrow();
+    const rows = () => t.services.db.selectFrom('mfa_session_methods').select('created_at').where('user_id', '=', String(person.id)).execute();
+    expect(await rows()).toHaveLength(1);
+    t.clock.advance(t.services.config.sessionMaxAgeMs + SECOND);
+    const later = await passwordStep(t, 'old.olga');
+    expect((await later.agent.submit('/login/second-factor', '/login/second-factor', { code: codeAt(t, secret) })).statusCode).toBe(303);
+    expect(await rows()).toHaveLength(1);
+  });
+
   it('a pending sign-in expires after five minutes', async () => {
     const { secret } = await enrolled(t, 'slow.sam');
     const { agent } = await passwordStep(t, 'slow.sam');

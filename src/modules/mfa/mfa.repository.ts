@@ -101,3 +101,8 @@ export async function findSessionMethods(db: Db, sessionHash: string): Promise<s
   const row = await db.selectFrom('mfa_session_methods').select('amr').where('session_hash', '=', sessionHash).executeTakeFirst();
   return row ? row.amr.split(' ').filter(Boolean) : undefined;
 }
+
+/** Forgets the person's records older than `before`: their sessions have ended by then (the maximum session age). */
+export async function purgeSessionMethodsOfUser(db: Db, userId: string, before: number): Promise<void> {
+  await db.deleteFrom('mfa_session_methods').where('user_id', '=', userId).where('created_at', '<', before).execute();
+}

@@ -25,6 +25,7 @@ import {
   insertPendingSignIn,
   insertSessionMethods,
   purgePendingSignIns,
+  purgeSessionMethodsOfUser,
   replaceRecoveryCodes,
   saveTotpEnrolment,
   useRecoveryCode,
@@ -332,6 +333,8 @@ export async function completeSecondStep(
     if (!(await deletePendingSignIn(trx, idHash))) throw invalidField(['code'], 'SIGN_IN_EXPIRED', PENDING_EXPIRED);
     const started = await startSessionIn(deps, signedIn, trx, pending.userAgent);
     await insertSessionMethods(trx, hashSecret(started.token), person.id, amr, deps.clock.now());
+    // No session outlives its maximum age, so older records of this person are of ended sessions.
+    await purgeSessionMethodsOfUser(trx, person.id, deps.clock.now() - deps.config.sessionMaxAgeMs);
     if (usedMethod === 'recovery') emit({ type: 'mfa.recovery_code_used', userId: person.id });
     emit({ type: 'signin.succeeded', userId: person.id });
     return started;
