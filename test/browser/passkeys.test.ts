@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { chromiumAvailable, collectProblems, launchBrowser, screenshot, warnIfChromiumMissing, type BrowserSession } from '../support/browser.js';
 import { freePort } from '../support/ports.js';
+import { seriousViolations } from '../support/axe.js';
 
 warnIfChromiumMissing('test/browser/passkeys.test.ts');
 
@@ -60,6 +61,9 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium', () => {
     await expect.poll(() => page.locator('#passkeys').textContent()).toContain('Phone');
     await expect.poll(() => page.locator('#passkeys').textContent()).toContain('never used');
     await screenshot(page, 'passkeys-01-registered');
+    // The listed passkey and its remove form, at phone width: axe-clean and nothing scrolls sideways.
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 
     // Signed out: a new browser session with the same authenticator.
     await browser.context.clearCookies();
