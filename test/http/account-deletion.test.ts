@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/core/clock.js';
 import { confirmTotp, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
+import { getPersonById } from '../../src/modules/directory/people.service.js';
+import type { Person } from '../../src/modules/directory/people.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { authorizedApps } from '../../src/modules/oauth/authorized-apps.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -27,6 +29,12 @@ async function register(username: string): Promise<{ agent: PageAgent; id: strin
   expect(res.statusCode, res.body).toBe(303);
   const row = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
   return { agent, id: String(row.id) };
+}
+
+async function personOf(id: string): Promise<Person> {
+  const found = await getPersonById(t.services, id);
+  if (!found) throw new Error(`no person ${id}`);
+  return found;
 }
 
 async function signIn(username: string): Promise<{ statusCode: number; agent: PageAgent }> {
@@ -61,7 +69,7 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
   it('refuses while the person owns a server, naming it, and changes nothing', async () => {
     const username = fresh();
     const me = await register(username);
-    await given.server(t, { owner: { id: me.id } as never, name: 'Still mine' });
+    await given.server(t, { owner: await personOf(me.id), name: 'Still mine' });
     const page = await me.agent.get('/settings/account');
     expect(page.body).toContain('transfer or delete it first');
     expect(page.body).toContain('Still mine');
@@ -76,9 +84,9 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     const username = fresh();
     const me = await register(username);
     const elsewhere = await signIn(username);
-    const app = await given.confidentialApp(t, { owner: { id: me.id } as never, name: 'My Tool' });
+    const app = await given.confidentialApp(t, { owner: await personOf(me.id), name: 'My Tool' });
     const other = await given.confidentialApp(t, { name: 'Weather Station' });
-    await given.code(t, { client: other, person: { id: me.id } as never });
+    await given.code(t, { client: other, person: await personOf(me.id) });
     expect(await authorizedApps(t.services, me.id)).toHaveLength(1);
     const server = await given.server(t, { name: 'Joined' });
     await addMember(t.services, operatorActing(), server.id, me.id);
