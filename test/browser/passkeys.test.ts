@@ -63,7 +63,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium', () => {
     await screenshot(page, 'passkeys-01-registered');
     // The listed passkey and its remove form, at phone width: axe-clean and nothing scrolls sideways.
     expect(await seriousViolations(page)).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
     // Signed out: a new browser session with the same authenticator.
     await browser.context.clearCookies();
