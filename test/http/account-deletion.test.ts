@@ -7,6 +7,7 @@ import { getPersonById } from '../../src/modules/directory/people.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { authorizedApps } from '../../src/modules/oauth/authorized-apps.service.js';
+import { insertPasskey } from '../../src/modules/accounts/passkeys.repository.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { given } from '../support/given.js';
 import { operatorActing, personActingOf } from '../support/acting.js';
@@ -90,6 +91,8 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     expect(await authorizedApps(t.services, me.id)).toHaveLength(1);
     const server = await given.server(t, { name: 'Joined' });
     await addMember(t.services, operatorActing(), server.id, me.id);
+    // A passkey would still sign in to the row that stays as "Deleted account": it must go too.
+    await insertPasskey(t.services.db, { credentialId: `cred-${username}`, userId: me.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
 
     const res = await deleteWith(me.agent, PASSWORD);
     expect(res.statusCode, res.body).toBe(303);
@@ -99,6 +102,7 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     expect((await signIn(username)).statusCode).toBe(400);
 
     expect(await t.services.db.selectFrom('sessions').select('id_hash').where('user_id', '=', me.id).execute()).toHaveLength(0);
+    expect(await t.services.db.selectFrom('passkeys').select('credential_id').where('user_id', '=', me.id).execute()).toHaveLength(0);
     expect(await t.services.db.selectFrom('applications').select('id').where('id', '=', app.app.id).execute()).toHaveLength(0);
     expect(await t.services.db.selectFrom('members').select('user_id').where('user_id', '=', me.id).execute()).toHaveLength(0);
     expect(await authorizedApps(t.services, me.id)).toHaveLength(0);

@@ -18,8 +18,8 @@ import { describe, expect, it } from 'vitest';
  * ALLOWED with the reason it needs no acting, and a function that writes under another name is
  * found by its body.
  *
- * Not checked: a function whose first parameter is the caller's transaction (`trx`, or a `db` typed
- * `Executor`/`Transaction`): it is one step of a change its caller runs, and the caller holds the
+ * Not checked: a function whose first parameter, or whose parameter after `deps`, is the caller's
+ * transaction (`trx`, or a `db` typed `Executor`/`Transaction`): it is one step of a change its caller runs, and the caller holds the
  * acting and emits the event. A function with no `deps` cannot write. Nor does calling an ALLOWED
  * function make its caller change state: what makes it need no acting holds for its callers too.
  */
@@ -51,6 +51,8 @@ const ALLOWED: Record<string, string> = {
   'reveals/reveals.service.ts takeOnce': 'reads and clears that slot for the same session; nobody acts on anything of anyone',
   'webhooks/compat-execute.service.ts sealPlainGithubSecrets': 'start-up maintenance: seals secrets a migration carried over in plain text; no one acts',
   'webhooks/execute.service.ts openWebhook': "the webhook URL's gate: it finds the webhook (and takes from its rate-limit bucket) that will then act as Acting<WebhookActor>",
+  'accounts/passkeys.service.ts verifySecondFactorPasskey': "checks a passkey assertion and spends its single-use challenge; the change it proves (the session) is completeSecondStep's, which takes the sign-in's Acting and emits signin.succeeded",
+  'mfa/mfa.service.ts beginPendingSignIn': "a step of signIn, which takes the sign-in's Acting: it stores the five-minute pending second step (and purges expired ones); completeSecondStep records the sign-in",
   'messages/messages.service.ts storeWebhookMessage': "the insert step of executeWebhook, which takes Acting<WebhookActor> and emits message.created once this token-checked insert succeeds (a refused insert emits nothing); DESIGN §5 keeps it a bare pass-through of the insert's promise",
   'applications/installs.service.ts installConsentView': '"install" is a noun here: the view of the install consent page, a read',
   'webhooks/compat-execute.service.ts githubSecretOf': "reads a webhook's GitHub secret to check a delivery; a value still sealed the old way is sealed again on the way (maintenance, nobody's change)",
@@ -160,11 +162,16 @@ function changeEvidence(fn: Fn, writerOf: (name: string) => boolean, changingSer
   return undefined;
 }
 
-/** Whether `fn` is one step of its caller's change (its first parameter is the caller's transaction) or has no deps at all. */
+/**
+ * Whether `fn` is one step of its caller's change (its first parameter, or the one after deps, is
+ * the caller's transaction) or has no deps at all.
+ */
 function notStandalone(fn: Fn): boolean {
   const first = fn.params[0];
   if (first === undefined) return true;
   if (first.name === 'trx' || /^(?:Transaction|Executor|Kysely)\b/.test(first.type)) return true;
+  const second = fn.params[1];
+  if (/^_?deps$/.test(first.name) && second !== undefined && (second.name === 'trx' || /^Transaction\b/.test(second.type))) return true;
   return !/^_?deps$/.test(first.name);
 }
 

@@ -1,3 +1,4 @@
+import { deletePasskeysOf } from './passkeys.repository.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import type { Acting } from '../../core/acting.js';
 import type { PersonActor } from '../../core/actor.js';
@@ -67,6 +68,8 @@ async function removeAccount(deps: Deps, acting: Acting<PersonActor>, personId: 
   await changing(deps, acting, async (trx, emit) => {
     await anonymizePersonIn(trx, personId);
     await deleteSessionsOfUser(trx, personId);
+    // The row stays (as "Deleted account"), so its passkeys would still sign in to it: they go.
+    await deletePasskeysOf(trx, personId);
     emit({ type: 'account.deleted', userId: personId });
     emit({ type: 'access.changed', topicId: personId });
   });
