@@ -82,7 +82,7 @@ describe.skipIf(!chromiumAvailable)('OAuth consent in Chromium', () => {
     const card = page.locator('.consent');
     await expect.poll(() => card.textContent()).toContain('Made by @acme');
     await expect.poll(() => card.textContent()).toContain('Signed in as Robin Hood (@robin)');
-    expect(await page.locator('.scope-list li').allTextContents()).toEqual(['✓ Know your name, username and avatar', '✓ Know your e-mail address']);
+    expect(await page.locator('.scope-list li').allTextContents()).toEqual(['✓ Know your name, username and avatar', '✓ Know your e-mail address (robin@example.com, not verified)']);
     expect(await page.getByRole('link', { name: 'Not you? Switch account' }).getAttribute('href')).toMatch(/^\/login\?next=%2Fapp%2Foauth2%2Fauthorize%3F/);
     // Nothing was fetched from anywhere but this server (the app's icon URL included).
     expect(requests.filter((u) => !u.startsWith(served.baseUrl))).toEqual([]);

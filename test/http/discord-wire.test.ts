@@ -188,7 +188,7 @@ describe('every resource’s JSON matches its schema (DESIGN §1: one presenter,
       const body = res.json();
       expect([...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`), name).toEqual([]);
     }
-    expect(Value.Check(GuildBody, { id: serverId, name: 'Wire Server', icon: hashOf('https://cdn.example.com/s.png'), owner_id: person.id, features: [], icon_url: 'https://cdn.example.com/s.png' })).toBe(true);
+    expect(Value.Check(GuildBody, { id: serverId, name: 'Wire Server', icon: hashOf('https://cdn.example.com/s.png'), owner_id: person.id, features: [], icon_url: 'https://cdn.example.com/s.png', mfa_level: 0 })).toBe(true);
   });
 
   it('the OpenAPI document shows Discord’s names', async () => {
