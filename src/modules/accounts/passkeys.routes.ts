@@ -61,7 +61,8 @@ export function registerPasskeyPages(pages: App, services: Services): void {
   // The second sign-in step with a passkey (issue #38 §4): the pending sign-in's person only.
   pages.post('/login/second-factor/passkey/options', { schema: { ...hide, body: PasskeyOptionsBody } }, async (request, reply) => {
     const person = await pendingSignInPerson(services, request.cookies[pendingName]);
-    if (!person) return reply.code(400).type('application/json; charset=utf-8').send(JSON.stringify({ message: PENDING_EXPIRED, code: 50035 }));
+    // A page route answers its errors as a page (docs/errors.md); passkeys.js reads only whether the answer is ok.
+    if (!person) return sendHtml(reply, secondStepPage({ ctx: pageContext(request, services), next: '/', username: '', error: PENDING_EXPIRED }), 400);
     return sendOptions(reply, await beginSecondFactorPasskey(services, person.id));
   });
 
