@@ -86,7 +86,7 @@ export function presentUser(u: UserSource): UserResource {
 
 /** GET /users/@me: the user, plus `email` and `verified` with the email scope (SPEC §2.5). */
 export function presentCurrentUser(u: UserSource & { email: string | null; emailVerified: boolean; mfaEnabled?: boolean }, withEmail: boolean): UserResource {
-  const user: UserResource = { ...presentUser(u), mfa_enabled: u.mfaEnabled ?? false };
+  const user: UserResource = { ...presentUser(u), ...(u.mfaEnabled === undefined ? {} : { mfa_enabled: u.mfaEnabled }) };
   if (withEmail) {
     user.email = u.email;
     user.verified = u.emailVerified;
