@@ -1,5 +1,5 @@
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON, VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { actingAs, type Acting, type Who } from '../../core/acting.js';
 import { person as personActor, type PersonActor } from '../../core/actor.js';
 import { MINUTE } from '../../core/clock.js';
@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.js';
 import { changing, emitted } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
 import { getPasswordHash, getPersonById } from '../directory/people.service.js';
-import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey } from './passkeys.repository.js';
+import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey, type PasskeyRecord } from './passkeys.repository.js';
 import type { PasskeyView } from './passkeys.js';
 import { recordSessionMethods } from '../mfa/mfa.service.js';
 import { replaceSession, startSessionIn, type StartedSession } from './sessions.service.js';
@@ -177,19 +177,9 @@ export async function signInWithPasskey(
     await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey?.userId ?? null, why: 'passkey-refused' });
     throw refused('passkey', PASSKEY_REFUSED);
   }
-  const rp = relyingParty(deps);
   const now = deps.clock.now();
-  let verification;
-  try {
-    verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), 'sign-in', null, now),
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
-      requireUserVerification: true,
-    });
-  } catch {
+  const verification = await verifyAssertion(deps, response, passkey, { purpose: 'sign-in', personId: null, requireUserVerification: true }, now);
+  if (verification === undefined) {
     await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey.userId, why: 'passkey-refused' });
     throw refused('passkey', PASSKEY_REFUSED);
   }
@@ -207,6 +197,32 @@ export async function signInWithPasskey(
   });
   if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
   return { person, session, amr };
+}
+
+/**
+ * Checks an assertion against a stored passkey: the challenge ours, unused and issued for
+ * `purpose` (and person), our origin and RP ID, the counter. Undefined when the library refuses it.
+ */
+async function verifyAssertion(
+  deps: Deps,
+  response: AuthenticationResponseJSON,
+  passkey: PasskeyRecord,
+  expected: { purpose: 'sign-in' | 'second-factor'; personId: string | null; requireUserVerification: boolean },
+  now: number,
+): Promise<VerifiedAuthenticationResponse | undefined> {
+  const rp = relyingParty(deps);
+  try {
+    return await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), expected.purpose, expected.personId, now),
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
+      requireUserVerification: expected.requireUserVerification,
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Spends the challenge a refused response carried, if it can be read. */
@@ -240,21 +256,9 @@ export async function verifySecondFactorPasskey(deps: Deps, personId: string, cr
   const response = parseCredential<AuthenticationResponseJSON>(credential, 'code');
   const passkey = await findPasskey(deps.db, response.id);
   if (!passkey || passkey.userId !== personId) throw refused('code', PASSKEY_REFUSED);
-  const rp = relyingParty(deps);
   const now = deps.clock.now();
-  let verification;
-  try {
-    verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: (challenge) => takeChallenge(deps.db, hashSecret(challenge), 'second-factor', personId, now),
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
-      requireUserVerification: false,
-    });
-  } catch {
-    throw refused('code', PASSKEY_REFUSED);
-  }
+  const verification = await verifyAssertion(deps, response, passkey, { purpose: 'second-factor', personId, requireUserVerification: false }, now);
+  if (verification === undefined) throw refused('code', PASSKEY_REFUSED);
   if (!verification.verified || !(await usePasskey(deps.db, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused('code', PASSKEY_REFUSED);
   return 'hwk';
 }
