@@ -1,5 +1,5 @@
 import type { Acting, Who } from '../../core/acting.js';
-import type { DomainEvent, EventType, FieldChange } from '../../events/domain-events.js';
+import { EVENT_TYPES, type DomainEvent, type EventType, type FieldChange } from '../../events/domain-events.js';
 
 /**
  * What the audit log keeps of each domain event (issue #37 §5; docs/audit-log.md): which events,
@@ -64,21 +64,11 @@ export interface AuditEntry {
   options: Record<string, string> | null;
 }
 
-/** The events the audit log keeps (message and read events are not security-relevant: not kept, except a moderator's delete). */
-export const AUDITED_EVENTS = [
-  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
-  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'person.created', 'account.deleted',
-  'passkey.added', 'passkey.removed',
-  'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
-  'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
-  'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
-  'user_install.created', 'user_install.deleted',
-  'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',
-  'server.created', 'server.updated', 'server.deleted', 'member.joined', 'member.removed', 'member.roles_updated',
-  'role.created', 'role.updated', 'role.deleted', 'channel.created', 'channel.updated', 'channel.deleted',
-  'invite.created', 'invite.deleted', 'invitation.created', 'invitation.deleted',
-  'message.deleted',
-] as const satisfies readonly EventType[];
+/** The events that are not security-relevant, which the audit log does not keep (a moderator's message delete is kept: message.deleted). */
+const NOT_AUDITED: ReadonlySet<EventType> = new Set(['profile.updated', 'commands.updated', 'message.created', 'message.updated', 'channel.read', 'access.changed']);
+
+/** The events the audit log keeps: every event type but NOT_AUDITED, so a new type is kept unless said otherwise. */
+export const AUDITED_EVENTS: readonly EventType[] = EVENT_TYPES.filter((type) => !NOT_AUDITED.has(type));
 
 /** The events the person sees on their own security page (Settings → Security). */
 export const PERSONAL_SECURITY_EVENTS = [
