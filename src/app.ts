@@ -22,7 +22,10 @@ import { registerAccountPages } from './modules/accounts/accounts.routes.js';
 import { registerPasskeyPages } from './modules/accounts/passkeys.routes.js';
 import { registerSessionPages } from './modules/accounts/sessions.routes.js';
 import { registerAccountDeletionPages } from './modules/accounts/account-deletion.routes.js';
+import { registerAdminPages } from './modules/admin/admin.routes.js';
 import { startMailWorker } from './modules/mail/mail.service.js';
+import { recordAppEvents, startAppEventWorker } from './modules/app-events/app-events.service.js';
+import { registerAppEventsApi, registerAppEventsPages } from './modules/app-events/app-events.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
@@ -30,6 +33,7 @@ import { registerLivePages } from './modules/messages/live.routes.js';
 import { registerMessagePages } from './modules/messages/messages.routes.js';
 import { registerMessageActionPages } from './modules/messages/message-actions.routes.js';
 import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
+import { registerGuildApi } from './modules/directory/guilds.routes.js';
 import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js';
 import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
@@ -85,6 +89,11 @@ export async function buildApp(services: Services): Promise<App> {
   // several instances from sending one twice); it stops with the app.
   const mailWorker = startMailWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`);
   if (mailWorker) app.addHook('onClose', () => mailWorker.stop());
+  // Issue #40 §1: app events are queued in their change's transaction, and this instance's worker
+  // delivers them (leases keep several instances from sending one twice); it stops with the app.
+  recordAppEvents(services);
+  const appEventWorker = startAppEventWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`);
+  app.addHook('onClose', () => appEventWorker.stop());
 
   const identifyViewer = viewerIdentifier(services);
   installErrorHandling(app, config.serviceName, identifyViewer);
@@ -146,12 +155,14 @@ export async function buildApp(services: Services): Promise<App> {
   registerOperationsRoutes(app, services);
   registerOpenApiRoutes(app, { serviceName: services.config.serviceName, identifyViewer });
   registerApplicationApi(app, services);
+  registerAppEventsApi(app, services);
   registerOAuthApi(app, services);
   registerOpenIdApi(app, services);
   registerWebhookExecuteApi(app, services);
   registerWebhookManagementApi(app, services);
   registerDmApi(app, services);
   registerBotMessageApi(app, services);
+  registerGuildApi(app, services);
   registerCdnRoutes(app, services);
   registerAuditApi(app, services);
 
@@ -179,6 +190,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerMessageActionPages(pages, services);
     registerLivePages(pages, services);
     registerApplicationPages(pages, services);
+    registerAppEventsPages(pages, services);
     registerOAuthPages(pages, services);
     registerOpenIdPages(pages, services);
     registerUserInstallPages(pages, services);
@@ -186,6 +198,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerInstallPages(pages, services);
     registerWebhookPages(pages, services);
     registerAuditPages(pages, services);
+    registerAdminPages(pages, services);
   });
 
   await app.ready();

@@ -22,7 +22,10 @@ import type { ServerSecretCheckTable } from './server-secret-check.table.js';
 import type { AuditEventsTable } from '../modules/audit/audit.table.js';
 import type { MfaPendingSignInsTable, MfaRecoveryCodesTable, MfaSessionMethodsTable, MfaTotpTable } from '../modules/mfa/mfa.table.js';
 import type { MailOutboxTable } from '../modules/mail/mail.table.js';
+import type { AppDeliveriesTable, AppEndpointsTable, AppEventOutboxTable } from '../modules/app-events/app-events.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
+import type { AttachmentsTable, FileChunksTable } from '../modules/files/files.table.js';
+import type { ResourceServersTable } from '../modules/resource-servers/resource-servers.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
 export interface Database {
@@ -64,4 +67,10 @@ export interface Database {
   mfa_pending_sign_ins: MfaPendingSignInsTable;
   mfa_session_methods: MfaSessionMethodsTable;
   mail_outbox: MailOutboxTable;
+  app_endpoints: AppEndpointsTable;
+  app_event_outbox: AppEventOutboxTable;
+  app_deliveries: AppDeliveriesTable;
+  attachments: AttachmentsTable;
+  file_chunks: FileChunksTable;
+  resource_servers: ResourceServersTable;
 }

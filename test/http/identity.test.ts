@@ -96,7 +96,7 @@ describe('identity endpoints (bearer tokens)', () => {
     const res = await getWithBearer(t, '/api/v1/oauth2/@me', tokens.access_token);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      application: applicationJson({ id: client.clientId, name: 'Photo Frame', icon_url: null, description: 'An app for tests', bot_public: true, bot_require_code_grant: false }),
+      application: applicationJson({ id: client.clientId, name: 'Photo Frame', icon_url: null, description: 'An app for tests', bot_public: true, bot_require_code_grant: false, verify_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
       scopes: ['identify', 'servers'],
       expires: new Date(t.clock.now() + HOUR).toISOString(),
       user: userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }),

@@ -29,7 +29,8 @@ export function userJson(u: { id: string; username: unknown; global_name: unknow
 }
 
 /** Discord's application object as Gatehouse sends it. */
-export function applicationJson(a: { id: string; name: string; icon_url: string | null; description: string; bot_public: boolean; bot_require_code_grant: boolean }): Record<string, unknown> {
+/** `verify_key`: the app's hex Ed25519 public key (issue #40 §1), or a matcher for one. */
+export function applicationJson(a: { id: string; name: string; icon_url: string | null; description: string; bot_public: boolean; bot_require_code_grant: boolean; verify_key: unknown }): Record<string, unknown> {
   return {
     id: a.id,
     name: a.name,
@@ -39,7 +40,7 @@ export function applicationJson(a: { id: string; name: string; icon_url: string 
     type: null,
     bot_public: a.bot_public,
     bot_require_code_grant: a.bot_require_code_grant,
-    verify_key: '',
+    verify_key: a.verify_key,
     flags: 0,
     hook: true,
     icon_url: a.icon_url,

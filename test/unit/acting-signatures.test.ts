@@ -61,6 +61,9 @@ const ALLOWED: Record<string, string> = {
   'mail/mail.service.ts createMailTransport': 'builds the SMTP (or log:) client in memory; writes nothing',
   'mail/mail.service.ts sendQueuedMail': "the mail worker delivering what was queued (each mail's change was acted and audited when it was queued); no one acts",
   'mail/mail.service.ts startMailWorker': "start-up: starts this instance's mail worker; no one acts",
+  'app-events/app-events.service.ts appEndpointsOf': "reads an app's endpoints, making its signing key pair the first time it is needed (issue #40 §1: every app has one); derived state nobody changes",
+  'app-events/app-events.service.ts recordAppEvents': 'subscribes the app-event outbox recorder to the bus once at start-up; writes nothing itself (each change it records is acted and audited)',
+  'app-events/app-events.service.ts startAppEventWorker': "start-up: starts this instance's app-event worker; no one acts",
 };
 
 /**

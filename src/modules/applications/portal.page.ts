@@ -70,7 +70,7 @@ export function page(ctx: PageCtx, title: string, body: SafeHtml): string {
 }
 
 /** The application's own navigation, beside its pages (stacks above them on a phone). */
-export function withAppNav(app: Application, active: 'settings' | 'url-generator' | 'delete', content: SafeHtml): SafeHtml {
+export function withAppNav(app: Application, active: 'settings' | 'url-generator' | 'webhooks' | 'delete', content: SafeHtml): SafeHtml {
   const link = (href: string, label: string, key: typeof active) =>
     html`<a href="${href}"${key === active ? html` class="active" aria-current="page"` : ''}>${label}</a>`;
   return html`<p class="small"><a href="/developers/applications">← All applications</a></p>
@@ -78,6 +78,7 @@ export function withAppNav(app: Application, active: 'settings' | 'url-generator
 <nav class="sidebar card" aria-label="${app.name}">
 ${link(appPath(app), 'General and OAuth2', 'settings')}
 ${link(appPath(app, '/oauth2/url-generator'), 'URL generator', 'url-generator')}
+${link(appPath(app, '/webhooks'), 'Interactions and events', 'webhooks')}
 ${link(appPath(app, '/delete'), 'Delete application', 'delete')}
 </nav>
 <div>${content}</div>

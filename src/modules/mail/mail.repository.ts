@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { onPostgres } from '../../storage/dialect-of.js';
+import type { Kysely, Transaction } from 'kysely';
+import { claimDueRows } from '../../storage/outbox.js';
 import type { Database } from '../../storage/database.js';
 import { toId, toNum, toNumOrNull } from '../../storage/types.js';
 
@@ -44,33 +44,12 @@ export interface ClaimedMail {
 
 /**
  * Claims up to `limit` due mails for `holder` until `leaseUntil`, counting the attempt, in one
- * statement. On PostgreSQL the inner select skips rows another instance is claiming right now
- * (FOR UPDATE SKIP LOCKED), and the lease keeps a claimed row away from the others until it
- * expires (a crashed sender's mail is taken over then); SQLite has one writer, so the statement
- * alone is atomic.
+ * statement (storage/outbox.ts: FOR UPDATE SKIP LOCKED on PostgreSQL, and the lease keeps a
+ * claimed row away from the others until it expires).
  */
 export async function claimDueMail(db: Kysely<Database>, holder: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedMail[]> {
-  const postgres = onPostgres(db);
-  const rows = await db
-    .updateTable('mail_outbox')
-    .set({ lease_holder: holder, lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
-    .where('id', 'in', (eb) => {
-      const due = eb
-        .selectFrom('mail_outbox')
-        .select('id')
-        .where('status', '=', 'queued')
-        .where('next_attempt_at', '<=', now)
-        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(limit);
-      return postgres ? due.forUpdate().skipLocked() : due;
-    })
-    .returning(['id', 'recipient', 'subject', 'sealed_body', 'attempts'])
-    .execute();
-  return rows
-    .map((row) => ({ id: toId(row.id), recipient: row.recipient, subject: row.subject, sealedBody: row.sealed_body, attempts: toNum(row.attempts) }))
-    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const rows = await claimDueRows(db, 'mail_outbox', holder, now, leaseUntil, limit);
+  return rows.map((row) => ({ id: toId(row.id), recipient: row.recipient, subject: row.subject, sealedBody: row.sealed_body, attempts: toNum(row.attempts) }));
 }
 
 /** Sent: the body (which may hold a single-use link) is emptied. False when the lease was lost. */

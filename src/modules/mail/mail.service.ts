@@ -4,6 +4,7 @@ import { open, seal, sealingKey } from '../../core/sealed.js';
 import { hasForbiddenControl } from '../../core/text.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
+import { startOutboxWorker } from '../../storage/outbox.js';
 import { MAIL_MAX_ATTEMPTS, linksOf, redactSmtpUrl, retryDelayMs, type MailContent } from './mail.js';
 import { claimDueMail, insertOutboxMail, listOutbox, markMailAttemptFailed, markMailSent, type MailStatus, type OutboxEntry } from './mail.repository.js';
 
@@ -190,30 +191,14 @@ export function startMailWorker(deps: MailDeps, holder: string, options: { inter
   if (smtpUrl === 'log:') deps.logger.warn('GATEHOUSE_SMTP_URL=log: mail is written to this log, links included, and not sent: for development only');
   else deps.logger.info({ smtp: redactSmtpUrl(smtpUrl), from: deps.config.mailFrom }, 'mail worker started');
 
-  let running: Promise<SendReport> | undefined;
-  let stopped = false;
-  const round = (): Promise<SendReport> => {
-    const previous = running ?? Promise.resolve(undefined);
-    const next = previous
-      .catch(() => undefined)
-      .then(() => sendQueuedMail(deps, transport, holder))
-      .finally(() => {
-        if (running === next) running = undefined;
-      });
-    running = next;
-    return next;
-  };
-  const timer = setInterval(() => {
-    if (running !== undefined || stopped) return;
-    round().catch((error: unknown) => deps.logger.warn({ err: error }, 'mail worker round failed; next round retries'));
-  }, options.intervalMs ?? MAIL_POLL_MS);
-  timer.unref();
+  const worker = startOutboxWorker(() => sendQueuedMail(deps, transport, holder), {
+    intervalMs: options.intervalMs ?? MAIL_POLL_MS,
+    onError: (error) => deps.logger.warn({ err: error }, 'mail worker round failed; next round retries'),
+  });
   return {
-    sendNow: round,
+    sendNow: worker.runNow,
     async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => undefined);
+      await worker.stop();
       transport.close();
     },
   };

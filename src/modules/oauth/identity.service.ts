@@ -1,3 +1,4 @@
+import { appEndpointsOf } from '../app-events/app-events.service.js';
 import { ApiErrors } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
@@ -27,6 +28,8 @@ export interface BearerToken {
   expiresAt: number;
   /** The person, when the check read it with the token (authenticateBearerWithPerson). */
   person?: Person;
+  /** Always null here: tokens for other APIs are refused (issue #41). */
+  resourceServerId: string | null;
 }
 
 /**
@@ -37,8 +40,9 @@ export interface BearerToken {
 export async function authenticateBearer(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
   const stored = await findBearer(deps.db, hashSecret(token));
-  // Expiry is checked on every use, remembered or not.
-  if (!stored || stored.expiresAt <= deps.clock.now()) return undefined;
+  // Expiry is checked on every use, remembered or not. RFC 8707 (issue #41): a token for another
+  // API (a resource server's audience) is no token here.
+  if (!stored || stored.expiresAt <= deps.clock.now() || stored.resourceServerId !== null) return undefined;
   return stored;
 }
 
@@ -49,7 +53,7 @@ export async function authenticateBearer(deps: Deps, token: string): Promise<Bea
 export async function authenticateBearerWithPerson(deps: Deps, token: string): Promise<BearerToken | undefined> {
   if (!hasPrefix(token, 'accessToken')) return undefined;
   const found = await findBearerWithPerson(deps.db, hashSecret(token));
-  if (!found || found.expiresAt <= deps.clock.now()) return undefined;
+  if (!found || found.expiresAt <= deps.clock.now() || found.resourceServerId !== null) return undefined;
   return found;
 }
 
@@ -82,7 +86,7 @@ export async function describeAuthorization(deps: Deps, bearer: BearerToken): Pr
   const app = await findApplicationByClientId(deps, bearer.applicationId);
   if (!app) throw ApiErrors.unauthorized();
   const info: AuthorizationInfo = {
-    application: presentApplication(app),
+    application: presentApplication(app, await appEndpointsOf(deps, app.id)),
     scopes: bearer.scopes,
     expires: new Date(bearer.expiresAt).toISOString(),
   };
@@ -108,8 +112,8 @@ export async function botUser(deps: Deps, bot: BotPrincipal): Promise<UserRecord
  * (DESIGN §1): the bot's application with its owner and bot user, as Discord answers them.
  */
 export async function botApplication(deps: Deps, bot: BotPrincipal): Promise<ApplicationResource> {
-  const [owner, account] = await Promise.all([getPerson(deps, bot.application.ownerId), getPerson(deps, bot.botUserId)]);
-  const application = presentApplication(bot.application);
+  const [owner, account, endpoints] = await Promise.all([getPerson(deps, bot.application.ownerId), getPerson(deps, bot.botUserId), appEndpointsOf(deps, bot.application.id)]);
+  const application = presentApplication(bot.application, endpoints, true);
   if (owner) application.owner = presentUser(owner);
   if (account) application.bot = presentUser(account);
   return application;

@@ -72,12 +72,16 @@ export const ApplicationResourceBody = Type.Object(
     type: Type.Null(),
     bot_public: Type.Boolean(),
     bot_require_code_grant: Type.Boolean(),
-    verify_key: Type.Literal('', { description: 'No interactions are sent, so there is no key' }),
+    verify_key: Type.String({ description: "The hex Ed25519 public key that verifies the X-Signature-Ed25519 of every request Gatehouse sends the app (Discord's)" }),
     flags: Type.Literal(0),
     hook: Type.Literal(true),
     icon_url: Nullable(Type.String(), 'Gatehouse: the https URL of the icon'),
     owner: Type.Optional(UserResourceBody),
     bot: Type.Optional(UserResourceBody),
+    interactions_endpoint_url: Type.Optional(Nullable(Type.String(), '/applications/@me: where interactions are sent (verified on save)')),
+    event_webhooks_url: Type.Optional(Nullable(Type.String(), '/applications/@me: where app events are sent (verified on save)')),
+    event_webhooks_status: Type.Optional(Type.Integer({ description: '/applications/@me: 1 disabled, 2 enabled, 3 disabled by the server (deliveries kept failing)' })),
+    event_webhooks_types: Type.Optional(Type.Array(Type.String(), { description: '/applications/@me: the app events sent (APPLICATION_AUTHORIZED, APPLICATION_DEAUTHORIZED)' })),
   },
   { description: "An application (Discord's application object)" },
 );
@@ -113,6 +117,22 @@ export const EmbedResourceBody = Type.Object(
   { description: "An embed (Discord's names)" },
 );
 
+/** Issue #42 §3: Discord's attachment object; `url` is signed and expires (docs/files.md). */
+export const AttachmentResourceBody = Type.Object(
+  {
+    id: Snowflake(),
+    filename: Type.String(),
+    size: Type.Integer({ minimum: 0, description: 'Bytes' }),
+    url: Type.String({ description: 'Signed, expiring URL on this origin: /attachments/{channel_id}/{attachment_id}/{filename}?ex=&is=&hm=' }),
+    proxy_url: Type.String({ description: 'The same URL (there is no media proxy)' }),
+    content_type: Type.Optional(Type.String()),
+    width: Type.Optional(Type.Integer({ description: 'PNG, JPEG, GIF and WebP images only' })),
+    height: Type.Optional(Type.Integer({ description: 'PNG, JPEG, GIF and WebP images only' })),
+    description: Type.Optional(Type.String({ description: 'Alt text' })),
+  },
+  { description: "A file of a message (Discord's attachment object)" },
+);
+
 export const MessageResourceBody = Type.Object(
   {
     id: Snowflake(),
@@ -120,7 +140,7 @@ export const MessageResourceBody = Type.Object(
     content: Type.String(),
     channel_id: Snowflake(),
     author: UserResourceBody,
-    attachments: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    attachments: Type.Array(AttachmentResourceBody, { maxItems: 10 }),
     embeds: Type.Array(EmbedResourceBody),
     mentions: Type.Array(Type.Unknown(), { maxItems: 0, description: 'Always empty: messages never mention anyone (SPEC §2.10)' }),
     mention_roles: Type.Array(Type.Unknown(), { maxItems: 0 }),
@@ -184,3 +204,97 @@ export const CommandResourceBody = Type.Object(
 );
 
 export const CommandResourceListBody = Type.Array(CommandResourceBody);
+
+// --- What bots read (issue #40 §4) ----------------------------------------------------------------
+
+export const GuildChannelResourceBody = Type.Object(
+  {
+    id: Snowflake(),
+    type: Type.Literal(0, { description: 'Server text channel' }),
+    guild_id: Snowflake('Its server'),
+    name: Type.String(),
+    topic: Nullable(Type.String()),
+    position: Type.Integer({ minimum: 0 }),
+    permission_overwrites: Type.Array(Type.Unknown(), { maxItems: 0, description: 'Always empty: permissions are server-wide' }),
+    nsfw: Type.Literal(false),
+    parent_id: Type.Null(),
+    last_message_id: Type.Null(),
+    rate_limit_per_user: Type.Literal(0),
+    flags: Type.Literal(0),
+  },
+  { description: "A server text channel (Discord's channel object, type 0)" },
+);
+
+export const GuildChannelListBody = Type.Array(GuildChannelResourceBody);
+
+export const ChannelResourceBody = Type.Union([GuildChannelResourceBody, DmChannelResourceBody], { description: "A server text channel (type 0) or a direct message (type 1), Discord's channel object" });
+
+export const RoleResourceBody = Type.Object(
+  {
+    id: Snowflake('The @everyone role has the server’s id'),
+    name: Type.String(),
+    color: Type.Integer({ minimum: 0, maximum: 0xffffff }),
+    hoist: Type.Literal(false),
+    icon: Type.Null(),
+    unicode_emoji: Type.Null(),
+    position: Type.Integer({ minimum: 0 }),
+    permissions: Type.String({ description: 'A 64-bit bit set as a decimal string' }),
+    managed: Type.Boolean({ description: "A bot's own role, changed only by installing its app again or removing it" }),
+    mentionable: Type.Literal(false),
+    flags: Type.Literal(0),
+  },
+  { description: "A role (Discord's role object)" },
+);
+
+export const RoleListBody = Type.Array(RoleResourceBody);
+
+export const MemberResourceBody = Type.Object(
+  {
+    user: UserResourceBody,
+    nick: Nullable(Type.String()),
+    avatar: Type.Null(),
+    banner: Type.Null(),
+    roles: Type.Array(Snowflake(), { description: 'Role ids, @everyone not included' }),
+    joined_at: Type.String({ format: 'date-time' }),
+    premium_since: Type.Null(),
+    deaf: Type.Literal(false),
+    mute: Type.Literal(false),
+    flags: Type.Literal(0),
+    pending: Type.Literal(false),
+    communication_disabled_until: Type.Null(),
+  },
+  { description: "A server member (Discord's guild member object)" },
+);
+
+export const GuildDetailBody = Type.Object(
+  {
+    ...GuildBody.properties,
+    icon_hash: ImageHash('The same as icon'),
+    splash: Type.Null(),
+    discovery_splash: Type.Null(),
+    banner: Type.Null(),
+    description: Type.Null(),
+    afk_channel_id: Type.Null(),
+    afk_timeout: Type.Literal(0),
+    verification_level: Type.Literal(0),
+    default_message_notifications: Type.Literal(0),
+    explicit_content_filter: Type.Literal(0),
+    roles: RoleListBody,
+    emojis: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    stickers: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    application_id: Type.Null(),
+    system_channel_id: Type.Null(),
+    system_channel_flags: Type.Literal(0),
+    rules_channel_id: Type.Null(),
+    public_updates_channel_id: Type.Null(),
+    vanity_url_code: Type.Null(),
+    premium_tier: Type.Literal(0),
+    premium_subscription_count: Type.Literal(0),
+    preferred_locale: Type.Literal('en-US'),
+    nsfw_level: Type.Literal(0),
+    premium_progress_bar_enabled: Type.Literal(false),
+  },
+  { description: "A server with its roles (Discord's guild object)" },
+);
+
+export const MessageResourceListBody = Type.Array(MessageResourceBody, { description: 'Newest first' });

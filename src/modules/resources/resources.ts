@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Embed } from '../messages/embed.js';
+import type { AttachmentResource } from '../files/attachments.js';
+import { ATTACHMENT_SCHEME, type Embed } from '../messages/embed.js';
 
 /**
  * The resources of /api/v1 in Discord's wire format (DESIGN §1): one presenter per resource,
@@ -140,6 +141,15 @@ export interface ApplicationSource {
   botRequireCodeGrant: boolean;
 }
 
+/** Issue #40 §1, §3: the app's key and endpoints (app-events/), as Discord's application object names them. */
+export interface ApplicationEndpointsSource {
+  publicKey: string;
+  interactionsEndpointUrl: string | null;
+  eventWebhooksUrl: string | null;
+  eventWebhooksStatus: number;
+  eventWebhooksTypes: readonly string[];
+}
+
 export interface ApplicationResource {
   id: string;
   name: string;
@@ -149,8 +159,8 @@ export interface ApplicationResource {
   type: null;
   bot_public: boolean;
   bot_require_code_grant: boolean;
-  /** Discord's interaction key; Gatehouse sends no interactions, so there is none. */
-  verify_key: '';
+  /** Discord's interaction key: the hex Ed25519 public key that verifies what Gatehouse sends the app. */
+  verify_key: string;
   flags: 0;
   hook: true;
   /** Gatehouse: the stored https URL behind `icon`. */
@@ -159,9 +169,16 @@ export interface ApplicationResource {
   owner?: UserResource;
   /** GET /applications/@me only: the bot account. */
   bot?: UserResource;
+  /** GET /applications/@me only (Discord's): where interactions are sent. */
+  interactions_endpoint_url?: string | null;
+  /** GET /applications/@me only (Discord's): where app events are sent, whether they are, and which. */
+  event_webhooks_url?: string | null;
+  event_webhooks_status?: number;
+  event_webhooks_types?: string[];
 }
 
-export function presentApplication(a: ApplicationSource): ApplicationResource {
+/** Discord's application object; `endpoints` gives its verify_key (and, for /applications/@me, its endpoints). */
+export function presentApplication(a: ApplicationSource, endpoints?: ApplicationEndpointsSource, withEndpoints = false): ApplicationResource {
   return {
     id: a.id,
     name: a.name,
@@ -171,10 +188,18 @@ export function presentApplication(a: ApplicationSource): ApplicationResource {
     type: null,
     bot_public: a.botPublic,
     bot_require_code_grant: a.botRequireCodeGrant,
-    verify_key: '',
+    verify_key: endpoints?.publicKey ?? '',
     flags: 0,
     hook: true,
     icon_url: a.iconUrl,
+    ...(endpoints && withEndpoints
+      ? {
+          interactions_endpoint_url: endpoints.interactionsEndpointUrl,
+          event_webhooks_url: endpoints.eventWebhooksUrl,
+          event_webhooks_status: endpoints.eventWebhooksStatus,
+          event_webhooks_types: [...endpoints.eventWebhooksTypes],
+        }
+      : {}),
   };
 }
 
@@ -228,6 +253,20 @@ function withIcon<T extends object>(base: T, iconUrl: string | undefined): T & W
   return iconUrl === undefined ? base : { ...base, icon_url: iconUrl, proxy_icon_url: iconUrl };
 }
 
+/**
+ * Issue #42 §2: an image or thumbnail given as `attachment://name` shows that file of the message,
+ * at its signed URL (as Discord resolves it); a name the message no longer has stays as written.
+ */
+function withFileUrls(embed: WireEmbed, files: readonly AttachmentResource[]): WireEmbed {
+  for (const key of ['image', 'thumbnail'] as const) {
+    const media = embed[key];
+    if (!media?.url.startsWith(ATTACHMENT_SCHEME)) continue;
+    const file = files.find((f) => f.filename === media.url.slice(ATTACHMENT_SCHEME.length));
+    if (file) embed[key] = { url: file.url, proxy_url: file.proxy_url };
+  }
+  return embed;
+}
+
 /** Discord's message type 0, "Default". */
 export const MESSAGE_TYPE_DEFAULT = 0;
 
@@ -241,6 +280,8 @@ export interface MessageSource {
   applicationId: string | null;
   createdAt: number;
   editedAt: number | null;
+  /** Issue #42 §3: the message's files, URLs already signed (modules/files presentFiles). */
+  attachments?: AttachmentResource[];
 }
 
 /** Discord's message object. Messages never mention anyone (SPEC §2.10). */
@@ -250,7 +291,7 @@ export interface MessageResource {
   content: string;
   channel_id: string;
   author: UserResource;
-  attachments: never[];
+  attachments: AttachmentResource[];
   embeds: WireEmbed[];
   mentions: never[];
   mention_roles: never[];
@@ -272,8 +313,8 @@ export function presentMessage(m: MessageSource): MessageResource {
     content: m.content,
     channel_id: m.channelId,
     author: presentUser(m.author),
-    attachments: [],
-    embeds: m.embeds.length === 0 ? [] : m.embeds.map(presentEmbed),
+    attachments: m.attachments ?? [],
+    embeds: m.embeds.length === 0 ? [] : m.attachments?.length ? m.embeds.map((e) => withFileUrls(presentEmbed(e), m.attachments ?? [])) : m.embeds.map(presentEmbed),
     mentions: [],
     mention_roles: [],
     mention_everyone: false,
@@ -393,5 +434,171 @@ export function presentCommand(c: { id: string; applicationId: string; name: str
     default_member_permissions: null,
     dm_permission: true,
     nsfw: false,
+  };
+}
+
+// --- What bots read (issue #40 §4) ----------------------------------------------------------------
+
+/** Discord's channel type 0, a server text channel. */
+export const CHANNEL_TYPE_TEXT_WIRE = 0;
+
+/** Discord's guild text channel object. Gatehouse has no overwrites, categories or slow mode: their neutral values. */
+export interface GuildChannelResource {
+  id: string;
+  type: 0;
+  guild_id: string;
+  name: string;
+  topic: string | null;
+  position: number;
+  permission_overwrites: never[];
+  nsfw: false;
+  parent_id: null;
+  last_message_id: null;
+  rate_limit_per_user: 0;
+  flags: 0;
+}
+
+export function presentGuildChannel(c: { id: string; serverId: string; name: string; topic: string | null; position: number }): GuildChannelResource {
+  return {
+    id: c.id,
+    type: CHANNEL_TYPE_TEXT_WIRE,
+    guild_id: c.serverId,
+    name: c.name,
+    topic: c.topic,
+    position: c.position,
+    permission_overwrites: [],
+    nsfw: false,
+    parent_id: null,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    flags: 0,
+  };
+}
+
+/** Discord's role object; a bot's managed role is `managed: true`. */
+export interface RoleResource {
+  id: string;
+  name: string;
+  color: number;
+  hoist: false;
+  icon: null;
+  unicode_emoji: null;
+  position: number;
+  /** A 64-bit bit set as a decimal string. */
+  permissions: string;
+  managed: boolean;
+  mentionable: false;
+  flags: 0;
+}
+
+export function presentRole(r: { id: string; name: string; color: number; position: number; permissions: bigint; managedApplicationId: string | null }): RoleResource {
+  return {
+    id: r.id,
+    name: r.name,
+    color: r.color,
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: r.position,
+    permissions: r.permissions.toString(),
+    managed: r.managedApplicationId !== null,
+    mentionable: false,
+    flags: 0,
+  };
+}
+
+/** Discord's guild member object. `roles` never lists @everyone, as on Discord. */
+export interface MemberResource {
+  user: UserResource;
+  nick: string | null;
+  avatar: null;
+  banner: null;
+  roles: string[];
+  joined_at: string;
+  premium_since: null;
+  deaf: false;
+  mute: false;
+  flags: 0;
+  pending: false;
+  communication_disabled_until: null;
+}
+
+export function presentMember(m: { nickname: string | null; roleIds: readonly string[]; joinedAt: number }, user: UserSource): MemberResource {
+  return {
+    user: presentUser(user),
+    nick: m.nickname,
+    avatar: null,
+    banner: null,
+    roles: [...m.roleIds],
+    joined_at: new Date(m.joinedAt).toISOString(),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+    communication_disabled_until: null,
+  };
+}
+
+/**
+ * Discord's guild object of GET /guilds/{id}: the server (presentGuild) with its roles, and
+ * Discord's neutral values for what Gatehouse has no concept of (no emojis, stickers, boosts,
+ * AFK or system channels).
+ */
+export interface GuildDetailResource extends GuildResource {
+  icon_hash: string | null;
+  splash: null;
+  discovery_splash: null;
+  banner: null;
+  description: null;
+  afk_channel_id: null;
+  afk_timeout: 0;
+  verification_level: 0;
+  default_message_notifications: 0;
+  explicit_content_filter: 0;
+  roles: RoleResource[];
+  emojis: never[];
+  stickers: never[];
+  application_id: null;
+  system_channel_id: null;
+  system_channel_flags: 0;
+  rules_channel_id: null;
+  public_updates_channel_id: null;
+  vanity_url_code: null;
+  premium_tier: 0;
+  premium_subscription_count: 0;
+  preferred_locale: 'en-US';
+  nsfw_level: 0;
+  premium_progress_bar_enabled: false;
+}
+
+export function presentGuildDetail(s: Parameters<typeof presentGuild>[0], roles: ReadonlyArray<Parameters<typeof presentRole>[0]>): GuildDetailResource {
+  const guild = presentGuild(s);
+  return {
+    ...guild,
+    icon_hash: guild.icon,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: null,
+    afk_channel_id: null,
+    afk_timeout: 0,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    roles: roles.map(presentRole),
+    emojis: [],
+    stickers: [],
+    application_id: null,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    vanity_url_code: null,
+    premium_tier: 0,
+    premium_subscription_count: 0,
+    preferred_locale: 'en-US',
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
   };
 }

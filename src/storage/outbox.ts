@@ -1,0 +1,98 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from './database.js';
+import { onPostgres } from './dialect-of.js';
+
+/**
+ * What: the parts every outbox shares (the mail outbox, issue #38 §1; the app-event outbox, issue
+ * #40 §1): claiming due rows under a lease so that several instances each send a row once, and
+ * the per-instance worker that runs claim-and-send rounds, one at a time.
+ * Invariant: a row is sent by the holder of its lease; a claimed row is away from every other
+ * claimer until its lease expires (a crashed instance's rows are taken over then). On PostgreSQL
+ * the claim's inner SELECT skips rows another claim is locking right now (FOR UPDATE SKIP LOCKED);
+ * SQLite has one writer, so the statement alone is atomic.
+ * Tested: test/http/mail-instances.test.ts, test/http/app-events-instances.test.ts (two instances
+ * on PostgreSQL deliver each row once).
+ */
+
+/** Tables with the outbox columns: status ('queued' when due), attempts, next_attempt_at, lease_holder, lease_until. */
+export type OutboxTable = 'mail_outbox' | 'app_event_outbox';
+
+/**
+ * Claims up to `limit` queued rows of `table` due at `now` for `holder` until `leaseUntil`,
+ * counting the attempt, in one statement; the claimed rows in id order.
+ */
+export async function claimDueRows<T extends OutboxTable>(db: Kysely<Database>, table: T, holder: string, now: number, leaseUntil: number, limit: number): Promise<Array<Selectable<Database[T]>>> {
+  // Both tables have the lease columns; Kysely types a statement against one table name at a time.
+  const name = table as 'mail_outbox';
+  const postgres = onPostgres(db);
+  const rows = await db
+    .updateTable(name)
+    .set({ lease_holder: holder, lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', (eb) => {
+      const due = eb
+        .selectFrom(name)
+        .select('id')
+        .where('status', '=', 'queued')
+        .where('next_attempt_at', '<=', now)
+        .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit);
+      return postgres ? due.forUpdate().skipLocked() : due;
+    })
+    .returningAll()
+    .execute();
+  return (rows as unknown as Array<Selectable<Database[T]> & { id: string | bigint }>).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+export interface OutboxWorker<R> {
+  /** Runs a round now (or after the running one); resolves with its report. */
+  runNow(): Promise<R>;
+  /** Asks for a round soon: now when idle, else one more after the running one (many pokes, one round). */
+  poke(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `round` every `intervalMs` on an unref'd timer (it never keeps the process alive), never
+ * two rounds at once; a round that throws is logged and the next one retries.
+ */
+export function startOutboxWorker<R>(round: () => Promise<R>, options: { intervalMs: number; onError: (error: unknown) => void }): OutboxWorker<R> {
+  let running: Promise<R> | undefined;
+  let stopped = false;
+  let poked = false;
+  const next = (): Promise<R> => {
+    const previous = running ?? Promise.resolve(undefined);
+    const current = previous
+      .catch(() => undefined)
+      .then(() => round())
+      .finally(() => {
+        if (running !== current) return;
+        running = undefined;
+        if (poked && !stopped) {
+          poked = false;
+          next().catch(options.onError);
+        }
+      });
+    running = current;
+    return current;
+  };
+  const timer = setInterval(() => {
+    if (running !== undefined || stopped) return;
+    next().catch(options.onError);
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    runNow: next,
+    poke() {
+      if (stopped) return;
+      if (running !== undefined) poked = true;
+      else next().catch(options.onError);
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}
