@@ -34,12 +34,16 @@ export class CliUsageError extends Error {
 }
 
 /**
- * The command that a command line's words name, `noun verb` or a one-word command (`seed-demo`,
+ * The command that a command line's words name, `noun verb`, `noun object verb` or a one-word command (`seed-demo`,
  * whose flags follow its name), and the arguments after it. The one lookup for argv and for each
  * `batch` line.
  */
 export function resolveCommand(commands: readonly CliCommand[], words: readonly string[]): { command: CliCommand; args: string[] } {
   const [first, second, ...rest] = words;
+  // Issue #41: `apps resource add` — a three-word command is looked for before `noun verb`.
+  const third = rest[0];
+  const three = third !== undefined && !third.startsWith('--') ? commands.find((c) => c.name === `${first ?? ''} ${second ?? ''} ${third}`) : undefined;
+  if (three) return { command: three, args: rest.slice(1) };
   const single = second === undefined || second.startsWith('--') ? commands.find((c) => c.name === first) : undefined;
   if (single) return { command: single, args: second === undefined ? rest : [second, ...rest] };
   const command = commands.find((c) => c.name === `${first ?? ''} ${second ?? ''}`.trim());

@@ -83,6 +83,7 @@ export const ApiErrors = {
   methodNotAllowed: () => new ApiError(405, 0, '405: Method Not Allowed'),
   unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
   unknownServer: () => new ApiError(404, 10004, 'Unknown Server'),
+  unknownMember: () => new ApiError(404, 10007, 'Unknown Member'),
   unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
   unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
   unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
@@ -121,6 +122,7 @@ export class OAuthError extends ExpectedError {
       | 'unsupported_grant_type'
       | 'invalid_scope'
       | 'unsupported_token_type'
+      | 'invalid_target'
       | 'temporarily_unavailable'
       | 'server_error',
     readonly description: string,
@@ -149,6 +151,8 @@ export class RateLimitedError extends ExpectedError {
   constructor(
     readonly retryAfterMs: number,
     message = 'You are being rate limited.',
+    /** Discord's `global`: the caller's global bucket refused, not one route's (a bot's 50 per second). */
+    readonly global = false,
   ) {
     super(message);
     this.name = 'RateLimitedError';

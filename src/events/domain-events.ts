@@ -33,13 +33,19 @@ export interface EventPayloads {
   // Accounts (accounts/).
   /** `method`: passkey when signed in with a passkey alone (issue #38 §4); a password otherwise. */
   'signin.succeeded': { userId: string; method?: 'passkey' };
-  'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' | 'passkey-refused' };
-  'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' | 'password-reset' };
+  'signin.failed': { username: string; userId: string | null; why: 'wrong-password' | 'unknown-person' | 'throttled' | 'passkey-refused' | 'disabled' };
+  'session.ended': { userId: string; why: 'signed-out' | 'password-changed' | 'ended-elsewhere' | 'password-reset' | 'disabled' | 'ended-by-operator' };
   'password.changed': { userId: string };
   'profile.updated': { userId: string; changes: FieldChange[] };
   'person.created': { userId: string };
   /** Issue #38 §5: the person deleted their account; the row stays as "Deleted account". */
   'account.deleted': { userId: string };
+  /** Issue #39: the operator disabled an account (`reason` as they gave it) or enabled it again. */
+  'person.disabled': { userId: string; reason: string | null };
+  'person.enabled': { userId: string };
+  /** Issue #39: the person became, or stopped being, an instance administrator. */
+  'person.admin_granted': { userId: string };
+  'person.admin_revoked': { userId: string };
   /** Issue #38 §4: a passkey registered or removed, by the name its person gave it. */
   'passkey.added': { userId: string; name: string };
   'passkey.removed': { userId: string; name: string };
@@ -70,6 +76,12 @@ export interface EventPayloads {
   'user_install.created': { applicationId: string; userId: string };
   'user_install.deleted': { applicationId: string; userId: string };
   'commands.updated': { applicationId: string; serverId: string | null };
+  /** Issue #39: the operator disabled an app (its `revokedGrants` grants ended with it; the reason is the acting's) or enabled it again. */
+  'app.disabled': { applicationId: string; revokedGrants: number };
+  'app.enabled': { applicationId: string };
+  /** Issue #41 §1: an API the application serves (RFC 8707 resource), by its identifier. */
+  'resource_server.added': { applicationId: string; resourceServerId: string; identifier: string; scopes: string };
+  'resource_server.removed': { applicationId: string; resourceServerId: string; identifier: string };
   // Webhooks (webhooks/).
   'webhook.created': InServer & { webhookId: string; channelId: string; name: string };
   'webhook.updated': InServer & { webhookId: string; channelId: string; changes: FieldChange[] };
@@ -79,6 +91,8 @@ export interface EventPayloads {
   'server.created': InServer & { ownerId: string };
   'server.updated': InServer & { changes: FieldChange[] };
   'server.deleted': InServer & { name: string };
+  /** Issue #39: the server's owner became `toUserId` (by its owner, or the operator). */
+  'server.transferred': InServer & { fromUserId: string; toUserId: string };
   'member.joined': InServer & { userId: string };
   'member.removed': InServer & { userId: string; why: 'kicked' | 'left' };
   'member.roles_updated': InServer & { userId: string; added: string[]; removed: string[] };
@@ -116,13 +130,15 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created', 'account.deleted',
+  'person.disabled', 'person.enabled', 'person.admin_granted', 'person.admin_revoked',
   'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
-  'user_install.created', 'user_install.deleted', 'commands.updated',
+  'app.disabled', 'app.enabled',
+  'user_install.created', 'user_install.deleted', 'commands.updated', 'resource_server.added', 'resource_server.removed',
   'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',
-  'server.created', 'server.updated', 'server.deleted', 'member.joined', 'member.removed', 'member.roles_updated',
+  'server.created', 'server.updated', 'server.deleted', 'server.transferred', 'member.joined', 'member.removed', 'member.roles_updated',
   'role.created', 'role.updated', 'role.deleted', 'channel.created', 'channel.updated', 'channel.deleted',
   'invite.created', 'invite.deleted', 'invitation.created', 'invitation.deleted',
   'message.created', 'message.updated', 'message.deleted', 'channel.read', 'access.changed',

@@ -384,8 +384,8 @@ describe('POST /api/oauth2/token: request format and client authentication', () 
     expect(row.client_secret_hash).not.toContain(confidential.clientSecret as string);
   });
 
-  it('D11, I3: unknown grant types and password, client_credentials, implicit answer unsupported_grant_type', async () => {
-    for (const grantType of ['password', 'client_credentials', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'token']) {
+  it('D11, I3: unknown grant types and password, implicit answer unsupported_grant_type', async () => {
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'token']) {
       const res = await postForm(t, TOKEN, { grant_type: grantType, client_id: confidential.clientId, client_secret: confidential.clientSecret as string, username: 'a', password: 'b' });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: 'unsupported_grant_type' });

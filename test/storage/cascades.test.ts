@@ -33,7 +33,7 @@ describe('deletes that cascade', () => {
   });
 
   it('a table read brings the tables whose deletes reach it, transitively', () => {
-    expect(withCascades(['oauth_access_tokens', 'users'])).toEqual(['applications', 'oauth_access_tokens', 'oauth_grants', 'users']);
+    expect(withCascades(['oauth_access_tokens', 'users'])).toEqual(['applications', 'oauth_access_tokens', 'oauth_grants', 'resource_servers', 'users']);
     expect(withCascades(['applications'])).toEqual(['applications', 'users']);
   });
 });

@@ -127,6 +127,9 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'password.changed':
     case 'person.created':
     case 'account.deleted':
+    case 'person.enabled':
+    case 'person.admin_granted':
+    case 'person.admin_revoked':
     case 'mfa.totp_enabled':
     case 'mfa.totp_disabled':
     case 'mfa.recovery_codes_generated':
@@ -138,6 +141,8 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { username: event.username }, why: event.why };
     case 'session.ended':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, why: event.why };
+    case 'person.disabled':
+      return { ...none, targetId: event.userId, subjectUserId: event.userId, ...(event.reason !== null ? { why: event.reason } : {}) };
     case 'app.created':
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId, subjectUserId: event.ownerId };
     case 'app.updated':
@@ -145,7 +150,14 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'app.deleted':
     case 'client_secret.reset':
     case 'bot_token.reset':
+    case 'app.enabled':
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId };
+    case 'app.disabled':
+      return { ...none, applicationId: event.applicationId, targetId: event.applicationId, options: { revoked_grants: String(event.revokedGrants) } };
+    case 'resource_server.added':
+      return { ...none, applicationId: event.applicationId, targetId: event.resourceServerId, options: { identifier: event.identifier, scopes: event.scopes } };
+    case 'resource_server.removed':
+      return { ...none, applicationId: event.applicationId, targetId: event.resourceServerId, options: { identifier: event.identifier } };
     case 'bot.installed':
       return { ...none, actionType: AuditLogEvent.BotAdd, serverId: event.serverId, applicationId: event.applicationId, targetId: event.botUserId, options: { scopes: event.scopes, permissions: event.permissions } };
     case 'bot.removed':
@@ -164,6 +176,9 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, actionType: AuditLogEvent.GuildUpdate, serverId: event.serverId, targetId: event.serverId, changes: event.changes };
     case 'server.deleted':
       return { ...none, serverId: event.serverId, targetId: event.serverId, changes: [{ key: 'name', old: event.name }] };
+    case 'server.transferred':
+      // Discord records an ownership transfer as a GUILD_UPDATE changing owner_id.
+      return { ...none, actionType: AuditLogEvent.GuildUpdate, serverId: event.serverId, targetId: event.serverId, subjectUserId: event.toUserId, changes: [{ key: 'owner_id', old: event.fromUserId, new: event.toUserId }] };
     case 'member.joined':
       return { ...none, serverId: event.serverId, targetId: event.userId };
     case 'member.removed':

@@ -84,5 +84,6 @@ export function requestFields(request: ConsentRequest): [AuthorizeParam, string 
     ['code_challenge_method', !request.plain && request.codeChallenge !== undefined ? 'S256' : undefined],
     ['permissions', install?.bot ? install.permissions.toString() : undefined],
     ['disable_server_select', install?.lockServer ? 'true' : undefined],
+    ['resource', request.plain ? undefined : request.resource?.identifier],
   ];
 }

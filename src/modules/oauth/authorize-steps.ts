@@ -21,6 +21,7 @@ import {
 import type { ConsentView, InstalledView } from './authorize.page.js';
 import { authorizationErrorUri, authorizationResponseUri } from './authorize-response.js';
 import { sessionMethods } from '../mfa/mfa.service.js';
+import { resolveResource, type ResourceTarget } from '../resource-servers/resource-servers.service.js';
 
 /**
  * The authorization endpoint's checks, one step each (authorize.service.ts runs them in order):
@@ -58,6 +59,8 @@ export interface ValidatedClient {
   target: RedirectTarget | undefined;
   /** A plain install link (no response_type, only install scopes): no code, no redirect. */
   plain: boolean;
+  /** RFC 8707 (issue #41): what `resource` names, checked by validateRequest. */
+  resource: ResourceTarget;
 }
 
 /**
@@ -70,6 +73,12 @@ export async function validateClient(deps: Deps, source: unknown): Promise<Valid
   if (!client.ok) return { kind: 'refused', problem: client.problem };
   const app = await findApplicationByClientId(deps, client.clientId);
   if (!app) return { kind: 'refused', problem: unknownApplication() };
+  // Issue #39: a client the operator disabled is not a valid client identifier now, so, as for an
+  // unknown one (RFC 6749 §4.1.2.1), the person is told on a page and never redirected: the app
+  // was stopped, maybe for abuse, and its redirect URI is not sent anyone (docs/oauth.md).
+  if (app.disabledAt !== null) {
+    return refusedPage(403, `${app.name} is unavailable`, `The operator of this service has disabled ${app.name}, so it cannot ask for access or be added to servers now. Nothing was shared.`);
+  }
   const plain = isPlainInstall(params);
   // Issue #4: a plain install sends nothing back, so it needs no redirect URI; one that is sent
   // must still be registered, as in the code flow.
@@ -89,7 +98,11 @@ export async function validateClient(deps: Deps, source: unknown): Promise<Valid
       `${app.name} requires full OAuth2 authorization: its install link must include redirect_uri and response_type=code. If you followed a link from the app, tell its developer. Nothing was added.`,
     );
   }
-  return { app, params, target, plain };
+  // RFC 8707: one resource per request here; several are refused by validateRequest (invalid_target).
+  const resource: ResourceTarget = params.repeated.includes('resource')
+    ? { kind: 'invalid', description: 'send one resource parameter: a token here is for one resource' }
+    : await resolveResource(deps, params.values.resource);
+  return { app, params, target, plain, resource };
 }
 
 /** Whether the scope parameter names bot, before the scope is validated. */
@@ -100,8 +113,13 @@ function requestsBot(params: RawAuthorizeParams): boolean {
 /** The request validated as what the link is: a plain install, or the code flow. */
 export function validateRequest(client: ValidatedClient): { ok: true; request: ConsentRequest } | { ok: false; error: AuthorizeErrorCode; description: string } {
   if (client.plain) return validatePlainInstall(client.params, client.app.id, client.target);
+  // RFC 8707 §2: an unknown, malformed or repeated resource is invalid_target, on the redirect.
+  if (client.resource.kind === 'invalid') return { ok: false, error: 'invalid_target', description: client.resource.description };
+  // The repeated-parameter check below is RFC 6749's; resource's own answer came first.
+  const params = client.params.repeated.includes('resource') ? { ...client.params, repeated: client.params.repeated.filter((n) => n !== 'resource') } : client.params;
+  const resource = client.resource.kind === 'resource' ? client.resource.server : undefined;
   // validateClient resolved the target for every link that is not a plain install.
-  return validateAuthorizeParams(client.params, client.app.id, client.target as RedirectTarget, client.app);
+  return validateAuthorizeParams(params, client.app.id, client.target as RedirectTarget, client.app, resource);
 }
 
 /** State to echo on an error: as sent, and only when sent exactly once. */
@@ -162,7 +180,8 @@ export async function openIdStep(
 ): Promise<OpenIdStep> {
   const { userId, signedInAt } = browser;
   const none: OpenIdStep = { facts: undefined, formFields: [] };
-  if (client.plain || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
+  // A resource server's scopes are its API's, even one named openid (issue #41).
+  if (client.plain || client.resource.kind === 'resource' || !(client.params.values.scope ?? '').split(' ').includes('openid')) return none;
   // OAUTH-CHECKLIST A19: a signed-out visitor signs in before anything else is checked, except
   // that prompt=none must answer login_required on the redirect (OpenID Connect Core §3.1.2.6).
   if (userId === undefined && requestUrl !== undefined && !(client.params.values.prompt ?? '').split(' ').includes('none')) {

@@ -57,6 +57,8 @@ export interface ConsentView {
   install?: InstallConsent;
   /** webhook.incoming (issue #23): the server and channel picker. */
   webhook?: WebhookConsent;
+  /** RFC 8707 (issue #41): the API the access is for, and the app that serves it; absent for this service's own. */
+  resource?: { identifier: string; applicationName: string };
 }
 
 /** The page after a plain install (issue #4: "a confirmation naming the server"). */
@@ -92,6 +94,7 @@ export function consentPage(input: ConsentPageInput): string {
   const body = html`<div class="card consent">
 ${consentHead(view, html`${app.name} wants to access your ${ctx.serviceName} account`)}
 ${signedInAs(ctx.viewer, view)}
+${view.resource ? resourceLine(view.resource) : ''}
 <h2>This will allow ${app.name} to:</h2>
 <ul class="plain scope-list">
 ${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}${s.name === 'email' ? emailState(ctx.viewer) : ''}</li>`)}
@@ -108,6 +111,11 @@ ${hiddenFields(view.fields)}
 </form>
 </div>`;
   return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
+}
+
+/** RFC 8707 (issue #41): whose API the access is for, so a token for someone else's service is no surprise. */
+function resourceLine(resource: { identifier: string; applicationName: string }): SafeHtml {
+  return html`<p class="hint">This access is for <strong class="mono">${resource.identifier}</strong>, an API of ${resource.applicationName}, not for your account itself.</p>`;
 }
 
 /** Where answering sends the person: the app's site (scheme, host and port in plain sight), or nowhere. */

@@ -3,6 +3,7 @@ import type { PersonActor } from '../../core/actor.js';
 import type { Deps } from '../../deps.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
+import { findApplicationByClientId } from '../applications/applications.service.js';
 import { permissionLabelList } from '../applications/installs.js';
 import { installConsentView, planServerInstall, writeInstall, type ServerInstallPlan } from '../applications/installs.service.js';
 import type { ConsentRequest } from './authorize.js';
@@ -56,6 +57,11 @@ export async function startAuthorization(deps: Deps, acting: Acting<Who>, input:
   const checked = validateRequest(client);
   if (!checked.ok) return errorRedirect(deps, client, checked.error, checked.description);
   const request = checked.request;
+  // Issue #41: access to another API is asked every time (its consent is not remembered).
+  if (!request.plain && request.resource !== undefined) {
+    if (request.prompt === 'none') return errorRedirect(deps, client, 'consent_required', 'access to a resource server is confirmed on the consent screen every time');
+    return { kind: 'consent', view: await consentView(deps, client.app, request, input.requestUrl, userId) };
+  }
   // Issue #23: webhook.incoming always shows its channel picker, whatever prompt says.
   if (wantsIncomingWebhook(request)) {
     const problem = incomingWebhookScopeProblem(request.scopes);
@@ -181,9 +187,14 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
   const owner = await getPerson(deps, app.ownerId);
   const install = request.install ? await installConsentView(deps, request.install, userId) : undefined;
   const redirect = request.plain ? request.redirect : request;
+  const resource = request.plain ? undefined : request.resource;
+  // Issue #41: a resource's scopes are described by the app that serves it.
+  const server = resource ? (resource.applicationId === app.id ? app : await findApplicationByClientId(deps, resource.applicationId)) : undefined;
+  const describe = (name: string) => (resource ? (resource.scopes.find((s) => s.name === name)?.description ?? name) : describeScope(name));
   return {
     application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
-    scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describeScope(name) })),
+    scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describe(name) })),
+    ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
     fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
     subject: {
       action: AUTHORIZE_PATH,

@@ -5,6 +5,7 @@ import type { InstallRequest } from '../applications/installs.js';
 import { matchRedirectUri } from '../applications/redirect-uris.js';
 import { isValidPkceValue } from './pkce.js';
 import { INSTALL_SCOPES, parseScope } from '../../core/scopes.js';
+import { parseResourceScope, type ResourceServer } from '../resource-servers/resource-servers.js';
 
 /**
  * The authorization request (SPEC §2.1) as pure checks, in the order RFC 6749 §4.1.2.1 demands:
@@ -34,6 +35,8 @@ export const AUTHORIZE_PARAMS = [
   'guild_id',
   'disable_server_select',
   'disable_guild_select',
+  // RFC 8707 (issue #41): the API the token is for.
+  'resource',
 ] as const;
 export type AuthorizeParam = (typeof AUTHORIZE_PARAMS)[number];
 
@@ -137,7 +140,8 @@ export type AuthorizeErrorCode =
   | 'interaction_required'
   | 'request_not_supported'
   | 'request_uri_not_supported'
-  | 'registration_not_supported';
+  | 'registration_not_supported'
+  | 'invalid_target';
 
 /** `prompt` (Discord's, from OpenID Connect): `consent` always shows the screen, `none` never does. */
 export type Prompt = 'consent' | 'none';
@@ -154,6 +158,8 @@ export interface AuthorizationRequest extends RedirectTarget {
   /** Set when the scopes include bot or applications.commands. */
   install?: InstallRequest | undefined;
   plain?: undefined;
+  /** RFC 8707 (issue #41): the resource server the token is for; undefined for Gatehouse's own API. */
+  resource?: ResourceServer | undefined;
 }
 
 /**
@@ -179,7 +185,13 @@ export type AuthorizeValidation = { ok: true; request: AuthorizationRequest } | 
  * Everything after client and redirect URI (OAUTH-CHECKLIST A2, A8, A10, B2–B5, I3). Each
  * failure is redirected, so it is returned as an error code and a description.
  */
-export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: string, target: RedirectTarget, client: { confidential: boolean }): AuthorizeValidation {
+export function validateAuthorizeParams(
+  params: RawAuthorizeParams,
+  clientId: string,
+  target: RedirectTarget,
+  client: { confidential: boolean },
+  resource?: ResourceServer,
+): AuthorizeValidation {
   const fail = (error: AuthorizeErrorCode, description: string): AuthorizeValidation => ({ ok: false, error, description });
   const v = params.values;
 
@@ -191,9 +203,10 @@ export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: st
   if (v.response_type === undefined) return fail('invalid_request', 'response_type is required; use response_type=code');
   if (v.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
 
-  // SPEC §2.1: scope is required.
-  if (v.scope === undefined) return fail('invalid_scope', 'scope is required: name at least one scope');
-  const scope = parseScope(v.scope);
+  // SPEC §2.1: scope is required — except for a resource server, whose scopes are the default (RFC 6749 §3.3).
+  if (v.scope === undefined && resource === undefined) return fail('invalid_scope', 'scope is required: name at least one scope');
+  // RFC 8707 (issue #41): a resource's request names that resource's scopes only.
+  const scope = resource ? parseResourceScope(resource, v.scope) : parseScope(v.scope ?? '');
   if (!scope.ok) return fail('invalid_scope', scope.reason);
 
   // RFC 7636 §4.3 defaults a missing method to plain, which we do not support (OAUTH-CHECKLIST B4).
@@ -210,7 +223,8 @@ export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: st
     return fail('invalid_request', 'code challenge required: this application has no client secret, so PKCE with S256 is mandatory');
   }
 
-  const install = readInstallParams(params, scope.scopes);
+  // A resource's scopes are its API's, whatever their names: never an install.
+  const install = resource ? ({ ok: true, value: undefined } as const) : readInstallParams(params, scope.scopes);
   if (!install.ok) return fail('invalid_request', install.description);
   if (install.value !== undefined) {
     // Issue #4: consent for an install is never skipped, so prompt does not apply.
@@ -222,7 +236,7 @@ export function validateAuthorizeParams(params: RawAuthorizeParams, clientId: st
 
   return {
     ok: true,
-    request: { clientId, ...target, scopes: scope.scopes, state: v.state, codeChallenge: challenge, prompt },
+    request: { clientId, ...target, scopes: scope.scopes, state: v.state, codeChallenge: challenge, prompt, ...(resource ? { resource } : {}) },
   };
 }
 

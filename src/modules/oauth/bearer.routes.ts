@@ -1,6 +1,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
+import { protectedResourceMetadataUrl } from './metadata.js';
 import { authenticateBearer, authenticateBearerWithPerson, type BearerToken } from './identity.service.js';
 
 /**
@@ -27,8 +28,9 @@ function realm(deps: Deps): string {
  * DESIGN §1 names error="invalid_token" for a missing token too, so one challenge serves every case.
  */
 function unauthorized(deps: Deps, error: 'invalid_token' | 'invalid_request', description: string): ApiError {
+  // RFC 9728 §5.1: the challenge names the protected-resource metadata, where a client finds the authorization server.
   return new ApiError(401, 0, '401: Unauthorized', undefined, {
-    'WWW-Authenticate': `Bearer realm="${realm(deps)}", error="${error}", error_description="${description}"`,
+    'WWW-Authenticate': `Bearer realm="${realm(deps)}", error="${error}", error_description="${description}", resource_metadata="${protectedResourceMetadataUrl(deps.config.baseUrl)}"`,
   });
 }
 

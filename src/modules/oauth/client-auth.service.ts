@@ -26,7 +26,7 @@ function wwwAuthenticate(deps: Deps): Record<string, string> {
 }
 
 /** RFC 6749 §5.2: invalid_client is a 401 and always names the scheme to use (RFC 9110 §15.5.2). */
-function invalidClient(deps: Deps, description: string): OAuthError {
+export function invalidClient(deps: Deps, description: string): OAuthError {
   return new OAuthError('invalid_client', description, 401, wwwAuthenticate(deps));
 }
 

@@ -97,7 +97,8 @@ export async function issueCode(deps: Deps, acting: Acting<PersonActor>, issue: 
   const grantId = deps.ids.next();
   // Installs are presented afresh every time and are not remembered; the other scopes are.
   // So is webhook.incoming (issue #23): every authorization creates a webhook, so it is asked every time.
-  const rememberable = request.scopes.filter((s) => !INSTALL_SCOPES.includes(s) && s !== WEBHOOK_INCOMING_SCOPE);
+  // A resource server's scopes (issue #41) are asked every time, so they are not remembered either.
+  const rememberable = request.resource ? [] : request.scopes.filter((s) => !INSTALL_SCOPES.includes(s) && s !== WEBHOOK_INCOMING_SCOPE);
   const consented = rememberable.length === 0 || (remembered !== undefined && coversScopes(remembered, rememberable));
   // Issue #21 §5: for an app that requires the code grant, the bot joins at the code exchange
   // (grants/authorization-code.ts), so a code never exchanged adds nothing; the grant records the plan.
@@ -116,6 +117,7 @@ export async function issueCode(deps: Deps, acting: Acting<PersonActor>, issue: 
       serverId: plan?.serverId ?? null,
       permissions: plan ? plan.granted.toString() : null,
       webhookChannelId: webhookChannelId ?? null,
+      resourceServerId: request.resource?.id ?? null,
     });
     await insertCode(trx, {
       codeHash: code.hash,

@@ -56,6 +56,8 @@ export async function listAuthorizedApps(db: Db, userId: string): Promise<Author
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where('server_id', 'is', null)
+    // Issue #41: an application's own tokens (client credentials) are no authorization by its owner.
+    .where('app_only', '=', 0)
     .execute();
   const consents = await db.selectFrom('oauth_consents').select(['application_id', 'scopes', 'updated_at']).where('user_id', '=', userId).execute();
 

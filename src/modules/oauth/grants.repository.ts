@@ -16,6 +16,8 @@ export interface Grant {
   permissions: string | null;
   /** webhook.incoming (issue #23): the channel chosen on the consent screen. */
   webhookChannelId?: string | null;
+  /** RFC 8707 (issue #41): the resource server its tokens are for; null for Gatehouse's own API. */
+  resourceServerId?: string | null;
 }
 
 export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Promise<void> {
@@ -31,12 +33,13 @@ export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Prom
       server_id: grant.serverId,
       permissions: grant.permissions,
       webhook_channel_id: grant.webhookChannelId ?? null,
+      resource_server_id: grant.resourceServerId ?? null,
     })
     .execute();
 }
 
 /** An `oauth_grants` row as a Grant: tokens.repository.ts reads it with the code (one statement). */
-export function toGrant(row: Selectable<OAuthGrantsTable>): Grant {
+export function toGrant(row: Omit<Selectable<OAuthGrantsTable>, 'app_only'>): Grant {
   return {
     id: toId(row.id),
     applicationId: toId(row.application_id),
@@ -47,6 +50,7 @@ export function toGrant(row: Selectable<OAuthGrantsTable>): Grant {
     serverId: toIdOrNull(row.server_id),
     permissions: row.permissions,
     webhookChannelId: toIdOrNull(row.webhook_channel_id ?? null),
+    resourceServerId: toIdOrNull(row.resource_server_id ?? null),
   };
 }
 
@@ -77,4 +81,30 @@ export async function revokeAllGrantsOf(db: Db, userId: string, applicationId: s
   for (const g of grants) await revokeGrant(db, toId(g.id), now);
   await db.deleteFrom('oauth_consents').where('user_id', '=', userId).where('application_id', '=', applicationId).execute();
   return grants.length;
+}
+
+/**
+ * Issue #39: ends every grant of an application at once (the operator disabled it): its access and
+ * refresh tokens are deleted, unused codes spent, the grants marked revoked and the remembered
+ * consents forgotten, so people are asked again once it is enabled. Set-wise statements, not one
+ * per grant. Returns how many grants were still in force.
+ */
+export async function revokeGrantsOfApplication(db: Db, applicationId: string, now: number): Promise<number> {
+  await db.deleteFrom('oauth_access_tokens').where('application_id', '=', applicationId).execute();
+  await db.deleteFrom('oauth_refresh_tokens').where('application_id', '=', applicationId).execute();
+  await db.updateTable('oauth_codes').set({ used_at: now }).where('application_id', '=', applicationId).where('used_at', 'is', null).execute();
+  await db.deleteFrom('oauth_consents').where('application_id', '=', applicationId).execute();
+  const result = await db.updateTable('oauth_grants').set({ revoked_at: now }).where('application_id', '=', applicationId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** How many grants of the application are in force, and of how many people (issue #39: the operator's counts). */
+export async function countGrantsOfApplication(db: Db, applicationId: string): Promise<{ grants: number; people: number }> {
+  const row = await db
+    .selectFrom('oauth_grants')
+    .select((eb) => [eb.fn.countAll<number | string | bigint>().as('grants'), eb.fn.count<number | string | bigint>('user_id').distinct().as('people')])
+    .where('application_id', '=', applicationId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { grants: Number(row.grants), people: Number(row.people) };
 }

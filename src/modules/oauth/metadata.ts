@@ -4,9 +4,47 @@ import { supportedScopes } from '../../core/scopes.js';
 export const AUTHORIZE_PATH = '/app/oauth2/authorize';
 export const TOKEN_PATH = '/api/oauth2/token';
 export const REVOKE_PATH = '/api/oauth2/token/revoke';
+/** RFC 7662 (issue #41 §1). */
+export const INTROSPECT_PATH = '/api/oauth2/token/introspect';
 export const WELL_KNOWN_PATH = '/.well-known/oauth-authorization-server';
 /** The human-readable API reference (http/openapi.routes.ts). */
 export const SERVICE_DOCUMENTATION_PATH = '/api/docs';
+
+/** RFC 9728 §3: where Gatehouse's own API describes itself as a protected resource. */
+const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+/**
+ * RFC 9728 §3.1: the metadata URL of the resource `baseUrl` (Gatehouse's own API is identified by
+ * the base URL): the well-known segment between host and any path.
+ */
+export function protectedResourceMetadataUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${PROTECTED_RESOURCE_PATH}${path}`;
+}
+
+/** RFC 9728 §2 protected-resource metadata of Gatehouse's own API (issue #41 §1). */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported: string[];
+  bearer_methods_supported: string[];
+  resource_name: string;
+  resource_documentation: string;
+}
+
+/** The document: the resource is the base URL, its one authorization server the issuer (the same URL). */
+export function protectedResourceMetadata(baseUrl: string, serviceName: string): ProtectedResourceMetadata {
+  return {
+    resource: baseUrl,
+    authorization_servers: [baseUrl],
+    scopes_supported: supportedScopes(),
+    // RFC 6750 §2.1 only: tokens in a query or a form body are refused (RFC 9700 §4.3.2).
+    bearer_methods_supported: ['header'],
+    resource_name: `${serviceName} API`,
+    resource_documentation: `${baseUrl}${SERVICE_DOCUMENTATION_PATH}`,
+  };
+}
 
 /** RFC 8414 §2 authorization server metadata, as Gatehouse publishes it. */
 export interface AuthorizationServerMetadata {
@@ -14,12 +52,14 @@ export interface AuthorizationServerMetadata {
   authorization_endpoint: string;
   token_endpoint: string;
   revocation_endpoint: string;
+  introspection_endpoint: string;
   response_types_supported: string[];
   response_modes_supported: string[];
   grant_types_supported: string[];
   scopes_supported: string[];
   token_endpoint_auth_methods_supported: string[];
   revocation_endpoint_auth_methods_supported: string[];
+  introspection_endpoint_auth_methods_supported: string[];
   code_challenge_methods_supported: string[];
   authorization_response_iss_parameter_supported: boolean;
   service_documentation: string;
@@ -38,12 +78,15 @@ export function authorizationServerMetadata(baseUrl: string, grantTypes: readonl
     authorization_endpoint: `${baseUrl}${AUTHORIZE_PATH}`,
     token_endpoint: `${baseUrl}${TOKEN_PATH}`,
     revocation_endpoint: `${baseUrl}${REVOKE_PATH}`,
+    introspection_endpoint: `${baseUrl}${INTROSPECT_PATH}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...grantTypes],
     scopes_supported: supportedScopes(),
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
+    // RFC 7662 §2.1: introspection is for authenticated (confidential) clients only.
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${baseUrl}${SERVICE_DOCUMENTATION_PATH}`,

@@ -29,7 +29,7 @@ export const TokenResponseBody = Type.Object({
   access_token: Type.String({ description: 'Valid 1 hour' }),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
-  refresh_token: Type.String({ description: 'Valid 30 days; replaced on every refresh' }),
+  refresh_token: Type.Optional(Type.String({ description: 'Valid 30 days; replaced on every refresh. Absent for client_credentials (RFC 6749 §4.4.3)' })),
   scope: Type.String({ description: 'Space-separated scopes of the access token' }),
   id_token: Type.Optional(Type.String({ description: 'With scope openid: the OpenID Connect ID token (a JWS; docs/oidc.md)' })),
   // Bot installs through the code flow: the server the bot was added to, under SPEC's name and Discord's.
@@ -59,6 +59,40 @@ export const RevokeRequestBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** RFC 7662 §2.1 introspection request. */
+export const IntrospectRequestBody = Type.Object(
+  {
+    token: param('the access token to describe'),
+    token_type_hint: param('`access_token` or `refresh_token`; only a hint'),
+    client_id: param('the resource server application\'s id (or use HTTP Basic)'),
+    client_secret: param('client_secret_post'),
+  },
+  { additionalProperties: true },
+);
+
+/** RFC 7662 §2.2 introspection response: `active` alone when the token is not one the caller may see. */
+export const IntrospectResponseBody = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String({ description: 'Space-separated scopes of the token' })),
+  client_id: Type.Optional(Type.String({ description: 'The application the token was issued to' })),
+  username: Type.Optional(Type.String({ description: 'The username of the person the token speaks for; absent for an application\'s own token' })),
+  sub: Type.Optional(Type.String({ description: 'The person\'s id, or for an application\'s own token (client credentials) its client id' })),
+  aud: Type.Optional(Type.String({ description: 'The resource the token is for (RFC 8707): a resource server\'s identifier, or the base URL for this service\'s API' })),
+  exp: Type.Optional(Type.Integer({ description: 'Expiry, seconds since the epoch' })),
+  iat: Type.Optional(Type.Integer({ description: 'Issued at, seconds since the epoch' })),
+  token_type: Type.Optional(Type.Literal('Bearer')),
+});
+
+/** RFC 9728 §2 protected-resource metadata. */
+export const ProtectedResourceMetadataBody = Type.Object({
+  resource: Type.String(),
+  authorization_servers: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  bearer_methods_supported: Type.Array(Type.String()),
+  resource_name: Type.String(),
+  resource_documentation: Type.String(),
+});
+
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
 
 /** RFC 8414 §2. */
@@ -67,12 +101,14 @@ export const AuthorizationServerMetadataBody = Type.Object({
   authorization_endpoint: Type.String(),
   token_endpoint: Type.String(),
   revocation_endpoint: Type.String(),
+  introspection_endpoint: Type.String(),
   response_types_supported: Type.Array(Type.String()),
   response_modes_supported: Type.Array(Type.String()),
   grant_types_supported: Type.Array(Type.String()),
   scopes_supported: Type.Array(Type.String()),
   token_endpoint_auth_methods_supported: Type.Array(Type.String()),
   revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
   code_challenge_methods_supported: Type.Array(Type.String()),
   authorization_response_iss_parameter_supported: Type.Boolean(),
   service_documentation: Type.String(),

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { DbId, DbIdNullable, DbInt, DbIntNullable } from '../../storage/types.js';
 
 /**
@@ -18,6 +19,10 @@ export interface OAuthGrantsTable {
   permissions: string | null;
   /** `webhook.incoming` (issue #23): the channel chosen on the consent screen; the code exchange creates the webhook there. */
   webhook_channel_id?: DbIdNullable;
+  /** RFC 8707 (issue #41): the resource server the grant's tokens are for; null for Gatehouse's own API. */
+  resource_server_id?: DbIdNullable;
+  /** 1 for the grant of an application's own tokens (client credentials): no person authorized it. */
+  app_only?: ColumnType<number | bigint | string, number | undefined, number>;
 }
 
 /** Authorization codes: 10 minutes, single use (SPEC §3, §8); only the hash is kept. */
@@ -49,6 +54,10 @@ export interface OAuthAccessTokensTable {
   scopes: string;
   created_at: DbInt;
   expires_at: DbInt;
+  /** RFC 8707 (issue #41): the token's audience; null for Gatehouse's own API, which refuses any other. */
+  resource_server_id?: DbIdNullable;
+  /** 1 for a token that speaks for its application alone (client credentials, RFC 6749 §4.4). */
+  app_only?: ColumnType<number | bigint | string, number | undefined, number>;
 }
 
 /**
@@ -71,6 +80,8 @@ export interface OAuthRefreshTokensTable {
   successor_hash: string | null;
   /** Random per-token key mixed into the HMAC that derives the successors, so an old refresh token alone does not yield them. */
   rotation_key: string | null;
+  /** The grant's resource server (RFC 8707), carried to the successors. */
+  resource_server_id?: DbIdNullable;
 }
 
 /** Remembered consent per person and app: a later request for no more than these scopes skips the screen. */

@@ -27,6 +27,8 @@ interface NewTokens {
   now: number;
   accessExpiresAt: number;
   refreshExpiresAt: number;
+  /** RFC 8707 (issue #41): the grant's resource server, or null for Gatehouse's own API. */
+  resourceServerId: string | null;
 }
 
 /**
@@ -37,11 +39,11 @@ function insertNewTokens(source: string, v: NewTokens) {
   const from = sql.table(source);
   return sql`
       access as (
-        insert into oauth_access_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at)
-        select ${v.accessHash}, grant_id, application_id, user_id, ${v.accessScopes}, ${v.now}, ${v.accessExpiresAt} from ${from}
+        insert into oauth_access_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at, resource_server_id)
+        select ${v.accessHash}, grant_id, application_id, user_id, ${v.accessScopes}, ${v.now}, ${v.accessExpiresAt}, ${v.resourceServerId}::bigint from ${from}
       ), refresh as (
-        insert into oauth_refresh_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at, used_at, successor_hash, rotation_key)
-        select ${v.refreshHash}, grant_id, application_id, user_id, ${v.refreshScopes}, ${v.now}, ${v.refreshExpiresAt}, null, null, ${v.rotationKey} from ${from}
+        insert into oauth_refresh_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at, used_at, successor_hash, rotation_key, resource_server_id)
+        select ${v.refreshHash}, grant_id, application_id, user_id, ${v.refreshScopes}, ${v.now}, ${v.refreshExpiresAt}, null, null, ${v.rotationKey}, ${v.resourceServerId}::bigint from ${from}
       )`;
 }
 
@@ -83,6 +85,8 @@ export interface TokenPair {
   /** The new refresh token's rotation key (oauth.table.ts), drawn when its row is written. */
   rotationKey: () => string;
   now: number;
+  /** RFC 8707 (issue #41): the grant's resource server, or null for Gatehouse's own API. */
+  resourceServerId: string | null;
 }
 
 /** Writes of other modules that go with a redemption, in its transaction (issue #21 §5, issue #23). */
@@ -92,7 +96,7 @@ export interface AlongsideWrites {
 }
 
 async function insertPair(trx: Transaction<Database>, pair: TokenPair): Promise<void> {
-  const row = { grantId: pair.grantId, applicationId: pair.applicationId, userId: pair.userId, createdAt: pair.now };
+  const row = { grantId: pair.grantId, applicationId: pair.applicationId, userId: pair.userId, createdAt: pair.now, resourceServerId: pair.resourceServerId };
   await insertAccessToken(trx, { ...row, tokenHash: pair.accessHash, scopes: pair.accessScopes, expiresAt: pair.accessExpiresAt });
   await insertRefreshToken(trx, { ...row, tokenHash: pair.refreshHash, scopes: pair.refreshScopes, expiresAt: pair.refreshExpiresAt, rotationKey: pair.rotationKey() });
 }
@@ -107,7 +111,70 @@ function newTokens(pair: TokenPair): NewTokens {
     now: pair.now,
     accessExpiresAt: pair.accessExpiresAt,
     refreshExpiresAt: pair.refreshExpiresAt,
+    resourceServerId: pair.resourceServerId,
   };
+}
+
+/** An application's own access token (client credentials, RFC 6749 §4.4): no refresh token, no person. */
+export interface AppOnlyToken {
+  applicationId: string;
+  /** The app's owner, who answers for it (the row's user_id). */
+  ownerId: string;
+  resourceServerId: string;
+  accessHash: string;
+  scopes: readonly string[];
+  now: number;
+  expiresAt: number;
+  /** An id for the app's client-credentials grant on this resource server, should it have none yet. */
+  newGrantId: () => string;
+}
+
+/**
+ * Stores an application's own access token under its one client-credentials grant for that
+ * resource server (made on first use, and again after a revocation ended it), in one transaction.
+ * A grant per app and resource server, not per token: the grants table does not grow with each call.
+ */
+export async function storeAppOnlyToken(db: Kysely<Database>, t: AppOnlyToken): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('oauth_grants')
+      .select('id')
+      .where('resource_server_id', '=', t.resourceServerId)
+      .where('application_id', '=', t.applicationId)
+      .where('app_only', '=', 1)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    let grantId = existing === undefined ? undefined : String(existing.id);
+    if (grantId === undefined) {
+      grantId = t.newGrantId();
+      await trx
+        .insertInto('oauth_grants')
+        .values({
+          id: grantId,
+          application_id: t.applicationId,
+          user_id: t.ownerId,
+          scopes: t.scopes.join(' '),
+          created_at: t.now,
+          revoked_at: null,
+          server_id: null,
+          permissions: null,
+          resource_server_id: t.resourceServerId,
+          app_only: 1,
+        })
+        .execute();
+    }
+    await insertAccessToken(trx, {
+      tokenHash: t.accessHash,
+      grantId,
+      applicationId: t.applicationId,
+      userId: t.ownerId,
+      scopes: t.scopes,
+      createdAt: t.now,
+      expiresAt: t.expiresAt,
+      resourceServerId: t.resourceServerId,
+      appOnly: true,
+    });
+  });
 }
 
 /**

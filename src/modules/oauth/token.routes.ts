@@ -5,9 +5,28 @@ import type { Services } from '../../deps.js';
 import { TOKEN_BODY_LIMIT } from '../../http/body-limits.js';
 import { acceptFormBodiesOnly, formOnly, noStore, readParams } from './form-endpoint.hook.js';
 import { GRANT_TYPES, TOKEN_PARAMETER_DESCRIPTIONS, TOKEN_PARAMETERS } from './grants/registry.js';
-import { authorizationServerMetadata, metadataPaths, REVOKE_PATH, TOKEN_PATH } from './metadata.js';
-import { AuthorizationServerMetadataBody, EmptyObject, OAuthErrorBody, RevokeRequestBody, tokenRequestBody, TokenResponseBody } from './oauth.schemas.js';
+import {
+  authorizationServerMetadata,
+  INTROSPECT_PATH,
+  metadataPaths,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  REVOKE_PATH,
+  TOKEN_PATH,
+} from './metadata.js';
+import {
+  AuthorizationServerMetadataBody,
+  EmptyObject,
+  IntrospectRequestBody,
+  IntrospectResponseBody,
+  OAuthErrorBody,
+  ProtectedResourceMetadataBody,
+  RevokeRequestBody,
+  tokenRequestBody,
+  TokenResponseBody,
+} from './oauth.schemas.js';
 import { REVOKE_PARAMETERS, revokeToken } from './revoke.service.js';
+import { INTROSPECT_PARAMETERS, introspectToken } from './introspection.service.js';
 import { exchangeToken } from './token.service.js';
 
 /** The versioned aliases Discord libraries call (DESIGN §1). */
@@ -87,8 +106,31 @@ export function registerTokenApi(app: App, services: Services): void {
       });
     }
 
+    scope.route({
+      method: 'POST',
+      url: INTROSPECT_PATH,
+      bodyLimit,
+      preValidation: formOnly(INTROSPECT_PARAMETERS),
+      schema: {
+        consumes: ['application/x-www-form-urlencoded'],
+        body: IntrospectRequestBody,
+        response: { 200: IntrospectResponseBody, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
+        tags: ['OAuth2'],
+        summary: 'Describe an access token to the resource server it is for',
+        description:
+          `RFC 7662 token introspection (issue #41; docs/oauth.md §Introspection). Confidential clients only (HTTP Basic or client_secret_post). A resource server (an application serving resource servers) learns about tokens for its own identifiers; an application about the tokens for this service's API issued to it. Every other token, and any unknown, expired or revoked one, is {"active": false}.`,
+      },
+      handler: async (request, reply) => {
+        const answer = await introspectToken(services, anonymousActing(request, services.clock), {
+          params: readParams(request.body, INTROSPECT_PARAMETERS),
+          authorization: request.headers.authorization,
+        });
+        return noStore(reply).send(answer);
+      },
+    });
+
     // RFC 6749 §3.2 (D1): only POST.
-    for (const url of [...TOKEN_PATHS, ...REVOKE_PATHS]) {
+    for (const url of [...TOKEN_PATHS, ...REVOKE_PATHS, INTROSPECT_PATH]) {
       scope.route({
         method: ['GET', 'PUT', 'PATCH', 'DELETE'],
         url,
@@ -99,6 +141,21 @@ export function registerTokenApi(app: App, services: Services): void {
       });
     }
   });
+
+  // RFC 9728 (issue #41 §1): Gatehouse's own API as a protected resource, at the URL every bearer 401 names.
+  const resource = protectedResourceMetadata(services.config.baseUrl, services.config.serviceName);
+  app.get(
+    new URL(protectedResourceMetadataUrl(services.config.baseUrl)).pathname,
+    {
+      schema: {
+        tags: ['OAuth2'],
+        summary: 'Protected resource metadata (RFC 9728)',
+        description: `This service's API as a protected resource: its identifier, authorization server, scopes and how bearer tokens are sent. Every bearer 401 names this document in WWW-Authenticate (resource_metadata).`,
+        response: { 200: ProtectedResourceMetadataBody },
+      },
+    },
+    async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').header('Access-Control-Allow-Origin', '*').send(resource),
+  );
 
   const metadata = authorizationServerMetadata(services.config.baseUrl, GRANT_TYPES);
   for (const url of metadataPaths(services.config.baseUrl)) {

@@ -4,7 +4,7 @@ import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
 import { batched } from '../../storage/postgres-batch.js';
 import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
-import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
+import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
 import { toGrant, type Grant } from './grants.repository.js';
@@ -32,6 +32,7 @@ function codesWithGrants(db: Kysely<Database>) {
       'g.server_id as g_server_id',
       'g.permissions as g_permissions',
       'g.webhook_channel_id as g_webhook_channel_id',
+      'g.resource_server_id as g_resource_server_id',
     ]);
 }
 type CodeRow = InferResult<ReturnType<typeof codesWithGrants>>[number];
@@ -48,6 +49,7 @@ interface TokenValues {
   scopes: string;
   createdAt: number;
   expiresAt: number;
+  resourceServerId: string | null;
 }
 /** The columns access and refresh token rows share. */
 function tokenColumns(v: TokenValues) {
@@ -59,9 +61,10 @@ function tokenColumns(v: TokenValues) {
     scopes: v.scopes,
     created_at: v.createdAt,
     expires_at: v.expiresAt,
+    resource_server_id: v.resourceServerId,
   };
 }
-const insertAccessTokenRow = prepareQuery<TokenValues>()((db, v) => db.insertInto('oauth_access_tokens').values(tokenColumns(v)));
+const insertAccessTokenRow = prepareQuery<TokenValues & { appOnly: 0 | 1 }>()((db, v) => db.insertInto('oauth_access_tokens').values({ ...tokenColumns(v), app_only: v.appOnly }));
 const insertRefreshTokenRow = prepareQuery<TokenValues & { rotationKey: string }>()((db, v) =>
   db.insertInto('oauth_refresh_tokens').values({ ...tokenColumns(v), used_at: null, successor_hash: null, rotation_key: v.rotationKey }),
 );
@@ -134,6 +137,7 @@ function toStoredCode(row: CodeRow): StoredCode {
           server_id: row.g_server_id,
           permissions: row.g_permissions,
           webhook_channel_id: row.g_webhook_channel_id,
+          resource_server_id: row.g_resource_server_id,
         });
   return {
     grant,
@@ -166,10 +170,13 @@ export interface NewTokenRow {
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number;
+  /** RFC 8707 (issue #41): the token's audience; null for Gatehouse's own API. */
+  resourceServerId: string | null;
 }
 
-export async function insertAccessToken(db: Db, token: NewTokenRow): Promise<void> {
-  await insertAccessTokenRow(db, tokenValues(token));
+/** `appOnly`: the token speaks for its application alone (client credentials, RFC 6749 §4.4). */
+export async function insertAccessToken(db: Db, token: NewTokenRow & { appOnly?: boolean }): Promise<void> {
+  await insertAccessTokenRow(db, { ...tokenValues(token), appOnly: token.appOnly === true ? 1 : 0 });
 }
 
 export async function insertRefreshToken(db: Db, token: NewTokenRow & { rotationKey: string }): Promise<void> {
@@ -185,6 +192,7 @@ function tokenValues(token: NewTokenRow): TokenValues {
     scopes: token.scopes.join(' '),
     createdAt: token.createdAt,
     expiresAt: token.expiresAt,
+    resourceServerId: token.resourceServerId,
   };
 }
 
@@ -195,6 +203,8 @@ export interface StoredAccessToken {
   userId: string;
   scopes: string[];
   expiresAt: number;
+  /** RFC 8707 (issue #41): the token's audience; Gatehouse's own API accepts only null. */
+  resourceServerId: string | null;
 }
 
 /** The bearer hot path (DESIGN §5): one lookup on the primary key. */
@@ -205,13 +215,14 @@ export function findAccessToken(db: Db, tokenHash: string): Promise<StoredAccess
 const accessTokenByHash = hotLookup({
   table: 'oauth_access_tokens',
   key: 'token_hash',
-  columns: ['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at'],
-  convert: (row: Pick<Selectable<OAuthAccessTokensTable>, 'grant_id' | 'application_id' | 'user_id' | 'scopes' | 'expires_at'>): StoredAccessToken => ({
+  columns: ['grant_id', 'application_id', 'user_id', 'scopes', 'expires_at', 'resource_server_id'],
+  convert: (row: Pick<Selectable<OAuthAccessTokensTable>, 'grant_id' | 'application_id' | 'user_id' | 'scopes' | 'expires_at' | 'resource_server_id'>): StoredAccessToken => ({
     grantId: toId(row.grant_id),
     applicationId: toId(row.application_id),
     userId: toId(row.user_id),
     scopes: splitScopes(row.scopes),
     expiresAt: toNum(row.expires_at),
+    resourceServerId: toIdOrNull(row.resource_server_id ?? null),
   }),
 });
 
@@ -220,7 +231,7 @@ const accessTokenWithPersonByHash = prepareQuery<{ hash: string }>()((db, v) =>
     .selectFrom('oauth_access_tokens')
     .innerJoin('users', 'users.id', 'oauth_access_tokens.user_id')
     .selectAll('users')
-    .select(['oauth_access_tokens.grant_id', 'oauth_access_tokens.application_id', 'oauth_access_tokens.scopes', 'oauth_access_tokens.expires_at'])
+    .select(['oauth_access_tokens.grant_id', 'oauth_access_tokens.application_id', 'oauth_access_tokens.scopes', 'oauth_access_tokens.expires_at', 'oauth_access_tokens.resource_server_id'])
     .where('oauth_access_tokens.token_hash', '=', v.hash),
 );
 
@@ -235,7 +246,14 @@ async function findAccessTokenWithPerson(db: Db, tokenHash: string): Promise<{ t
   const person = toPerson(row);
   return {
     person,
-    token: { grantId: toId(row.grant_id), applicationId: toId(row.application_id), userId: person.id, scopes: splitScopes(row.scopes), expiresAt: toNum(row.expires_at) },
+    token: {
+      grantId: toId(row.grant_id),
+      applicationId: toId(row.application_id),
+      userId: person.id,
+      scopes: splitScopes(row.scopes),
+      expiresAt: toNum(row.expires_at),
+      resourceServerId: toIdOrNull(row.resource_server_id ?? null),
+    },
   };
 }
 
@@ -291,6 +309,8 @@ export interface StoredRefreshToken {
   usedAt: number | null;
   successorHash: string | null;
   rotationKey: string | null;
+  /** The grant's resource server (RFC 8707), carried to the successors. */
+  resourceServerId: string | null;
 }
 
 export async function findRefreshToken(db: Db, tokenHash: string): Promise<StoredRefreshToken | undefined> {
@@ -350,6 +370,7 @@ function toRefreshToken(row: Selectable<OAuthRefreshTokensTable>): StoredRefresh
     usedAt: toNumOrNull(row.used_at),
     successorHash: row.successor_hash,
     rotationKey: row.rotation_key,
+    resourceServerId: toIdOrNull(row.resource_server_id ?? null),
   };
 }
 

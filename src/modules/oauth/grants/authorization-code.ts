@@ -16,6 +16,7 @@ import { isValidPkceValue, verifyPkce } from '../pkce.js';
 import { redeemCodeForTokens } from '../token-writes.repository.js';
 import { findCodeToRedeem } from '../tokens.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
+import { requireSameResource, RESOURCE_PARAMETER } from './resource.js';
 import { ACCESS_TOKEN_LIFETIME_MS, drawTokenPair, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /**
@@ -54,6 +55,9 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
     if (!app.confidential) throw new OAuthError('invalid_grant', 'authorization code is invalid');
   }
 
+  // RFC 8707 §2.2: a resource named here must be the one the authorization was for.
+  if (p['resource'] !== undefined) await requireSameResource(deps, p['resource'], stored.grant?.resourceServerId ?? null);
+
   const now = deps.clock.now();
   if (stored.usedAt !== null) return replayedCode(deps, acting, app.id, stored, now);
   if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'authorization code expired');
@@ -77,6 +81,7 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
     refreshHash: refreshToken.hash,
     refreshScopes: stored.scopes,
     now,
+    resourceServerId: grant?.resourceServerId ?? null,
   });
   // With nothing to write beside the tokens, PostgreSQL redeems in one statement (token-writes.repository.ts).
   // Issue #37 §1: the bot install and the webhook are the authorizing person's; their events are
@@ -111,6 +116,8 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
   // Issue #4: the code of a bot install also carries the server the bot was added to.
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
   if (server) response.server = response.guild = presentGuild(server);
+  // A token for another API is no sign-in to Gatehouse: its scopes are that API's (issue #41).
+  if (pair.resourceServerId !== null) return response;
   return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, withNonce: true, now });
 }
 
@@ -129,6 +136,7 @@ export const authorizationCodeGrant: GrantType = {
     code: 'the code from the redirect',
     redirect_uri: 'required, and identical, when the authorization request carried it',
     code_verifier: 'the PKCE verifier when the authorization request had a code_challenge',
+    resource: RESOURCE_PARAMETER,
   },
   exchange: redeemCode,
 };

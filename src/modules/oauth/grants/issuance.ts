@@ -22,7 +22,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /** Absent for client credentials (RFC 6749 §4.4.3: "A refresh token SHOULD NOT be included"). */
+  refresh_token?: string;
   scope: string;
   /** OpenID Connect Core §3.1.3.3: with scope openid (issue #22; oidc/oidc.service.ts). */
   id_token?: string;
@@ -35,7 +36,7 @@ export interface TokenResponse {
 }
 
 /** The response for an access + refresh token of one grant; the caller has stored them. */
-export function tokenResponse(access: string, refreshToken: string, expiresInMs: number, scopes: readonly string[]): TokenResponse {
+export function tokenResponse(access: string, refreshToken: string, expiresInMs: number, scopes: readonly string[]): TokenResponse & { refresh_token: string } {
   return {
     access_token: access,
     token_type: 'Bearer',
@@ -67,6 +68,8 @@ export interface PairFor {
   refreshHash: string;
   refreshScopes: readonly string[];
   now: number;
+  /** RFC 8707 (issue #41): the grant's resource server, or null for Gatehouse's own API. */
+  resourceServerId: string | null;
 }
 
 /**

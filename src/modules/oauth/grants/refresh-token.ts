@@ -12,6 +12,7 @@ import { revokeGrant } from '../grants.repository.js';
 import { rotateToSuccessors } from '../token-writes.repository.js';
 import { findAccessToken, findRefreshToken, findRefreshTokenToRotate, type StoredRefreshToken } from '../tokens.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
+import { requireSameResource, RESOURCE_PARAMETER } from './resource.js';
 import { ACCESS_TOKEN_LIFETIME_MS, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /**
@@ -61,6 +62,9 @@ async function refresh(deps: Deps, acting: Acting<Who>, { app }: AuthenticatedCl
     accessScopes = parsed.scopes;
   }
 
+  // RFC 8707 §2.2: a resource named here must be the one the authorization was for.
+  if (p['resource'] !== undefined) await requireSameResource(deps, p['resource'], stored.resourceServerId);
+
   const now = deps.clock.now();
   if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
   // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
@@ -89,7 +93,7 @@ async function writeRotation(
   const rotated = await rotateToSuccessors(
     deps.db,
     tokenHash,
-    pairToStore(deps, { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, accessHash, accessScopes, refreshHash: successorRefreshHash, refreshScopes: stored.scopes, now }),
+    pairToStore(deps, { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, accessHash, accessScopes, refreshHash: successorRefreshHash, refreshScopes: stored.scopes, now, resourceServerId: stored.resourceServerId }),
   );
   return rotated === 'rotated';
 }
@@ -137,6 +141,8 @@ async function retryOrReuse(
  * new ID token for the same person and sign-in (sub, auth_time), without the original nonce.
  */
 function withIdTokenOf(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number): TokenResponse | Promise<TokenResponse> {
+  // A token for another API is no sign-in to Gatehouse (issue #41).
+  if (stored.resourceServerId !== null) return response;
   return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: response.scope.split(' '), withNonce: false, now });
 }
 
@@ -145,6 +151,7 @@ export const refreshTokenGrant: GrantType = {
   parameters: {
     refresh_token: 'the current refresh token',
     scope: 'narrow the new access token to these scopes',
+    resource: RESOURCE_PARAMETER,
   },
   exchange: refresh,
 };

@@ -1,6 +1,7 @@
 import { CLIENT_AUTH_PARAMETERS } from '../client-auth.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import type { GrantType } from './grant.js';
+import { clientCredentialsGrant } from './client-credentials.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
 /**
@@ -8,12 +9,13 @@ import { refreshTokenGrant } from './refresh-token.js';
  * (token.service.ts), and that grant_types_supported (RFC 8414, OpenID Connect Discovery), the
  * endpoint's accepted parameters and the API reference's grant_type enum are made from
  * (test/http/grant-registry.test.ts). Adding a grant is its file in grants/ and its line here.
- * Anything not listed (password, client_credentials, implicit: OAUTH-CHECKLIST I3) answers
+ * Anything not listed (password, implicit: OAUTH-CHECKLIST I3) answers
  * unsupported_grant_type.
  */
 const GRANTS: ReadonlyMap<string, GrantType> = new Map<string, GrantType>([
   ['authorization_code', authorizationCodeGrant],
   ['refresh_token', refreshTokenGrant],
+  ['client_credentials', clientCredentialsGrant],
 ]);
 
 /** grant_types_supported, in registration order. */
