@@ -34,6 +34,7 @@ import { registerMessagePages } from './modules/messages/messages.routes.js';
 import { registerMessageActionPages } from './modules/messages/message-actions.routes.js';
 import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
 import { registerGuildApi } from './modules/directory/guilds.routes.js';
+import { registerBotReadApi } from './modules/messages/bot-reads.routes.js';
 import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js';
 import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
@@ -42,6 +43,8 @@ import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js'
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
 import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
+import { registerFileRoutes } from './modules/files/files.routes.js';
+import { installMultipart } from './http/multipart.js';
 import type { Services } from './services.js';
 import { ASSETS } from './web/assets.js';
 import { installPageContext, viewerIdentifier } from './modules/accounts/page-context.hook.js';
@@ -158,11 +161,18 @@ export async function buildApp(services: Services): Promise<App> {
   registerAppEventsApi(app, services);
   registerOAuthApi(app, services);
   registerOpenIdApi(app, services);
-  registerWebhookExecuteApi(app, services);
+  // Issue #42 §2: the routes that take files, with the multipart parser (http/multipart.ts) in a
+  // context of their own, so its hooks run for them only.
+  await app.register(async (withFiles) => {
+    await installMultipart(withFiles);
+    registerWebhookExecuteApi(withFiles, services);
+    registerBotMessageApi(withFiles, services);
+  });
+  registerFileRoutes(app, services);
   registerWebhookManagementApi(app, services);
   registerDmApi(app, services);
-  registerBotMessageApi(app, services);
   registerGuildApi(app, services);
+  registerBotReadApi(app, services);
   registerCdnRoutes(app, services);
   registerAuditApi(app, services);
 

@@ -108,7 +108,7 @@ function retryAfterSeconds(error: RateLimitedError): number {
 
 /**
  * The JSON 429 of the API (DESIGN §1, Discord's shape): Retry-After and
- * {message, retry_after, global: false, code: 0}. Also called directly by the webhook gate, the
+ * {message, retry_after, global, code: 0}. Also called directly by the webhook gate, the
  * service's most frequent refusal, which answers without throwing through Fastify's error path
  * (docs/performance.md §Rate limits and the 429 path); the rendering stays here, in one place.
  */
@@ -117,7 +117,7 @@ export function sendRateLimited(reply: FastifyReply, error: RateLimitedError): F
   // DESIGN §1: Discord's 429s come through a proxy that adds Via, and discord.py waits a 429 out
   // only when Via is present (one without is taken for a proxy's ban and raised at once).
   reply.header('via', RATE_LIMIT_VIA);
-  return reply.code(429).send({ message: error.message, retry_after: error.retryAfterMs / 1000, global: false, code: 0 });
+  return reply.code(429).send({ message: error.message, retry_after: error.retryAfterMs / 1000, global: error.global, code: 0 });
 }
 
 /** Renders any thrown error as the request's format asks (the body of the one error handler). */

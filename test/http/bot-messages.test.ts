@@ -142,19 +142,24 @@ describe('bot messages in a server channel (POST /api/v1/channels/{channelId}/me
   it('payload errors: empty → 400 50006; 2001 code points → 400 50035 at content; 2000 emoji are fine', async () => {
     const { bot, channelId } = await serverWithBot({ everyone: 0n, role: VIEW_SEND | Permission.EMBED_LINKS });
     for (const body of [{}, { content: '' }, { content: '', embeds: [] }, { tts: true }]) {
+      // A refused post still spends the channel's bucket (5 per 5 s, docs/bots.md "Rate limits").
+      t.clock.advance(5000);
       const res = await botPost(t, bot, channelId, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect((res.json() as { code: number }).code).toBe(50006);
     }
+    t.clock.advance(5000);
     const tooLong = await botPost(t, bot, channelId, { content: 'a'.repeat(2001) });
     expect(tooLong.statusCode).toBe(400);
     const answer = tooLong.json() as { code: number; errors: { content: { _errors: Array<{ code: string }> } } };
     expect(answer.code).toBe(50035);
     expect(answer.errors.content._errors[0]?.code).toBe('BASE_TYPE_MAX_LENGTH');
+    t.clock.advance(5000);
     const badEmbed = await botPost(t, bot, channelId, { embeds: [{ title: 't'.repeat(257) }] });
     expect(badEmbed.statusCode).toBe(400);
     expect((badEmbed.json() as { errors: Record<string, unknown> }).errors).toHaveProperty(['embeds', '0', 'title']);
     expect(await messagesIn(channelId)).toEqual([]);
+    t.clock.advance(5000);
     expect((await botPost(t, bot, channelId, { content: '😀'.repeat(2000) })).statusCode).toBe(200);
   });
 

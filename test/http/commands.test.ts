@@ -15,6 +15,8 @@ function url(appId: string): string {
 }
 
 async function put(body: unknown, appId = client.app.id, auth = `Bot ${token}`) {
+  // Each PUT in a bucket window of its own: bots may make 10 such writes per 10 s (docs/bots.md "Rate limits").
+  t.clock.advance(10_000);
   return t.app.inject({ method: 'PUT', url: url(appId), headers: { authorization: auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
 }
 

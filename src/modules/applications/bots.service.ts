@@ -28,8 +28,8 @@ export function botActor(bot: BotPrincipal): Actor {
   return { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id };
 }
 
-/** What a bot may do in a direct-message channel it is part of (there are no roles there). */
-export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS;
+/** What a bot may do in a direct-message channel it is part of (there are no roles there): read it (issue #40 §4) and post. */
+export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.READ_MESSAGE_HISTORY;
 
 /**
  * Usernames tried before giving up: `name`, `name_2` … `name_5`, then random four-digit suffixes
@@ -101,14 +101,16 @@ export async function findBotAccount(deps: Deps, app: Pick<Application, 'botUser
 
 /**
  * Bot credentials (DESIGN §1): `Authorization: Bot <token>`, scheme case-insensitive. Missing,
- * malformed (a Bearer token included), unknown or replaced tokens → 401 `{code: 0}`. One indexed
+ * malformed (a Bearer token included), unknown or replaced tokens, and a disabled app's (issue
+ * #39) → 401 `{code: 0}`. One indexed
  * lookup by the token's hash; a token without the bot prefix never reaches the database.
  */
 export async function authenticateBot(deps: Deps, authorization: string | undefined): Promise<BotPrincipal> {
   const token = parseBotAuthorization(authorization);
   if (token === undefined || !hasPrefix(token, 'botToken')) throw ApiErrors.unauthorized();
   const application = await findApplicationByBotTokenHash(deps.db, hashSecret(token));
-  if (!application || application.botUserId === null) throw ApiErrors.unauthorized();
+  // Issue #39: a disabled app's bot is inert: its token authenticates nothing until it is enabled.
+  if (!application || application.botUserId === null || application.disabledAt !== null) throw ApiErrors.unauthorized();
   return { application, botUserId: application.botUserId };
 }
 
@@ -119,18 +121,31 @@ export async function authenticateBot(deps: Deps, authorization: string | undefi
  * of `bits` → 403 50013. A direct-message channel is reachable only by its two people, with
  * DM_PERMISSIONS.
  */
-export async function requireBotChannelPermission(deps: Deps, bot: BotPrincipal, channelId: string, bits: bigint): Promise<{ channel: Channel; serverId: string | null; permissions: bigint }> {
+export async function requireBotChannelPermission(deps: Deps, bot: BotPrincipal, channelId: string, bits: bigint): Promise<BotChannelAccess> {
+  const access = await botChannelAccess(deps, bot, channelId);
+  if ((access.permissions & bits) !== bits) throw ApiErrors.missingPermissions();
+  return access;
+}
+
+/** A channel the bot reaches, and what it holds there. */
+export interface BotChannelAccess {
+  channel: Channel;
+  serverId: string | null;
+  permissions: bigint;
+}
+
+/**
+ * The bot's permissions in a channel whatever they are: a malformed or unknown channel, one of a
+ * server the bot is not in, or a DM it is not part of → 404 10003 (requireBotChannelPermission).
+ */
+export async function botChannelAccess(deps: Deps, bot: BotPrincipal, channelId: string): Promise<BotChannelAccess> {
   const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel) throw ApiErrors.unknownChannel();
-  let permissions: bigint;
   if (channel.serverId === null) {
     if (!(await isDmParticipant(deps.db, channel.id, bot.botUserId))) throw ApiErrors.unknownChannel();
-    permissions = DM_PERMISSIONS;
-  } else {
-    const held = await memberPermissions(deps, channel.serverId, bot.botUserId);
-    if (held === undefined) throw ApiErrors.unknownChannel();
-    permissions = held;
+    return { channel, serverId: null, permissions: DM_PERMISSIONS };
   }
-  if ((permissions & bits) !== bits) throw ApiErrors.missingPermissions();
-  return { channel, serverId: channel.serverId, permissions };
+  const held = await memberPermissions(deps, channel.serverId, bot.botUserId);
+  if (held === undefined) throw ApiErrors.unknownChannel();
+  return { channel, serverId: channel.serverId, permissions: held };
 }

@@ -32,6 +32,14 @@ export function permissionsFrom(server: Pick<Server, 'id' | 'ownerId'>, userId: 
  * undefined when the person is not a member or the server does not exist.
  */
 export async function memberPermissions(deps: Deps, serverId: string, userId: string): Promise<bigint | undefined> {
+  return (await memberStanding(deps, serverId, userId))?.permissions;
+}
+
+/**
+ * The server and a member's server-wide permissions there (as memberPermissions), for callers that
+ * present the server too and need not read it twice (issue #40 §4: GET /guilds/{id}).
+ */
+export async function memberStanding(deps: Deps, serverId: string, userId: string): Promise<{ server: Server; permissions: bigint } | undefined> {
   if (!isSnowflake(serverId) || !isSnowflake(userId)) return undefined;
   const server = await findServer(deps.db, serverId);
   if (!server) return undefined;
@@ -40,8 +48,8 @@ export async function memberPermissions(deps: Deps, serverId: string, userId: st
   const rows = await listPermissionRows(deps.db, userId, [serverId]);
   const held = permissionsFrom(server, userId, rows);
   // Issue #38 §4: at MFA level 1 the moderator bits need a second factor; ask only when they matter.
-  if (server.mfaLevel === 0 || (held & MFA_GATED_PERMISSIONS) === 0n) return held;
-  return underMfaLevel(held, server.mfaLevel, await answersWithSecondFactor(deps, userId));
+  if (server.mfaLevel === 0 || (held & MFA_GATED_PERMISSIONS) === 0n) return { server, permissions: held };
+  return { server, permissions: underMfaLevel(held, server.mfaLevel, await answersWithSecondFactor(deps, userId)) };
 }
 
 /**

@@ -37,3 +37,23 @@ export const OpenDmBody = Type.Object(
 export const DmChannelBody = DmChannelResourceBody;
 
 export const ConversationParams = Type.Object({ channelId: Type.String() });
+
+// --- What bots read (issue #40 §4) ----------------------------------------------------------------
+
+const MessageId = (description: string) => Type.String({ description, pattern: '^[0-9]{1,20}$' });
+
+/** Discord's history query: one of before, after, around (message ids), and limit 1–100 (default 50). */
+export const HistoryQuery = Type.Object(
+  {
+    before: Type.Optional(MessageId('Messages older than this message id')),
+    after: Type.Optional(MessageId('Messages newer than this message id')),
+    around: Type.Optional(MessageId('This message and those around it: the older half with it, the newer half')),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'How many, 1–100 (default 50)' })),
+  },
+  { description: 'At most one of before, after and around' },
+);
+
+export const ChannelMessageParams = Type.Object({
+  channelId: Type.String({ description: 'Snowflake id of a server text channel or a DM channel' }),
+  messageId: Type.String({ description: 'Snowflake id of a message of that channel' }),
+});

@@ -3,6 +3,8 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Database } from '../../storage/database.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { StoredMessage, WebhookMessage } from './messages.js';
+import type { Embed } from './embed.js';
+import type { MessageSource, UserSource } from '../resources/resources.js';
 import { prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -223,4 +225,116 @@ export async function listRecentWebhookAvatarUrls(db: Db, channelId: string, web
   const recent = db.selectFrom('messages').select(['author_avatar_url', 'webhook_id']).where('channel_id', '=', channelId).orderBy('id', 'desc').limit(limit).as('recent');
   const rows = await db.selectFrom(recent).select('author_avatar_url').distinct().where('webhook_id', '=', webhookId).where('author_avatar_url', 'is not', null).execute();
   return rows.map((r) => r.author_avatar_url as string);
+}
+
+// --- What bots read (issue #40 §4): Discord's message objects, each with its author in the same
+// statement (no query per author), through the (channel_id, id) index.
+
+/** Where a page of a channel's history starts (Discord's before / after / around, by message id). */
+export type HistoryAnchor = { before: string } | { after: string } | { around: string } | Record<string, never>;
+
+function apiMessages(db: Db) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('users', (join) => join.onRef('users.id', '=', 'messages.author_id').on('messages.webhook_id', 'is', null))
+    .select([
+      'messages.id',
+      'messages.channel_id',
+      'messages.author_id',
+      'messages.webhook_id',
+      'messages.application_id',
+      'messages.author_name',
+      'messages.author_avatar_url',
+      'messages.content',
+      'messages.embeds',
+      'messages.created_at',
+      'messages.edited_at',
+      'users.username as user_username',
+      'users.name as user_name',
+      'users.avatar_url as user_avatar_url',
+      'users.bot as user_bot',
+    ]);
+}
+
+type ApiMessageRow = Awaited<ReturnType<ReturnType<typeof apiMessages>['executeTakeFirstOrThrow']>>;
+
+function storedEmbeds(text: string): Embed[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as Embed[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function toMessageSource(row: ApiMessageRow): MessageSource {
+  const webhookId = toIdOrNull(row.webhook_id);
+  const authorId = toId(row.author_id);
+  const author: UserSource =
+    webhookId !== null
+      ? // Discord's convention: a webhook's message is authored by the webhook, under the name and avatar shown for it.
+        { id: webhookId, username: row.author_name ?? '', name: null, avatarUrl: row.author_avatar_url, bot: true }
+      : row.user_username === null
+        ? { id: authorId, username: 'deleted_user', name: 'Deleted user', avatarUrl: null, bot: false }
+        : { id: authorId, username: row.user_username, name: row.user_name, avatarUrl: row.user_avatar_url, bot: row.user_bot === null ? false : toBool(row.user_bot) };
+  return {
+    id: toId(row.id),
+    channelId: toId(row.channel_id),
+    content: row.content,
+    embeds: storedEmbeds(row.embeds),
+    author,
+    webhookId,
+    applicationId: toIdOrNull(row.application_id),
+    createdAt: toNum(row.created_at),
+    editedAt: toNumOrNull(row.edited_at),
+  };
+}
+
+/**
+ * A page of a channel's history, newest first as Discord returns it: the newest `limit`, or those
+ * right before or after an id, or around one (the message itself and the older half, then the
+ * newer half: two statements, each on the index).
+ */
+export async function listHistoryPage(db: Db, channelId: string, anchor: HistoryAnchor, limit: number): Promise<MessageSource[]> {
+  const inChannel = () => apiMessages(db).where('messages.channel_id', '=', channelId);
+  if ('after' in anchor) {
+    const rows = await inChannel().where('messages.id', '>', anchor.after).orderBy('messages.id', 'asc').limit(limit).execute();
+    return rows.reverse().map(toMessageSource);
+  }
+  if ('around' in anchor) {
+    const newerCount = Math.floor(limit / 2);
+    const older = await inChannel().where('messages.id', '<=', anchor.around).orderBy('messages.id', 'desc').limit(limit - newerCount).execute();
+    const newer = newerCount === 0 ? [] : await inChannel().where('messages.id', '>', anchor.around).orderBy('messages.id', 'asc').limit(newerCount).execute();
+    return [...newer.reverse(), ...older].map(toMessageSource);
+  }
+  let query = inChannel();
+  if ('before' in anchor) query = query.where('messages.id', '<', anchor.before);
+  const rows = await query.orderBy('messages.id', 'desc').limit(limit).execute();
+  return rows.map(toMessageSource);
+}
+
+/** One message of a channel as Discord's message object's source; undefined when it is not there. */
+export async function findApiMessage(db: Db, channelId: string, messageId: string): Promise<MessageSource | undefined> {
+  if (!isSnowflake(messageId)) return undefined;
+  const row = await apiMessages(db).where('messages.id', '=', messageId).where('messages.channel_id', '=', channelId).executeTakeFirst();
+  return row ? toMessageSource(row) : undefined;
+}
+
+/**
+ * Edits a message its author wrote (a bot's own, issue #40 §4), in one statement scoped to the
+ * author, so anyone else's message is simply not found. Returns whether a row changed.
+ */
+export async function updateAuthoredMessage(db: Db, channelId: string, messageId: string, authorId: string, changes: { content?: string; embeds?: unknown[]; editedAt: number }): Promise<boolean> {
+  const set: { content?: string; embeds?: string; edited_at: number } = { edited_at: changes.editedAt };
+  if (changes.content !== undefined) set.content = changes.content;
+  if (changes.embeds !== undefined) set.embeds = JSON.stringify(changes.embeds);
+  const result = await db
+    .updateTable('messages')
+    .set(set)
+    .where('id', '=', messageId)
+    .where('channel_id', '=', channelId)
+    .where('author_id', '=', authorId)
+    .where('webhook_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

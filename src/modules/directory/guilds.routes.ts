@@ -1,0 +1,103 @@
+import type { Services } from '../../deps.js';
+import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
+import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { GuildChannelListBody, GuildDetailBody, MemberResourceBody, RoleListBody, UserResourceBody } from '../resources/resources.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
+import { GuildIdParams, GuildMemberParams, UserIdParams } from './guilds.schemas.js';
+import { readGuild, readGuildChannels, readGuildMember, readGuildRoles, readUser } from './guilds.service.js';
+
+const security = [{ bot: [] }];
+const tags = ['Servers'];
+const notMember = 'A server the bot is not in, or none: 404 10004.';
+const rateLimitNote = 'Every answer carries X-RateLimit-* headers of the route’s bucket; 429 when it or the bot’s global bucket is empty (docs/bots.md "Rate limits").';
+const errors = { ...apiErrorResponses(401, 404), 429: RateLimitedBody };
+
+/**
+ * What bots read of their servers and of users (issue #40 §4): Discord's GET /guilds/{id},
+ * /guilds/{id}/channels, /guilds/{id}/roles, /guilds/{id}/members/{user_id} and /users/{id},
+ * with `Authorization: Bot <token>`.
+ */
+export function registerGuildApi(app: App, services: Services): void {
+  const onRequest = requireBot(services);
+
+  app.get(
+    '/api/v1/guilds/:guildId',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Get a server',
+        description: `With \`Authorization: Bot <token>\`. Discord's guild object with its roles; what Gatehouse has no concept of (emojis, stickers, boosts, system channels) carries Discord's neutral values. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildIdParams,
+        response: { 200: GuildDetailBody, ...errors },
+      },
+    },
+    async (request) => readGuild(services, botOf(request).botUserId, request.params.guildId),
+  );
+
+  app.get(
+    '/api/v1/guilds/:guildId/channels',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "A server's channels",
+        description: `With \`Authorization: Bot <token>\`. The text channels the bot can view (Discord's channel objects, type 0): permissions are server-wide, so every channel with View channel, none without it. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildIdParams,
+        response: { 200: GuildChannelListBody, ...errors },
+      },
+    },
+    async (request) => readGuildChannels(services, botOf(request).botUserId, request.params.guildId),
+  );
+
+  app.get(
+    '/api/v1/guilds/:guildId/roles',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "A server's roles",
+        description: `With \`Authorization: Bot <token>\`. Discord's role objects, @everyone (whose id is the server's) included; a bot's own role is managed. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildIdParams,
+        response: { 200: RoleListBody, ...errors },
+      },
+    },
+    async (request) => readGuildRoles(services, botOf(request).botUserId, request.params.guildId),
+  );
+
+  app.get(
+    '/api/v1/guilds/:guildId/members/:userId',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Get a member',
+        description: `With \`Authorization: Bot <token>\`. Discord's guild member object: the user, nickname, role ids (@everyone not listed) and when they joined. Someone who is not a member: 404 10007. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildMemberParams,
+        response: { 200: MemberResourceBody, ...errors },
+      },
+    },
+    async (request) => readGuildMember(services, botOf(request).botUserId, request.params.guildId, request.params.userId),
+  );
+
+  app.get(
+    '/api/v1/users/:userId',
+    {
+      onRequest,
+      schema: {
+        tags: ['Users'],
+        summary: 'Get a user',
+        description: `With \`Authorization: Bot <token>\`. Anyone's public user object, as Discord answers bots (never the e-mail address); no such user: 404 10013. /api/v1/users/@me is the bot itself. ${rateLimitNote}`,
+        security,
+        params: UserIdParams,
+        response: { 200: UserResourceBody, ...errors },
+      },
+    },
+    async (request) => readUser(services, request.params.userId),
+  );
+}

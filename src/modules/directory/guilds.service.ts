@@ -1,0 +1,78 @@
+import { ApiErrors } from '../../core/errors.js';
+import { Permission } from '../../core/permissions.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../deps.js';
+import {
+  presentGuildChannel,
+  presentGuildDetail,
+  presentMember,
+  presentRole,
+  presentUser,
+  type GuildChannelResource,
+  type GuildDetailResource,
+  type MemberResource,
+  type RoleResource,
+  type UserResource,
+} from '../resources/resources.js';
+import { memberStanding } from './access.service.js';
+import { listChannels } from './channels.repository.js';
+import { findMember } from './members.repository.js';
+import { findPersonById } from './people.repository.js';
+import { listRoles } from './roles.repository.js';
+import type { Server } from './servers.js';
+
+/**
+ * What bots read of the servers they are in (issue #40 §4), at Discord's guild routes with
+ * Discord's objects. Every read needs membership: a server the reader is not in, or none, is
+ * 404 10004, so other servers do not leak. Reads change nothing, so they take no Acting.
+ */
+
+/** The server and the reader's permissions there, or 10004. */
+async function standingOf(deps: Deps, readerId: string, serverId: string): Promise<{ server: Server; permissions: bigint }> {
+  const standing = await memberStanding(deps, serverId, readerId);
+  if (!standing) throw ApiErrors.unknownServer();
+  return standing;
+}
+
+/** GET /guilds/{id}: Discord's guild object with its roles. */
+export async function readGuild(deps: Deps, readerId: string, serverId: string): Promise<GuildDetailResource> {
+  const { server } = await standingOf(deps, readerId, serverId);
+  return presentGuildDetail(server, await listRoles(deps.db, server.id));
+}
+
+/**
+ * GET /guilds/{id}/channels: the channels the reader can view, as Discord. Permissions are
+ * server-wide here (no channel overwrites), so that is every text channel with View channel, and
+ * none without it.
+ */
+export async function readGuildChannels(deps: Deps, readerId: string, serverId: string): Promise<GuildChannelResource[]> {
+  const { server, permissions } = await standingOf(deps, readerId, serverId);
+  if ((permissions & Permission.VIEW_CHANNEL) === 0n) return [];
+  const channels = await listChannels(deps.db, server.id);
+  return channels.map((c) => presentGuildChannel({ ...c, serverId: server.id }));
+}
+
+/** GET /guilds/{id}/roles: every role, @everyone (the server's id) included. */
+export async function readGuildRoles(deps: Deps, readerId: string, serverId: string): Promise<RoleResource[]> {
+  const { server } = await standingOf(deps, readerId, serverId);
+  return (await listRoles(deps.db, server.id)).map(presentRole);
+}
+
+/** GET /guilds/{id}/members/{user_id}: 10007 for someone who is not a member (or no one). */
+export async function readGuildMember(deps: Deps, readerId: string, serverId: string, userId: string): Promise<MemberResource> {
+  const { server } = await standingOf(deps, readerId, serverId);
+  const member = isSnowflake(userId) ? await findMember(deps.db, server.id, userId) : undefined;
+  const person = member ? await findPersonById(deps.db, userId) : undefined;
+  if (!member || !person) throw ApiErrors.unknownMember();
+  return presentMember(member, person);
+}
+
+/**
+ * GET /users/{id}: anyone's public user object, as Discord answers bots (username, display name,
+ * avatar, bot; never the e-mail address); 10013 for no such user.
+ */
+export async function readUser(deps: Deps, userId: string): Promise<UserResource> {
+  const person = isSnowflake(userId) ? await findPersonById(deps.db, userId) : undefined;
+  if (!person) throw ApiErrors.unknownUser();
+  return presentUser(person);
+}
