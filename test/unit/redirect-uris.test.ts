@@ -235,6 +235,8 @@ describe('verifyClientSecret', () => {
     botUserId: null,
     createdAt: 0,
     updatedAt: 0,
+    disabledAt: null,
+    disabledReason: null,
   };
   const secret = issueSecret(cryptoRandom, 'clientSecret');
   const app: Application = { ...base, clientSecretHash: secret.hash };

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { fromBool, toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
+import { fromBool, toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { ApplicationsTable } from './applications.table.js';
 import type { Application } from './applications.js';
 import { hotLookup } from '../../storage/prepared.js';
@@ -22,6 +22,8 @@ export function toApplication(row: Selectable<ApplicationsTable>): Application {
     botUserId: toIdOrNull(row.bot_user_id),
     createdAt: toNum(row.created_at),
     updatedAt: toNum(row.updated_at),
+    disabledAt: toNumOrNull(row.disabled_at),
+    disabledReason: row.disabled_reason,
   };
 }
 

@@ -5,7 +5,9 @@ import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { FieldChange } from '../../events/domain-events.js';
-import { changing } from '../../events/event-bus.js';
+import { changing, type Emit } from '../../events/event-bus.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
 import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
@@ -119,6 +121,8 @@ export async function createApplication(deps: Deps, acting: Acting, input: NewAp
     botUserId: null,
     createdAt: now,
     updatedAt: now,
+    disabledAt: null,
+    disabledReason: null,
   };
   // Issue #37 §2: the audit row is written in the insert's own commit.
   await changing(deps, acting, async (trx, emit) => {
@@ -219,8 +223,19 @@ export async function resetClientSecret(deps: Deps, acting: Acting, appId: strin
  * working at once. Not the actor's to manage, or none → 404 (10002).
  */
 export async function deleteApplication(deps: Deps, acting: Acting, appId: string): Promise<void> {
-  const app = await getManagedApplication(deps, acting.actor, appId);
+  await deleteCheckedApplication(deps, acting, await getManagedApplication(deps, acting.actor, appId));
+}
+
+/**
+ * deleteApplication of an app whose deletion the caller has already allowed (the operator's:
+ * apps-admin.service.ts, which checks for the operator). `alongside` runs first in the same
+ * transaction: the operator's deletion removes the bot's installs and the app's incoming webhooks
+ * with it. 404 (10002) when the app is already gone.
+ */
+export async function deleteCheckedApplication(deps: Deps, acting: Acting, app: Application, alongside?: (trx: Transaction<Database>, emit: Emit, app: Application) => Promise<void>): Promise<void> {
   await changing(deps, acting, async (trx, emit) => {
+    // Issue #39: the operator's deletion also removes what the app left in servers, in this commit.
+    if (alongside) await alongside(trx, emit, app);
     if (!(await deleteApplicationRow(trx, app.id))) throw ApiErrors.unknownApplication();
     emit({ type: 'app.deleted', applicationId: app.id });
   });

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { DbBool, DbId, DbIdNullable, DbInt } from '../../storage/types.js';
 
 /** OAuth2 applications. The client_id is the application's id (as on Discord). */
@@ -22,4 +23,7 @@ export interface ApplicationsTable {
   bot_token_hash: string | null;
   created_at: DbInt;
   updated_at: DbInt;
+  /** Issue #39: when the operator disabled the app (tokens revoked, bot inert); null while it works. */
+  disabled_at: ColumnType<number | bigint | string | null, number | null | undefined, number | null>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }

@@ -19,6 +19,12 @@ export interface Application {
   botUserId: string | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Issue #39: when the operator disabled the app, or null. A disabled app's grants were revoked
+   * then; its bot token, its consent screen and the token endpoint refuse until it is enabled.
+   */
+  disabledAt: number | null;
+  disabledReason: string | null;
 }
 
 export const APP_NAME_MIN = 2;

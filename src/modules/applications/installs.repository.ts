@@ -152,3 +152,18 @@ export async function assignRoleIfMissing(db: Db, serverId: string, userId: stri
     .onConflict((oc) => oc.columns(['server_id', 'user_id', 'role_id']).doNothing())
     .execute();
 }
+
+/** The servers an app's bot is installed in (issue #39: what deleting the app removes), oldest install first. */
+export async function listInstalledServerIds(db: Db, applicationId: string): Promise<string[]> {
+  const rows = await db.selectFrom('server_installs').select('server_id').where('application_id', '=', applicationId).orderBy('created_at').execute();
+  return rows.map((r) => toId(r.server_id));
+}
+
+/** How many servers and people have installed the app (issue #39: the operator's counts). */
+export async function countInstalls(db: Db, applicationId: string): Promise<{ servers: number; people: number }> {
+  const [servers, people] = await Promise.all([
+    db.selectFrom('server_installs').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('application_id', '=', applicationId).executeTakeFirstOrThrow(),
+    db.selectFrom('user_installs').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('application_id', '=', applicationId).executeTakeFirstOrThrow(),
+  ]);
+  return { servers: Number(servers.n), people: Number(people.n) };
+}

@@ -22,7 +22,9 @@ import {
   deleteServerInstall,
   findManagedRoleId,
   findManagedRolePermissions,
+  countInstalls,
   listCommandsOfApplications,
+  listInstalledServerIds,
   listServerInstallRows,
   upsertServerInstall,
 } from './installs.repository.js';
@@ -288,4 +290,27 @@ export async function botRemovalPreview(deps: Deps, actor: Actor, serverId: stri
   const app = (await listServerInstalls(deps, serverId)).find((a) => a.application.id === applicationId);
   if (!app) throw new ApiError(404, 0, 'This app is not installed in this server.');
   return app;
+}
+
+/**
+ * A step of deleting an app (issue #39): its bot leaves every server it was installed in — the
+ * membership, its managed role and the install record, as removeBot does one server — each a
+ * bot.removed. Returns the servers it left.
+ */
+export async function removeBotFromEveryServer(trx: Transaction<Database>, emit: Emit, app: Pick<Application, 'id' | 'botUserId'>): Promise<string[]> {
+  const serverIds = await listInstalledServerIds(trx, app.id);
+  for (const serverId of serverIds) {
+    await deleteServerInstall(trx, serverId, app.id);
+    await deleteManagedRoles(trx, serverId, app.id);
+    if (app.botUserId !== null) {
+      await removeMemberInTransaction(trx, serverId, app.botUserId);
+      emit({ type: 'bot.removed', serverId, applicationId: app.id, botUserId: app.botUserId });
+    }
+  }
+  return serverIds;
+}
+
+/** How many servers and people have the app installed (issue #39: what disabling or deleting it affects). */
+export function appInstallCounts(deps: Deps, applicationId: string): Promise<{ servers: number; people: number }> {
+  return countInstalls(deps.db, applicationId);
 }

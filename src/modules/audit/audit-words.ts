@@ -11,6 +11,7 @@ import type { AuditRow } from './audit.js';
 export const SERVER_ACTIONS: ReadonlyArray<{ action: EventType; label: string }> = [
   { action: 'server.created', label: 'Server created' },
   { action: 'server.updated', label: 'Server updated' },
+  { action: 'server.transferred', label: 'Ownership transferred' },
   { action: 'channel.created', label: 'Channel created' },
   { action: 'channel.updated', label: 'Channel updated' },
   { action: 'channel.deleted', label: 'Channel deleted' },
@@ -110,6 +111,10 @@ export function actionWords(row: AuditRow, names: AuditNames): string {
       return `updated the server${keysWords(row)}`;
     case 'server.deleted':
       return 'deleted the server';
+    case 'server.transferred': {
+      const to = changed(row, 'owner_id', 'new_value') ?? '';
+      return `transferred the server to ${names.users.get(to) ?? `user ${to}`}`;
+    }
     case 'channel.created':
       return `created the channel #${channel}`;
     case 'channel.updated':
@@ -163,6 +168,7 @@ const FAILED_WHY: Record<string, string> = {
   'unknown-person': 'unknown username',
   throttled: 'too many attempts; refused without checking',
   'passkey-refused': 'a passkey was refused',
+  disabled: 'the account is disabled',
 };
 
 const ENDED_WHY: Record<string, string> = {
@@ -170,6 +176,8 @@ const ENDED_WHY: Record<string, string> = {
   'password-changed': 'ended when the password changed',
   'ended-elsewhere': 'ended from another session',
   'password-reset': 'ended when the password was reset',
+  disabled: 'ended when the operator disabled the account',
+  'ended-by-operator': 'was ended by the operator',
 };
 
 /** A person's own security event in words, for Settings → Security. */

@@ -147,6 +147,8 @@ async function namesOf(deps: Deps, serverId: string, entries: readonly AuditRow[
     if (USER_TARGETS.has(row.action) && row.targetId !== null && isSnowflake(row.targetId)) userIds.add(row.targetId);
     if (row.action.startsWith('webhook.') && row.targetId !== null && isSnowflake(row.targetId)) webhookIds.add(row.targetId);
     if ((row.action === 'bot.installed' || row.action === 'bot.removed') && row.applicationId !== null) appIds.add(row.applicationId);
+    // Issue #39: an ownership transfer names the new owner (audit-words.ts).
+    if (row.action === 'server.transferred' && row.subjectUserId !== null) userIds.add(row.subjectUserId);
   }
   const [users, webhooks, apps, roles, channels] = await Promise.all([
     Promise.all([...userIds].map((id) => getPersonById(deps, id))),

@@ -97,3 +97,21 @@ export async function deleteServerRow(db: Db, serverId: string): Promise<boolean
 export async function saveMfaLevel(db: Db, serverId: string, mfaLevel: 0 | 1): Promise<void> {
   await db.updateTable('servers').set({ mfa_level: mfaLevel }).where('id', '=', serverId).execute();
 }
+
+/** One page of servers for the operator (issue #39), oldest first, optionally one owner's; `limit + 1` rows are read so the caller knows whether another page follows. */
+export async function listServersPage(db: Db, filter: { ownerId?: string | undefined; after?: string | undefined; limit: number }): Promise<Server[]> {
+  let query = db.selectFrom('servers').selectAll();
+  if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId);
+  if (filter.after !== undefined) query = query.where('id', '>', filter.after);
+  const rows = await query.orderBy('id').limit(filter.limit + 1).execute();
+  return rows.map(toServer);
+}
+
+/**
+ * Makes `toUserId` the server's owner, in one UPDATE guarded by the current owner, so two
+ * transfers at once cannot both succeed. False when the owner had already changed (or the server is gone).
+ */
+export async function saveOwner(db: Db, serverId: string, fromUserId: string, toUserId: string): Promise<boolean> {
+  const result = await db.updateTable('servers').set({ owner_id: toUserId }).where('id', '=', serverId).where('owner_id', '=', fromUserId).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

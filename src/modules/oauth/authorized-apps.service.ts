@@ -6,7 +6,9 @@ import type { Deps } from '../../deps.js';
 import { changing } from '../../events/event-bus.js';
 import type { AuthorizedApp } from './authorized-apps.page.js';
 import { listAuthorizedApps } from './consents.repository.js';
-import { revokeAllGrantsOf } from './grants.repository.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import { countGrantsOfApplication, revokeAllGrantsOf, revokeGrantsOfApplication } from './grants.repository.js';
 import { describeScope, formatScopes } from '../../core/scopes.js';
 
 /** Every app the person has authorized and not deauthorized (OAUTH-CHECKLIST A18). */
@@ -37,4 +39,17 @@ export async function deauthorizeApp(deps: Deps, acting: Acting<Actor>, applicat
     const ended = await revokeAllGrantsOf(trx, actor.id, applicationId, now);
     if (ended > 0) emit({ type: 'grant.revoked', applicationId, userId: actor.id });
   });
+}
+
+/**
+ * A step of disabling an app (issue #39), in its caller's transaction: every person's grant of it
+ * ends (tokens deleted, consents forgotten). Returns how many grants were in force.
+ */
+export function revokeEveryGrantOfApplication(trx: Transaction<Database>, applicationId: string, now: number): Promise<number> {
+  return revokeGrantsOfApplication(trx, applicationId, now);
+}
+
+/** How many authorizations of the app are in force, and of how many people (issue #39: the operator's counts). */
+export function applicationGrantCounts(deps: Deps, applicationId: string): Promise<{ grants: number; people: number }> {
+  return countGrantsOfApplication(deps.db, applicationId);
 }

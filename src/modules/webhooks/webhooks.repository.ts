@@ -127,3 +127,14 @@ export async function listWebhooksWithCreators(db: Db, scope: { serverId: string
     creatorIsBot: row.creator_bot === null ? false : toBool(row.creator_bot),
   }));
 }
+
+/**
+ * The webhooks an application's `webhook.incoming` authorizations created (issue #39): its
+ * application_id with a person as creator; those its bot created carry the bot's account instead.
+ */
+export async function listIncomingWebhooksOfApplication(db: Db, applicationId: string, botUserId: string | null): Promise<Webhook[]> {
+  let query = db.selectFrom('webhooks').selectAll().where('application_id', '=', applicationId);
+  if (botUserId !== null) query = query.where('creator_id', '!=', botUserId);
+  const rows = await query.orderBy('id').execute();
+  return rows.map(toWebhook);
+}

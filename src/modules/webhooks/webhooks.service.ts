@@ -7,7 +7,7 @@ import { issueSecret } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import type { DomainEvent, FieldChange } from '../../events/domain-events.js';
-import { changing } from '../../events/event-bus.js';
+import { changing, type Emit } from '../../events/event-bus.js';
 import type { Database } from '../../storage/database.js';
 import { requireBotChannelPermission, type BotPrincipal } from '../applications/bots.service.js';
 import type { Channel } from '../directory/channels.js';
@@ -20,6 +20,7 @@ import {
   findWebhook,
   insertWebhookCounted,
   listChannelWebhooks,
+  listIncomingWebhooksOfApplication,
   listWebhooksWithCreators,
   updateWebhook,
 } from './webhooks.repository.js';
@@ -301,4 +302,26 @@ function newWebhook(deps: Deps, channelId: string, serverId: string, creator: We
 /** A webhook by id, token unchecked: for the CDN route of its avatar (resources/cdn.service.ts). */
 export function getWebhook(deps: Deps, id: string): Promise<Webhook | undefined> {
   return findWebhook(deps.db, id);
+}
+
+/** The webhooks an app created through `webhook.incoming` (issue #39: what deleting the app removes). */
+export function incomingWebhooksOf(deps: Deps, app: { id: string; botUserId: string | null }): Promise<Webhook[]> {
+  return listIncomingWebhooksOfApplication(deps.db, app.id, app.botUserId);
+}
+
+/**
+ * A step of deleting an app (issue #39), in its caller's transaction: the webhooks its
+ * `webhook.incoming` authorizations created are deleted (their URLs answer 404 at once), each a
+ * webhook.deleted; those its bot created through the API stay, as when a bot is removed from a
+ * server (issue #4). Returns the deleted webhooks.
+ */
+export async function deleteIncomingWebhooksOf(trx: Transaction<Database>, emit: Emit, app: { id: string; botUserId: string | null }): Promise<Webhook[]> {
+  const webhooks = await listIncomingWebhooksOfApplication(trx, app.id, app.botUserId);
+  const deleted: Webhook[] = [];
+  for (const webhook of webhooks) {
+    if (!(await deleteWebhook(trx, webhook.id))) continue;
+    emit({ type: 'webhook.deleted', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, name: webhook.name });
+    deleted.push(webhook);
+  }
+  return deleted;
 }
