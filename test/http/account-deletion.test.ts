@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/core/clock.js';
-import { confirmTotp, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
+import { confirmTotp, issueRecoveryCodesIfNone, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { getPersonById } from '../../src/modules/directory/people.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
@@ -45,7 +45,7 @@ async function signIn(username: string): Promise<{ statusCode: number; agent: Pa
   return { statusCode: res.statusCode, agent };
 }
 
-const deleteWith = (agent: PageAgent, password: string) => agent.submit('/settings/account', '/settings/account/delete', { password });
+const deleteWith = (agent: PageAgent, password: string, code?: string) => agent.submit('/settings/account', '/settings/account/delete', { password, ...(code === undefined ? {} : { code }) });
 
 describe('Settings → Account → Delete account (issue #38 §5)', () => {
   it('shows what goes before asking for the password', async () => {
@@ -93,8 +93,10 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     await addMember(t.services, operatorActing(), server.id, me.id);
     // A passkey would still sign in to the row that stays as "Deleted account": it must go too.
     await insertPasskey(t.services.db, { credentialId: `cred-${username}`, userId: me.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
+    // A passkey is a second factor: the deletion is confirmed with a recovery code of it.
+    const codes = (await issueRecoveryCodesIfNone(t.services, t.services.db, me.id)) ?? [];
 
-    const res = await deleteWith(me.agent, PASSWORD);
+    const res = await deleteWith(me.agent, PASSWORD, codes[0]);
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toBe('/?account=deleted');
     expect((await me.agent.get('/settings/profile')).statusCode).toBe(303);
@@ -103,6 +105,7 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
 
     expect(await t.services.db.selectFrom('sessions').select('id_hash').where('user_id', '=', me.id).execute()).toHaveLength(0);
     expect(await t.services.db.selectFrom('passkeys').select('credential_id').where('user_id', '=', me.id).execute()).toHaveLength(0);
+    expect(await t.services.db.selectFrom('mfa_recovery_codes').select('code_hash').where('user_id', '=', me.id).execute()).toHaveLength(0);
     expect(await t.services.db.selectFrom('applications').select('id').where('id', '=', app.app.id).execute()).toHaveLength(0);
     expect(await t.services.db.selectFrom('members').select('user_id').where('user_id', '=', me.id).execute()).toHaveLength(0);
     expect(await authorizedApps(t.services, me.id)).toHaveLength(0);

@@ -86,10 +86,13 @@ describe('Passkeys (issue #38 §4)', () => {
     return JSON.parse(res.body) as T;
   }
 
-  async function addPasskey(agent: PageAgent, authenticator: SoftAuthenticator, name = 'Laptop'): Promise<void> {
+  /** Adds a passkey; the recovery codes shown when it is the person's first second factor (else none). */
+  async function addPasskey(agent: PageAgent, authenticator: SoftAuthenticator, name = 'Laptop'): Promise<string[]> {
     const creation = await options<{ challenge: string; rp: { id: string }; user: { id: string } }>(agent, '/settings/security', '/settings/security/passkeys/options');
     const res = await agent.submit('/settings/security', '/settings/security/passkeys', { name, credential: authenticator.register(creation) });
-    expect(res.statusCode, res.body).toBe(303);
+    if (res.statusCode === 303) return [];
+    expect(res.statusCode, res.body).toBe(200);
+    return [...res.body.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1] ?? '');
   }
 
   async function passkeySignIn(credentialFor: (o: { challenge: string; rpId: string }) => string): Promise<{ agent: PageAgent; status: number; body: string }> {
@@ -258,5 +261,118 @@ describe('Passkeys (issue #38 §4)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('This passkey could not be used to sign in here');
     expect(agent.cookies.has('gh_session')).toBe(false);
+  });
+
+  describe('a passkey is a second factor (issue #38 §4)', () => {
+    async function passwordSignIn(username: string): Promise<{ agent: PageAgent; location: string }> {
+      const agent = new PageAgent(t.app);
+      const res = await agent.submit('/login', '/login', { username, password: PASSWORD, next: '/settings/profile' });
+      expect(res.statusCode, res.body).toBe(303);
+      return { agent, location: String(res.headers.location) };
+    }
+
+    it('the first passkey shows ten recovery codes once; a second passkey shows none', async () => {
+      const agent = await register(fresh());
+      const codes = await addPasskey(agent, new SoftAuthenticator());
+      expect(codes).toHaveLength(10);
+      expect(new Set(codes).size).toBe(10);
+      expect(await addPasskey(agent, new SoftAuthenticator(), 'Phone')).toEqual([]);
+      const security = await agent.get('/settings/security');
+      expect(security.body).toContain('On: signing in asks for one of your passkeys after your password. 10 unused recovery codes left.');
+    });
+
+    it('after the password, a person whose only second factor is a passkey is asked for it, and the passkey completes the sign-in', async () => {
+      const username = fresh();
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(await register(username), authenticator);
+      const { agent, location } = await passwordSignIn(username);
+      expect(location).toBe(`/login/second-factor?next=${encodeURIComponent('/settings/profile')}`);
+      expect(agent.cookies.has('gh_session')).toBe(false);
+      const step = await agent.get(location);
+      expect(step.body).toContain('Use one of your passkeys, or enter one of your recovery codes.');
+      expect(step.body).toContain('action="/login/second-factor/passkey"');
+      expect(step.body).toContain('Recovery code');
+      const request = await options<{ challenge: string; rpId: string }>(agent, location, '/login/second-factor/passkey/options');
+      const res = await agent.submit(location, '/login/second-factor/passkey', { credential: authenticator.assert(request), next: '/settings/profile' });
+      expect(res.statusCode, res.body).toBe(303);
+      expect(await sessionMethods(t.services, agent.cookies.get('gh_session') ?? '')).toEqual(['pwd', 'hwk', 'mfa']);
+    });
+
+    it('a recovery code made with the first passkey completes the second step once', async () => {
+      const username = fresh();
+      const codes = await addPasskey(await register(username), new SoftAuthenticator());
+      const { agent, location } = await passwordSignIn(username);
+      const res = await agent.submit(location, '/login/second-factor', { code: codes[0] ?? '', next: '/settings/profile' });
+      expect(res.statusCode, res.body).toBe(303);
+      expect(await sessionMethods(t.services, agent.cookies.get('gh_session') ?? '')).toEqual(['pwd', 'otp', 'mfa']);
+      const again = await passwordSignIn(username);
+      expect((await again.agent.submit(again.location, '/login/second-factor', { code: codes[0] ?? '' })).statusCode).toBe(400);
+    });
+
+    it('removing the last passkey ends the second step and the recovery codes', async () => {
+      const username = fresh();
+      const agent = await register(username);
+      const authenticator = new SoftAuthenticator();
+      expect(await addPasskey(agent, authenticator)).toHaveLength(10);
+      const removed = await agent.submit('/settings/security', '/settings/security/passkeys/remove', { passkey: b64(authenticator.credentialId), password: PASSWORD });
+      expect(removed.statusCode).toBe(303);
+      const user = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+      const codes = await t.services.db.selectFrom('mfa_recovery_codes').select('code_hash').where('user_id', '=', String(user.id)).execute();
+      expect(codes).toEqual([]);
+      expect((await passwordSignIn(username)).location).toBe('/settings/profile');
+      expect((await agent.get('/settings/security')).body).toContain('Off. Set up an authenticator app, or add a passkey below');
+    });
+  });
+
+  describe('Delete account with a passkey as the second factor (issue #38 §5)', () => {
+    async function deletionAssertion(agent: PageAgent, authenticator: SoftAuthenticator, overrides: { origin?: string } = {}): Promise<string> {
+      const request = await options<{ challenge: string; rpId: string; allowCredentials: Array<{ id: string }> }>(agent, '/settings/account', '/settings/account/delete/passkey/options');
+      expect(request.allowCredentials.map((c) => c.id)).toEqual([b64(authenticator.credentialId)]);
+      return authenticator.assert(request, overrides);
+    }
+
+    it('offers the passkey on the form, and deletes the account with the password and a passkey assertion', async () => {
+      const username = fresh();
+      const agent = await register(username);
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(agent, authenticator);
+      const user = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+      const page = await agent.get('/settings/account');
+      expect(page.body).toContain('Delete with a passkey');
+      expect(page.body).toContain('data-options="/settings/account/delete/passkey/options"');
+      const res = await agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD, credential: await deletionAssertion(agent, authenticator) });
+      expect(res.statusCode, res.body).toBe(303);
+      expect(res.headers.location).toBe('/?account=deleted');
+      const deleted = await t.services.db.selectFrom('audit_events').select('action').where('subject_user_id', '=', String(user.id)).where('action', '=', 'account.deleted').execute();
+      expect(deleted).toHaveLength(1);
+      expect(await t.services.db.selectFrom('passkeys').select('credential_id').where('user_id', '=', String(user.id)).execute()).toEqual([]);
+    });
+
+    it('refuses the password alone, a wrong password with a passkey, and an assertion for another origin, deleting nothing', async () => {
+      const username = fresh();
+      const agent = await register(username);
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(agent, authenticator);
+      const alone = await agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD });
+      expect(alone.statusCode).toBe(400);
+      const wrongPassword = await agent.submit('/settings/account', '/settings/account/delete', { password: 'not my password', credential: await deletionAssertion(agent, authenticator) });
+      expect(wrongPassword.statusCode).toBe(400);
+      expect(wrongPassword.body).toContain('Password does not match.');
+      const elsewhere = await agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD, credential: await deletionAssertion(agent, authenticator, { origin: 'https://gatehouse.example.net' }) });
+      expect(elsewhere.statusCode).toBe(400);
+      expect(elsewhere.body).toContain('This passkey could not be used');
+      expect((await agent.get('/settings/profile')).statusCode).toBe(200);
+      expect((await actions(username)).map((a) => a.action)).not.toContain('account.deleted');
+    });
+
+    it('refuses a sign-in assertion: its challenge was not issued to confirm a deletion', async () => {
+      const agent = await register(fresh());
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(agent, authenticator);
+      const signInOptions = await options<{ challenge: string; rpId: string }>(new PageAgent(t.app), '/login', '/login/passkey/options');
+      const res = await agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD, credential: authenticator.assert(signInOptions) });
+      expect(res.statusCode).toBe(400);
+      expect((await agent.get('/settings/profile')).statusCode).toBe(200);
+    });
   });
 });

@@ -8,6 +8,8 @@ export interface AccountDeletionPreview {
   apps: number;
   /** Apps they authorized, whose grants and tokens end. */
   authorizedApps: number;
-  /** A second factor is on: the form asks for a current code too. */
+  /** A second factor is on: the form asks for a current code (or a passkey) too. */
   secondFactor: boolean;
+  /** The person has a passkey: the form offers it as the second factor. */
+  passkey: boolean;
 }

@@ -76,13 +76,13 @@ ${csrfField(csrfToken)}
 }
 
 /** "Use a passkey instead" on the second sign-in step (issue #38 §4), hidden until passkeys.js finds WebAuthn. */
-export function passkeySecondFactorForm(csrfToken: string, next: string): SafeHtml {
+export function passkeySecondFactorForm(csrfToken: string, next: string, label: string): SafeHtml {
   return html`<form method="post" action="/login/second-factor/passkey" class="passkey-form" data-passkey-ceremony="get" data-options="/login/second-factor/passkey/options" hidden>
 ${csrfField(csrfToken)}
 <input type="hidden" name="next" value="${next}">
 <input type="hidden" name="credential" value="">
 <div class="error" role="alert" data-passkey-error hidden></div>
-<div class="actions"><button type="submit" class="secondary">Use a passkey instead</button></div>
+<div class="actions"><button type="submit" class="secondary">${label}</button></div>
 </form>
 <script src="${PASSKEYS_JS_PATH}" defer></script>`;
 }

@@ -69,11 +69,6 @@ export async function deletePasskey(db: Db, userId: string, credentialId: string
   return record(found);
 }
 
-/** Every passkey of a person (their account is being deleted: a passkey must not sign in to what is left). */
-export async function deletePasskeysOf(db: Db, userId: string): Promise<void> {
-  await db.deleteFrom('passkeys').where('user_id', '=', userId).execute();
-}
-
 export async function insertChallenge(db: Db, challengeHash: string, purpose: string, userId: string | null, expiresAt: number): Promise<void> {
   await db.insertInto('passkey_challenges').values({ challenge_hash: challengeHash, purpose, user_id: userId, expires_at: expiresAt }).execute();
 }

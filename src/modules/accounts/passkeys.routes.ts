@@ -12,8 +12,8 @@ import { applicationAskingIn } from '../applications/applications.service.js';
 import { fieldMessages, loginPage } from './accounts.page.js';
 import { passkeysSection } from './passkeys.page.js';
 import { pendingCookieName } from '../mfa/mfa.routes.js';
-import { completeSecondStep, pendingSignInPerson, PENDING_EXPIRED } from '../mfa/mfa.service.js';
-import { secondStepPage } from '../mfa/mfa.page.js';
+import { completeSecondStep, pendingSignInPerson, PENDING_EXPIRED, secondFactorStatus, secondStepOffers } from '../mfa/mfa.service.js';
+import { recoveryCodesPage, secondFactorSection, secondStepPage } from '../mfa/mfa.page.js';
 import { AddPasskeyBody, PasskeyOptionsBody, PasskeySignInBody, RemovePasskeyBody } from './passkeys.schemas.js';
 import { beginSecondFactorPasskey, verifySecondFactorPasskey, beginPasskeySignIn, beginRegistration, finishRegistration, passkeysOf, removePasskey, signInWithPasskey } from './passkeys.service.js';
 
@@ -82,7 +82,7 @@ export function registerPasskeyPages(pages: App, services: Services): void {
     } catch (error) {
       if (!isFormError(error)) throw error;
       const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;
-      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, error: message }), 400);
+      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: message }), 400);
     }
   });
 
@@ -93,7 +93,8 @@ export function registerPasskeyPages(pages: App, services: Services): void {
       const ctx = signedInContext(request, services);
       const log = await readSecurityLog(services, viewerId, { limit: AUDIT_PAGE_SIZE });
       const passkeys = passkeysSection({ csrfToken: ctx.csrfToken, passkeys: await passkeysOf(services, viewerId), errors, ...extra });
-      return sendHtml(reply, securityPage({ ctx, entries: log.entries, apps: log.apps, before: undefined, next: log.next, passkeys }), 400);
+      const twoFactor = secondFactorSection(ctx, await secondFactorStatus(services, viewerId));
+      return sendHtml(reply, securityPage({ ctx, entries: log.entries, apps: log.apps, before: undefined, next: log.next, twoFactor, passkeys }), 400);
     }
 
     signedIn.post('/settings/security/passkeys/options', { schema: { ...hide, body: PasskeyOptionsBody } }, async (request, reply) =>
@@ -102,7 +103,9 @@ export function registerPasskeyPages(pages: App, services: Services): void {
 
     signedIn.post('/settings/security/passkeys', { schema: { ...hide, body: AddPasskeyBody } }, async (request, reply) => {
       try {
-        await finishRegistration(services, personActing(request, services.clock), { name: request.body.name ?? '', credential: request.body.credential ?? '' });
+        const { recoveryCodes } = await finishRegistration(services, personActing(request, services.clock), { name: request.body.name ?? '', credential: request.body.credential ?? '' });
+        // The first second factor brings recovery codes, shown this once (issue #38 §4).
+        if (recoveryCodes) return sendHtml(reply, recoveryCodesPage({ ctx: signedInContext(request, services), codes: recoveryCodes, message: 'The passkey was added: signing in now asks for it after your password.' }));
         return reply.redirect('/settings/security#passkeys', 303);
       } catch (error) {
         if (!isFormError(error)) throw error;

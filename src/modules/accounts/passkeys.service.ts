@@ -12,7 +12,7 @@ import type { Person } from '../directory/people.js';
 import { getPasswordHash, getPersonById } from '../directory/people.service.js';
 import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey, type PasskeyRecord } from './passkeys.repository.js';
 import type { PasskeyView } from './passkeys.js';
-import { recordSessionMethods } from '../mfa/mfa.service.js';
+import { dropRecoveryCodesIfNoFactor, issueRecoveryCodesIfNone, recordSessionMethods } from '../mfa/mfa.service.js';
 import { replaceSession, startSessionIn, type StartedSession } from './sessions.service.js';
 
 /** Issue #38 §4: a ceremony's challenge lives five minutes and works once. */
@@ -37,8 +37,14 @@ function refused(field: string, message: string): Error {
   return ApiErrors.invalidFormBody(addFieldError({}, [field], { code: 'PASSKEY_REFUSED', message }));
 }
 
+/**
+ * What a challenge was issued for: a challenge answers only the ceremony it was made for, so an
+ * assertion made to sign in does not confirm an account deletion.
+ */
+type ChallengePurpose = 'register' | 'sign-in' | 'second-factor' | 'reauthenticate';
+
 /** A random challenge; the browser sends it back base64url-encoded in its client data, which is what is stored (hashed). */
-async function newChallenge(deps: Deps, purpose: 'register' | 'sign-in' | 'second-factor', userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+async function newChallenge(deps: Deps, purpose: ChallengePurpose, userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
   const now = deps.clock.now();
   const challenge = new Uint8Array(deps.random.bytes(32));
   await purgeChallenges(deps.db, now);
@@ -91,9 +97,11 @@ function parseCredential<T>(text: string, field: string): T {
 
 /**
  * Verifies a registration (challenge single use and this person's, origin and RP ID ours, user
- * verified) and stores the passkey under its name: passkey.added.
+ * verified) and stores the passkey under its name: passkey.added. A passkey is a second factor
+ * (issue #38 §4), so a person without unused recovery codes gets ten, returned to be shown once
+ * (mfa.recovery_codes_generated), as turning on TOTP gives them.
  */
-export async function finishRegistration(deps: Deps, acting: Acting<PersonActor>, input: { name: string; credential: string }): Promise<PasskeyView> {
+export async function finishRegistration(deps: Deps, acting: Acting<PersonActor>, input: { name: string; credential: string }): Promise<{ passkey: PasskeyView; recoveryCodes: string[] | undefined }> {
   const name = input.name.trim();
   if (name === '' || [...name].length > NAME_MAX) throw refused('name', `Give the passkey a name of 1 to ${NAME_MAX} characters.`);
   const response = parseCredential<RegistrationResponseJSON>(input.credential, 'credential');
@@ -125,16 +133,19 @@ export async function finishRegistration(deps: Deps, acting: Acting<PersonActor>
     transports: (response.response.transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)).slice(0, 8),
     createdAt: now,
   };
-  await changing(deps, acting, async (trx, emit) => {
+  const recoveryCodes = await changing(deps, acting, async (trx, emit) => {
     await insertPasskey(trx, record);
     emit({ type: 'passkey.added', userId, name });
+    const codes = await issueRecoveryCodesIfNone(deps, trx, userId);
+    if (codes) emit({ type: 'mfa.recovery_codes_generated', userId });
+    return codes;
   });
-  return { id: record.credentialId, name, createdAt: now, lastUsedAt: null };
+  return { passkey: { id: record.credentialId, name, createdAt: now, lastUsedAt: null }, recoveryCodes };
 }
 
 /**
  * Removes one of the person's passkeys after their password is given again (issue #38 §4: remove
- * with re-authentication): passkey.removed.
+ * with re-authentication): passkey.removed. With no second factor left, the recovery codes go too.
  */
 export async function removePasskey(deps: Deps, acting: Acting<PersonActor>, input: { credentialId: string; password: string }): Promise<void> {
   const userId = acting.actor.id;
@@ -145,6 +156,7 @@ export async function removePasskey(deps: Deps, acting: Acting<PersonActor>, inp
   await changing(deps, acting, async (trx, emit) => {
     const removed = await deletePasskey(trx, userId, input.credentialId);
     if (!removed) throw ApiErrors.invalidFormBody(addFieldError({}, ['passkey'], { code: 'UNKNOWN_PASSKEY', message: 'That passkey is not one of yours.' }));
+    await dropRecoveryCodesIfNoFactor(trx, userId);
     emit({ type: 'passkey.removed', userId, name: removed.name });
   });
 }
@@ -207,7 +219,7 @@ async function verifyAssertion(
   deps: Deps,
   response: AuthenticationResponseJSON,
   passkey: PasskeyRecord,
-  expected: { purpose: 'sign-in' | 'second-factor'; personId: string | null; requireUserVerification: boolean },
+  expected: { purpose: Exclude<ChallengePurpose, 'register'>; personId: string | null; requireUserVerification: boolean },
   now: number,
 ): Promise<VerifiedAuthenticationResponse | undefined> {
   const rp = relyingParty(deps);
@@ -235,30 +247,37 @@ async function takeChallengeOf(deps: Deps, response: AuthenticationResponseJSON)
   }
 }
 
-/** Options for the second sign-in step: this person's passkeys only, the challenge bound to them. */
-export async function beginSecondFactorPasskey(deps: Deps, personId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+/**
+ * Options for the second sign-in step (or, with `reauthenticate`, for confirming a dangerous change
+ * such as deleting the account): this person's passkeys only, the challenge bound to them and to
+ * that purpose.
+ */
+export async function beginSecondFactorPasskey(deps: Deps, personId: string, purpose: 'second-factor' | 'reauthenticate' = 'second-factor'): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const passkeys = await listPasskeys(deps.db, personId);
   if (passkeys.length === 0) throw refused('passkey', 'This account has no passkey. Enter a code instead.');
   return generateAuthenticationOptions({
     rpID: relyingParty(deps).id,
     userVerification: 'preferred',
     allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })),
-    challenge: await newChallenge(deps, 'second-factor', personId),
+    challenge: await newChallenge(deps, purpose, personId),
   });
 }
 
 /**
  * A passkey as the second factor after the password (issue #38 §4): it must be one of this
- * person's, for our origin and RP ID, answering a challenge issued to this person, its counter
- * moving forward. Its amr value is `hwk` (the key is held; the password already was the knowledge).
+ * person's, for our origin and RP ID, answering a challenge issued to this person for `purpose`,
+ * its counter moving forward. Its amr value is `hwk` (the key is held; the password already was
+ * the knowledge). `reauthenticate` confirms a dangerous change instead (account deletion); its
+ * refusal names the form's `passkey` field.
  */
-export async function verifySecondFactorPasskey(deps: Deps, personId: string, credential: string): Promise<'hwk'> {
-  const response = parseCredential<AuthenticationResponseJSON>(credential, 'code');
+export async function verifySecondFactorPasskey(deps: Deps, personId: string, credential: string, purpose: 'second-factor' | 'reauthenticate' = 'second-factor'): Promise<'hwk'> {
+  const field = purpose === 'second-factor' ? 'code' : 'passkey';
+  const response = parseCredential<AuthenticationResponseJSON>(credential, field);
   const passkey = await findPasskey(deps.db, response.id);
-  if (!passkey || passkey.userId !== personId) throw refused('code', PASSKEY_REFUSED);
+  if (!passkey || passkey.userId !== personId) throw refused(field, PASSKEY_REFUSED);
   const now = deps.clock.now();
-  const verification = await verifyAssertion(deps, response, passkey, { purpose: 'second-factor', personId, requireUserVerification: false }, now);
-  if (verification === undefined) throw refused('code', PASSKEY_REFUSED);
-  if (!verification.verified || !(await usePasskey(deps.db, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused('code', PASSKEY_REFUSED);
+  const verification = await verifyAssertion(deps, response, passkey, { purpose, personId, requireUserVerification: false }, now);
+  if (verification === undefined) throw refused(field, PASSKEY_REFUSED);
+  if (!verification.verified || !(await usePasskey(deps.db, passkey.credentialId, passkey.signCount, verification.authenticationInfo.newCounter, now))) throw refused(field, PASSKEY_REFUSED);
   return 'hwk';
 }

@@ -16,6 +16,9 @@ export type SessionsCsrfBody = Static<typeof SessionsCsrfBody>;
 export const SessionsQuery = Type.Object({ ended: field });
 export type SessionsQuery = Static<typeof SessionsQuery>;
 
-/** Settings → Account → Delete account: the password, to re-authenticate (issue #38 §5). */
-export const DeleteAccountBody = Type.Object({ password: field, code: field, username: field, _csrf: field });
+/**
+ * Settings → Account → Delete account: the password, and with a second factor a current code or a
+ * passkey assertion (`credential`, the browser's JSON, a few kilobytes), to re-authenticate (issue #38 §5).
+ */
+export const DeleteAccountBody = Type.Object({ password: field, code: field, credential: Type.Optional(Type.String({ maxLength: 16 * 1024 })), username: field, _csrf: field });
 export type DeleteAccountBody = Static<typeof DeleteAccountBody>;

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { toId, toNum, toNumOrNull } from '../../storage/types.js';
+import { toBool, toId, toNum, toNumOrNull } from '../../storage/types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -105,4 +105,33 @@ export async function findSessionMethods(db: Db, sessionHash: string): Promise<s
 /** Forgets the person's records older than `before`: their sessions have ended by then (the maximum session age). */
 export async function purgeSessionMethodsOfUser(db: Db, userId: string, before: number): Promise<void> {
   await db.deleteFrom('mfa_session_methods').where('user_id', '=', userId).where('created_at', '<', before).execute();
+}
+
+/**
+ * Whether the person has a second factor (issue #38 §4): a confirmed TOTP authenticator or a
+ * registered passkey. Reads the passkeys table directly, so mfa depends on no accounts service.
+ */
+export async function anySecondFactor(db: Db, userId: string): Promise<boolean> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('mfa_totp').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null)).as('totp'),
+      eb.exists(eb.selectFrom('passkeys').select('user_id').where('user_id', '=', userId)).as('passkey'),
+    ])
+    .executeTakeFirstOrThrow();
+  return toBool(row.totp) || toBool(row.passkey);
+}
+
+export async function countPasskeys(db: Db, userId: string): Promise<number> {
+  const row = await db.selectFrom('passkeys').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('user_id', '=', userId).executeTakeFirst();
+  return row ? toNum(row.n) : 0;
+}
+
+/**
+ * Every passkey of a person: the operator's reset of their second factors, or their account being
+ * deleted (the row stays as "Deleted account", and a passkey must not sign in to it). The passkeys
+ * table is accounts/'s; mfa/ reads and clears it here because a passkey is a second factor.
+ */
+export async function deletePasskeysOf(db: Db, userId: string): Promise<number> {
+  const result = await db.deleteFrom('passkeys').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -10,7 +10,7 @@ import type { StartedSession } from '../accounts/sessions.service.js';
 import { replaceSession } from '../accounts/sessions.service.js';
 import { enrolPage, reauthenticatePage, recoveryCodesPage, secondStepPage } from './mfa.page.js';
 import { CodeBody, ReauthenticateBody, SecondStepBody } from './mfa.schemas.js';
-import { completeSecondStep, confirmTotp, disableTotp, pendingSignInPerson, pendingTotpEnrolment, PENDING_EXPIRED, regenerateRecoveryCodes, startTotpEnrolment, type PendingSignIn } from './mfa.service.js';
+import { completeSecondStep, confirmTotp, disableTotp, pendingSignInPerson, pendingTotpEnrolment, PENDING_EXPIRED, regenerateRecoveryCodes, secondStepOffers, startTotpEnrolment, type PendingSignIn } from './mfa.service.js';
 import { NextQuery } from '../accounts/accounts.schemas.js';
 
 const hide = { hide: true } as const;
@@ -55,7 +55,7 @@ export function registerSecondFactorPages(pages: App, services: Services): void 
     const next = safeNext(request.query.next);
     const person = await pendingSignInPerson(services, pendingToken(request));
     if (!person) return reply.redirect(next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`, 303);
-    return sendHtml(reply, secondStepPage({ ctx: pageContext(request, services), next, username: person.username }));
+    return sendHtml(reply, secondStepPage({ ctx: pageContext(request, services), next, username: person.username, offers: await secondStepOffers(services, person.id) }));
   });
 
   pages.post('/login/second-factor', { schema: { ...hide, body: SecondStepBody } }, async (request, reply) => {
@@ -70,13 +70,13 @@ export function registerSecondFactorPages(pages: App, services: Services): void 
     } catch (error) {
       const person = await pendingSignInPerson(services, token);
       const ctx = pageContext(request, services);
-      if (error instanceof RateLimitedError) return sendHtml(reply, secondStepPage({ ctx, next, username: person?.username ?? '', error: retryText(reply, error) }), 429);
+      if (error instanceof RateLimitedError) return sendHtml(reply, secondStepPage({ ctx, next, username: person?.username ?? '', offers: person && (await secondStepOffers(services, person.id)), error: retryText(reply, error) }), 429);
       if (!isFormError(error)) throw error;
       if (!person) {
         reply.clearCookie(pendingName, cookieOptions(services));
         return sendHtml(reply, secondStepPage({ ctx, next, username: '', error: PENDING_EXPIRED }), 400);
       }
-      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, error: fieldMessages(error.errors)['code']?.join(' ') }), 400);
+      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: fieldMessages(error.errors)['code']?.join(' ') }), 400);
     }
   });
 

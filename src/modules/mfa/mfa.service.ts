@@ -14,7 +14,10 @@ import type { Person } from '../directory/people.js';
 import { startSessionIn, type StartedSession } from '../accounts/sessions.service.js';
 import { beginSignIn } from '../accounts/sign-in-throttle.js';
 import {
+  anySecondFactor,
+  countPasskeys,
   countUnusedRecoveryCodes,
+  deletePasskeysOf,
   deletePendingSignIn,
   deleteRecoveryCodes,
   deleteTotp,
@@ -83,18 +86,22 @@ function matchingStep(deps: Deps, base32: string, code: string): number | undefi
 }
 
 /**
- * Whether the person has a second factor on (issue #38 §4): a confirmed TOTP authenticator.
- * Passkeys (H4) join here, so the sign-in and the servers' MFA level ask one question.
+ * Whether the person has a second factor on (issue #38 §4): a confirmed TOTP authenticator or a
+ * registered passkey, so the sign-in, account deletion and the servers' MFA level ask one question.
  */
 export async function hasSecondFactor(deps: Deps, userId: string): Promise<boolean> {
-  const totp = await findTotp(deps.db, userId);
-  return totp !== undefined && totp.enabledAt !== null;
+  return anySecondFactor(deps.db, userId);
 }
 
-
 export async function secondFactorStatus(deps: Deps, userId: string): Promise<SecondFactorStatus> {
-  const [totp, left] = await Promise.all([findTotp(deps.db, userId), countUnusedRecoveryCodes(deps.db, userId)]);
-  return { totpEnabled: totp !== undefined && totp.enabledAt !== null, recoveryCodesLeft: left };
+  const [totp, passkeys, left] = await Promise.all([findTotp(deps.db, userId), countPasskeys(deps.db, userId), countUnusedRecoveryCodes(deps.db, userId)]);
+  return { totpEnabled: totp !== undefined && totp.enabledAt !== null, passkeys, recoveryCodesLeft: left };
+}
+
+/** The second factors the second sign-in step offers the person (issue #38 §4). */
+export async function secondStepOffers(deps: Deps, userId: string): Promise<{ totp: boolean; passkey: boolean; recoveryCodes: boolean }> {
+  const status = await secondFactorStatus(deps, userId);
+  return { totp: status.totpEnabled, passkey: status.passkeys > 0, recoveryCodes: status.recoveryCodesLeft > 0 };
 }
 
 
@@ -166,6 +173,38 @@ export async function confirmTotp(deps: Deps, acting: Acting<PersonActor>, code:
 }
 
 /**
+ * A step of the change that sets up a second factor other than TOTP (the first passkey,
+ * accounts/passkeys.service.ts), inside its transaction: when the person has no unused recovery
+ * code, ten new ones, returned to be shown once, as TOTP's confirmation makes them (issue #38 §4:
+ * a person who loses the device still has a way in). The caller emits
+ * mfa.recovery_codes_generated when codes are returned.
+ */
+export async function issueRecoveryCodesIfNone(deps: Deps, trx: Parameters<typeof replaceRecoveryCodes>[0], userId: string): Promise<string[] | undefined> {
+  if ((await countUnusedRecoveryCodes(trx, userId)) > 0) return undefined;
+  const codes = newRecoveryCodes(deps);
+  await replaceRecoveryCodes(trx, userId, codes.map(recoveryHash), deps.clock.now());
+  return codes;
+}
+
+/**
+ * A step of the change that removes a second factor, inside its transaction: when none is left,
+ * the recovery codes go too (they stand in for a second factor the person no longer has).
+ */
+export async function dropRecoveryCodesIfNoFactor(trx: Parameters<typeof deleteRecoveryCodes>[0], userId: string): Promise<void> {
+  if (!(await anySecondFactor(trx, userId))) await deleteRecoveryCodes(trx, userId);
+}
+
+/**
+ * A step of deleting the account, inside its transaction: every second factor and recovery code
+ * goes (the row stays as "Deleted account"; nothing may sign in to it or keep its secrets).
+ */
+export async function dropSecondFactors(trx: Parameters<typeof deleteTotp>[0], userId: string): Promise<void> {
+  await deleteTotp(trx, userId);
+  await deletePasskeysOf(trx, userId);
+  await deleteRecoveryCodes(trx, userId);
+}
+
+/**
  * Checks a second-factor code for the person: a TOTP code (each time step once) or an unused
  * recovery code (then used up), inside `trx`. The method that worked, or undefined.
  */
@@ -216,14 +255,18 @@ export async function reauthenticate(deps: Deps, acting: Acting<PersonActor>, in
   if (method === 'recovery') await emitted(deps, acting, { type: 'mfa.recovery_code_used', userId });
 }
 
-/** Turns TOTP off and deletes the recovery codes, after re-authentication. */
+/**
+ * Turns TOTP off after re-authentication; the recovery codes go too unless a passkey is left as
+ * the second factor (they are its fallback then).
+ */
 export async function disableTotp(deps: Deps, acting: Acting<PersonActor>, input: Reauthentication): Promise<void> {
   const userId = acting.actor.id;
-  if (!(await hasSecondFactor(deps, userId))) throw invalidField(['code'], 'TOTP_NOT_ENABLED', 'Two-factor authentication is not on.');
+  const totp = await findTotp(deps.db, userId);
+  if (!totp || totp.enabledAt === null) throw invalidField(['code'], 'TOTP_NOT_ENABLED', 'No authenticator app is set up.');
   await reauthenticate(deps, acting, input);
   await changing(deps, acting, async (trx, emit) => {
     await deleteTotp(trx, userId);
-    await deleteRecoveryCodes(trx, userId);
+    await dropRecoveryCodesIfNoFactor(trx, userId);
     emit({ type: 'mfa.totp_disabled', userId });
   });
 }
@@ -243,8 +286,9 @@ export async function regenerateRecoveryCodes(deps: Deps, acting: Acting<PersonA
 
 /**
  * The operator removes every second factor of a person who lost theirs (issue #38 §3: `gatehouse
- * people reset-mfa`): TOTP and recovery codes; the next sign-in asks for the password only.
- * mfa.reset_by_operator is audited when there was something to remove.
+ * people reset-mfa`): TOTP, passkeys (a passkey is a second factor too) and recovery codes; the
+ * next sign-in asks for the password only. mfa.reset_by_operator is audited when there was
+ * something to remove.
  */
 export async function resetSecondFactors(deps: Deps, acting: Acting<Who>, username: string): Promise<{ person: Person; removed: boolean }> {
   const person = await getPersonByUsername(deps, username);
@@ -252,9 +296,11 @@ export async function resetSecondFactors(deps: Deps, acting: Acting<Who>, userna
   const userId = person.id;
   const removed = await changing(deps, acting, async (trx, emit) => {
     const had = (await deleteTotp(trx, userId)) > 0;
+    const passkeys = await deletePasskeysOf(trx, userId);
     const codes = await deleteRecoveryCodes(trx, userId);
-    if (had || codes > 0) emit({ type: 'mfa.reset_by_operator', userId });
-    return had || codes > 0;
+    const any = had || passkeys > 0 || codes > 0;
+    if (any) emit({ type: 'mfa.reset_by_operator', userId });
+    return any;
   });
   return { person, removed };
 }

@@ -3,6 +3,8 @@
 /** Settings → Security's two-factor section. */
 export interface SecondFactorStatus {
   totpEnabled: boolean;
+  /** How many passkeys the person has registered: each is a second factor too. */
+  passkeys: number;
   recoveryCodesLeft: number;
 }
 

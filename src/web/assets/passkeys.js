@@ -5,7 +5,9 @@
 // data-options URL answers the server's options (a fresh single-use challenge); the credential the
 // browser returns is put in the form's hidden "credential" field, base64url-encoded as
 // @simplewebauthn/server reads it, and the form is submitted as usual: the server verifies it and
-// answers a page. Served from /assets under the strict CSP (no inline script).
+// answers a page. A form marked data-passkey-optional also submits without a passkey: the ceremony
+// runs only for its button marked data-passkey (hidden until WebAuthn is found). Served from
+// /assets under the strict CSP (no inline script).
 (function () {
   function toBytes(text) {
     var b64 = text.replace(/-/g, '+').replace(/_/g, '/');
@@ -125,8 +127,12 @@
     var form = forms[i];
     // Without WebAuthn the sign-in button stays hidden; the add form says why it cannot work.
     if (form.hidden && supported) form.hidden = false;
+    var buttons = form.querySelectorAll('[data-passkey]');
+    for (var j = 0; j < buttons.length; j++) if (supported) buttons[j].hidden = false;
     form.addEventListener('submit', function (event) {
       var current = event.currentTarget;
+      var submitter = event.submitter;
+      if (current.hasAttribute('data-passkey-optional') && !(submitter && submitter.hasAttribute('data-passkey'))) return;
       event.preventDefault();
       if (!supported) {
         showError(current, 'This browser cannot use passkeys.');
