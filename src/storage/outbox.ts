@@ -24,6 +24,10 @@ export type OutboxTable = 'mail_outbox' | 'app_event_outbox';
 export async function claimDueRows<T extends OutboxTable>(db: Kysely<Database>, table: T, holder: string, now: number, leaseUntil: number, limit: number): Promise<Array<Selectable<Database[T]>>> {
   // Both tables have the lease columns; Kysely types a statement against one table name at a time.
   const name = table as 'mail_outbox';
+  // A read first: an idle queue (the usual case) costs each poll no write, so the poll neither
+  // takes SQLite's write lock nor ends the row cache's generation.
+  const due = await db.selectFrom(name).select('id').where('status', '=', 'queued').where('next_attempt_at', '<=', now).where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)])).limit(1).executeTakeFirst();
+  if (due === undefined) return [];
   const postgres = onPostgres(db);
   const rows = await db
     .updateTable(name)

@@ -206,6 +206,24 @@ describe('app events and interactions endpoints (GATEHOUSE_OUTBOUND_ALLOW_PRIVAT
       });
     });
 
+    it('the app added to a person’s account is APPLICATION_AUTHORIZED with integration_type 1, and removing it is APPLICATION_DEAUTHORIZED', async () => {
+      const ada = await given.signedIn(t, { username: 'ada' });
+      const start = receiver.events.length;
+      const page = await ada.agent.get(authorizePath({ client_id: bot.client.app.id, scope: 'applications.commands' }));
+      expect(page.statusCode).toBe(200);
+      const added = await ada.agent.postRaw('/app/oauth2/authorize', { ...consentFields(page.body), decision: 'authorize' });
+      expect(added.statusCode).toBeLessThan(400);
+      await until(t, () => receiver.events.length > start);
+      expect(receiver.events[start]).toMatchObject({ type: 'APPLICATION_AUTHORIZED', data: { integration_type: 1, user: { id: ada.person.id }, scopes: ['applications.commands'] } });
+      expect(receiver.events[start]?.data).not.toHaveProperty('guild');
+
+      const removePage = `/settings/apps/${bot.client.app.id}/remove`;
+      const removed = await ada.agent.submit(removePage, removePage, {});
+      expect(removed.statusCode).toBe(303);
+      await until(t, () => receiver.events.length > start + 1);
+      expect(receiver.events[start + 1]).toMatchObject({ type: 'APPLICATION_DEAUTHORIZED', data: { user: { id: ada.person.id } } });
+    });
+
     it('a receiver that is down for five minutes receives every event once it is back', async () => {
       receiver.down = true;
       const start = receiver.events.length;
@@ -255,6 +273,18 @@ describe('app events and interactions endpoints (GATEHOUSE_OUTBOUND_ALLOW_PRIVAT
       expect(saved.statusCode).toBe(303);
       const again = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
       expect((again.json() as { event_webhooks_status: number }).event_webhooks_status).toBe(2);
+    });
+
+    it('a redirect is not followed: the check fails and says so', async () => {
+      const mover = express();
+      mover.post('/events', (_req, res) => {
+        res.redirect(307, receiver.url);
+      });
+      const moved = await listen(mover, '/events');
+      closers.push(moved.close);
+      const refused = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { event_webhooks_url: moved.url, event_webhooks_status: 2 } });
+      expect(refused.statusCode).toBe(400);
+      expect(JSON.stringify(refused.json())).toContain('it answered a redirect (307), which is not followed');
     });
 
     it('an event URL whose PING is not answered 204 is refused, and unknown event types are 50035', async () => {
