@@ -39,9 +39,8 @@ export async function readBotChannel(deps: Deps, bot: BotPrincipal, channelId: s
   return presentDmChannel(channel.id, other ? [other] : []);
 }
 
-/** How many messages a page of history holds (Discord: limit 1–100, default 50). */
-export const HISTORY_LIMIT_DEFAULT = 50;
-export const HISTORY_LIMIT_MAX = 100;
+/** How many messages a page of history holds unless `limit` says (Discord: 1–100, default 50; dms.schemas.ts HistoryQuery checks the range). */
+const HISTORY_LIMIT_DEFAULT = 50;
 
 /**
  * GET /channels/{id}/messages: a page of history, newest first. Without Read message history the
