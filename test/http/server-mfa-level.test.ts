@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { given } from '../support/given.js';
 import { operatorActing, personActingOf } from '../support/acting.js';
+import { insertPasskey } from '../../src/modules/accounts/passkeys.repository.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -138,5 +139,42 @@ describe("a server's MFA level (issue #38 §4; Discord's mfa_level)", () => {
     await t.services.db.deleteFrom('mfa_totp').where('user_id', '=', owner.person.id).execute();
     expect((await setLevel(owner, server.id, '0')).statusCode).toBe(303);
     expect((await getServer(t.services, server.id))?.mfaLevel).toBe(0);
+  });
+
+  it('an owner whose only second factor is a passkey may turn it on', async () => {
+    const { owner, server } = await moderatedServer();
+    await insertPasskey(t.services.db, { credentialId: `cred-${owner.person.id}`, userId: owner.person.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
+    await setServerMfaLevel(t.services, personActingOf(owner.person.id, t.clock.now()), server.id, '1');
+    expect(presentGuild((await getServer(t.services, server.id))!).mfa_level).toBe(1);
+  });
+
+  describe("Discord's POST /api/v1/guilds/{id}/mfa", () => {
+    it('refuses a bot that is a member but not the owner with 403 50013, and changes nothing', async () => {
+      const { server } = await moderatedServer();
+      const bot = await given.bot(t, { name: 'Not the owner' });
+      await addMember(t.services, operatorActing(), server.id, bot.botUserId);
+      const res = await t.app.inject({ method: 'POST', url: `/api/v1/guilds/${server.id}/mfa`, headers: { ...bot.headers, 'content-type': 'application/json' }, payload: { level: 1 } });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json()).toMatchObject({ code: 50013 });
+      expect(presentGuild((await getServer(t.services, server.id))!).mfa_level).toBe(0);
+    });
+
+    it('answers 404 10004 for a server the bot is not in, and 401 without credentials', async () => {
+      const { server } = await moderatedServer();
+      const bot = await given.bot(t, { name: 'Outsider' });
+      const res = await t.app.inject({ method: 'POST', url: `/api/v1/guilds/${server.id}/mfa`, headers: { ...bot.headers, 'content-type': 'application/json' }, payload: { level: 1 } });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json()).toMatchObject({ code: 10004 });
+      const anonymous = await t.app.inject({ method: 'POST', url: `/api/v1/guilds/${server.id}/mfa`, headers: { 'content-type': 'application/json' }, payload: { level: 1 } });
+      expect(anonymous.statusCode).toBe(401);
+    });
+
+    it('is described in the OpenAPI document with its body { level } and answer', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>> };
+      const operation = doc.paths['/api/v1/guilds/{guildId}/mfa']?.['post'];
+      expect(operation).toBeDefined();
+      expect(JSON.stringify(operation?.requestBody)).toContain('level');
+      expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '403', '404']));
+    });
   });
 });

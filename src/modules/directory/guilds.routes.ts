@@ -1,10 +1,11 @@
 import type { Services } from '../../deps.js';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
-import { botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { GuildChannelListBody, GuildDetailBody, MemberResourceBody, RoleListBody, UserResourceBody } from '../resources/resources.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
-import { GuildIdParams, GuildMemberParams, UserIdParams } from './guilds.schemas.js';
+import { GuildIdParams, GuildMemberParams, GuildMfaLevelAnswer, GuildMfaLevelBody, UserIdParams } from './guilds.schemas.js';
+import { setServerMfaLevel } from './servers.service.js';
 import { readGuild, readGuildChannels, readGuildMember, readGuildRoles, readUser } from './guilds.service.js';
 
 const security = [{ bot: [] }];
@@ -16,7 +17,7 @@ const errors = { ...apiErrorResponses(401, 404), 429: RateLimitedBody };
 /**
  * What bots read of their servers and of users (issue #40 §4): Discord's GET /guilds/{id},
  * /guilds/{id}/channels, /guilds/{id}/roles, /guilds/{id}/members/{user_id} and /users/{id},
- * with `Authorization: Bot <token>`.
+ * with `Authorization: Bot <token>`; and Discord's POST /guilds/{id}/mfa (issue #38 §4).
  */
 export function registerGuildApi(app: App, services: Services): void {
   const onRequest = requireBot(services);
@@ -83,6 +84,27 @@ export function registerGuildApi(app: App, services: Services): void {
       },
     },
     async (request) => readGuildMember(services, botOf(request).botUserId, request.params.guildId, request.params.userId),
+  );
+
+  app.post(
+    '/api/v1/guilds/:guildId/mfa',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "Set a server's MFA level",
+        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild MFA Level: \`{ "level": 1 }\` requires a second factor of members who hold moderator permissions, \`0\` lifts it; the answer is the level in force. Only the server's owner may change it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused), and setting 1 needs the owner's own second factor (400 50035 at \`level\`, as is a level other than 0 or 1). Audited as server.updated. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildIdParams,
+        body: GuildMfaLevelBody,
+        response: { 200: GuildMfaLevelAnswer, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
+      },
+    },
+    async (request) => {
+      // Discord's rule, in one place: servers.service.ts (owner only; 1 needs the owner's second factor).
+      await setServerMfaLevel(services, botActing(request, services.clock), request.params.guildId, String(request.body.level));
+      return { level: request.body.level };
+    },
   );
 
   app.get(

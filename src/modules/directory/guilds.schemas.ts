@@ -10,3 +10,12 @@ export const GuildMemberParams = Type.Object({
 });
 
 export const UserIdParams = Type.Object({ userId: Type.String({ description: 'User id (a person or a bot account)' }) });
+
+/**
+ * Discord's POST /guilds/{id}/mfa body and answer: the server's MFA level, 0 (none) or 1 (moderators
+ * need a second factor). Any integer passes here so that another value is refused by the service
+ * with Discord's 50035 at `level`.
+ */
+export const GuildMfaLevelBody = Type.Object({ level: Type.Integer({ description: '0: none; 1: members with moderator permissions need two-factor authentication' }) });
+
+export const GuildMfaLevelAnswer = Type.Object({ level: Type.Integer({ description: 'The MFA level now in force' }) });
