@@ -81,6 +81,7 @@ const PAGES: PageSpec[] = [
   { name: 'developer-apps', path: () => '/developers/applications' },
   { name: 'developer-app', path: (w) => `/developers/applications/${w.bot.client.app.id}` },
   { name: 'developer-url-generator', path: (w) => `/developers/applications/${w.bot.client.app.id}/oauth2/url-generator` },
+  { name: 'developer-app-webhooks', path: (w) => `/developers/applications/${w.bot.client.app.id}/webhooks` },
   { name: 'consent-bot-install', path: (w) => `/app/oauth2/authorize?client_id=${w.bot.client.app.id}&scope=bot&permissions=${Permission.SEND_MESSAGES | Permission.ADMINISTRATOR}` },
   { name: 'consent-bot-install-server', path: (w) => `/app/oauth2/authorize?client_id=${w.bot.client.app.id}&scope=bot&permissions=${Permission.SEND_MESSAGES}&server_id=${w.serverId}` },
   {

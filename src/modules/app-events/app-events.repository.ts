@@ -179,11 +179,6 @@ export async function deleteQueuedAppEventsOf(db: Kysely<Database>, applicationI
   return rows.map((r) => r.event_type);
 }
 
-export async function countQueuedAppEvents(db: Kysely<Database>, applicationId: string): Promise<number> {
-  const row = await db.selectFrom('app_event_outbox').select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).where('application_id', '=', applicationId).executeTakeFirstOrThrow();
-  return toNum(row.n);
-}
-
 // --- The delivery log ---------------------------------------------------------------------------
 
 /** Issue #40 §3: the log keeps the last 100 entries of each app. */
