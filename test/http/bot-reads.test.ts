@@ -9,6 +9,7 @@ import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import type { ChannelEvent } from '../../src/realtime/channel-events.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { statementsDuring } from '../support/database.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { botPost, createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
 import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
@@ -208,6 +209,24 @@ describe('GET /api/v1/channels/{id}/messages', () => {
     expect(mine).toMatchObject({ content: 'noted', application_id: bot.client.app.id, author: { id: bot.botUserId, bot: true } });
     expect(mine).not.toHaveProperty('webhook_id');
     expect(hook).toMatchObject({ content: 'deployed', webhook_id: issued.webhook.id, author: { id: issued.webhook.id, username: 'Deploys', global_name: null, bot: true } });
+  });
+
+  it('a page costs the same statements whatever its size and however many authors wrote it: no query per message or author', async () => {
+    const { bot, owner, serverId, channelId } = await serverWithBot({ everyone: READ | Permission.SEND_MESSAGES });
+    const others = [owner, await createPerson(t), await createPerson(t)];
+    for (const person of others.slice(1)) await addMember(t.services, operatorActing(), serverId, person.id);
+    for (let i = 0; i < 30; i += 1) {
+      t.clock.advance(1);
+      await postMessage(t.services, personActingOf((others[i % 3] as Person).id), channelId, `n${i}`);
+    }
+    const cost = async (limit: number) => {
+      const { result, statements } = await statementsDuring(t.database.handle, () => get(bot, `/api/v1/channels/${channelId}/messages?limit=${limit}`));
+      expect((result.json() as unknown[]).length).toBe(limit);
+      return statements.length;
+    };
+    await cost(1);
+    const one = await cost(1);
+    expect(await cost(30)).toBe(one);
   });
 
   it('reads a DM with a person who user-installed the app', async () => {
