@@ -4,6 +4,8 @@ import { filesOpenToOthers } from './config/file-modes.js';
 import { createServices } from './services.js';
 import { sqliteFiles } from './storage/connect.js';
 import { ensureSigningKeys } from './modules/oidc/oidc-keys.service.js';
+import { applyConfiguredAdmins } from './modules/accounts/people-admin.service.js';
+import { cliActing } from './core/acting.js';
 
 /**
  * The process entry: env → config → services → app → listen; graceful shutdown on SIGTERM/SIGINT
@@ -34,6 +36,13 @@ export async function serve(env: Record<string, string | undefined>): Promise<vo
   // Issue #22: ID-token signing keys exist from the first start (and a sealed one that cannot be opened stops it here).
   await ensureSigningKeys(services);
   const app = await buildApp(services);
+  // Issue #39: GATEHOUSE_ADMINS names a first set of administrators, made so at every start (audited
+  // as the operator; a no-op once they are). Names of nobody are logged, not fatal: the account may come later.
+  if (config.admins.length > 0) {
+    const applied = await applyConfiguredAdmins(services, cliActing(services.clock), config.admins);
+    if (applied.granted.length > 0) services.logger.info({ admins: applied.granted }, 'GATEHOUSE_ADMINS: made administrators');
+    if (applied.unknown.length > 0) services.logger.warn({ unknown: applied.unknown }, 'GATEHOUSE_ADMINS names people who do not exist (yet)');
+  }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

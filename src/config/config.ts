@@ -77,6 +77,24 @@ export interface Config {
   smtpUrl: string | undefined;
   /** GATEHOUSE_MAIL_FROM: the From of every mail; default `<service name> <no-reply@<base URL's host>>`. */
   mailFrom: string;
+  /** Issue #39: GATEHOUSE_ADMINS, usernames made instance administrators at start (a first set; nobody is removed). */
+  admins: string[];
+  /** Issue #39: GATEHOUSE_SIGN_UPS, who may create an account on the sign-up page. */
+  signUps: 'open' | 'invite' | 'closed';
+  /** Issue #39: GATEHOUSE_SERVER_CREATION, who may create servers (the CLI always may). */
+  serverCreation: 'everyone' | 'admins';
+  /** Issue #39: GATEHOUSE_APP_CREATION, who may create apps (the CLI always may). */
+  appCreation: 'everyone' | 'admins';
+  /**
+   * Issue #42 §1: GATEHOUSE_FILE_STORE, where files' bytes live: `fs` (under `filesDir`) or
+   * `postgres` (chunked rows in the database, shared by every instance); undefined: `postgres` on
+   * PostgreSQL, `fs` on SQLite (chosen by services.ts from the database it connected to).
+   */
+  fileStore: 'fs' | 'postgres' | undefined;
+  /** GATEHOUSE_FILES_DIR: the filesystem store's directory (default ./data/files). */
+  filesDir: string;
+  /** GATEHOUSE_ATTACHMENT_MAX_BYTES: the most bytes of files one message may carry (default 25 MiB, Discord's). */
+  attachmentMaxBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +132,13 @@ export const ENVIRONMENT = {
   GATEHOUSE_LIVE_STREAMS_PER_ADDRESS: '100',
   GATEHOUSE_SMTP_URL: '',
   GATEHOUSE_MAIL_FROM: '',
+  GATEHOUSE_ADMINS: '',
+  GATEHOUSE_SIGN_UPS: 'open',
+  GATEHOUSE_SERVER_CREATION: 'everyone',
+  GATEHOUSE_APP_CREATION: 'everyone',
+  GATEHOUSE_FILE_STORE: '',
+  GATEHOUSE_FILES_DIR: './data/files',
+  GATEHOUSE_ATTACHMENT_MAX_BYTES: '26214400',
 } as const;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -223,6 +248,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(`GATEHOUSE_MAIL_FROM must be an e-mail address, optionally as "Name <address>" (got "${mailFrom}")`);
   }
 
+  const fileStoreText = read('GATEHOUSE_FILE_STORE');
+  let fileStore: Config['fileStore'];
+  if (fileStoreText === 'fs' || fileStoreText === 'postgres') fileStore = fileStoreText;
+  else if (fileStoreText !== '') problems.push(`GATEHOUSE_FILE_STORE must be fs or postgres (got "${fileStoreText}")`);
+  const filesDir = read('GATEHOUSE_FILES_DIR');
+  const attachmentMaxBytes = integer('GATEHOUSE_ATTACHMENT_MAX_BYTES', 1024, 1024 * 1024 * 1024);
+
+  // Issue #39: who administers the instance, who may sign up, who may create servers and apps.
+  const admins = read('GATEHOUSE_ADMINS').split(',').map((name) => name.trim()).filter(Boolean);
+  const badAdmin = admins.find((name) => !/^[A-Za-z0-9_.]{2,32}$/.test(name));
+  if (badAdmin !== undefined) problems.push(`GATEHOUSE_ADMINS must be usernames separated by commas (got "${badAdmin.slice(0, 40)}")`);
+  const signUps = read('GATEHOUSE_SIGN_UPS') as Config['signUps'];
+  if (!['open', 'invite', 'closed'].includes(signUps)) problems.push(`GATEHOUSE_SIGN_UPS must be open, invite or closed (got "${signUps}")`);
+  const serverCreation = read('GATEHOUSE_SERVER_CREATION') as Config['serverCreation'];
+  if (serverCreation !== 'everyone' && serverCreation !== 'admins') problems.push(`GATEHOUSE_SERVER_CREATION must be everyone or admins (got "${serverCreation}")`);
+  const appCreation = read('GATEHOUSE_APP_CREATION') as Config['appCreation'];
+  if (appCreation !== 'everyone' && appCreation !== 'admins') problems.push(`GATEHOUSE_APP_CREATION must be everyone or admins (got "${appCreation}")`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -253,6 +296,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     liveStreamsPerAddress,
     smtpUrl,
     mailFrom,
+    admins,
+    signUps,
+    serverCreation,
+    appCreation,
+    fileStore,
+    filesDir,
+    attachmentMaxBytes,
   };
 }
 

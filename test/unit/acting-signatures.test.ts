@@ -60,10 +60,15 @@ const ALLOWED: Record<string, string> = {
   'mail/mail.service.ts queueMail': "a step of the caller's change, in its transaction (issue #38 §1): the service that sends the mail takes the acting and emits that change's event",
   'mail/mail.service.ts createMailTransport': 'builds the SMTP (or log:) client in memory; writes nothing',
   'mail/mail.service.ts sendQueuedMail': "the mail worker delivering what was queued (each mail's change was acted and audited when it was queued); no one acts",
+  'accounts/people-admin.service.ts disableEffects': '"disable" names the action it previews: a read of what disabling a person would end, for the confirmation (issue #39)',
   'mail/mail.service.ts startMailWorker': "start-up: starts this instance's mail worker; no one acts",
   'app-events/app-events.service.ts appEndpointsOf': "reads an app's endpoints, making its signing key pair the first time it is needed (issue #40 §1: every app has one); derived state nobody changes",
   'app-events/app-events.service.ts recordAppEvents': 'subscribes the app-event outbox recorder to the bus once at start-up; writes nothing itself (each change it records is acted and audited)',
   'app-events/app-events.service.ts startAppEventWorker': "start-up: starts this instance's app-event worker; no one acts",
+  'files/files.service.ts receiveUpload': "a step of the message change that takes the acting (execute, a webhook message's edit, a bot's post): it stores the request's files before the message, which emits message.created/updated; a refused message removes them (issue #42 §1)",
+  'files/files.service.ts settleMessageFiles': "a step of the same message change: it applies the payload's attachments[] (names, alt text) to that request's files",
+  'files/files.service.ts discardFiles': "removes the files of a change that was refused or of a message already deleted (whose deletion took the acting and emitted message.deleted)",
+  'files/files.service.ts removeFilesOfMessages': 'a step of a message deletion that takes the acting and emits message.deleted: its files go with it',
 };
 
 /**

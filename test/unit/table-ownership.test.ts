@@ -127,6 +127,7 @@ function foreignAccesses(): Map<string, string[]> {
  */
 const LISTED: Record<string, string> = {
   'accounts/sessions.repository.ts reads users': 'every page view: the session and its person in one round trip (DESIGN §5)',
+  'applications/bots.repository.ts reads users': "a bot authenticates only while its app's owner is not disabled (issue #39), read in the token lookup's own statement",
   'applications/installs.repository.ts reads users': 'the installs list names each installer in the same query',
   'applications/installs.repository.ts reads roles': "a bot install's managed role (Discord: created and removed with the install)",
   'applications/installs.repository.ts writes roles': "a bot install's managed role is deleted in the uninstall's transaction",

@@ -3,7 +3,66 @@ import { registerPerson } from '../../modules/accounts/accounts.service.js';
 import { markEmailVerified } from '../../modules/accounts/email-verification.service.js';
 import { operatorResetLink, setPasswordByOperator } from '../../modules/accounts/password-reset.service.js';
 import { resetSecondFactors } from '../../modules/mfa/mfa.service.js';
-import type { CliCommand } from '../command.js';
+import { CliUsageError, type CliCommand, type ParsedFlags } from '../command.js';
+import { confirmDestructive } from '../confirm.js';
+import {
+  deletePersonByOperator,
+  disableEffects,
+  disablePerson,
+  enablePerson,
+  findPersonForOperator,
+  listPeopleForOperator,
+  personSummary,
+  setAdministrator,
+  type AdministeredPerson,
+} from '../../modules/accounts/people-admin.service.js';
+import { accountDeletionPreview } from '../../modules/accounts/account-deletion.service.js';
+import type { Services } from '../../services.js';
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A person as the operator's commands print them (the API's snake_case names, DESIGN §8). */
+function personRecord(person: AdministeredPerson): Record<string, unknown> {
+  return {
+    id: person.id,
+    username: person.username,
+    global_name: person.name,
+    email: person.email,
+    verified: person.emailVerified,
+    admin: person.admin,
+    disabled: person.disabledAt !== null,
+    disabled_at: iso(person.disabledAt),
+    disabled_reason: person.disabledReason,
+    created_at: iso(person.createdAt),
+    signup_address: person.signupAddress,
+  };
+}
+
+const WHO = {
+  username: { description: 'the person, by username' },
+  id: { description: 'the person, by id' },
+};
+
+/** The person named by --username or --id (exactly one of them). */
+function named(services: Services, flags: ParsedFlags): Promise<AdministeredPerson> {
+  const username = flags.string('username');
+  const id = flags.string('id');
+  if ((username === undefined) === (id === undefined)) throw new CliUsageError('give --username or --id');
+  return findPersonForOperator(services, { username, id });
+}
+
+function whole(flags: ParsedFlags, name: string): number | undefined {
+  const raw = flags.string(name);
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw new CliUsageError(`--${name} must be a whole number`);
+  return Number(raw);
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
 
 /** `gatehouse people …` (DESIGN §8). */
 export const peopleCommands: CliCommand[] = [
@@ -64,6 +123,103 @@ export const peopleCommands: CliCommand[] = [
     async run(services, flags) {
       const reset = await resetSecondFactors(services, cliActing(services.clock), flags.string('username') ?? '');
       return { id: reset.person.id, username: reset.person.username, removed: reset.removed };
+    },
+  },
+  {
+    name: 'people list',
+    summary: 'list people, newest first; search by username, name, e-mail or sign-up address (issue #39)',
+    flags: {
+      query: { description: 'part of a username, display name, e-mail or sign-up address (ignoring case)' },
+      disabled: { description: 'only disabled people', boolean: true },
+      admins: { description: 'only administrators', boolean: true },
+      limit: { description: 'people per page, 1–200 (default 50)' },
+      after: { description: "the previous page's next (a person's id)" },
+      page: { description: 'page number from 1, instead of --after' },
+    },
+    async run(services, flags) {
+      const page = await listPeopleForOperator(services, {
+        query: flags.string('query'),
+        disabled: flags.bool('disabled'),
+        admins: flags.bool('admins'),
+        limit: whole(flags, 'limit'),
+        after: flags.string('after'),
+        page: whole(flags, 'page'),
+      });
+      return { people: page.people.map(personRecord), next: page.next ?? null };
+    },
+  },
+  {
+    name: 'people show',
+    summary: "a person: account, servers, apps, sessions, grants and recent security events (issue #39)",
+    flags: WHO,
+    async run(services, flags) {
+      const person = await named(services, flags);
+      const summary = await personSummary(services, person.id);
+      return {
+        ...personRecord(summary.person),
+        mfa_enabled: summary.secondFactor,
+        servers: summary.servers.map((s) => ({ id: s.id, name: s.name, owner: s.ownerId === person.id })),
+        apps: summary.apps.map((a) => ({ id: a.id, name: a.name, bot: a.botUserId !== null })),
+        sessions: summary.sessions.map((s) => ({ device: s.device, address: s.address, signed_in_at: iso(s.signedInAt), last_used_at: iso(s.lastUsedAt) })),
+        grants_in_force: summary.grantsInForce,
+        recent_security_events: summary.recentSecurityEvents.map((e) => ({ id: e.id, action: e.action, at: iso(e.createdAt), address: e.address, reason: e.reason })),
+      };
+    },
+  },
+  {
+    name: 'people disable',
+    summary: 'disable a person: no sign-in, every session and OAuth grant ended, their apps’ bots inert until enabled (issue #39)',
+    flags: { ...WHO, reason: { description: 'why (kept in the audit log, not shown to the person)' }, yes: { description: 'confirm without asking', boolean: true } },
+    async run(services, flags) {
+      const person = await named(services, flags);
+      if (person.disabledAt === null) {
+        const effects = await disableEffects(services, person.id);
+        await confirmDestructive(
+          `Disabling @${person.username} ends ${plural(effects.sessions, 'session', 'sessions')} and ${plural(effects.grants, 'OAuth grant', 'OAuth grants')} (not restored by enabling), and stops the bots of ${plural(effects.botApps, 'app', 'apps')} until enabled.`,
+          flags.bool('yes'),
+        );
+      }
+      const result = await disablePerson(services, cliActing(services.clock, flags.string('reason') ?? null), person.id, flags.string('reason') ?? null);
+      return { ...personRecord(result.person), changed: result.disabled, ended_sessions: result.endedSessions, revoked_apps: result.revokedApps };
+    },
+  },
+  {
+    name: 'people enable',
+    summary: 'enable a disabled person again (their revoked grants stay revoked) (issue #39)',
+    flags: WHO,
+    async run(services, flags) {
+      const person = await named(services, flags);
+      const result = await enablePerson(services, cliActing(services.clock), person.id);
+      return { ...personRecord(result.person), changed: result.enabled };
+    },
+  },
+  {
+    name: 'people admin',
+    summary: 'make a person an instance administrator, or with --revoke no longer one (issue #39)',
+    flags: { ...WHO, revoke: { description: 'remove the administrator role instead', boolean: true } },
+    async run(services, flags) {
+      const person = await named(services, flags);
+      const result = await setAdministrator(services, cliActing(services.clock), person.id, !flags.bool('revoke'));
+      return { ...personRecord(result.person), changed: result.changed };
+    },
+  },
+  {
+    name: 'people delete',
+    summary: "delete a person's account: apps, bots, grants, memberships; messages stay as by a deleted account (issue #39)",
+    flags: { ...WHO, yes: { description: 'confirm without asking', boolean: true } },
+    async run(services, flags) {
+      const person = await named(services, flags);
+      const preview = await accountDeletionPreview(services, person.id);
+      if (preview.ownedServers.length > 0) {
+        const names = preview.ownedServers.map((s) => `${s.name} (${s.id})`).join(', ');
+        throw new CliUsageError(`@${person.username} owns ${plural(preview.ownedServers.length, 'server', 'servers')}: ${names}. Transfer or delete them first (gatehouse servers transfer|delete).`);
+      }
+      await confirmDestructive(
+        `Deleting @${person.username} removes ${plural(preview.apps, 'app', 'apps')} with their bots, ${plural(preview.authorizedApps, 'authorized app', 'authorized apps')} and ${plural(preview.memberships, 'server membership', 'server memberships')}; their messages stay, shown as by a deleted account.`,
+        flags.bool('yes'),
+      );
+      await deletePersonByOperator(services, cliActing(services.clock), person.id);
+      return { id: person.id, username: person.username, deleted: true, apps: preview.apps, authorized_apps: preview.authorizedApps, memberships: preview.memberships };
     },
   },
 ];

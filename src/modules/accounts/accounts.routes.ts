@@ -16,6 +16,7 @@ import { registerRecoveryPages } from './recovery.routes.js';
 import { pendingEmail, resendVerification } from './email-verification.service.js';
 import { LinkRefusedError } from './account-links.js';
 import { mailConfigured } from '../mail/mail.service.js';
+import { disabledAccountMessage, isAccountDisabledRefusal } from './disabled-accounts.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -104,6 +105,10 @@ export function registerAccountPages(pages: App, services: Services): void {
       const askingApp = await applicationAskingIn(services, next);
       if (error instanceof RateLimitedError) return sendHtml(reply, loginPage({ ctx, next, username: body.username, askingApp, error: tooManyAttempts(reply, error) }), 429);
       if (!isFormError(error)) throw error;
+      // Issue #39: the right password of a disabled account is told why, on a page of its own status.
+      if (error instanceof ApiError && isAccountDisabledRefusal(error.errors)) {
+        return sendHtml(reply, loginPage({ ctx, next, username: body.username, askingApp, error: disabledAccountMessage(services.config.serviceName) }), 403);
+      }
       return sendHtml(reply, loginPage({ ctx, next, username: body.username, askingApp, error: INCORRECT_CREDENTIALS }), 400);
     }
   });

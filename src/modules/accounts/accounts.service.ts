@@ -18,6 +18,7 @@ import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 import { beginPendingSignIn, hasSecondFactor, type PendingSignIn } from '../mfa/mfa.service.js';
 import { sendVerification } from './email-verification.service.js';
 import { mailConfigured } from '../mail/mail.service.js';
+import { ACCOUNT_DISABLED_CODE, disabledAccountMessage } from './disabled-accounts.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -95,11 +96,14 @@ export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Reg
     bot: false,
     applicationId: null,
     createdAt: deps.clock.now(),
+    admin: false,
+    disabledAt: null,
   };
   const passwordHash = await hashPassword(password as string, deps.config.passwordCost);
   try {
     await changing(deps, acting, async (trx, emit) => {
-      await createPerson(trx, { ...person, passwordHash });
+      // Issue #39: the operator's list shows where a sign-up came from (the CLI's have no address).
+      await createPerson(trx, { ...person, passwordHash, signupAddress: acting.address });
       emit({ type: 'person.created', userId: person.id });
       // Issue #38 §2: an address given at sign-up is unverified until its link is used.
       if (person.email !== null) await sendVerification(deps, trx, emit, person, person.email, false);
@@ -191,6 +195,12 @@ export async function signIn(deps: Deps, acting: Acting<Who>, input: SignInInput
     const why = found ? 'wrong-password' : 'unknown-person';
     await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: found?.person.id ?? null, why });
     throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: 'INVALID_LOGIN', message: INCORRECT_CREDENTIALS }));
+  }
+  // Issue #39: a disabled account signs in to nothing. Said only after the right password, so the
+  // refusal tells a guesser nothing about the account.
+  if (found.person.disabledAt !== null) {
+    await emitted(deps, acting, { type: 'signin.failed', username: triedName(username), userId: found.person.id, why: 'disabled' });
+    throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: ACCOUNT_DISABLED_CODE, message: disabledAccountMessage(deps.config.serviceName) }));
   }
   // Issue #38 §4: with a second factor on, the password only opens the second step (mfa.service.ts).
   // The throttle is cleared only when that step succeeds, so a known password does not reset the

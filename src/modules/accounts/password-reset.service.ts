@@ -13,6 +13,7 @@ import { composeMail, queueMail } from '../mail/mail.service.js';
 import { checkAccountToken, endUnusedTokens, issueAccountToken, useCheckedToken } from './account-tokens.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
 import { addressBlock } from './sign-in-throttle.js';
+import { ACCOUNT_DISABLED_CODE, disabledAccountMessage } from './disabled-accounts.js';
 
 /** Issue #38 §3: a reset link works once, for 30 minutes. */
 export const RESET_LINK_LIFETIME_MS = 30 * MINUTE;
@@ -51,6 +52,8 @@ export async function requestPasswordReset(deps: Deps, acting: Acting<Who>, inpu
   const byEmail = await deps.buckets.take(`reset:email:${email.toLowerCase()}`, RESET_EMAIL_RULE, now);
   if (!byEmail.allowed) throw new RateLimitedError(byEmail.resetAfterMs, RESET_THROTTLED_MESSAGE);
   for (const person of await getPeopleByEmail(deps, email)) {
+    // Issue #39: a disabled account gets no reset link (the answer stays the same for the asker).
+    if (person.disabledAt !== null) continue;
     const byAccount = await deps.buckets.take(`reset:account:${person.id}`, RESET_ACCOUNT_RULE, now);
     if (!byAccount.allowed) continue;
     await changing(deps, acting, async (trx, emit) => {
@@ -108,6 +111,8 @@ export async function resetPassword(deps: Deps, acting: Acting<Who>, input: Pass
   const password = checkNewPassword(input.newPassword, input.confirmPassword);
   const person = await getPersonById(deps, link.userId);
   if (!person || person.bot) throw ApiErrors.unknownUser();
+  // Issue #39: a link issued before the account was disabled sets no password while it is.
+  if (person.disabledAt !== null) throw ApiErrors.invalidFormBody(addFieldError({}, ['password'], { code: ACCOUNT_DISABLED_CODE, message: disabledAccountMessage(deps.config.serviceName) }));
   const passwordHash = await hashPassword(password, deps.config.passwordCost);
   const endedSessions = await changing(deps, acting, async (trx, emit) => {
     await useCheckedToken(deps, trx, link);

@@ -66,7 +66,8 @@ export interface ResolvedSession {
 export async function resolveSession(deps: Deps, token: string): Promise<ResolvedSession | undefined> {
   const idHash = hashSecret(token);
   const found = await findSessionWithPerson(deps.db, idHash);
-  if (!found) return undefined;
+  // Issue #39: disabling ends every session; a disabled person's cookie signs in nobody even so.
+  if (!found || found.person.disabledAt !== null) return undefined;
   const now = deps.clock.now();
   if (found.session.expiresAt <= now) {
     await deleteSession(deps.db, idHash);
@@ -119,7 +120,7 @@ export async function replaceSession(deps: Deps, acting: Acting<Who>, token: str
  */
 export async function sessionStillSignsIn(deps: Deps, token: string, personId: string): Promise<boolean> {
   const found = await findSessionWithPerson(deps.db, hashSecret(token));
-  return found !== undefined && found.person.id === personId && found.session.expiresAt > deps.clock.now();
+  return found !== undefined && found.person.id === personId && found.person.disabledAt === null && found.session.expiresAt > deps.clock.now();
 }
 
 /** The person's sessions not yet expired: the current one first, marked; then the most recently used. */

@@ -7,10 +7,18 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * The application whose bot token hashes to `hash`: one lookup on applications_bot_token_idx
- * (DESIGN §5: bot requests are a hot path). Undefined when no bot has that token.
+ * (DESIGN §5: bot requests are a hot path). Undefined when no bot has that token, and (issue #39)
+ * while the app's owner is disabled: the owner is joined in the same statement, not read after.
  */
 export async function findApplicationByBotTokenHash(db: Db, hash: string): Promise<Application | undefined> {
-  const row = await db.selectFrom('applications').selectAll().where('bot_token_hash', '=', hash).where('bot_user_id', 'is not', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('applications')
+    .innerJoin('users as owner', 'owner.id', 'applications.owner_id')
+    .selectAll('applications')
+    .where('applications.bot_token_hash', '=', hash)
+    .where('applications.bot_user_id', 'is not', null)
+    .where('owner.disabled_at', 'is', null)
+    .executeTakeFirst();
   return row ? toApplication(row) : undefined;
 }
 

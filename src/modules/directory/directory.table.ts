@@ -17,6 +17,13 @@ export interface UsersTable {
   bot: DbBool;
   application_id: DbIdNullable;
   created_at: DbInt;
+  /** Issue #39: an instance administrator (1). */
+  is_admin: ColumnType<number | bigint | string | boolean, 0 | 1 | undefined, 0 | 1>;
+  /** Issue #39: when the operator disabled the account; null while it works. */
+  disabled_at: ColumnType<number | bigint | string | null, number | null | undefined, number | null>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Issue #39: the client address the account was signed up from (null: the operator created it). */
+  signup_address: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A `users` row as a query returns it. */

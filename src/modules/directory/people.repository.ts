@@ -17,6 +17,8 @@ export interface NewPerson {
   applicationId: string | null;
   avatarUrl: string | null;
   createdAt: number;
+  /** Issue #39: the sign-up page's client address; absent or null for the operator's and bots. */
+  signupAddress?: string | null;
 }
 
 /** Throws a unique violation when the username (ignoring case) is taken. */
@@ -35,6 +37,7 @@ export async function insertPerson(db: Db, person: NewPerson): Promise<void> {
       bot: fromBool(person.bot),
       application_id: person.applicationId,
       created_at: person.createdAt,
+      signup_address: person.signupAddress ?? null,
     })
     .execute();
 }

@@ -1,4 +1,4 @@
-import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
+import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { UserRow } from './directory.table.js';
 import type { Person } from './people.js';
 
@@ -18,5 +18,7 @@ export function toPerson(row: UserRow): Person {
     bot: toBool(row.bot),
     applicationId: toIdOrNull(row.application_id),
     createdAt: toNum(row.created_at),
+    admin: toBool(row.is_admin),
+    disabledAt: toNumOrNull(row.disabled_at),
   };
 }

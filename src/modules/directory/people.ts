@@ -12,6 +12,10 @@ export interface Person {
   bot: boolean;
   applicationId: string | null;
   createdAt: number;
+  /** Issue #39: an instance administrator. */
+  admin: boolean;
+  /** Issue #39: when the operator disabled the account (it signs in to nothing), or null. */
+  disabledAt: number | null;
 }
 
 /**

@@ -1,0 +1,287 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliUsageError, parseFlags } from '../../src/cli/command.js';
+import { peopleCommands } from '../../src/cli/commands/people.js';
+import { MINUTE } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
+import { applyConfiguredAdmins, requireAdmin } from '../../src/modules/accounts/people-admin.service.js';
+import { startSession } from '../../src/modules/accounts/sessions.service.js';
+import { recordSessionMethods } from '../../src/modules/mfa/mfa.service.js';
+import type { Person } from '../../src/modules/directory/people.js';
+import { getPersonByUsername } from '../../src/modules/directory/people.service.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { given } from '../support/given.js';
+import { getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
+import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
+
+/**
+ * Issue #39 (operators), people: `gatehouse people list|show|disable|enable|admin|delete`, what
+ * "disabled" means for sign-in, sessions, OAuth grants and bots, and the last administrator.
+ */
+
+async function people(t: TestApp, verb: string, args: string[]): Promise<Record<string, unknown>> {
+  const command = peopleCommands.find((c) => c.name === `people ${verb}`);
+  if (!command) throw new Error(`no command people ${verb}`);
+  const { flags } = parseFlags(args, command.flags);
+  return command.run(t.services, flags);
+}
+
+async function refusal(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a refusal');
+}
+
+async function auditActions(t: TestApp, userId: string): Promise<Array<{ action: string; actor: string | null }>> {
+  const rows = await t.services.db.selectFrom('audit_events').select(['action', 'actor_kind']).where('subject_user_id', '=', userId).orderBy('id').execute();
+  return rows.map((r) => ({ action: r.action, actor: r.actor_kind }));
+}
+
+const PASSWORD = 'correct horse battery';
+
+async function signUp(t: TestApp, username: string, address = '203.0.113.7'): Promise<PageAgent> {
+  const agent = new PageAgent(t.app);
+  const page = await agent.get('/register');
+  const res = await agent.postRaw('/register', { username, name: '', email: `${username}@example.org`, password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '' }, { 'x-forwarded-for': address });
+  expect(res.statusCode, res.body).toBe(303);
+  return agent;
+}
+
+async function signIn(t: TestApp, username: string): Promise<{ agent: PageAgent; status: number; body: string }> {
+  const agent = new PageAgent(t.app);
+  const page = await agent.get('/login');
+  const res = await agent.postRaw('/login', { username, password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '' });
+  return { agent, status: res.statusCode, body: res.body };
+}
+
+describe('issue #39: gatehouse people list and show', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '127.0.0.1' } });
+    await signUp(t, 'carol_list', '198.51.100.23');
+    await signIn(t, 'carol_list');
+    t.clock.advance(MINUTE);
+    await people(t, 'create', ['--username', 'dave_list', '--password', PASSWORD, '--email', 'dave@corp.example']);
+    t.clock.advance(MINUTE);
+    await signUp(t, 'erin_list', '198.51.100.99');
+  });
+  afterAll(async () => t.close());
+
+  it('lists people newest first with their sign-up address and time (none for the operator’s)', async () => {
+    const listed = (await people(t, 'list', [])) as { people: Array<Record<string, unknown>>; next: string | null };
+    expect(listed.people.map((p) => p['username'])).toEqual(['erin_list', 'dave_list', 'carol_list']);
+    expect(listed.people[0]).toMatchObject({ signup_address: '198.51.100.99', admin: false, disabled: false });
+    expect(listed.people[1]).toMatchObject({ signup_address: null, email: 'dave@corp.example' });
+    expect(typeof listed.people[2]?.['created_at']).toBe('string');
+    expect(listed.next).toBeNull();
+  });
+
+  it('searches by username, display name, e-mail and sign-up address, ignoring case; % and _ match only themselves', async () => {
+    const usernames = async (query: string) => ((await people(t, 'list', ['--query', query])) as { people: Array<{ username: string }> }).people.map((p) => p.username);
+    expect(await usernames('CAROL')).toEqual(['carol_list']);
+    expect(await usernames('corp.example')).toEqual(['dave_list']);
+    expect(await usernames('198.51.100.9')).toEqual(['erin_list']);
+    expect(await usernames('%')).toEqual([]);
+    expect(await usernames('l_i')).toEqual([]);
+  });
+
+  it('pages with --limit and --after (the previous page’s next) or --page', async () => {
+    const first = (await people(t, 'list', ['--limit', '2'])) as { people: Array<{ username: string }>; next: string };
+    expect(first.people.map((p) => p.username)).toEqual(['erin_list', 'dave_list']);
+    const second = (await people(t, 'list', ['--limit', '2', '--after', first.next])) as { people: Array<{ username: string }>; next: string | null };
+    expect(second.people.map((p) => p.username)).toEqual(['carol_list']);
+    expect(second.next).toBeNull();
+    const byPage = (await people(t, 'list', ['--limit', '2', '--page', '2'])) as { people: Array<{ username: string }> };
+    expect(byPage.people.map((p) => p.username)).toEqual(['carol_list']);
+  });
+
+  it('refuses a bad limit, a bad cursor and a non-number page with a clear message', async () => {
+    expect((await refusal(people(t, 'list', ['--limit', '0']))).message).toMatch(/Invalid Form Body|limit/);
+    expect(await refusal(people(t, 'list', ['--limit', 'ten']))).toBeInstanceOf(CliUsageError);
+    expect(await refusal(people(t, 'list', ['--after', 'nobody']))).toBeInstanceOf(ApiError);
+  });
+
+  it('show names an unknown person clearly and needs exactly one of --username and --id', async () => {
+    const unknown = await refusal(people(t, 'show', ['--username', 'nobody_here']));
+    expect(unknown).toBeInstanceOf(ApiError);
+    expect(unknown.message).toBe('Unknown User');
+    expect(await refusal(people(t, 'show', []))).toBeInstanceOf(CliUsageError);
+  });
+
+  it('show gives the account, servers, apps, sessions, grants and recent security events', async () => {
+    const carol = await t.services.db.selectFrom('users').select('id').where('username_key', '=', 'carol_list').executeTakeFirstOrThrow();
+    const shown = await people(t, 'show', ['--id', String(carol.id)]);
+    expect(shown).toMatchObject({ username: 'carol_list', signup_address: '198.51.100.23', mfa_enabled: false, grants_in_force: 0, servers: [], apps: [] });
+    expect((shown['sessions'] as unknown[]).length).toBe(2);
+    expect((shown['recent_security_events'] as Array<{ action: string }>).map((e) => e.action)).toContain('signin.succeeded');
+  });
+});
+
+describe('issue #39: a disabled person', () => {
+  let t: TestApp;
+  let mallory: Person;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await signUp(t, 'mallory');
+    mallory = (await getPersonByUsername(t.services, 'mallory')) as Person;
+  });
+  afterAll(async () => t.close());
+
+  it('refuses to disable without --yes when standard input is not a terminal, and changes nothing', async () => {
+    const refused = await refusal(people(t, 'disable', ['--username', 'mallory']));
+    expect(refused).toBeInstanceOf(CliUsageError);
+    expect(refused.message).toContain('Disabling @mallory ends 1 session');
+    expect(refused.message).toContain('--yes');
+    expect((await signIn(t, 'mallory')).status).toBe(303);
+  });
+
+  it('loses every session, grant and bot at once, cannot sign in, and is told so clearly', async () => {
+    const { agent } = await signIn(t, 'mallory');
+    const client = await given.confidentialApp(t);
+    const tokens = await obtainTokens(t, client, mallory);
+    const bot = await given.bot(t, { owner: mallory });
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: bot.headers })).statusCode).toBe(200);
+
+    const disabled = await people(t, 'disable', ['--username', 'mallory', '--reason', 'spam', '--yes']);
+    expect(disabled).toMatchObject({ disabled: true, disabled_reason: 'spam', changed: true, revoked_apps: 1 });
+    expect(disabled['ended_sessions']).toBeGreaterThanOrEqual(2);
+
+    expect((await agent.get('/settings/profile')).statusCode).not.toBe(200);
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(401);
+    const refresh = await postForm(t, '/api/oauth2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.clientSecret as string });
+    expect(refresh.statusCode).toBe(400);
+    expect(refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: bot.headers })).statusCode).toBe(401);
+
+    const again = await signIn(t, 'mallory');
+    expect(again.status).toBe(403);
+    expect(again.body).toContain('This account has been disabled by the operator');
+    expect(again.body).not.toContain('spam');
+
+    const actions = await auditActions(t, mallory.id);
+    expect(actions).toContainEqual({ action: 'person.disabled', actor: 'operator' });
+    expect(actions).toContainEqual({ action: 'session.ended', actor: 'operator' });
+    expect(actions).toContainEqual({ action: 'grant.revoked', actor: 'operator' });
+  });
+
+  it('a second disable changes nothing and records nothing', async () => {
+    const before = (await auditActions(t, mallory.id)).length;
+    expect(await people(t, 'disable', ['--username', 'mallory'])).toMatchObject({ changed: false });
+    expect((await auditActions(t, mallory.id)).length).toBe(before);
+  });
+
+  it('is listed with --disabled', async () => {
+    const listed = (await people(t, 'list', ['--disabled'])) as { people: Array<{ username: string }> };
+    expect(listed.people.map((p) => p.username)).toEqual(['mallory']);
+  });
+
+  it('enabled again, signs in; revoked grants stay revoked', async () => {
+    expect(await people(t, 'enable', ['--username', 'mallory'])).toMatchObject({ disabled: false, changed: true });
+    expect((await signIn(t, 'mallory')).status).toBe(303);
+    expect(await auditActions(t, mallory.id)).toContainEqual({ action: 'person.enabled', actor: 'operator' });
+    const shown = await people(t, 'show', ['--username', 'mallory']);
+    expect(shown['grants_in_force']).toBe(0);
+  });
+});
+
+describe('issue #39: administrators', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await given.person(t, { username: 'root_a' });
+    await given.person(t, { username: 'root_b' });
+  });
+  afterAll(async () => t.close());
+
+  it('people admin grants and --revoke removes, audited as the operator; granting twice changes nothing', async () => {
+    expect(await people(t, 'admin', ['--username', 'root_a'])).toMatchObject({ admin: true, changed: true });
+    expect(await people(t, 'admin', ['--username', 'root_a'])).toMatchObject({ admin: true, changed: false });
+    expect(await people(t, 'admin', ['--username', 'root_b'])).toMatchObject({ admin: true, changed: true });
+    expect(await people(t, 'admin', ['--username', 'root_b', '--revoke'])).toMatchObject({ admin: false, changed: true });
+    const listed = (await people(t, 'list', ['--admins'])) as { people: Array<{ username: string }> };
+    expect(listed.people.map((p) => p.username)).toEqual(['root_a']);
+    const id = String(listed.people[0] && (listed.people[0] as unknown as { id: string }).id);
+    expect(await auditActions(t, id)).toContainEqual({ action: 'person.admin_granted', actor: 'operator' });
+  });
+
+  it('the last administrator cannot be removed, disabled or deleted', async () => {
+    for (const [verb, args] of [
+      ['admin', ['--revoke']],
+      ['disable', ['--yes']],
+      ['delete', ['--yes']],
+    ] as const) {
+      const refused = await refusal(people(t, verb, ['--username', 'root_a', ...args]));
+      expect(refused, verb).toBeInstanceOf(ApiError);
+      expect(JSON.stringify((refused as ApiError).errors)).toContain('last administrator');
+    }
+    expect(await people(t, 'show', ['--username', 'root_a'])).toMatchObject({ admin: true, disabled: false });
+  });
+
+  it('GATEHOUSE_ADMINS makes the named people administrators once (a second start is a no-op) and reports unknown names', async () => {
+    const first = await applyConfiguredAdmins(t.services, operatorActing(), ['root_b', 'ghost_person']);
+    expect(first).toEqual({ granted: ['root_b'], unknown: ['ghost_person'] });
+    const second = await applyConfiguredAdmins(t.services, operatorActing(), ['root_b']);
+    expect(second).toEqual({ granted: [], unknown: [] });
+  });
+
+  it('requireAdmin: an administrator with a second factor, signed in with it recently; otherwise a reason the page can show', async () => {
+    const plain = await given.person(t);
+    const session = await startSession(t.services, personActingOf(plain.id), 'vitest');
+    const notAdmin = await requireAdmin(t.services, personActingOf(plain.id), { token: session.token, signedInAt: t.clock.now() });
+    expect(notAdmin).toMatchObject({ ok: false, why: 'not-admin' });
+
+    const rootB = await t.services.db.selectFrom('users').select('id').where('username_key', '=', 'root_b').executeTakeFirstOrThrow();
+    const adminId = String(rootB.id);
+    const adminSession = await startSession(t.services, personActingOf(adminId), 'vitest');
+    const noFactor = await requireAdmin(t.services, personActingOf(adminId), { token: adminSession.token, signedInAt: t.clock.now() });
+    expect(noFactor).toMatchObject({ ok: false, why: 'no-second-factor' });
+    expect((noFactor as { message: string }).message).toContain('second factor');
+  });
+
+  it('requireAdmin sends an administrator whose sign-in is old, or was without the second factor, to sign in again', async () => {
+    const rootA = await t.services.db.selectFrom('users').select('id').where('username_key', '=', 'root_a').executeTakeFirstOrThrow();
+    const adminId = String(rootA.id);
+    // A passkey on file is a second factor (issue #38 §4).
+    await t.services.db.insertInto('passkeys').values({ credential_id: `cred-${adminId}`, user_id: adminId, public_key: 'x', sign_count: 0, transports: '', name: 'Key', created_at: t.clock.now(), last_used_at: null }).execute();
+    const session = await startSession(t.services, personActingOf(adminId), 'vitest');
+    const passwordOnly = await requireAdmin(t.services, personActingOf(adminId), { token: session.token, signedInAt: t.clock.now() });
+    expect(passwordOnly).toMatchObject({ ok: false, why: 'sign-in-again' });
+    await t.services.db.transaction().execute((trx) => recordSessionMethods(trx, session.token, adminId, ['hwk', 'mfa'], t.clock.now()));
+    const ok = await requireAdmin(t.services, personActingOf(adminId), { token: session.token, signedInAt: t.clock.now() });
+    expect(ok).toMatchObject({ ok: true });
+    t.clock.advance(31 * MINUTE);
+    const stale = await requireAdmin(t.services, personActingOf(adminId), { token: session.token, signedInAt: t.clock.now() - 31 * MINUTE });
+    expect(stale).toMatchObject({ ok: false, why: 'sign-in-again' });
+  });
+});
+
+describe('issue #39: gatehouse people delete', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('says what it removes, needs --yes off a terminal, and deletes through the account deletion (row kept as Deleted account)', async () => {
+    const victim = await given.person(t, { username: 'leaving_person' });
+    await given.confidentialApp(t, { owner: victim });
+    const refused = await refusal(people(t, 'delete', ['--username', 'leaving_person']));
+    expect(refused).toBeInstanceOf(CliUsageError);
+    expect(refused.message).toContain('removes 1 app');
+    const deleted = await people(t, 'delete', ['--username', 'leaving_person', '--yes']);
+    expect(deleted).toMatchObject({ deleted: true, apps: 1 });
+    expect(await refusal(people(t, 'show', ['--username', 'leaving_person']))).toBeInstanceOf(ApiError);
+    expect(await auditActions(t, victim.id)).toContainEqual({ action: 'account.deleted', actor: 'operator' });
+  });
+
+  it('refuses while the person owns servers, naming them', async () => {
+    const owner = await given.person(t, { username: 'server_owner' });
+    await given.server(t, { owner, name: 'Kept' });
+    const refused = await refusal(people(t, 'delete', ['--username', 'server_owner', '--yes']));
+    expect(refused.message).toContain('owns 1 server: Kept');
+  });
+});
