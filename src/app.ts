@@ -44,7 +44,7 @@ import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
 import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
 import { registerFileRoutes } from './modules/files/files.routes.js';
-import { installMultipart } from './http/multipart.js';
+import { installMultipart } from './modules/files/multipart.routes.js';
 import type { Services } from './services.js';
 import { ASSETS } from './web/assets.js';
 import { installPageContext, viewerIdentifier } from './modules/accounts/page-context.hook.js';
@@ -161,7 +161,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerAppEventsApi(app, services);
   registerOAuthApi(app, services);
   registerOpenIdApi(app, services);
-  // Issue #42 §2: the routes that take files, with the multipart parser (http/multipart.ts) in a
+  // Issue #42 §2: the routes that take files, with the multipart parser (files/multipart.routes.ts) in a
   // context of their own, so its hooks run for them only.
   await app.register(async (withFiles) => {
     await installMultipart(withFiles);

@@ -12,6 +12,7 @@ import type { Coherence } from './storage/coherence.js';
 import type { EventBus } from './events/event-bus.js';
 import type { DatabaseHandle, Dialect } from './storage/connect.js';
 import type { Database } from './storage/database.js';
+import type { BlobStore } from './storage/blob-store.js';
 
 // Types only (lint holds this file to `import type`): feature modules name what they receive
 // without importing services.ts, which builds it and so imports the infrastructure below every
@@ -47,6 +48,8 @@ export interface Deps {
   secrets: readonly [string, ...string[]];
   /** DESIGN §4: the one client for outbound requests (timeouts, no redirects, capped bodies, public addresses only). */
   outbound: OutboundClient;
+  /** Issue #42 §1: where files' bytes live (GATEHOUSE_FILE_STORE: the filesystem or the database). */
+  files: BlobStore;
 }
 
 export interface Services extends Deps {

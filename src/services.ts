@@ -22,6 +22,9 @@ import { RedisBucketStore, ResilientBucketStore } from './rate-limit/redis-store
 import { attachCoherence, coherenceOf, createCoherence } from './storage/coherence.js';
 import { connectDatabase, type DatabaseHandle } from './storage/connect.js';
 import { startMaintenance, type MaintenanceTimer } from './storage/maintenance.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { DatabaseBlobStore } from './storage/database-blob-store.js';
+import { FsBlobStore } from './storage/fs-blob-store.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { settleSecretCheck } from './storage/server-secret-check.js';
 import { connectRedis, redisAnswers, waitUntilReady } from './storage/redis.js';
@@ -92,9 +95,29 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }, WORKER_LEASE_MS / 3);
     renewTimer.unref();
   }
+  // Issue #42 §1: files in the database every instance shares on PostgreSQL, else on this disk.
+  const fileStore = config.fileStore ?? (database.dialect === 'postgres' ? 'postgres' : 'fs');
+  if (fileStore === 'postgres' && database.dialect !== 'postgres') {
+    if (!overrides.database) await database.close();
+    throw new ConfigError(['GATEHOUSE_FILE_STORE=postgres needs a PostgreSQL DATABASE_URL (SQLite has no database to share between instances: use fs)']);
+  }
+  const files: BlobStore = fileStore === 'postgres' ? new DatabaseBlobStore(database.db) : new FsBlobStore(config.filesDir);
   // Purges expired credentials and keeps message partitions, on one instance at a time (a lease).
   const maintenance: MaintenanceTimer | undefined =
-    overrides.maintenance === false ? undefined : startMaintenance({ db: database.db, dialect: database.dialect, clock, logger, messageRetentionDays: config.messageRetentionDays, auditRetentionDays: config.auditRetentionDays }, holder);
+    overrides.maintenance === false
+      ? undefined
+      : startMaintenance(
+          {
+            db: database.db,
+            dialect: database.dialect,
+            clock,
+            logger,
+            messageRetentionDays: config.messageRetentionDays,
+            auditRetentionDays: config.auditRetentionDays,
+            files,
+          },
+          holder,
+        );
   const metrics = createMetrics();
   const stopObservingQueries = database.observeQueries((timing) => metrics.observeQuery(timing));
   const bucketSetup: BucketSetup = overrides.buckets ? { store: overrides.buckets } : await createBucketStore(config, logger);
@@ -134,6 +157,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     random,
     ids: new SnowflakeGenerator(clock, workerId),
     outbound: createOutboundClient({ allowPrivate: config.outboundAllowPrivate }),
+    files,
     logger,
     buckets,
     events,

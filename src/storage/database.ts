@@ -24,7 +24,8 @@ import type { MfaPendingSignInsTable, MfaRecoveryCodesTable, MfaSessionMethodsTa
 import type { MailOutboxTable } from '../modules/mail/mail.table.js';
 import type { AppDeliveriesTable, AppEndpointsTable, AppEventOutboxTable } from '../modules/app-events/app-events.table.js';
 import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '../modules/oidc/oidc.table.js';
-import type { AttachmentsTable, FileChunksTable } from '../modules/files/files.table.js';
+import type { AttachmentsTable } from '../modules/files/files.table.js';
+import type { FileChunksTable } from './file-chunks.table.js';
 import type { ResourceServersTable } from '../modules/resource-servers/resource-servers.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { DAY, HOUR, MINUTE, type Clock } from '../core/clock.js';
+import type { BlobStore } from './blob-store.js';
 import type { Dialect } from './connect.js';
 import type { Database } from './database.js';
 import { dropExpiredMessagePartitions, ensureMessagePartitions } from './message-partitions.js';
@@ -16,12 +17,17 @@ import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
  * - signed GitHub deliveries past their replay window are forgotten (issue #36 §2);
  * - audit log entries older than GATEHOUSE_AUDIT_RETENTION_DAYS are purged (issue #37 §5), oldest
  *   first by the index on created_at;
- * - expired e-mail verification and password reset links are deleted (issue #38 §2–§3);
+ * - expired e-mail verification and password reset links are deleted (issue #38 §2–§3), used or
+ *   not (a used link is kept until it expires, so it is refused as "already used", not unknown);
+ * - second-factor leftovers (issue #38 §4): expired pending sign-ins and passkey challenges, and the
+ *   sign-in methods of sessions that have ended;
  * - sent mail is pruned from the outbox after SENT_MAIL_RETENTION_DAYS, and mail given up on after
  *   FAILED_MAIL_RETENTION_DAYS (issue #38 §1; `gatehouse mail list` shows them until then);
  * - on PostgreSQL, the coming weeks' message partitions are created, and with
  *   GATEHOUSE_MESSAGE_RETENTION_DAYS partitions older than the retention are dropped
- *   (storage/message-partitions.ts).
+ *   (storage/message-partitions.ts);
+ * - files whose message is gone (deleted, its channel or webhook's messages deleted, or dropped by
+ *   the retention) or was never stored are removed with their bytes (issue #42 §1, sweepOrphanFiles).
  * Deletes go in batches (each its own short statement) so that no long transaction holds locks or,
  * on SQLite, the event loop.
  */
@@ -40,6 +46,8 @@ export interface MaintenanceDeps {
   messageRetentionDays: number;
   /** GATEHOUSE_AUDIT_RETENTION_DAYS (at least 1); absent: the default, 90. */
   auditRetentionDays?: number;
+  /** Issue #42 §1: the blob store, whose files without a message are swept (sweepOrphanFiles). */
+  files?: BlobStore;
 }
 
 /** GATEHOUSE_AUDIT_RETENTION_DAYS's default (config/config.ts). */
@@ -50,7 +58,7 @@ export const SENT_MAIL_RETENTION_DAYS = 7;
 export const FAILED_MAIL_RETENTION_DAYS = 30;
 
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens' | 'mfa_pending_sign_ins' | 'passkey_challenges' | 'mfa_session_methods' | 'attachments', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -92,6 +100,31 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
   // Issue #38 §2–§3: verification and reset links, used or not, once expired (24 h and 30 min at most).
   ['account_tokens', async (db, now, batch) => deleted(await db.deleteFrom('account_tokens').where('token_hash', 'in', db.selectFrom('account_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['sessions', async (db, now, batch) => deleted(await db.deleteFrom('sessions').where('id_hash', 'in', db.selectFrom('sessions').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  // Issue #38 §4: a password accepted, the second step never taken (five minutes at most).
+  ['mfa_pending_sign_ins', async (db, now, batch) => deleted(await db.deleteFrom('mfa_pending_sign_ins').where('id_hash', 'in', db.selectFrom('mfa_pending_sign_ins').select('id_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  // Issue #38 §4: a passkey ceremony's challenge, never answered (five minutes at most).
+  ['passkey_challenges', async (db, now, batch) => deleted(await db.deleteFrom('passkey_challenges').where('challenge_hash', 'in', db.selectFrom('passkey_challenges').select('challenge_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  // After the sessions: the RFC 8176 methods of a session that has ended (expired, signed out or
+  // ended from Settings → Sessions). A session and its methods are written in one transaction,
+  // so a methods row without its session is never one still being made.
+  [
+    'mfa_session_methods',
+    async (db, _now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('mfa_session_methods')
+          .where(
+            'session_hash',
+            'in',
+            db
+              .selectFrom('mfa_session_methods as m')
+              .select('m.session_hash')
+              .where(({ not, exists, selectFrom }) => not(exists(selectFrom('sessions').select('sessions.id_hash').whereRef('sessions.id_hash', '=', 'm.session_hash'))))
+              .limit(batch),
+          )
+          .executeTakeFirst(),
+      ),
+  ],
   [
     'webhook_github_deliveries',
     async (db, now, batch) =>
@@ -144,7 +177,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);
@@ -159,7 +192,41 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
       if (!(await keep())) return report;
     }
   }
+  // After the partitions are dropped, so that the files of dropped messages go in the same run.
+  if (deps.files) {
+    for (;;) {
+      const n = await sweepOrphanFiles({ db, files: deps.files }, now, batch);
+      report.purged.attachments += n;
+      if (n < batch) break;
+      if (!(await keep())) return report;
+    }
+  }
   return report;
+}
+
+/** How long a file's row may exist without its message before the sweep takes it: longer than any request takes. */
+export const ORPHAN_FILE_GRACE_MS = HOUR;
+
+/**
+ * One batch of files whose message does not exist, written more than ORPHAN_FILE_GRACE_MS ago:
+ * their message was deleted (by anyone, with its channel, or dropped by the retention), or never
+ * stored (a request that failed or a process that died between its files and its message; issue
+ * #42 §1). Bytes go first, then rows: a row left behind is found again, bytes without a row would
+ * not be. Returns how many.
+ */
+export async function sweepOrphanFiles(deps: { db: Kysely<Database>; files: BlobStore }, now: number, batch: number): Promise<number> {
+  const rows = await deps.db
+    .selectFrom('attachments as a')
+    .select(['a.id', 'a.storage_key'])
+    .where('a.created_at', '<', now - ORPHAN_FILE_GRACE_MS)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('messages as m').select('m.id').whereRef('m.id', '=', 'a.message_id'))))
+    .orderBy('a.created_at')
+    .limit(batch)
+    .execute();
+  if (rows.length === 0) return 0;
+  await deps.files.delete(rows.map((r) => r.storage_key));
+  await deps.db.deleteFrom('attachments').where('id', 'in', rows.map((r) => String(r.id))).execute();
+  return rows.length;
 }
 
 export interface MaintenanceTimer {

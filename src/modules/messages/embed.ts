@@ -41,9 +41,10 @@ interface EmbedResult {
 
 /**
  * Parses `raw` at `path` (['embeds', i]); undefined when it is not an object at all. `serviceName`
- * (GATEHOUSE_SERVICE_NAME) is for the author name's rule (parseAuthor).
+ * (GATEHOUSE_SERVICE_NAME) is for the author name's rule (parseAuthor). `attachmentNames`: the
+ * files uploaded with this message, which image and thumbnail may name as `attachment://name`.
  */
-export function parseEmbed(raw: unknown, path: Path, errors: Errors, serviceName: string): EmbedResult | undefined {
+export function parseEmbed(raw: unknown, path: Path, errors: Errors, serviceName: string, attachmentNames?: ReadonlySet<string>): EmbedResult | undefined {
   if (!isObject(raw)) {
     errors.add(path, 'DICT_TYPE_CONVERT', messages.object);
     return undefined;
@@ -53,7 +54,7 @@ export function parseEmbed(raw: unknown, path: Path, errors: Errors, serviceName
   const size =
     parseTopLevel(raw, path, errors, embed) +
     parseFooter(raw, path, errors, embed) +
-    parseMedia(raw, path, errors, embed) +
+    parseMedia(raw, path, errors, embed, attachmentNames) +
     parseAuthor(raw, path, errors, embed, serviceName) +
     parseFields(raw, path, errors, embed);
   return { embed, size, visible: embedIsVisible(embed) };
@@ -91,10 +92,23 @@ function parseFooter(raw: Obj, path: Path, errors: Errors, embed: Embed): number
   return codePoints(text);
 }
 
-/** image and thumbnail: an object with a required http(s) url; they count nothing. */
-function parseMedia(raw: Obj, path: Path, errors: Errors, embed: Embed): number {
+/** Discord's reference to a file of the same message (issue #42 §2). */
+export const ATTACHMENT_SCHEME = 'attachment://';
+
+/**
+ * image and thumbnail: an object with a required http(s) url, or `attachment://name` naming a file
+ * uploaded with the message (kept as written: the signed URL is made when it is shown, files.service.ts);
+ * they count nothing.
+ */
+function parseMedia(raw: Obj, path: Path, errors: Errors, embed: Embed, attachmentNames: ReadonlySet<string> | undefined): number {
   for (const key of ['image', 'thumbnail'] as const) {
     const media = dict(raw[key], path, key, errors);
+    const given = media?.['url'];
+    if (typeof given === 'string' && given.startsWith(ATTACHMENT_SCHEME)) {
+      if (attachmentNames?.has(given.slice(ATTACHMENT_SCHEME.length))) embed[key] = { url: given };
+      else errors.add([...path, key], 'ATTACHMENT_NOT_FOUND', `No file named "${given.slice(ATTACHMENT_SCHEME.length, 200)}" was uploaded with this message.`, 'url');
+      continue;
+    }
     if (media) {
       const mediaUrl = url(media['url'], [...path, key], 'url', errors, REQUIRED_URL);
       if (mediaUrl !== undefined) embed[key] = { url: mediaUrl };

@@ -11,6 +11,7 @@ import { findDmPair } from './dms.repository.js';
 import type { LiveUpdate } from './live.js';
 import { CHANNEL_VIEW_LIMIT, toMessageView, type MessageView } from './messages.js';
 import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
+import { withFiles } from './messages.service.js';
 
 /**
  * Live channel views (issue #5): who may follow a channel, and what to send them. Routes render;
@@ -71,7 +72,8 @@ async function loadUpdate(deps: Deps, event: ChannelEvent): Promise<LiveUpdate> 
   if (event.type === 'message_delete') return { kind: 'delete', messageId: event.messageId };
   const stored = await findStoredMessage(deps.db, event.channelId, event.messageId);
   if (!stored) return { kind: 'delete', messageId: event.messageId };
-  return { kind: 'message', created: event.type === 'message_create', message: toMessageView(stored) };
+  const [message] = await withFiles(deps, [toMessageView(stored)]);
+  return { kind: 'message', created: event.type === 'message_create', message: message ?? toMessageView(stored) };
 }
 
 /**
@@ -81,5 +83,5 @@ async function loadUpdate(deps: Deps, event: ChannelEvent): Promise<LiveUpdate> 
 export async function messagesAfter(deps: Deps, channelId: string, afterId: string): Promise<MessageView[]> {
   if (!isSnowflake(afterId)) return [];
   const rows = await listMessagesAfter(deps.db, channelId, afterId, CHANNEL_VIEW_LIMIT);
-  return rows.map(toMessageView);
+  return withFiles(deps, rows.map(toMessageView));
 }

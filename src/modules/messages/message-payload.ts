@@ -39,6 +39,12 @@ export interface ParseOptions {
   serviceName: string;
   /** Edits (PATCH): absent fields stay as they are, but the result must still not be empty. */
   partial?: boolean;
+  /**
+   * Issue #42 §2: the names of the files this message carries (uploaded with it, or kept by an
+   * edit), which an embed's image or thumbnail may name as `attachment://name`; a message with
+   * files is not empty without content or embeds.
+   */
+  attachmentNames?: ReadonlySet<string>;
 }
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: ApiError };
@@ -93,12 +99,13 @@ export function parseMessagePayload(body: unknown, options: ParseOptions): Parse
   const partial = options.partial === true;
   const value: MessagePayload = {};
   const hasContent = parseContent(body['content'], partial, errors, value);
-  const hasEmbed = parseEmbeds(body['embeds'], partial, errors, value, options.serviceName);
+  const hasEmbed = parseEmbeds(body['embeds'], partial, errors, value, options.serviceName, options.attachmentNames);
+  const hasFiles = options.attachmentNames !== undefined && options.attachmentNames.size > 0;
   // SPEC §2.9: the identity override exists for webhook execute only; edits cannot change it.
   if (options.identityOverride && !partial) parseIdentity(body, options.serviceName, errors, value);
 
   if (errors.tree) return { ok: false, error: ApiErrors.invalidFormBody(errors.tree) };
-  if (isEmptyPayload(value, partial, hasContent || hasEmbed)) return { ok: false, error: ApiErrors.emptyMessage() };
+  if (!hasFiles && isEmptyPayload(value, partial, hasContent || hasEmbed)) return { ok: false, error: ApiErrors.emptyMessage() };
   return { ok: true, value };
 }
 
@@ -121,7 +128,7 @@ function parseContent(contentRaw: unknown, partial: boolean, errors: Errors, val
 }
 
 /** Sets value.embeds; true when one of them is visible. null clears them in an edit. */
-function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value: MessagePayload, serviceName: string): boolean {
+function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value: MessagePayload, serviceName: string, attachmentNames: ReadonlySet<string> | undefined): boolean {
   if (embedsRaw === null) {
     if (partial) value.embeds = [];
     return false;
@@ -139,7 +146,7 @@ function parseEmbeds(embedsRaw: unknown, partial: boolean, errors: Errors, value
   let total = 0;
   let visible = false;
   embedsRaw.forEach((raw: unknown, i) => {
-    const parsed = parseEmbed(raw, ['embeds', i], errors, serviceName);
+    const parsed = parseEmbed(raw, ['embeds', i], errors, serviceName, attachmentNames);
     if (!parsed) return;
     embeds.push(parsed.embed);
     total += parsed.size;

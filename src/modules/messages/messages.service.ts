@@ -5,6 +5,7 @@ import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { emitted } from '../../events/event-bus.js';
+import { fileViews, filesOfMessages, removeFilesOfMessages } from '../files/files.service.js';
 import { authorize } from '../directory/access.service.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
@@ -102,7 +103,18 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
   if (!isSnowflake(channelId)) return { messages: [], hasOlder: false };
   const rows = before === undefined ? await listLatestMessages(deps.db, channelId, limit + 1) : await listMessagesBefore(deps.db, channelId, before, limit + 1);
   const hasOlder = rows.length > limit;
-  return { messages: (hasOlder ? rows.slice(1) : rows).map(toMessageView), hasOlder };
+  return { messages: await withFiles(deps, (hasOlder ? rows.slice(1) : rows).map(toMessageView)), hasOlder };
+}
+
+/** Issue #42 §3: the views with their files (one query for all), URLs signed for this viewer now. */
+export async function withFiles(deps: Deps, views: MessageView[]): Promise<MessageView[]> {
+  if (views.length === 0) return views;
+  const files = await filesOfMessages(deps, views.map((v) => v.id));
+  if (files.size === 0) return views;
+  return views.map((v) => {
+    const own = files.get(v.id);
+    return own ? { ...v, attachments: fileViews(deps, own) } : v;
+  });
 }
 
 /** What the channel view shows besides its messages: the server and its channel list. */
@@ -228,6 +240,8 @@ export async function changeMessageOfWebhook(
  */
 export async function removeMessageOfWebhook(deps: Deps, acting: Acting<Who>, webhook: MessagesWebhook, messageId: string): Promise<{ channelId: string } | undefined> {
   const deleted = await deleteWebhookMessage(deps.db, webhook.id, messageId);
+  // Issue #42 §1: its files go at once (the maintenance job's sweep would, later).
+  if (deleted) await removeFilesOfMessages(deps, [messageId]);
   if (deleted) await emitted(deps, acting, { type: 'message.deleted', serverId: webhook.serverId, channelId: deleted.channelId, messageId, authorId: webhook.id });
   return deleted;
 }

@@ -1,4 +1,5 @@
 import type { Embed } from './embed.js';
+import type { FileView } from '../files/files.service.js';
 
 /**
  * A message as pages (and later the API) show it. One shape for people's, bots' and webhooks'
@@ -10,6 +11,8 @@ export interface MessageView {
   author: { id: string; name: string; avatarUrl: string | null; bot: boolean; app: boolean };
   content: string;
   embeds: unknown[];
+  /** Issue #42 §3: its files, with signed URLs (files.service.ts fileViews); empty until the service adds them. */
+  attachments: FileView[];
   createdAt: number;
   editedAt: number | null;
 }
@@ -59,6 +62,7 @@ export function toMessageView(m: StoredMessage): MessageView {
     },
     content: m.content,
     embeds: parseEmbeds(m.embeds),
+    attachments: [],
     createdAt: m.createdAt,
     editedAt: m.editedAt,
   };

@@ -13,6 +13,7 @@ import type { Acting, WebhookActor } from '../../core/acting.js';
 import { requestActing } from '../../http/acting.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { sendRateLimited } from '../../http/error-handler.js';
+import { uploadOf } from '../files/multipart.routes.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
 import { sealPlainGithubSecrets } from './compat-execute.service.js';
@@ -112,7 +113,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Execute a webhook',
-        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. ${signedOnlyNote} ${rateLimitNote}`,
+        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them or a file (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. Files (issue #42): multipart/form-data with files[0..9], payload_json and attachments[] ({id, filename, description}), as Discord; 25 MiB per message by default (413 40005 beyond); embeds may show them as attachment://filename (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookUrlParams,
         querystring: ExecuteQuery,
         body: ExecuteBody,
@@ -126,7 +127,9 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     async (request, reply) => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
       const webhook = webhookOf(request);
-      const record = await executeWebhook(services, holder(request, webhook), webhook, request.body as unknown, wait);
+      // Issue #42 §2: multipart/form-data carries files (streamed to the store by the service).
+      const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
+      const record = await executeWebhook(services, holder(request, webhook), webhook, request.body as unknown, wait, 'unsigned', upload);
       if (record === undefined) return reply.code(204).send(null);
       return record;
     },
@@ -210,7 +213,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Edit a message the webhook posted',
-        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. ${signedOnlyNote} ${rateLimitNote}`,
+        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. multipart/form-data adds files as execute does; attachments[], when given, lists the files that stay (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
         body: EditMessageBody,
         response: { 200: WebhookMessageBody, ...withBodyWriteErrors },
@@ -218,7 +221,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     },
     async (request) => {
       const webhook = webhookOf(request);
-      return editWebhookMessage(services, holder(request, webhook), webhook, request.params.messageId, request.body as unknown);
+      const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
+      return editWebhookMessage(services, holder(request, webhook), webhook, request.params.messageId, request.body as unknown, upload);
     },
   );
 

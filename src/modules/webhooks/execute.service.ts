@@ -5,6 +5,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { BucketDecision } from '../../rate-limit/bucket.js';
 import type { Deps } from '../../deps.js';
 import { emitted } from '../../events/event-bus.js';
+import { discardFiles, presentFiles, receiveUpload, settleMessageFiles, type MessageFiles, type Upload } from '../files/files.service.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { storeWebhookMessage } from '../messages/messages.service.js';
 import { presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
@@ -108,14 +109,52 @@ export function parseWait(raw: unknown): boolean {
  * nobody (SPEC §2.10). Returns the message record when `wait`, else nothing. `signed` only for a
  * GitHub delivery whose signature was checked: an unsigned message is refused when the webhook
  * has a GitHub secret (issue #36 §2). `acting` is the URL's holder (the webhook itself).
+ * `upload`: a multipart body (issue #42 §2), whose files are stored before the message and
+ * removed again if the message is not.
  */
-export async function executeWebhook(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, body: unknown, wait: boolean, writes: WebhookWrite = 'unsigned'): Promise<WebhookMessageRecord | undefined> {
+export async function executeWebhook(
+  deps: Deps,
+  acting: Acting<WebhookActor>,
+  webhook: Webhook,
+  body: unknown,
+  wait: boolean,
+  writes: WebhookWrite = 'unsigned',
+  upload?: Upload,
+): Promise<WebhookMessageRecord | undefined> {
+  if (upload !== undefined) return executeWithFiles(deps, acting, webhook, upload, wait, writes);
+  return storeExecute(deps, acting, webhook, body, wait, writes, deps.ids.next(), undefined);
+}
+
+/** Issue #42 §2: files first (each streamed to the store), then the payload, then the message. */
+async function executeWithFiles(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, upload: Upload, wait: boolean, writes: WebhookWrite): Promise<WebhookMessageRecord | undefined> {
+  const id = deps.ids.next();
+  const received = await receiveUpload(deps, upload, { messageId: id, channelId: webhook.channelId });
+  try {
+    const files = await settleMessageFiles(deps, received.body, received.files);
+    return await storeExecute(deps, acting, webhook, received.body, wait, writes, id, files);
+  } catch (error) {
+    // Refused (the payload, the token, a GitHub secret) or failed: nothing of it stays.
+    await discardFiles(deps, [...received.files.values()]);
+    throw error;
+  }
+}
+
+async function storeExecute(
+  deps: Deps,
+  acting: Acting<WebhookActor>,
+  webhook: Webhook,
+  body: unknown,
+  wait: boolean,
+  writes: WebhookWrite,
+  id: string,
+  files: MessageFiles | undefined,
+): Promise<WebhookMessageRecord | undefined> {
   // No body at all (no Content-Type) is an empty message, as at Discord.
-  const parsed = parseMessagePayload(body ?? {}, { identityOverride: true, serviceName: deps.config.serviceName });
+  const parsed = parseMessagePayload(body ?? {}, files === undefined ? { identityOverride: true, serviceName: deps.config.serviceName } : { identityOverride: true, serviceName: deps.config.serviceName, attachmentNames: files.names });
   if (!parsed.ok) throw parsed.error;
   const payload = parsed.value;
   const message = {
-    id: deps.ids.next(),
+    id,
     channelId: webhook.channelId,
     authorId: webhook.id,
     webhookId: webhook.id,
@@ -141,5 +180,6 @@ export async function executeWebhook(deps: Deps, acting: Acting<WebhookActor>, w
   // Issue #37 §2: message.created has listeners only (live views), so this delivers at once and
   // awaits a shared settled promise: no statement and no closure of its own on the hot path.
   await emitted(deps, acting, { type: 'message.created', serverId: webhook.serverId, channelId: message.channelId, messageId: message.id });
-  return wait ? presentWebhookMessage(message) : undefined;
+  if (!wait) return undefined;
+  return files === undefined ? presentWebhookMessage(message) : presentWebhookMessage(message, presentFiles(deps, files.all));
 }

@@ -1,5 +1,6 @@
 import { presentMessage, type MessageResource } from '../resources/resources.js';
 import type { Embed } from '../messages/embed.js';
+import type { AttachmentResource } from '../files/files.service.js';
 import type { WebhookMessage } from '../messages/messages.js';
 
 /**
@@ -22,7 +23,8 @@ export function embedsOf(embeds: Embed[] | string): Embed[] {
   }
 }
 
-export function presentWebhookMessage(m: WebhookMessage): WebhookMessageRecord {
+/** `attachments`: the message's files with signed URLs (files.service.ts presentFiles); none when absent. */
+export function presentWebhookMessage(m: WebhookMessage, attachments?: AttachmentResource[]): WebhookMessageRecord {
   return presentMessage({
     id: m.id,
     channelId: m.channelId,
@@ -35,5 +37,6 @@ export function presentWebhookMessage(m: WebhookMessage): WebhookMessageRecord {
     applicationId: m.applicationId,
     createdAt: m.createdAt,
     editedAt: m.editedAt,
+    ...(attachments && attachments.length > 0 ? { attachments } : {}),
   });
 }

@@ -2,6 +2,7 @@ import type { Acting, WebhookActor } from '../../core/acting.js';
 import { ApiErrors, invalidField } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { messageIsEmpty, type Embed } from '../messages/embed.js';
+import { discardFiles, filesOfMessages, presentFiles, receiveUpload, settleMessageFiles, type Upload } from '../files/files.service.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { changeMessageOfWebhook, messageOfWebhook, removeMessageOfWebhook } from '../messages/messages.service.js';
 import { embedsOf, presentWebhookMessage, type WebhookMessageRecord } from './webhook-message.js';
@@ -19,31 +20,46 @@ import { presentWebhook, type Webhook, type WebhookRecord } from './webhooks.js'
 export async function getWebhookMessage(deps: Deps, webhook: Webhook, messageId: string): Promise<WebhookMessageRecord> {
   const message = await messageOfWebhook(deps, webhook.id, messageId);
   if (!message) throw ApiErrors.unknownMessage();
-  return presentWebhookMessage(message);
+  const files = (await filesOfMessages(deps, [message.id])).get(message.id) ?? [];
+  return presentWebhookMessage(message, presentFiles(deps, files));
 }
 
 /**
  * PATCH …/messages/{messageId}: new content and/or embeds under the rules of execute; absent
  * fields stay, the name and avatar of the message never change, editedAt is set. The result may
- * not be empty (50006).
+ * not be empty (50006). Issue #42 §2: a multipart `upload` adds files; the payload's
+ * `attachments`, when given, lists the files that stay (the others are removed once the edit is
+ * stored); new files of a refused edit are removed at once.
  */
-export async function editWebhookMessage(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, messageId: string, body: unknown): Promise<WebhookMessageRecord> {
-  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true });
-  if (!parsed.ok) throw parsed.error;
-  const { content, embeds } = parsed.value;
-  // With one side absent, whether the edit empties the message depends on the stored other side.
-  if (content === undefined || embeds === undefined) {
-    const current = await messageOfWebhook(deps, webhook.id, messageId);
-    if (!current) throw ApiErrors.unknownMessage();
-    if (messageIsEmpty(content ?? current.content, embeds ?? embedsOf(current.embeds))) throw ApiErrors.emptyMessage();
+export async function editWebhookMessage(deps: Deps, acting: Acting<WebhookActor>, webhook: Webhook, messageId: string, body: unknown, upload?: Upload): Promise<WebhookMessageRecord> {
+  const current = await messageOfWebhook(deps, webhook.id, messageId);
+  if (!current) throw ApiErrors.unknownMessage();
+  const received = upload === undefined ? undefined : await receiveUpload(deps, upload, { messageId: current.id, channelId: current.channelId });
+  try {
+    const payload = received === undefined ? body : received.body;
+    // The files the message had before this request (the new ones' rows are already written).
+    const fresh = new Set([...(received?.files.values() ?? [])].map((a) => a.id));
+    const existing = ((await filesOfMessages(deps, [current.id])).get(current.id) ?? []).filter((a) => !fresh.has(a.id));
+    const files = await settleMessageFiles(deps, payload, received?.files ?? new Map(), existing);
+    const parsed = parseMessagePayload(payload ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true, attachmentNames: files.names });
+    if (!parsed.ok) throw parsed.error;
+    const { content, embeds } = parsed.value;
+    // With one side absent, whether the edit empties the message depends on the stored other side (files count too).
+    if (files.all.length === 0 && (content === undefined || embeds === undefined)) {
+      if (messageIsEmpty(content ?? current.content, embeds ?? embedsOf(current.embeds))) throw ApiErrors.emptyMessage();
+    }
+    const changes: { content?: string; embeds?: Embed[]; editedAt: number } = { editedAt: deps.clock.now() };
+    if (content !== undefined) changes.content = content;
+    if (embeds !== undefined) changes.embeds = embeds;
+    // Live views hear message.updated (messages.service.ts).
+    const edited = await changeMessageOfWebhook(deps, acting, webhook, messageId, changes);
+    if (!edited) throw ApiErrors.unknownMessage();
+    await discardFiles(deps, files.dropped);
+    return presentWebhookMessage(edited, presentFiles(deps, files.all));
+  } catch (error) {
+    if (received) await discardFiles(deps, [...received.files.values()]);
+    throw error;
   }
-  const changes: { content?: string; embeds?: Embed[]; editedAt: number } = { editedAt: deps.clock.now() };
-  if (content !== undefined) changes.content = content;
-  if (embeds !== undefined) changes.embeds = embeds;
-  // Live views hear message.updated (messages.service.ts).
-  const edited = await changeMessageOfWebhook(deps, acting, webhook, messageId, changes);
-  if (!edited) throw ApiErrors.unknownMessage();
-  return presentWebhookMessage(edited);
 }
 
 /** DELETE …/messages/{messageId}: only messages this webhook posted (10008 otherwise). */

@@ -1,0 +1,19 @@
+/**
+ * What: an upload as the services see it (issue #42 §2): the parts of a multipart/form-data body
+ * in the order they arrive, each file's bytes a stream, without Fastify (http/multipart.ts makes
+ * one from a request). Files may come before or after `payload_json` (discord.js sends them
+ * first, discord.py last), so files are stored as they arrive and the payload is read at the end.
+ */
+export type UploadPart =
+  | { kind: 'field'; name: string; value: string }
+  | { kind: 'file'; name: string; filename: string; contentType: string | undefined; stream: AsyncIterable<Buffer> };
+
+export interface Upload {
+  parts: AsyncIterable<UploadPart>;
+}
+
+/** The index `n` of Discord's `files[n]` field name; undefined for any other name (older clients' `file`, `file1`: numbered in order of arrival). */
+export function fileIndexOf(name: string): number | undefined {
+  const match = /^files\[(\d{1,2})\]$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
