@@ -113,7 +113,16 @@ ${errorBlock('redirectUris-error', oErrors['redirectUris'])}
 </div>
 ${input.openId ? openIdSection(input.openId) : ''}
 ${botCard(ctx, app, input.bot)}`;
-  return page(ctx, app.name, html`<h1>${app.name}</h1>${withAppNav(app, 'settings', content)}`);
+  return page(ctx, app.name, html`<h1>${app.name}</h1>${disabledNotice(app)}${withAppNav(app, 'settings', content)}`);
+}
+
+/**
+ * Issue #39: the owner sees that the operator disabled the app and what that means; the reason
+ * is the operator's note for the audit log, not shown here.
+ */
+function disabledNotice(app: Application): SafeHtml | string {
+  if (app.disabledAt === null) return '';
+  return html`<div class="error" role="status"><strong>This application is disabled by the operator of this service.</strong> People cannot authorize it, its tokens were revoked and its bot token is refused until the operator enables it again. Ask them why.</div>`;
 }
 
 function toggle(name: string, checked: boolean, label: string, help: string): SafeHtml {

@@ -117,7 +117,7 @@ ${
     ? html`<p class="muted">You have no applications yet. Create one below to let people sign in to it with their ${ctx.serviceName} account.</p>`
     : html`<ul class="plain">${apps.map(
         (app) =>
-          html`<li><a href="${appPath(app)}"><strong>${app.name}</strong></a> <span class="pill">${clientTypeName(app)}</span><br><span class="muted small">Client ID <code>${app.id}</code></span></li>`,
+          html`<li><a href="${appPath(app)}"><strong>${app.name}</strong></a> <span class="pill">${clientTypeName(app)}</span>${app.disabledAt !== null ? html` <span class="pill">Disabled by the operator</span>` : ''}<br><span class="muted small">Client ID <code>${app.id}</code></span></li>`,
       )}</ul>`
 }
 </div>

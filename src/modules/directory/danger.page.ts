@@ -1,6 +1,7 @@
 import { confirmationPage } from '../../web/confirm.page.js';
-import type { PageCtx } from '../../web/components.js';
+import { page, type PageCtx } from '../../web/components.js';
 import { html } from '../../web/html.js';
+import { csrfField } from '../../web/layout.js';
 import type { Channel } from './channels.js';
 import type { Person } from './people.js';
 
@@ -33,4 +34,43 @@ export function confirmMemberRemovePage(ctx: PageCtx, serverId: string, preview:
     button: 'Remove member',
     cancel: `/servers/${serverId}/settings/members`,
   });
+}
+
+/** One member the owner may hand the server to. */
+export interface TransferCandidate {
+  id: string;
+  username: string;
+  name: string;
+}
+
+/**
+ * Server settings → Danger zone → "Transfer ownership of …" (issue #39): a picker of the members
+ * who can own it (people, not bots) and an acknowledgement, as Discord asks for one. Without
+ * another member there is nobody to choose, and the page says so.
+ */
+export function transferOwnershipPage(ctx: PageCtx, server: { id: string; name: string }, candidates: readonly TransferCandidate[], problem?: { message: string; chosen: string }): string {
+  const cancel = `/servers/${server.id}/settings`;
+  const body =
+    candidates.length === 0
+      ? html`<p>Only a member of the server can become its owner, and it has no other member who is a person. Invite the new owner first.</p>
+<div class="actions"><a class="button secondary" href="${cancel}">Back to settings</a></div>`
+      : html`${problem ? html`<div class="error" role="alert" id="transfer-error" tabindex="-1" data-error-summary>${problem.message}</div>` : ''}
+<form method="post" action="/servers/${server.id}/transfer">${csrfField(ctx.csrfToken)}
+<label for="owner-id">New owner</label>
+<select id="owner-id" name="owner_id" required${problem ? html` aria-describedby="transfer-error" aria-invalid="true"` : ''}>
+<option value="">Choose a member…</option>
+${candidates.map((c) => html`<option value="${c.id}"${problem?.chosen === c.id ? ' selected' : ''}>${c.name} (@${c.username})</option>`)}
+</select>
+<label class="check"><input name="acknowledge" type="checkbox" value="yes" required><span>I understand that the server will belong to them: only they can delete it or give it away, and I keep only the roles I have.</span></label>
+<div class="actions"><button class="danger" type="submit">Transfer ownership</button><a class="button secondary" href="${cancel}">Cancel</a></div>
+</form>`;
+  return page(
+    ctx,
+    `Transfer ownership of ${server.name}`,
+    html`<div class="card confirm">
+<h1>Transfer ownership of <bdi>${server.name}</bdi></h1>
+${body}
+</div>`,
+    { width: 'narrow' },
+  );
 }

@@ -24,6 +24,7 @@ const HOME_NOTICES: Record<string, string> = {
   'invitation-declined': 'Invitation declined.',
   left: 'You left the server.',
   'server-deleted': 'Server deleted.',
+  'ownership-transferred': 'Ownership transferred: the server belongs to its new owner now.',
 };
 
 /**

@@ -69,3 +69,6 @@ export type InviteBody = Static<typeof InviteBody>;
 
 export const CsrfOnlyBody = Type.Object({ _csrf: field });
 export type CsrfOnlyBody = Static<typeof CsrfOnlyBody>;
+
+/** Server settings → Danger zone → Transfer ownership (issue #39): the chosen member and the acknowledgement. */
+export const TransferOwnershipBody = Type.Object({ owner_id: field, acknowledge: field, _csrf: field });

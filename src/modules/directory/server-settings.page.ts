@@ -78,7 +78,7 @@ ${csrfField(ctx.csrfToken)}
 ${ctx.viewer?.id === server.ownerId ? mfaLevelCard(input) : ''}
 ${
   ctx.viewer?.id === server.ownerId
-    ? html`<div class="card"><h2>Delete this server</h2><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`
+    ? html`<div class="card"><h2>Danger zone</h2><h3>Transfer ownership</h3><p>Give this server to another member: only its owner can delete it or give it away.</p><p><a class="button secondary" href="/servers/${server.id}/transfer">Transfer ownership…</a></p><h3>Delete this server</h3><p>Deleting removes its channels, messages, webhooks, roles, memberships and bot installs for good.</p><p><a class="button secondary" href="/servers/${server.id}/delete">Delete server…</a></p></div>`
     : html`<div class="card"><h2>Leave this server</h2><p><a class="button secondary" href="/servers/${server.id}/leave">Leave server…</a></p></div>`
 }`;
 }

@@ -67,7 +67,7 @@ async function newOwnerNamed(deps: Deps, to: { id: string } | { username: string
 export async function transferServer(deps: Deps, acting: Acting<Actor>, serverId: string, to: { id: string } | { username: string }): Promise<{ server: Server; from: string; to: Person }> {
   const server = await transferableServer(deps, acting.actor, serverId);
   const person = await newOwnerNamed(deps, to);
-  if (!person) throw invalidField(TO, 'USER_UNKNOWN', 'Nobody has that username.');
+  if (!person) throw invalidField(TO, 'USER_UNKNOWN', 'username' in to ? 'Nobody has that username.' : 'Choose a member of this server.');
   if (person.bot) throw invalidField(TO, 'OWNER_BOT', 'A bot cannot own a server: choose a person.');
   if (person.id === server.ownerId) throw invalidField(TO, 'OWNER_UNCHANGED', `@${person.username} already owns this server.`);
   if (person.disabledAt !== null) throw invalidField(TO, 'OWNER_DISABLED', `@${person.username}'s account is disabled.`);
