@@ -213,7 +213,7 @@ describe('resource servers and the tokens for them (issue #41)', () => {
       const pub = await postForm(t, TOKEN, { grant_type: 'client_credentials', client_id: reader.clientId, resource: API });
       expect(pub.statusCode).toBe(400);
       expect(pub.json()).toMatchObject({ error: 'unauthorized_client' });
-      for (const fields of [{}, { resource: 'https://other.example/' }, { resource: 'https://unknown.example/' }]) {
+      for (const fields of [{}, { resource: 'https://other.example/' }, { resource: 'https://unknown.example/' }] as Record<string, string>[]) {
         const res = await postForm(t, TOKEN, { grant_type: 'client_credentials', ...fields }, asApi());
         expect(res.statusCode).toBe(400);
         expect(res.json()).toMatchObject({ error: 'invalid_target' });
