@@ -4,7 +4,7 @@ import express from 'express';
 import { verifyKey, verifyKeyMiddleware } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
-import { deliverAppEvents } from '../../src/modules/app-events/app-events.service.js';
+import { callInteractionsEndpoint, deliverAppEvents } from '../../src/modules/app-events/app-events.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { given, type TestBot } from '../support/given.js';
@@ -131,6 +131,20 @@ describe('app events and interactions endpoints (GATEHOUSE_OUTBOUND_ALLOW_PRIVAT
     expect((me.json() as { interactions_endpoint_url: string }).interactions_endpoint_url).toBe(receiver.url);
     const page = await owner.agent.get(pagePath());
     expect(page.body).toContain('Interactions URL check: PING (bad signature)');
+  });
+
+  it('an interaction sent to the verified endpoint is signed so verifyKeyMiddleware passes it on, and its answer comes back', async () => {
+    const answer = await callInteractionsEndpoint(t.services, bot.client.app.id, JSON.stringify({ id: '1', application_id: bot.client.app.id, type: 2, token: 'tok', version: 1, data: { id: '2', name: 'hello', type: 1 } }));
+    expect(answer).toMatchObject({ status: 200, failure: null });
+    expect(JSON.parse(answer?.body.toString('utf8') ?? '')).toEqual({ type: 4, data: { content: 'hello' } });
+  });
+
+  it('someone else’s app: its Interactions and events page and forms are 404', async () => {
+    const stranger = await given.signedIn(t);
+    expect((await stranger.agent.get(pagePath())).statusCode).toBe(404);
+    const own = await stranger.agent.get('/developers/applications');
+    const posted = await stranger.agent.postRaw(`${pagePath()}/interactions`, { interactionsEndpointUrl: 'https://elsewhere.example/', _csrf: csrfTokenIn(own.body) as string });
+    expect(posted.statusCode).toBe(404);
   });
 
   it('an endpoint that does not check signatures is refused, naming the bad-signature check, and nothing changes', async () => {

@@ -154,6 +154,27 @@ function logEntry(applicationId: string, kind: DeliveryKind, eventType: string |
   };
 }
 
+/** What an app's interactions endpoint answered (or why it did not). */
+export interface InteractionAnswer {
+  status: number | null;
+  body: Buffer;
+  latencyMs: number;
+  /** Why there is no usable answer, as the app's owner reads it; null when the endpoint answered. */
+  failure: string | null;
+}
+
+/**
+ * Sends an interaction (Discord's JSON, already built) to the app's verified interactions
+ * endpoint, signed, with Discord's 3-second deadline, and hands back its answer for the caller to
+ * check (issue #40 §2: commands invoked from the chat build on this). Undefined when the app has
+ * no interactions endpoint URL.
+ */
+export async function callInteractionsEndpoint(deps: Deps, applicationId: string, interaction: string): Promise<InteractionAnswer | undefined> {
+  const endpoints = await appEndpointsOf(deps, applicationId);
+  if (endpoints.interactionsEndpointUrl === null) return undefined;
+  return sendSigned(deps, endpoints, endpoints.interactionsEndpointUrl, interaction, { timeoutMs: INTERACTION_TIMEOUT_MS });
+}
+
 // --- Verifying endpoints ------------------------------------------------------------------------
 
 /**
