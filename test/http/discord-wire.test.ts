@@ -103,7 +103,11 @@ describe('percent-encoded @me (DESIGN §1: /users/%40me, as discord-api-types se
   });
 
   it('an encoded @ elsewhere in the path or the query is left alone', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/v1/users/x%40me' })).statusCode).toBe(404);
+    // /users/{id} (issue #40 §4) takes "x@me" as an id: no such user, not the bot itself.
+    const reader = await createBot(t);
+    const other = await t.app.inject({ method: 'GET', url: '/api/v1/users/x%40me', headers: reader.headers });
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).toMatchObject({ code: 10013 });
     const tokens = await obtainTokens(t, client, person, ['identify']);
     expect((await getWithBearer(t, '/api/v1/users/@me?q=%40me', tokens.access_token)).statusCode).toBe(200);
   });

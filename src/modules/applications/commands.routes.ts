@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import type { Services } from '../../deps.js';
 import { presentCommand } from '../resources/resources.js';
 import { botActing, botOf, requireBot } from './bot-auth.routes.js';
@@ -15,7 +16,8 @@ import { getCommands, overwriteCommands } from './commands.service.js';
  */
 const documentOnly: FastifySchemaCompiler<unknown> = () => (value) => ({ value });
 
-const errors = apiErrorResponses(401, 403, 404);
+// Issue #40 §4: every bot route may answer 429 (docs/bots.md "Rate limits").
+const errors = { ...apiErrorResponses(401, 403, 404), 429: RateLimitedBody };
 
 /** GET and PUT /api/v1/applications/{applicationId}/commands, with the app's bot credentials. */
 export function registerCommandsApi(app: App, services: Services): void {

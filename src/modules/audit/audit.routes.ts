@@ -3,6 +3,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Services } from '../../deps.js';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { actorOf, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { settingsAbilities } from '../directory/server-settings.js';
@@ -35,7 +36,7 @@ export function registerAuditApi(app: App, services: Services): void {
         security: [{ bot: [] }],
         params: GuildParams,
         querystring: AuditLogQuery,
-        response: { 200: AuditLogBody, ...apiErrorResponses(400, 401, 403, 404) },
+        response: { 200: AuditLogBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
       },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 import { ApiError, PageError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import type { Services } from '../../deps.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
@@ -22,7 +23,7 @@ export function registerDmApi(app: App, services: Services): void {
           'With `Authorization: Bot <token>`. Opens, or returns the existing, DM channel between the bot and the person `recipientId` (alias `recipient_id`). Allowed only when the person user-installed the bot’s app or shares a server with the bot; otherwise, and for a bot or the bot itself, 403 50007. A missing, malformed or unknown id is 400 50035. Post to it with POST /api/v1/channels/{channelId}/messages.',
         security: [{ bot: [] }],
         body: OpenDmBody,
-        response: { 200: DmChannelBody, ...apiErrorResponses(400, 401, 403, 404) },
+        response: { 200: DmChannelBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
       },
     },
     async (request) => openDm(services, botActing(request, services.clock), botOf(request), request.body),

@@ -6,6 +6,7 @@ import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';
 import { botApplication, botUser, currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
 
 const bearerErrors = apiErrorResponses(401, 403);
@@ -51,7 +52,7 @@ export function registerIdentityApi(app: App, services: Services): void {
         description:
           "SPEC §2.5: Discord's user object. Scope identify gives id, username, global_name and avatar (avatar_url: the image's URL); scope email adds email and verified. With `Authorization: Bot <token>`: the bot's own user.",
         security: [{ bearer: [] }, { bot: [] }],
-        response: { 200: UserRecordBody, ...bearerErrors },
+        response: { 200: UserRecordBody, ...bearerErrors, 429: RateLimitedBody },
       },
     },
     async (request) => (request.bot ? botUser(services, botOf(request)) : currentUser(services, bearerOf(request))),
@@ -92,7 +93,7 @@ export function registerIdentityApi(app: App, services: Services): void {
               }
             : { hide: true }),
           security: [{ bot: [] }],
-          response: { 200: ApplicationResourceBody, ...apiErrorResponses(401) },
+          response: { 200: ApplicationResourceBody, ...apiErrorResponses(401), 429: RateLimitedBody },
         },
       },
       async (request) => botApplication(services, botOf(request)),

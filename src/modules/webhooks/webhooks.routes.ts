@@ -6,6 +6,7 @@ import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js
 import { botActor } from '../applications/bots.service.js';
 import {
   ChannelIdParams,
+  RateLimitedBody,
   WebhookIdParams,
   WebhookListBody,
   WebhookManageBody,
@@ -24,7 +25,8 @@ import { presentWebhook } from './webhooks.js';
 
 const tags = ['Webhooks'];
 const security = [{ bot: [] }];
-const errors = apiErrorResponses(400, 401, 403, 404);
+// Issue #40 §4: every bot route may answer 429 (docs/bots.md "Rate limits").
+const errors = { ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody };
 
 /**
  * DESIGN §1 aliases: Discord's `avatar_url` for `avatarUrl`. Discord's own `avatar` field is
