@@ -11,6 +11,8 @@ export interface Viewer {
   /** Issue #38 §2: the consent screen's `email` line says which address and whether it is verified. */
   email?: string | null;
   emailVerified?: boolean;
+  /** Issue #39: an instance administrator; the top bar shows them the Admin link. */
+  admin?: boolean;
 }
 
 export interface PageInput {
@@ -42,8 +44,12 @@ const TOP_LINKS: ReadonlyArray<{ href: string; label: string; owns: (path: strin
   { href: '/settings/profile', label: 'Settings', owns: (p) => p.startsWith('/settings/') },
 ];
 
-function topLinks(path: string | undefined): SafeHtml {
-  return html`${TOP_LINKS.map((l) => html`<a href="${l.href}"${path !== undefined && l.owns(path) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`;
+/** Issue #39: the admin pages' section, in the top bar of administrators only. */
+const ADMIN_LINK = { href: '/admin', label: 'Admin', owns: (p: string) => p === '/admin' || p.startsWith('/admin/') };
+
+function topLinks(path: string | undefined, admin: boolean): SafeHtml {
+  const links = admin ? [...TOP_LINKS, ADMIN_LINK] : TOP_LINKS;
+  return html`${links.map((l) => html`<a href="${l.href}"${path !== undefined && l.owns(path) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`;
 }
 
 /** Hidden CSRF field for every state-changing form. */
@@ -61,7 +67,7 @@ export function csrfField(token: string): SafeHtml {
 export function layout(page: PageInput): string {
   const viewer = page.viewer;
   const links = viewer
-    ? html`${topLinks(page.path)}
+    ? html`${topLinks(page.path, viewer.admin === true)}
         <span class="muted small">Signed in as <strong>${viewer.name}</strong> (@${viewer.username})</span>
         <form method="post" action="/logout">${csrfField(page.csrfToken)}<button class="link" type="submit">Sign out</button></form>`
     : html`<a href="/login">Sign in</a><a href="/register">Create account</a>`;

@@ -24,7 +24,7 @@ export function installPageContext(app: App, services: Services): void {
       const resolved = await resolveSession(services, token);
       if (resolved) {
         const p = resolved.person;
-        request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, email: p.email, emailVerified: p.emailVerified };
+        request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, email: p.email, emailVerified: p.emailVerified, admin: p.admin };
         request.sessionToken = token;
         request.signedInAt = resolved.signedInAt;
         request.csrfKey = token;
@@ -76,7 +76,7 @@ export function viewerIdentifier(services: Services): (request: FastifyRequest) 
     const resolved = await resolveSession(services, token);
     if (!resolved) return;
     const p = resolved.person;
-    request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, email: p.email, emailVerified: p.emailVerified };
+    request.viewer = { id: p.id, username: p.username, name: p.name, avatarUrl: p.avatarUrl, email: p.email, emailVerified: p.emailVerified, admin: p.admin };
     request.csrfKey = token;
   };
 }
