@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliUsageError, parseFlags } from '../../src/cli/command.js';
 import { peopleCommands } from '../../src/cli/commands/people.js';
+import { commands } from '../../src/cli/commands/index.js';
 import { MINUTE } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
 import { applyConfiguredAdmins, requireAdmin } from '../../src/modules/accounts/people-admin.service.js';
@@ -285,3 +286,40 @@ describe('issue #39: gatehouse people delete', () => {
     expect(refused.message).toContain('owns 1 server: Kept');
   });
 });
+
+describe('issue #39: GATEHOUSE_SERVER_CREATION=admins and GATEHOUSE_APP_CREATION=admins', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { GATEHOUSE_SERVER_CREATION: 'admins', GATEHOUSE_APP_CREATION: 'admins' } });
+  });
+  afterAll(async () => t.close());
+
+  it('a person who is not an administrator is refused with a clear sentence on the pages, and nothing is created', async () => {
+    const { agent, person } = await given.signedIn(t);
+    const server = await agent.submit('/', '/servers', { name: 'Mine' });
+    expect(server.statusCode).toBe(403);
+    expect(server.body).toContain('On this instance only administrators can create servers.');
+    const app = await agent.submit('/developers/applications', '/developers/applications', { name: 'My app', clientType: 'confidential' });
+    expect(app.statusCode).toBe(403);
+    expect(app.body).toContain('On this instance only administrators can create apps.');
+    const owned = await t.services.db.selectFrom('servers').select('id').where('owner_id', '=', person.id).execute();
+    expect(owned).toEqual([]);
+  });
+
+  it('an administrator may, and so may the operator', async () => {
+    const { agent, person } = await given.signedIn(t);
+    await people(t, 'admin', ['--id', person.id]);
+    expect((await agent.submit('/', '/servers', { name: 'Admin’s' })).statusCode).toBe(303);
+    expect((await agent.submit('/developers/applications', '/developers/applications', { name: 'Admin app', clientType: 'confidential' })).statusCode).toBe(303);
+    const created = await given.server(t, { owner: await given.person(t) }).catch((error: unknown) => error);
+    expect(created).toBeInstanceOf(ApiError);
+    const byOperator = await runCommandNamed(t, 'servers create', ['--owner', person.username, '--name', 'By the operator']);
+    expect(byOperator['name']).toBe('By the operator');
+  });
+});
+
+async function runCommandNamed(t: TestApp, name: string, args: string[]): Promise<Record<string, unknown>> {
+  const command = commands.find((c) => c.name === name);
+  if (!command) throw new Error(`no command ${name}`);
+  return command.run(t.services, parseFlags(args, command.flags).flags);
+}

@@ -10,6 +10,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
+import { checkMayCreate } from '../directory/people-admin.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
 import {
@@ -98,6 +99,7 @@ export async function createApplication(deps: Deps, acting: Acting, input: NewAp
   const actor = acting.actor;
   const ownerId = actor.kind === 'person' ? actor.id : actor.kind === 'operator' ? input.ownerId : undefined;
   if (ownerId === undefined) throw ApiErrors.missingAccess();
+  await checkMayCreate(deps, actor, 'apps');
   const errors = new FieldErrors();
   const name = errors.take('name', checkAppName(input.name, deps.config.serviceName));
   const description = errors.take('description', checkAppDescription(input.description));

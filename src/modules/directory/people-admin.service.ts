@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Actor } from '../../core/actor.js';
+import { ApiError } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { countWorkingAdmins, findAdministeredPerson, listPeople, markAdmin, markDisabled, markEnabled, type AdministeredPerson, type PeopleFilter } from './people-admin.repository.js';
@@ -35,4 +37,18 @@ export function saveAdmin(trx: Executor, id: string, admin: boolean): Promise<bo
 
 export function workingAdminCount(trx: Executor): Promise<number> {
   return countWorkingAdmins(trx);
+}
+
+/**
+ * Issue #39: GATEHOUSE_SERVER_CREATION and GATEHOUSE_APP_CREATION. With `admins`, a person who is
+ * not an instance administrator is refused (403 50013, a sentence the pages show); the operator
+ * (CLI) always may, and with `everyone` so may everybody. Checked by the creating services, so the
+ * pages, the API and the developer portal refuse alike.
+ */
+export async function checkMayCreate(deps: Deps, actor: Actor, what: 'servers' | 'apps'): Promise<void> {
+  const rule = what === 'servers' ? deps.config.serverCreation : deps.config.appCreation;
+  if (rule === 'everyone' || actor.kind === 'operator') return;
+  const person = actor.kind === 'person' ? await findAdministeredPerson(deps.db, actor.id) : undefined;
+  if (person?.admin === true && person.disabledAt === null) return;
+  throw new ApiError(403, 50013, `On this instance only administrators can create ${what === 'servers' ? 'servers' : 'apps'}.`);
 }

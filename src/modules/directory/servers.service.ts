@@ -29,6 +29,7 @@ import { authorize, permissionsFrom } from './access.service.js';
 import { isOperator } from './operators.service.js';
 import { ServerAction, type MfaLevel } from './policy.js';
 import { hasSecondFactor } from '../mfa/mfa.service.js';
+import { checkMayCreate } from './people-admin.service.js';
 import type { Actor } from '../../core/actor.js';
 import type { Acting } from '../../core/acting.js';
 import { checkHttpsImageUrl } from '../../core/checked.js';
@@ -80,6 +81,7 @@ export interface CreatedServer extends Server {
  */
 export async function createServer(deps: Deps, acting: Acting<Actor>, input: { name: string; iconUrl?: string | null; ownerId?: string }): Promise<CreatedServer> {
   const ownerId = serverOwnerFor(acting.actor, input.ownerId);
+  await checkMayCreate(deps, acting.actor, 'servers');
   const name = validateServerName(input.name, deps.config.serviceName);
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'servers', ownerId, acting.address);
