@@ -10,6 +10,7 @@ import { testDialect } from '../support/database.js';
 import { sweepOrphanFiles } from '../../src/storage/maintenance.js';
 import { multipartBody, pngHeader, type FilePart } from '../support/multipart.js';
 import { nextAddress } from '../support/oauth-factory.js';
+import { given } from '../support/given.js';
 import { call, createTestWebhook, type TestWebhook } from './webhook-url.fixtures.js';
 
 /**
@@ -260,6 +261,28 @@ for (const store of stores) {
       expect(kept.statusCode, kept.body).toBe(200);
       expect(kept.json().attachments.map((a: { filename: string }) => a.filename)).toEqual(['new.txt']);
       expect((await fetchFile(old.url)).statusCode).toBe(404);
+    });
+
+    it('the channel view shows an image inline at its reserved size with its description as alt text, and other files as download cards', async () => {
+      const { agent, person: owner } = await given.signedIn(t);
+      const made = await given.server(t, { owner });
+      const w = await given.webhook(t, { channel: made.channels[0] });
+      const res = await send(w, 'POST', `${w.path}?wait=true`, { content: 'nightly', attachments: [{ id: 0, description: 'Error rate, last 24 h' }] }, [
+        { field: 'files[0]', filename: 'errors.png', type: 'image/png', data: pngHeader(800, 400) },
+        { field: 'files[1]', filename: 'report.pdf', type: 'application/pdf', data: Buffer.alloc(2500, 1) },
+      ]);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = await agent.get(`/channels/${w.channel.id}`);
+      expect(page.statusCode).toBe(200);
+      const img = /<li class="file-image"><a href="([^"]+)"[^>]*><img src="([^"]+)" alt="([^"]*)" width="(\d+)" height="(\d+)"/.exec(page.body);
+      expect(img, 'an inline image').not.toBeNull();
+      const [, href, src, alt, width, height] = img as RegExpExecArray;
+      expect(alt).toBe('Error rate, last 24 h');
+      // 800×400 scaled to the view's 400 px width, the ratio kept.
+      expect([width, height]).toEqual(['400', '200']);
+      expect(src).toBe(href);
+      expect((await t.app.inject({ method: 'GET', url: (src as string).replaceAll('&amp;', '&') })).statusCode).toBe(200);
+      expect(page.body).toMatch(/<li class="file-card"><a href="\/attachments\/[^"]+" download="report.pdf"><span class="file-name">report.pdf<\/span> <span class="small muted">2.5 kB<\/span><\/a>/);
     });
 
     it('deleting a message removes its files at once; a deleted channel’s files go with the maintenance sweep', async () => {

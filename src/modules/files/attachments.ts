@@ -131,6 +131,17 @@ export function attachmentUrl(a: Pick<Attachment, 'channelId' | 'id' | 'filename
   return `${baseUrl}${attachmentPath(a)}?ex=${signature.ex}&is=${signature.is}&hm=${signature.hm}`;
 }
 
+/** A file as the channel view shows it: an inline image (dimensions reserved) or a download card. */
+export interface FileView {
+  id: string;
+  filename: string;
+  size: number;
+  /** Signed, relative to our origin. */
+  url: string;
+  image: { width: number; height: number } | null;
+  description: string | null;
+}
+
 export function presentAttachment(a: Attachment, url: string): AttachmentResource {
   const out: AttachmentResource = { id: a.id, filename: a.filename, size: a.size, url, proxy_url: url };
   if (a.contentType !== null) out.content_type = a.contentType;

@@ -31,12 +31,13 @@ import {
   verifyAttachment,
   type Attachment,
   type AttachmentResource,
+  type FileView,
 } from './attachments.js';
 import { deleteAttachmentRows, findAttachment, insertAttachment, listAttachmentsOf, updateAttachment } from './attachments.repository.js';
 import { fileIndexOf, type Upload } from './uploads.js';
 
 export type { Upload, UploadPart } from './uploads.js';
-export type { Attachment, AttachmentResource } from './attachments.js';
+export type { Attachment, AttachmentResource, FileView } from './attachments.js';
 
 /** Bytes kept from the start of each file to read an image's dimensions (a JPEG's frame header may follow 64 KiB of EXIF). */
 const HEAD_BYTES = 128 * 1024;
@@ -253,17 +254,6 @@ export async function removeFilesOfMessages(deps: Deps, messageIds: readonly str
 export function presentFiles(deps: Deps, files: readonly Attachment[]): AttachmentResource[] {
   const now = deps.clock.now();
   return files.map((a) => presentAttachment(a, attachmentUrl(a, signAttachment(deps.secrets[0], a.channelId, a.id, now), deps.config.baseUrl)));
-}
-
-/** A file as the channel view shows it: an inline image (dimensions reserved) or a download card. */
-export interface FileView {
-  id: string;
-  filename: string;
-  size: number;
-  /** Signed, relative to our origin. */
-  url: string;
-  image: { width: number; height: number } | null;
-  description: string | null;
 }
 
 export function fileViews(deps: Deps, files: readonly Attachment[]): FileView[] {

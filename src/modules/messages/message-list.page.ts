@@ -1,6 +1,7 @@
 import { DAY, MINUTE } from '../../core/clock.js';
 import { hexColor, readableOn } from '../../core/contrast.js';
 import { html, raw, type SafeHtml } from '../../web/html.js';
+import { filesBlock } from '../files/files.page.js';
 import { embedsBlock } from './embeds.page.js';
 import { renderMarkdown } from './markdown.js';
 import type { MessageView } from './messages.js';
@@ -107,6 +108,7 @@ ${head}
 ${meta}
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
+${filesBlock(m.attachments)}
 </div>
 `;
   return { message: m, before: before.value, after: '\n</li>' };

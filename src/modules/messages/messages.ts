@@ -1,5 +1,5 @@
 import type { Embed } from './embed.js';
-import type { FileView } from '../files/files.service.js';
+import type { FileView } from '../files/attachments.js';
 
 /**
  * A message as pages (and later the API) show it. One shape for people's, bots' and webhooks'
