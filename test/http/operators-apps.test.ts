@@ -11,7 +11,8 @@ import { actingOf, personActingOf } from '../support/acting.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { runCommand } from '../support/directory-fixtures.js';
 import { given, type TestBot } from '../support/given.js';
-import { getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
+import { codeExchangeFields, getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
+import { markApplicationDisabled } from '../../src/modules/applications/apps-admin.repository.js';
 import { authorizePath } from './authorize.fixtures.js';
 
 /**
@@ -98,6 +99,16 @@ describe('gatehouse apps disable / enable', () => {
     expect(page.statusCode).toBe(403);
     expect(page.headers['location']).toBeUndefined();
     expect(page.body).toContain('Phishy is unavailable');
+  });
+
+  it('a code that raced the disabling is refused at the token endpoint with invalid_grant', async () => {
+    const client = await given.confidentialApp(t);
+    const issued = await given.code(t, { client, person: await given.person(t), pkce: false });
+    // The app row marked disabled without the revocation disableApp does with it: what a code exchanged at that moment meets.
+    await markApplicationDisabled(t.services.db, client.app.id, t.clock.now(), null);
+    const res = await postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'invalid_grant', error_description: 'this application is disabled by the operator of this service' });
   });
 
   it('only the operator disables: a person who is not an instance administrator gets 403 50013', async () => {

@@ -33,8 +33,11 @@ export async function exchangeToken(deps: Deps, acting: Acting<Who>, request: To
   const grant = grantFor(grantType);
   if (grant === undefined) throw new OAuthError('unsupported_grant_type', UNSUPPORTED_GRANT_TYPE);
   const client = await authenticateClient(deps, acting, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] });
-  // Issue #39: disabling an app revoked its grants; a code or refresh token that raced the disabling
-  // is refused the same way, RFC 6749 §5.2 invalid_grant (every registered grant carries one).
-  if (client.app.disabledAt !== null) throw new OAuthError('invalid_grant', 'this application is disabled by the operator of this service');
+  // Issue #39: disabling an app revoked its grants, so a code or refresh token (one that raced the
+  // disabling too) is RFC 6749 §5.2 invalid_grant; client credentials carry no grant, and a client
+  // not allowed any grant now is unauthorized_client.
+  if (client.app.disabledAt !== null) {
+    throw new OAuthError(grantType === 'client_credentials' ? 'unauthorized_client' : 'invalid_grant', 'this application is disabled by the operator of this service');
+  }
   return grant.exchange(deps, acting, client, p);
 }
