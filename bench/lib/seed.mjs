@@ -90,7 +90,12 @@ export async function seedWebhooks(base, botToken, channelIds, perChannel, onPro
   const jobs = channelIds.flatMap((channelId) => Array.from({ length: perChannel }, (_, i) => ({ channelId, name: `hook-${i + 1}` })));
   let done = 0;
   return pool(jobs, 32, async ({ channelId, name }) => {
-    const res = await request(base, { method: 'POST', path: `/api/v1/channels/${channelId}/webhooks`, headers: { authorization: `Bot ${botToken}` }, body: { name } });
+    let res = await request(base, { method: 'POST', path: `/api/v1/channels/${channelId}/webhooks`, headers: { authorization: `Bot ${botToken}` }, body: { name } });
+    // A bot's requests are rate limited (50 per second, docs/bots.md "Rate limits"): wait a 429 out, as Discord clients do.
+    while (res.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(res.json().retry_after * 1000)));
+      res = await request(base, { method: 'POST', path: `/api/v1/channels/${channelId}/webhooks`, headers: { authorization: `Bot ${botToken}` }, body: { name } });
+    }
     if (res.status !== 201 && res.status !== 200) throw new Error(`webhook create answered ${res.status}: ${res.text.slice(0, 300)}`);
     const w = res.json();
     done += 1;

@@ -425,11 +425,19 @@ export async function createWebhooksOverHttp(baseUrl: string, botToken: string, 
   const created: CreatedWebhook[] = [];
   for (const channelId of channelIds) {
     for (let i = 0; i < perChannel; i += 1) {
-      const response = await fetch(`${baseUrl}/api/v1/channels/${channelId}/webhooks`, {
-        method: 'POST',
-        headers: { authorization: `Bot ${botToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Hook ${i + 1}` }),
-      });
+      const create = () =>
+        fetch(`${baseUrl}/api/v1/channels/${channelId}/webhooks`, {
+          method: 'POST',
+          headers: { authorization: `Bot ${botToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Hook ${i + 1}` }),
+        });
+      let response = await create();
+      // A bot's requests are rate limited (50 per second, docs/bots.md "Rate limits"): wait a 429 out, as Discord clients do.
+      while (response.status === 429) {
+        const wait = (await response.json()) as { retry_after: number };
+        await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait.retry_after * 1000)));
+        response = await create();
+      }
       const body = (await response.json()) as Record<string, unknown>;
       if (response.status !== 201) throw new Error(`creating a webhook answered ${response.status}: ${JSON.stringify(body)}`);
       created.push({ id: String(body['id']), token: String(body['token']), channelId, path: `/api/v1/webhooks/${String(body['id'])}/${String(body['token'])}` });

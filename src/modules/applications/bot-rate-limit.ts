@@ -19,8 +19,11 @@ export const BOT_ROUTE_RULES = {
   'message-edit': { limit: 5, windowMs: 5000, neverReset: true },
   /** Discord lets moderation bots delete faster than they post: 5 per second per channel. */
   'message-delete': { limit: 5, windowMs: 1000, neverReset: true },
-  /** Every other change (webhooks, commands, DMs): 10 per 10 s. */
-  write: { limit: 10, windowMs: 10_000, neverReset: true },
+  /**
+   * Every other change (webhooks, commands, DMs): 50 per 10 s, so a burst the global bucket allows
+   * (e.g. 50 concurrent webhook creations racing for a channel's 10 places) reaches the service.
+   */
+  write: { limit: 50, windowMs: 10_000, neverReset: true },
   /** Reads: 50 per 5 s per route and channel or server, enough to page a history at 10 pages a second. */
   read: { limit: 50, windowMs: 5000, neverReset: true },
 } as const satisfies Record<string, BucketRule>;
