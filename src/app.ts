@@ -39,6 +39,7 @@ import { registerDmApi, registerDmPages } from './modules/messages/dms.routes.js
 import { registerUserInstallPages } from './modules/applications/user-installs.routes.js';
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
 import { registerOpenIdApi, registerOpenIdPages } from './modules/oidc/oidc.routes.js';
+import { registerResourceServerPages } from './modules/resource-servers/resource-servers.routes.js';
 import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
@@ -203,6 +204,7 @@ export async function buildApp(services: Services): Promise<App> {
     registerAppEventsPages(pages, services);
     registerOAuthPages(pages, services);
     registerOpenIdPages(pages, services);
+    registerResourceServerPages(pages, services);
     registerUserInstallPages(pages, services);
     registerDmPages(pages, services);
     registerInstallPages(pages, services);

@@ -69,6 +69,28 @@ describe('resource servers and the tokens for them (issue #41)', () => {
     });
   });
 
+  describe('the portal\'s Resource servers section', () => {
+    it('the owner adds a resource server with its scopes and their words, sees it on the app page, and removes it', async () => {
+      const { agent: dev, person: developer } = await given.signedIn(t);
+      const app = await given.confidentialApp(t, { owner: developer, name: 'Portal API' });
+      const page = `/developers/applications/${app.clientId}`;
+      const added = await dev.submitAndFollow(page, `${page}/resource-servers`, { identifier: 'https://portal.example/api', scopes: 'read:notes Read your notes\nwrite:notes' });
+      expect(added.body).toContain('<strong class="mono">https://portal.example/api</strong>');
+      expect(added.body).toContain('<code>read:notes</code>: Read your notes');
+      expect(added.body).toContain('<code>write:notes</code>: write:notes');
+      const bad = await dev.submit(page, `${page}/resource-servers`, { identifier: 'http://portal.example/', scopes: 'x' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('Resource server not added');
+      const [server] = await t.services.db.selectFrom('resource_servers').select('id').where('application_id', '=', app.clientId).execute();
+      // Someone else's app: 404, and nothing is removed.
+      const stranger = (await given.signedIn(t)).agent;
+      const foreign = await stranger.submit('/developers/applications', `${page}/resource-servers/${String(server?.id)}/remove`, {});
+      expect(foreign.statusCode).toBe(404);
+      const removed = await dev.submitAndFollow(page, `${page}/resource-servers/${String(server?.id)}/remove`, {});
+      expect(removed.body).toContain('No resource servers yet.');
+    });
+  });
+
   describe('RFC 8707 at the authorization endpoint', () => {
     it('the consent screen names the resource, the app serving it, and its scopes in its own words', async () => {
       const res = await agent.get(authorizePath(requestFor(reader.app, { scope: 'read:things write:things', resource: API })));

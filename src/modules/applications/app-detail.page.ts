@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
+import { resourceServersSection, type ResourceServersSectionInput } from '../resource-servers/resource-servers.page.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
 import type { CommandView } from './bots.js';
 import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages } from './portal.page.js';
@@ -24,6 +25,8 @@ export interface DetailPageInput {
   newBotToken?: string | undefined;
   /** Issue #22: the OpenID Connect section (issuer, discovery URL, ID token algorithm, post-logout URIs). */
   openId?: OpenIdSectionInput | undefined;
+  /** Issue #41: the APIs the app serves (resource servers). */
+  resourceServers?: ResourceServersSectionInput | undefined;
 }
 
 /** What the app page shows about the app's bot. */
@@ -112,6 +115,7 @@ ${errorBlock('redirectUris-error', oErrors['redirectUris'])}
 </form>
 </div>
 ${input.openId ? openIdSection(input.openId) : ''}
+${input.resourceServers ? resourceServersSection(input.resourceServers) : ''}
 ${botCard(ctx, app, input.bot)}`;
   return page(ctx, app.name, html`<h1>${app.name}</h1>${disabledNotice(app)}${withAppNav(app, 'settings', content)}`);
 }

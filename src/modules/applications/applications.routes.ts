@@ -25,6 +25,7 @@ import {
   updateApplication,
 } from './applications.service.js';
 import { openIdPortalView } from '../oidc/oidc.service.js';
+import { listResourceServers } from '../resource-servers/resource-servers.service.js';
 import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
@@ -112,8 +113,9 @@ function registerPortal(pages: App, services: Services): void {
     const notice = shown?.notice ?? (request.query.created === '1' ? 'Application created. Add its redirect URIs below.' : request.query.saved === '1' ? 'Changes saved.' : undefined);
     const ctx = signedInContext(request, services);
     const openId = { ...(await openIdPortalView(services, app.id)), csrfToken: ctx.csrfToken };
+    const resourceServers = { appId: app.id, csrfToken: ctx.csrfToken, servers: await listResourceServers(services, me(request), app.id) };
     const secrets = { ...(shown?.newSecret ? { newSecret: shown.newSecret } : {}), ...(shown?.newBotToken ? { newBotToken: shown.newBotToken } : {}) };
-    return sendHtml(reply, applicationPage({ ctx, app, notice, ...secrets, bot: await botSection(services, app), openId }));
+    return sendHtml(reply, applicationPage({ ctx, app, notice, ...secrets, bot: await botSection(services, app), openId, resourceServers }));
   });
 
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {

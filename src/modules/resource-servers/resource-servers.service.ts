@@ -8,7 +8,7 @@ import { getManagedApplication } from '../applications/applications.service.js';
 import { deleteResourceServer, findResourceServerByIdentifier, insertResourceServer, listResourceServersOf } from './resource-servers.repository.js';
 import { canonicalResource, checkIdentifier, checkScopes, RESOURCE_SERVERS_PER_APP_MAX, type ResourceServer } from './resource-servers.js';
 
-export type { ResourceScope, ResourceServer } from './resource-servers.js';
+export type { ResourceServer } from './resource-servers.js';
 
 /** What an app's owner (or the operator) declares: the identifier and the scopes with their consent-screen lines. */
 export interface NewResourceServer {
@@ -83,9 +83,4 @@ export async function resolveResource(deps: Deps, raw: string | undefined): Prom
   if (canonical === canonicalResource(deps.config.baseUrl)) return { kind: 'gatehouse' };
   const server = await findResourceServerByIdentifier(deps.db, canonical);
   return server ? { kind: 'resource', server } : { kind: 'invalid', description: 'resource is not a registered resource server' };
-}
-
-/** The resource servers of an application, for the introspection endpoint and client credentials. */
-export async function resourceServersOf(deps: Deps, applicationId: string): Promise<ResourceServer[]> {
-  return listResourceServersOf(deps.db, applicationId);
 }
