@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActing } from '../../src/core/acting.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { addResourceServer, removeResourceServer, type ResourceServer } from '../../src/modules/resource-servers/resource-servers.service.js';
+import { resolveCommand } from '../../src/cli/command.js';
+import { commands } from '../../src/cli/commands/index.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { runCommand } from '../support/directory-fixtures.js';
 import { given, type TestClient } from '../support/given.js';
 import { basicAuth, getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
 import { answerConsent, authorizePath, freshPkce, location, requestFor } from './authorize.fixtures.js';
@@ -66,6 +69,23 @@ describe('resource servers and the tokens for them (issue #41)', () => {
       await expect(add(['has space'])).rejects.toMatchObject({ code: 50035 });
       await expect(add(['a', 'a'])).rejects.toMatchObject({ code: 50035 });
       await expect(add([])).rejects.toMatchObject({ code: 50035 });
+    });
+  });
+
+  describe('gatehouse apps resource add|list|remove', () => {
+    it('the three-word commands resolve, print snake_case records, and refuse a bad identifier with 50035', async () => {
+      const words = ['apps', 'resource', 'add', '--app', other.clientId, '--identifier', 'https://cli.example/', '--scope', 'a', '--scope-description', 'Do A', '--scope', 'b'];
+      const { command, args } = resolveCommand(commands, words);
+      expect(command.name).toBe('apps resource add');
+      const added = await runCommand(t, command.name, args);
+      expect(added).toMatchObject({ application_id: other.clientId, identifier: 'https://cli.example/', scopes: [{ name: 'a', description: 'Do A' }, { name: 'b', description: 'b' }] });
+      const listed = await runCommand(t, 'apps resource list', ['--app', other.clientId]);
+      expect((listed['resource_servers'] as { identifier: string }[]).map((r) => r.identifier)).toContain('https://cli.example/');
+      await expect(runCommand(t, 'apps resource add', ['--app', other.clientId, '--identifier', 'ftp://cli.example/', '--scope', 'a'])).rejects.toMatchObject({ code: 50035 });
+      const removed = await runCommand(t, 'apps resource remove', ['--app', other.clientId, '--identifier', 'https://cli.example']);
+      expect(removed['removed']).toMatchObject({ identifier: 'https://cli.example/' });
+      // Two-word commands still resolve as before.
+      expect(resolveCommand(commands, ['apps', 'create', '--owner', 'x']).command.name).toBe('apps create');
     });
   });
 
