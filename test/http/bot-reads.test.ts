@@ -283,6 +283,19 @@ describe('GET, PATCH and DELETE /api/v1/channels/{id}/messages/{id}', () => {
     expect(contents(await get(bot, `/api/v1/channels/${channelId}/messages`))).toEqual(['kept', 'm1']);
   });
 
+  it('adding embeds in an edit needs Embed links (403 50013); a message of another channel is 404 10008 to PATCH and DELETE', async () => {
+    const { bot, serverId, channelId } = await serverWithBot({ everyone: READ | Permission.SEND_MESSAGES });
+    const id = ((await botPost(t, bot, channelId, { content: 'plain' })).json() as { id: string }).id;
+    const embeds = await t.app.inject({ method: 'PATCH', url: `/api/v1/channels/${channelId}/messages/${id}`, headers: bot.headers, payload: { embeds: [{ title: 'x' }] } });
+    expect(embeds.json()).toEqual({ code: 50013, message: 'Missing Permissions' });
+    const second = await createChannel(t.services, operatorActing(), serverId, { name: 'second' });
+    for (const method of ['PATCH', 'DELETE'] as const) {
+      const res = await t.app.inject({ method, url: `/api/v1/channels/${second.id}/messages/${id}`, headers: bot.headers, ...(method === 'PATCH' ? { payload: { content: 'moved' } } : {}) });
+      expect(res.json(), method).toEqual({ code: 10008, message: 'Unknown Message' });
+    }
+    expect((await get(bot, `/api/v1/channels/${channelId}/messages/${id}`)).json()).toMatchObject({ content: 'plain', embeds: [], edited_timestamp: null });
+  });
+
   it("deletes its own message (204); someone else's needs Manage messages (403 50013), with it 204 and audited", async () => {
     const { bot, owner, serverId, channelId, roleId } = await serverWithBot({ everyone: READ | Permission.SEND_MESSAGES, role: 0n });
     const [theirs] = await say(owner, channelId, 1);
