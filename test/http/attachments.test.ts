@@ -21,6 +21,7 @@ import { call, createTestWebhook, type TestWebhook } from './webhook-url.fixture
  */
 const stores = testDialect === 'postgres' ? (['fs', 'postgres'] as const) : (['fs'] as const);
 const LIMIT = 64 * 1024;
+if (testDialect !== 'postgres') console.log('attachments: the database store and the two-instance test run with TEST_DATABASE_URL (PostgreSQL) only: SQLite has no database that instances share');
 
 for (const store of stores) {
   describe(`files on the ${store} store (${testDialect})`, () => {
@@ -283,6 +284,30 @@ for (const store of stores) {
       expect(src).toBe(href);
       expect((await t.app.inject({ method: 'GET', url: (src as string).replaceAll('&amp;', '&') })).statusCode).toBe(200);
       expect(page.body).toMatch(/<li class="file-card"><a href="\/attachments\/[^"]+" download="report.pdf"><span class="file-name">report.pdf<\/span> <span class="small muted">2.5 kB<\/span><\/a>/);
+    });
+
+    if (store === 'postgres') it('a file uploaded through one instance is served by another on the same database', async () => {
+      // Two instances of their own, with the default 25 MiB limit, so the file spans several chunks.
+      const first = await createTestApp({ env: { GATEHOUSE_FILE_STORE: 'postgres' } });
+      const other = await createTestApp({ sameDatabaseAs: first, clock: first.clock, env: { GATEHOUSE_FILE_STORE: 'postgres' } });
+      try {
+        const w = await createTestWebhook(first);
+        const data = Buffer.from(Array.from({ length: 700_000 }, (_, i) => (i * 7) % 256));
+        const body = await multipartBody({ payload_json: JSON.stringify({ content: 'shared' }) }, [{ field: 'files[0]', filename: 'big.bin', data }]);
+        const res = await first.app.inject({ method: 'POST', url: `${w.path}?wait=true`, remoteAddress: nextAddress(), ...body });
+        expect(res.statusCode, res.body).toBe(200);
+        const u = new URL(res.json().attachments[0].url);
+        const whole = await other.app.inject({ method: 'GET', url: `${u.pathname}${u.search}` });
+        expect(whole.statusCode).toBe(200);
+        expect(whole.rawPayload.equals(data)).toBe(true);
+        // A range across a chunk boundary (256 KiB) comes back exact.
+        const part = await other.app.inject({ method: 'GET', url: `${u.pathname}${u.search}`, headers: { range: 'bytes=262000-525000' } });
+        expect(part.statusCode).toBe(206);
+        expect(part.rawPayload.equals(data.subarray(262000, 525001))).toBe(true);
+      } finally {
+        await other.close();
+        await first.close();
+      }
     });
 
     it('deleting a message removes its files at once; a deleted channel’s files go with the maintenance sweep', async () => {
