@@ -33,7 +33,7 @@ describe('apps disable, seen by unmodified clients', () => {
     const urlA = `http://127.0.0.1:${portA}`;
     // The clients use the second instance when there is one; the CLI acts through the first.
     baseUrl = `http://127.0.0.1:${portB}`;
-    const env = twoInstances ? { GATEHOUSE_BASE_URL: baseUrl, REDIS_URL: TEST_REDIS_URL as string } : { GATEHOUSE_BASE_URL: baseUrl };
+    const env: Record<string, string> = twoInstances ? { GATEHOUSE_BASE_URL: baseUrl, REDIS_URL: TEST_REDIS_URL as string } : { GATEHOUSE_BASE_URL: baseUrl };
     a = await createTestApp({ env: twoInstances ? { ...env, GATEHOUSE_BASE_URL: urlA } : env });
     await a.app.listen({ port: portA, host: '127.0.0.1' });
     if (twoInstances) {

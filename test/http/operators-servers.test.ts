@@ -106,6 +106,31 @@ describe('gatehouse servers transfer', () => {
   });
 });
 
+describe("PATCH /api/v1/guilds/{id} with owner_id (Discord's Modify Guild)", () => {
+  it('a bot never owns a server here, so a member bot is refused 403 50013 and one outside 404 10004; nothing changes', async () => {
+    const server = await given.server(t);
+    const heir = await given.person(t);
+    await addMember(t.services, operatorActing(), server.id, heir.id);
+    const member = await given.bot(t);
+    await addMember(t.services, operatorActing(), server.id, member.botUserId);
+    const outsider = await given.bot(t);
+    const patch = (headers: { authorization: string }, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'PATCH', url: `/api/v1/guilds/${server.id}`, headers: { ...headers, 'content-type': 'application/json' }, payload });
+
+    const refused = await patch(member.headers, { owner_id: heir.id });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 50013 });
+    const unknown = await patch(outsider.headers, { owner_id: heir.id });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 10004 });
+    expect((await getServer(t.services, server.id))?.ownerId).toBe(server.owner.id);
+
+    const unchanged = await patch(member.headers, { name: 'ignored here' });
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.json()).toMatchObject({ id: server.id, owner_id: server.owner.id });
+  });
+});
+
 describe('Server settings → Danger zone → Transfer ownership', () => {
   it('the owner picks a member (people only, not themselves), confirms, and the server is theirs', async () => {
     const { agent, person: owner } = await given.signedIn(t);

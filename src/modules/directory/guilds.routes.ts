@@ -4,7 +4,8 @@ import { apiErrorResponses } from '../../http/error.schemas.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { GuildChannelListBody, GuildDetailBody, MemberResourceBody, RoleListBody, UserResourceBody } from '../resources/resources.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
-import { GuildIdParams, GuildMemberParams, GuildMfaLevelAnswer, GuildMfaLevelBody, UserIdParams } from './guilds.schemas.js';
+import { GuildIdParams, GuildMemberParams, GuildMfaLevelAnswer, GuildMfaLevelBody, ModifyGuildBody, UserIdParams } from './guilds.schemas.js';
+import { transferServer } from './server-transfer.service.js';
 import { setServerMfaLevel } from './servers.service.js';
 import { readGuild, readGuildChannels, readGuildMember, readGuildRoles, readUser } from './guilds.service.js';
 
@@ -104,6 +105,29 @@ export function registerGuildApi(app: App, services: Services): void {
       // Discord's rule, in one place: servers.service.ts (owner only; 1 needs the owner's second factor).
       await setServerMfaLevel(services, botActing(request, services.clock), request.params.guildId, String(request.body.level));
       return { level: request.body.level };
+    },
+  );
+
+  app.patch(
+    '/api/v1/guilds/:guildId',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Transfer a server',
+        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild, of which Gatehouse takes \`owner_id\` (issue #39): only the server's owner may transfer it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused: owners transfer from Server settings → Danger zone, the operator with \`gatehouse servers transfer\`). The new owner must be a member and a person (400 50035 at \`owner_id\`). Without \`owner_id\` nothing changes and the server is answered. Audited as server.transferred. ${notMember} ${rateLimitNote}`,
+        security,
+        params: GuildIdParams,
+        body: ModifyGuildBody,
+        response: { 200: GuildDetailBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
+      },
+    },
+    async (request) => {
+      const bot = botOf(request);
+      const ownerId = request.body.owner_id;
+      // The rules are the page's and the CLI's: server-transfer.service.ts.
+      if (ownerId !== undefined) await transferServer(services, botActing(request, services.clock), request.params.guildId, { id: ownerId });
+      return readGuild(services, bot.botUserId, request.params.guildId);
     },
   );
 

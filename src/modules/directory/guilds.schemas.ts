@@ -19,3 +19,10 @@ export const UserIdParams = Type.Object({ userId: Type.String({ description: 'Us
 export const GuildMfaLevelBody = Type.Object({ level: Type.Integer({ description: '0: none; 1: members with moderator permissions need two-factor authentication' }) });
 
 export const GuildMfaLevelAnswer = Type.Object({ level: Type.Integer({ description: 'The MFA level now in force' }) });
+
+/**
+ * Discord's PATCH /guilds/{id} body as far as Gatehouse takes it (issue #39): `owner_id`, the
+ * member to transfer the server to. Discord's other fields are not changed through this route
+ * (Server settings does); unknown keys are ignored (DESIGN §1).
+ */
+export const ModifyGuildBody = Type.Object({ owner_id: Type.Optional(Type.String({ maxLength: 32, description: 'The member to make the owner (only the owner may)' })) });
