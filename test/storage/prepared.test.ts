@@ -95,7 +95,7 @@ describe('what a declared cache watches', () => {
     const lookup = hotLookup({ table: 'applications', key: 'id', convert: (row) => ({ id: String(row.id) }), acrossInstances: { name: 'test-applications', maxEntries: 10 } });
     expect([...(lookup.tables ?? [])]).toEqual(['applications']);
     const declared = declareCoherentCache('test-bearer-like', [prepareQuery<{ id: string }>()((db, v) => db.selectFrom('oauth_access_tokens').innerJoin('users', 'users.id', 'oauth_access_tokens.user_id').selectAll().where('token_hash', '=', v.id))], 10);
-    expect(declared.tables).toEqual(['applications', 'oauth_access_tokens', 'oauth_grants', 'users']);
+    expect(declared.tables).toEqual(['applications', 'oauth_access_tokens', 'oauth_grants', 'resource_servers', 'users']);
     expect(() => declareCoherentCache('test-raw', [{ tables: undefined }], 10)).toThrow(/raw sql must declare/);
   });
 });
