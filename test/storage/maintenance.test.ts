@@ -65,7 +65,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0 });
     expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);
@@ -74,6 +74,26 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     expect(await keys(db, 'sessions', 'id_hash')).toEqual(['session-live']);
     // The revoked grant with nothing left is gone; the one whose code is still live stays revoked.
     expect(await keys(db, 'oauth_grants', 'id')).toEqual(['100', '102']);
+  });
+
+  it('purges expired pending sign-ins and passkey challenges, and the sign-in methods of ended sessions, keeping live ones (issue #38 §4)', async () => {
+    await seed(db, NOW);
+    const pending = (hash: string, expires: number) => sql`insert into mfa_pending_sign_ins (id_hash, user_id, user_agent, created_at, expires_at) values (${hash}, 1, null, 0, ${expires})`.execute(db);
+    await pending('pending-expired', NOW - 1);
+    await pending('pending-live', NOW + MINUTE);
+    const challenge = (hash: string, expires: number) => sql`insert into passkey_challenges (challenge_hash, purpose, user_id, expires_at) values (${hash}, 'sign-in', null, ${expires})`.execute(db);
+    await challenge('challenge-expired', NOW - 1);
+    await challenge('challenge-live', NOW + MINUTE);
+    const methods = (hash: string) => sql`insert into mfa_session_methods (session_hash, user_id, amr, created_at) values (${hash}, 1, 'pwd otp mfa', 0)`.execute(db);
+    // session-expired goes in this run; session-ended was signed out earlier; session-live stays.
+    await methods('session-expired');
+    await methods('session-ended');
+    await methods('session-live');
+    const report = await runMaintenance(deps, 'instance-a');
+    expect(report?.purged).toMatchObject({ mfa_pending_sign_ins: 1, passkey_challenges: 1, mfa_session_methods: 2, sessions: 1 });
+    expect(await keys(db, 'mfa_pending_sign_ins', 'id_hash')).toEqual(['pending-live']);
+    expect(await keys(db, 'passkey_challenges', 'challenge_hash')).toEqual(['challenge-live']);
+    expect(await keys(db, 'mfa_session_methods', 'session_hash')).toEqual(['session-live']);
   });
 
   it('the holder runs again while its lease lasts; another instance takes over only once it has expired', async () => {

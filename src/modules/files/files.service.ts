@@ -36,7 +36,7 @@ import {
 import { deleteAttachmentRows, findAttachment, insertAttachment, listAttachmentsOf, updateAttachment } from './attachments.repository.js';
 import { fileIndexOf, type Upload } from './uploads.js';
 
-export type { Upload, UploadPart } from './uploads.js';
+export type { Upload } from './uploads.js';
 export type { Attachment, AttachmentResource, FileView } from './attachments.js';
 
 /** Bytes kept from the start of each file to read an image's dimensions (a JPEG's frame header may follow 64 KiB of EXIF). */
