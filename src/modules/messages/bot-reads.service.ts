@@ -20,6 +20,7 @@ import { presentDmChannel, presentGuildChannel, presentMessage, type DmChannelRe
  * else's DM) is 404 10003, so other servers' channels do not leak; one of its servers that its
  * roles do not let it view is 403 50001 Missing Access.
  */
+
 /** The bot's access to a channel it may view (View channel), else 10003 / 50001. */
 async function viewableChannel(deps: Deps, bot: BotPrincipal, channelId: string): Promise<BotChannelAccess> {
   const access = await botChannelAccess(deps, bot, channelId);
