@@ -64,11 +64,13 @@ describe('resource servers and the tokens for them (issue #41)', () => {
       await removeResourceServer(t.services, cliActing(t.clock), other.clientId, loopback.identifier);
     });
 
-    it('a scope is an RFC 6749 scope token, declared once', async () => {
+    it("a scope is an RFC 6749 scope token, declared once, and not one of Gatehouse's own", async () => {
       const add = (scopes: string[]) => addResourceServer(t.services, cliActing(t.clock), other.clientId, { identifier: 'https://scopes.example/', scopes, scopeDescriptions: [] });
       await expect(add(['has space'])).rejects.toMatchObject({ code: 50035 });
       await expect(add(['a', 'a'])).rejects.toMatchObject({ code: 50035 });
       await expect(add([])).rejects.toMatchObject({ code: 50035 });
+      // Gatehouse's own scope names (and Discord's aliases) are not an API's.
+      for (const reserved of ['openid', 'identify', 'bot', 'webhook.incoming', 'guilds']) await expect(add([reserved])).rejects.toMatchObject({ code: 50035 });
     });
   });
 

@@ -1,3 +1,4 @@
+import { SCOPE_ALIASES, SCOPES } from '../../core/scopes.js';
 import { validateRedirectUri } from '../applications/redirect-uris.js';
 
 /**
@@ -26,6 +27,7 @@ export const RESOURCE_SCOPES_MAX = 50;
 const SCOPE_NAME_MAX = 64;
 const SCOPE_DESCRIPTION_MAX = 200;
 const IDENTIFIER_MAX = 512;
+const RESERVED_SCOPES: ReadonlySet<string> = new Set([...SCOPES.map((s) => s.name), ...Object.keys(SCOPE_ALIASES)]);
 
 /**
  * The identifier as stored and compared (WHATWG serialisation: `https://api.example` and
@@ -72,6 +74,9 @@ export function checkScopes(names: readonly string[], descriptions: readonly str
       return { ok: false, reason: `Scope "${name.slice(0, 40)}" is not valid: 1 to ${SCOPE_NAME_MAX} printable characters, without spaces, quotes or backslashes.` };
     }
     if (seen.has(name)) return { ok: false, reason: `Scope ${name} is declared twice.` };
+    // Gatehouse's own scope names mean something to the consent screen and the token endpoint
+    // (an install, a webhook picker, an ID token), so no API may reuse them.
+    if (RESERVED_SCOPES.has(name)) return { ok: false, reason: `Scope ${name} is one of this service's own scopes; choose another name, such as api:${name}.` };
     seen.add(name);
     const description = (descriptions[index] ?? '').trim();
     if (description.length > SCOPE_DESCRIPTION_MAX) return { ok: false, reason: `The description of ${name} can be at most ${SCOPE_DESCRIPTION_MAX} characters long.` };
