@@ -135,7 +135,7 @@ describe('Server settings → Danger zone → Transfer ownership', () => {
   it('the owner picks a member (people only, not themselves), confirms, and the server is theirs', async () => {
     const { agent, person: owner } = await given.signedIn(t);
     const server = await given.server(t, { owner, name: 'Heirloom' });
-    const heir = await given.person(t, { name: 'Heir Apparent' });
+    const { agent: heirAgent, person: heir } = await given.signedIn(t, { name: 'Heir Apparent' });
     const bot = await given.bot(t);
     await addMember(t.services, operatorActing(), server.id, heir.id);
     await addMember(t.services, operatorActing(), server.id, bot.botUserId);
@@ -161,6 +161,10 @@ describe('Server settings → Danger zone → Transfer ownership', () => {
     expect(after.body).toContain('Ownership transferred');
     expect((await agent.get(`/servers/${server.id}/settings`)).body).not.toContain(`href="/servers/${server.id}/transfer"`);
     expect((await agent.get(`/servers/${server.id}/transfer`)).statusCode).toBe(403);
+    // The new owner reads it in the server's audit log.
+    const log = await heirAgent.get(`/servers/${server.id}/settings/audit-log`);
+    expect(log.statusCode).toBe(200);
+    expect(log.body).toContain('transferred the server to Heir Apparent');
   });
 
   it('a choice that is not a member comes back beside the picker; a member who is not the owner gets 403', async () => {
