@@ -46,6 +46,8 @@ export interface EventPayloads {
   /** Issue #39: the person became, or stopped being, an instance administrator. */
   'person.admin_granted': { userId: string };
   'person.admin_revoked': { userId: string };
+  /** Issue #39: the operator issued a single-use sign-up link (`gatehouse people invite`), for an address or not. */
+  'signup_link.created': { withEmail: boolean };
   /** Issue #38 §4: a passkey registered or removed, by the name its person gave it. */
   'passkey.added': { userId: string; name: string };
   'passkey.removed': { userId: string; name: string };
@@ -65,6 +67,8 @@ export interface EventPayloads {
   'mfa.recovery_code_used': { userId: string };
   'mfa.reset_by_operator': { userId: string };
   'signin.second_factor_failed': { userId: string };
+  /** Issue #38 §1: the operator put failed mail back in the queue (`gatehouse mail retry`); `mailId` null for --all-failed. */
+  'mail.requeued': { count: number; mailId: string | null };
   // Applications (applications/).
   'app.created': { applicationId: string; ownerId: string };
   'app.updated': { applicationId: string; changes: FieldChange[] };
@@ -130,10 +134,11 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 export const EVENT_TYPES = [
   'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created', 'account.deleted',
-  'person.disabled', 'person.enabled', 'person.admin_granted', 'person.admin_revoked',
+  'person.disabled', 'person.enabled', 'person.admin_granted', 'person.admin_revoked', 'signup_link.created',
   'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
+  'mail.requeued',
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'app.disabled', 'app.enabled',
   'user_install.created', 'user_install.deleted', 'commands.updated', 'resource_server.added', 'resource_server.removed',

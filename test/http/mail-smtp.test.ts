@@ -5,6 +5,8 @@ import { composeMail, queueMail } from '../../src/modules/mail/mail.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sendMailNow, startMailSink, type MailSink } from '../support/mail-sink.js';
 import { freePort } from '../support/ports.js';
+import { runCommand } from '../support/directory-fixtures.js';
+import { CliUsageError } from '../../src/cli/command.js';
 
 /**
  * Issue #38 §1: mail is queued in the database and sent over real SMTP (the `smtp-server` sink,
@@ -128,7 +130,7 @@ describe('mail over SMTP (issue #38 §1)', () => {
     expect((await outbox(t))[0]).toMatchObject({ status: 'sent', sealed_body: '' });
   });
 
-  it(`a mail that keeps failing is marked failed after ${MAIL_MAX_ATTEMPTS} attempts, its body emptied, and is not tried again`, async () => {
+  it(`a mail that keeps failing is marked failed after ${MAIL_MAX_ATTEMPTS} attempts, its body kept sealed, and is not tried again; gatehouse mail retry sends it again`, async () => {
     const port = await freePort();
     t = await createTestApp({ env: { ...ENV, GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
     await queueMail(t.services, t.services.db, verification(t));
@@ -141,7 +143,10 @@ describe('mail over SMTP (issue #38 §1)', () => {
       t.clock.advance(MAIL_RETRY_CAP_MS);
     }
     const [row] = await outbox(t);
-    expect(row).toMatchObject({ status: 'failed', sealed_body: '', sent_at: null });
+    expect(row).toMatchObject({ status: 'failed', sent_at: null });
+    // Kept sealed for `gatehouse mail retry`: the link in it never in the clear.
+    expect(row?.sealed_body).not.toBe('');
+    expect(row?.sealed_body).not.toContain('ghev_secret-link-token');
     expect(Number(row?.attempts)).toBe(MAIL_MAX_ATTEMPTS);
     // Exponential backoff from 30 s, capped at an hour.
     expect(waits[0]).toBe(MAIL_RETRY_BASE_MS);
@@ -153,6 +158,25 @@ describe('mail over SMTP (issue #38 §1)', () => {
     await sendMailNow(t.services);
     expect(sink.mails).toHaveLength(0);
     expect((await outbox(t))[0]).toMatchObject({ status: 'failed' });
+
+    // Issue #38 §1: the operator puts it back in the queue; the worker sends it with its link.
+    await expect(runCommand(t, 'mail retry', [])).rejects.toBeInstanceOf(CliUsageError);
+    await expect(runCommand(t, 'mail retry', ['--id', '123456789012345678'])).rejects.toThrow();
+    const retried = await runCommand(t, 'mail retry', ['--id', String(row?.id)]);
+    expect(retried).toMatchObject({ requeued: 1, ids: [String(row?.id)] });
+    expect((await outbox(t))[0]).toMatchObject({ status: 'queued' });
+    expect(Number((await outbox(t))[0]?.attempts)).toBe(0);
+    await sendMailNow(t.services);
+    const mail = await sink.waitForMail();
+    expect(mail.text).toContain('https://gate.example/verify-email?token=ghev_secret-link-token');
+    expect((await outbox(t))[0]).toMatchObject({ status: 'sent', sealed_body: '' });
+    // Sent mail is not failed: retrying it again is refused and changes nothing.
+    const refusal = await runCommand(t, 'mail retry', ['--id', String(row?.id)]).catch((error: unknown) => error as { code?: number; errors?: unknown });
+    expect(refusal).toMatchObject({ code: 50035 });
+    expect(JSON.stringify((refusal as { errors?: unknown }).errors)).toContain('is sent: only failed mail is retried');
+    expect(await runCommand(t, 'mail retry', ['--all-failed'])).toMatchObject({ requeued: 0 });
+    const audit = await t.services.db.selectFrom('audit_events').select(['action', 'target_id']).where('action', '=', 'mail.requeued').execute();
+    expect(audit.map((a) => String(a.target_id))).toEqual([String(row?.id)]);
   });
 
   it("the app's own worker sends queued mail by itself", async () => {

@@ -1,7 +1,8 @@
-import { describeMailTransport, listMail, type MailStatus } from '../../modules/mail/mail.service.js';
+import { cliActing } from '../../core/acting.js';
+import { describeMailTransport, listMail, retryFailedMail, type MailStatus } from '../../modules/mail/mail.service.js';
 import { CliUsageError, type CliCommand } from '../command.js';
 
-/** `gatehouse mail …` (issue #38 §1; docs/mail.md): the operator looks at the outbox. */
+/** `gatehouse mail …` (issue #38 §1; docs/mail.md): the operator looks at the outbox and sends failed mail again. */
 
 const STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed'];
 const LIMIT_DEFAULT = 50;
@@ -39,6 +40,26 @@ export const mailCommands: CliCommand[] = [
           sent_at: iso(mail.sentAt),
           last_error: mail.lastError,
         })),
+      };
+    },
+  },
+  {
+    name: 'mail retry',
+    summary: 'put failed mail back in the queue (attempts counted from zero); the mail worker sends it again',
+    flags: {
+      id: { description: 'the failed mail to retry (its id in gatehouse mail list)' },
+      'all-failed': { description: 'every failed mail', boolean: true },
+    },
+    async run(services, flags) {
+      const id = flags.string('id');
+      const all = flags.bool('all-failed');
+      if ((id === undefined) === !all) throw new CliUsageError('give either --id <id> or --all-failed');
+      const ids = await retryFailedMail(services, cliActing(services.clock), id === undefined ? { allFailed: true } : { id });
+      return {
+        requeued: ids.length,
+        ids,
+        // Without SMTP no worker runs: the mail waits in the queue until one does.
+        transport: describeMailTransport(services),
       };
     },
   },

@@ -137,10 +137,14 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'mfa.reset_by_operator':
     case 'signin.second_factor_failed':
       return { ...none, targetId: event.userId, subjectUserId: event.userId };
+    case 'mail.requeued':
+      return { ...none, targetId: event.mailId, options: { count: String(event.count) } };
     case 'signin.failed':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, options: { username: event.username }, why: event.why };
     case 'session.ended':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, why: event.why };
+    case 'signup_link.created':
+      return { ...none, options: { with_email: String(event.withEmail) } };
     case 'person.disabled':
       return { ...none, targetId: event.userId, subjectUserId: event.userId, ...(event.reason !== null ? { why: event.reason } : {}) };
     case 'app.created':

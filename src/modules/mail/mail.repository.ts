@@ -63,18 +63,22 @@ export async function markMailSent(db: Kysely<Database>, id: string, holder: str
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** A failed attempt: back to the queue for `nextAttemptAt`, or `failed` for good (body emptied). */
+/**
+ * A failed attempt: back to the queue for `nextAttemptAt`, or `failed` for good. A failed mail
+ * keeps its sealed body so that `gatehouse mail retry` can send it again, unless it does not open
+ * (`unreadable`: sealed under a secret the server no longer has), which is emptied.
+ */
 export async function markMailAttemptFailed(
   db: Kysely<Database>,
   id: string,
   holder: string,
-  outcome: { error: string; giveUp: boolean; nextAttemptAt: number },
+  outcome: { error: string; giveUp: boolean; unreadable: boolean; nextAttemptAt: number },
 ): Promise<void> {
   await db
     .updateTable('mail_outbox')
     .set(
       outcome.giveUp
-        ? { status: 'failed', sealed_body: '', last_error: outcome.error, lease_holder: null, lease_until: null }
+        ? { status: 'failed', ...(outcome.unreadable ? { sealed_body: '' } : {}), last_error: outcome.error, lease_holder: null, lease_until: null }
         : { status: 'queued', next_attempt_at: outcome.nextAttemptAt, last_error: outcome.error, lease_holder: null, lease_until: null },
     )
     .where('id', '=', id)
@@ -114,4 +118,26 @@ export async function listOutbox(db: Kysely<Database>, filter: { status?: MailSt
     createdAt: toNum(row.created_at),
     sentAt: toNumOrNull(row.sent_at),
   }));
+}
+
+/**
+ * Puts failed mail back in the queue, due now with its attempts counted from zero: one mail by id,
+ * or every failed one. Only mail whose body is still there (not emptied as unreadable). The ids
+ * re-queued.
+ */
+export async function requeueFailedMail(db: Kysely<Database> | Transaction<Database>, target: { id: string } | { allFailed: true }, now: number): Promise<string[]> {
+  let query = db
+    .updateTable('mail_outbox')
+    .set({ status: 'queued', attempts: 0, next_attempt_at: now, lease_holder: null, lease_until: null })
+    .where('status', '=', 'failed')
+    .where('sealed_body', '<>', '');
+  if ('id' in target) query = query.where('id', '=', target.id);
+  const rows = await query.returning('id').execute();
+  return rows.map((row) => toId(row.id));
+}
+
+/** One mail's status and whether its body is still there, for a refusal that says why. */
+export async function findOutboxStatus(db: Kysely<Database>, id: string): Promise<{ status: MailStatus; hasBody: boolean } | undefined> {
+  const row = await db.selectFrom('mail_outbox').select(['status', 'sealed_body']).where('id', '=', id).executeTakeFirst();
+  return row ? { status: row.status as MailStatus, hasBody: row.sealed_body !== '' } : undefined;
 }

@@ -6,7 +6,11 @@ import type { Deps } from '../../deps.js';
 import type { Database } from '../../storage/database.js';
 import { startOutboxWorker } from '../../storage/outbox.js';
 import { MAIL_MAX_ATTEMPTS, linksOf, redactSmtpUrl, retryDelayMs, type MailContent } from './mail.js';
-import { claimDueMail, insertOutboxMail, listOutbox, markMailAttemptFailed, markMailSent, type MailStatus, type OutboxEntry } from './mail.repository.js';
+import { claimDueMail, findOutboxStatus, insertOutboxMail, listOutbox, markMailAttemptFailed, markMailSent, requeueFailedMail, type MailStatus, type OutboxEntry } from './mail.repository.js';
+import type { Acting, Who } from '../../core/acting.js';
+import { invalidField } from '../../core/errors.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import { changing } from '../../events/event-bus.js';
 
 export { composeMail } from './mail.js';
 export type { MailStatus, OutboxEntry } from './mail.repository.js';
@@ -161,7 +165,7 @@ export async function sendQueuedMail(deps: MailDeps, transport: MailTransport, h
         continue;
       }
       const giveUp = body === undefined || mail.attempts >= MAIL_MAX_ATTEMPTS;
-      await markMailAttemptFailed(deps.db, mail.id, holder, { error: failure, giveUp, nextAttemptAt: deps.clock.now() + retryDelayMs(mail.attempts) });
+      await markMailAttemptFailed(deps.db, mail.id, holder, { error: failure, giveUp, unreadable: body === undefined, nextAttemptAt: deps.clock.now() + retryDelayMs(mail.attempts) });
       if (giveUp) report.failed += 1;
       else report.retrying += 1;
       // The recipient is personal data, the reason is the server's: neither is a secret.
@@ -213,4 +217,25 @@ export function describeMailTransport(deps: Pick<Deps, 'config'>): string {
 /** `gatehouse mail list`: the queue, newest first, without the bodies. */
 export async function listMail(deps: Pick<Deps, 'db'>, filter: { status?: MailStatus; limit?: number }): Promise<OutboxEntry[]> {
   return listOutbox(deps.db, { ...(filter.status ? { status: filter.status } : {}), limit: filter.limit ?? 100 });
+}
+
+/**
+ * `gatehouse mail retry` (docs/mail.md): failed mail goes back to the queue with a fresh count of
+ * attempts, and the worker sends it as it sends any queued mail. One mail by id (refused with the
+ * reason when it is unknown, not failed, or its body was emptied as unreadable), or every failed
+ * mail. mail.requeued is audited. Links in the mail are those it was made with: a password reset
+ * link older than 30 minutes no longer works when it arrives.
+ */
+export async function retryFailedMail(deps: Pick<Deps, 'db' | 'clock' | 'bus'>, acting: Acting<Who>, target: { id: string } | { allFailed: true }): Promise<string[]> {
+  if ('id' in target) {
+    const found = isSnowflake(target.id) ? await findOutboxStatus(deps.db, target.id) : undefined;
+    if (!found) throw invalidField(['id'], 'UNKNOWN_MAIL', `No mail has the id "${target.id}" (gatehouse mail list shows them).`);
+    if (found.status !== 'failed') throw invalidField(['id'], 'MAIL_NOT_FAILED', `Mail ${target.id} is ${found.status}: only failed mail is retried.`);
+    if (!found.hasBody) throw invalidField(['id'], 'MAIL_BODY_GONE', `Mail ${target.id} cannot be sent again: its body did not open with the server secrets and was emptied.`);
+  }
+  return changing(deps, acting, async (trx, emit) => {
+    const ids = await requeueFailedMail(trx, target, deps.clock.now());
+    if (ids.length > 0) emit({ type: 'mail.requeued', count: ids.length, mailId: 'id' in target ? target.id : null });
+    return ids;
+  });
 }
