@@ -24,6 +24,7 @@ export const SecretPrefix = {
   invite: 'ghinv',
   emailVerification: 'ghev',
   passwordReset: 'ghpr',
+  signUpLink: 'ghsu',
 } as const;
 export type SecretKind = keyof typeof SecretPrefix;
 

@@ -9,6 +9,7 @@ import { startSession } from '../../src/modules/accounts/sessions.service.js';
 import { recordSessionMethods } from '../../src/modules/mfa/mfa.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { getPersonByUsername } from '../../src/modules/directory/people.service.js';
+import { createInvite } from '../../src/modules/directory/invites.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { given } from '../support/given.js';
 import { getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
@@ -323,3 +324,66 @@ async function runCommandNamed(t: TestApp, name: string, args: string[]): Promis
   if (!command) throw new Error(`no command ${name}`);
   return command.run(t.services, parseFlags(args, command.flags).flags);
 }
+
+describe('issue #39: GATEHOUSE_SIGN_UPS', () => {
+  async function registerWith(t: TestApp, path: string, fields: Record<string, string>): Promise<{ page: number; pageBody: string; post: number; postBody: string }> {
+    const agent = new PageAgent(t.app);
+    const page = await agent.get(path);
+    const post = await agent.postRaw('/register', { name: '', email: '', password: PASSWORD, _csrf: csrfTokenIn(page.body) ?? '', ...fields });
+    return { page: page.statusCode, pageBody: page.body, post: post.statusCode, postBody: post.body };
+  }
+  const count = async (t: TestApp, username: string) => (await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).execute()).length;
+
+  it('closed: the sign-up page says only the operator creates accounts and creates none; the CLI still does', async () => {
+    const t = await createTestApp({ env: { GATEHOUSE_SIGN_UPS: 'closed' } });
+    try {
+      const tried = await registerWith(t, '/register', { username: 'closed_try' });
+      expect(tried.page).toBe(403);
+      expect(tried.pageBody).toContain('created by its operator only');
+      expect(tried.pageBody).not.toContain('name="password"');
+      expect(tried.post).toBe(403);
+      expect(await count(t, 'closed_try')).toBe(0);
+      await people(t, 'create', ['--username', 'closed_cli', '--password', PASSWORD]);
+      expect(await count(t, 'closed_cli')).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('invite: refused without an invite; allowed through a server invite link or once through an operator’s sign-up link', async () => {
+    const t = await createTestApp({ env: { GATEHOUSE_SIGN_UPS: 'invite' } });
+    try {
+      const plain = await registerWith(t, '/register', { username: 'no_invite' });
+      expect(plain.page).toBe(403);
+      expect(plain.pageBody).toContain('you need an invite');
+      expect(plain.post).toBe(403);
+      expect(await count(t, 'no_invite')).toBe(0);
+
+      const link = await people(t, 'invite', ['--email', 'new@example.org']);
+      expect(String(link['signup_url'])).toMatch(/^http:\/\/localhost:8080\/register\?token=ghsu_/);
+      const token = new URL(String(link['signup_url'])).searchParams.get('token') as string;
+      const stored = await t.services.db.selectFrom('account_tokens').select('token_hash').where('purpose', '=', 'sign-up').execute();
+      expect(stored.map((r) => r.token_hash)).not.toContain(token);
+      const invited = await registerWith(t, `/register?token=${token}`, { username: 'by_link', token });
+      expect(invited.page).toBe(200);
+      expect(invited.pageBody).toContain('works once');
+      expect(invited.post, invited.postBody).toBe(303);
+      expect(await count(t, 'by_link')).toBe(1);
+      const again = await registerWith(t, `/register?token=${token}`, { username: 'by_link_again', token });
+      expect(again.page).toBe(403);
+      expect(again.pageBody).toContain('has been used already');
+      expect(again.post).toBe(403);
+      expect(await count(t, 'by_link_again')).toBe(0);
+
+      const owner = await given.person(t);
+      const server = await given.server(t, { owner });
+      const { code } = await createInvite(t.services, personActingOf(owner.id), server.id, {});
+      const viaInvite = await registerWith(t, `/register?next=${encodeURIComponent(`/invite/${code}`)}`, { username: 'via_invite', next: `/invite/${code}` });
+      expect(viaInvite.page).toBe(200);
+      expect(viaInvite.post, viaInvite.postBody).toBe(303);
+      expect(await count(t, 'via_invite')).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -17,6 +17,7 @@ import {
   type AdministeredPerson,
 } from '../../modules/accounts/people-admin.service.js';
 import { accountDeletionPreview } from '../../modules/accounts/account-deletion.service.js';
+import { createSignUpLink } from '../../modules/accounts/sign-ups.service.js';
 import type { Services } from '../../services.js';
 
 function iso(ms: number | null): string | null {
@@ -220,6 +221,15 @@ export const peopleCommands: CliCommand[] = [
       );
       await deletePersonByOperator(services, cliActing(services.clock), person.id);
       return { id: person.id, username: person.username, deleted: true, apps: preview.apps, authorized_apps: preview.authorizedApps, memberships: preview.memberships };
+    },
+  },
+  {
+    name: 'people invite',
+    summary: 'print a single-use sign-up link (7 days) for when GATEHOUSE_SIGN_UPS is invite or closed (issue #39)',
+    flags: { email: { description: 'the address it is for (noted only; no mail is sent)' } },
+    async run(services, flags) {
+      const link = await createSignUpLink(services, cliActing(services.clock), { email: flags.string('email') });
+      return { signup_url: link.url, email: link.email, expires_at: new Date(link.expiresAt).toISOString(), sign_ups: services.config.signUps };
     },
   },
 ];

@@ -4,7 +4,7 @@ import { toId, toNum } from '../../storage/types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type AccountTokenPurpose = 'verify-email' | 'reset-password';
+export type AccountTokenPurpose = 'verify-email' | 'reset-password' | 'sign-up';
 
 export interface AccountToken {
   tokenHash: string;

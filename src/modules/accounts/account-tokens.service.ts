@@ -10,7 +10,7 @@ import { deleteUnusedAccountTokens, findAccountToken, insertAccountToken, useAcc
  * token in the link, only its SHA-256 hash at rest (core/secrets.ts), one use, a lifetime each.
  */
 
-const KIND = { 'verify-email': 'emailVerification', 'reset-password': 'passwordReset' } as const;
+const KIND = { 'verify-email': 'emailVerification', 'reset-password': 'passwordReset', 'sign-up': 'signUpLink' } as const;
 
 /** Issues a link's token in `trx`; returns the plain token (it goes into the mail or the CLI's output, never a log). */
 export async function issueAccountToken(

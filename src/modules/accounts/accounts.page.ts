@@ -34,19 +34,34 @@ export interface RegisterPageInput {
   next: string;
   values: { username?: string | undefined; name?: string | undefined; email?: string | undefined };
   errors: FieldMessages;
+  /** Issue #39 (GATEHOUSE_SIGN_UPS): who may sign up here, said when sign-ups are not open; no form when not allowed. */
+  signUps?: { allowed: boolean; message: string | null } | undefined;
+  /** An operator's sign-up link token, carried to the form's post. */
+  token?: string | undefined;
 }
 
 /** Sign up: username, display name, optional e-mail, password. Never echoes the password. */
 export function registerPage(input: RegisterPageInput): string {
   const { ctx, values, errors, next } = input;
   const viewer = ctx.viewer;
+  const rule = input.signUps;
+  if (rule && !rule.allowed) {
+    const closed = html`<div class="card">
+<h1>Create your account</h1>
+<p class="notice" role="status">${rule.message ?? ''}</p>
+</div>
+<p class="muted">Already have an account? <a href="${withNext('/login', next)}">Sign in</a></p>`;
+    return layout({ title: 'Create account', serviceName: ctx.serviceName, viewer, csrfToken: ctx.csrfToken, body: closed, width: 'narrow' });
+  }
   const body = html`<div class="card">
 <h1>Create your account</h1>
+${rule?.message ? html`<p class="notice">${rule.message}</p>` : ''}
 ${viewer ? html`<p class="notice">You are signed in as <strong>${viewer.name}</strong> (@${viewer.username}). Creating an account signs you in to the new one instead.</p>` : ''}
 ${Object.keys(errors).length ? html`<div class="error" role="alert">Please correct the fields marked below.</div>` : ''}
 <form method="post" action="/register">
 ${csrfField(ctx.csrfToken)}
 <input type="hidden" name="next" value="${next}">
+${input.token ? html`<input type="hidden" name="token" value="${input.token}">` : ''}
 ${field(
   {
     name: 'username',

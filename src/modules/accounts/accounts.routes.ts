@@ -7,7 +7,8 @@ import { anonymousActing, personActing, requestActing } from '../../http/acting.
 import { ANONYMOUS } from '../../core/acting.js';
 import { pageContext, safeNext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { fieldMessages, loginPage, passwordPage, profilePage, registerPage } from './accounts.page.js';
-import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, SavedQuery } from './accounts.schemas.js';
+import { CsrfOnlyBody, LoginBody, NextQuery, PasswordBody, ProfileBody, RegisterBody, RegisterQuery, SavedQuery } from './accounts.schemas.js';
+import { inviteCodeIn, allowanceForSignUp } from './sign-ups.service.js';
 import { changePassword, getPerson, INCORRECT_CREDENTIALS, signIn, signOut, signUp, updateProfile } from './accounts.service.js';
 import type { StartedSession } from './sessions.service.js';
 import { applicationAskingIn } from '../applications/applications.service.js';
@@ -53,9 +54,12 @@ export function registerAccountPages(pages: App, services: Services): void {
     return request.headers['user-agent'] ?? null;
   }
 
-  pages.get('/register', { schema: { ...hide, querystring: NextQuery } }, async (request, reply) =>
-    sendHtml(reply, registerPage({ ctx: pageContext(request, services), next: safeNext(request.query.next), values: {}, errors: {} })),
-  );
+  pages.get('/register', { schema: { ...hide, querystring: RegisterQuery } }, async (request, reply) => {
+    const next = safeNext(request.query.next);
+    // Issue #39: the page says which sign-up rule applies, and shows no form where it refuses.
+    const signUps = await allowanceForSignUp(services, { inviteCode: inviteCodeIn(next), token: request.query.token });
+    return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values: {}, errors: {}, signUps, token: request.query.token }), signUps.allowed ? 200 : 403);
+  });
 
   pages.post('/register', { schema: { ...hide, body: RegisterBody } }, async (request, reply) => {
     const body = request.body;
@@ -68,14 +72,19 @@ export function registerAccountPages(pages: App, services: Services): void {
         password: body.password ?? '',
         userAgent: userAgent(request),
         replacingSessionToken: request.sessionToken,
+        inviteCode: inviteCodeIn(next),
+        signUpToken: body.token,
       });
       setSessionCookie(reply, session);
       return reply.redirect(next, 303);
     } catch (error) {
       const values = { username: body.username, name: body.name, email: body.email };
+      if (error instanceof ApiError && error.status === 403) {
+        return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: {}, signUps: { allowed: false, message: error.message } }), 403);
+      }
       if (error instanceof RateLimitedError) return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: { signUp: [tooManyAttempts(reply, error)] } }), 429);
       if (!isFormError(error)) throw error;
-      return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: fieldMessages(error.errors) }), 400);
+      return sendHtml(reply, registerPage({ ctx: pageContext(request, services), next, values, errors: fieldMessages(error.errors), token: body.token }), 400);
     }
   });
 

@@ -10,13 +10,17 @@ const field = Type.Optional(Type.String());
 
 /** `login_hint`: OpenID Connect Core §3.1.2.1, the username to prefill (issue #22). */
 export const NextQuery = Type.Object({ next: field, login_hint: field });
+
+/** The sign-up page's query: where to go after, and an operator's sign-up link token (issue #39). */
+export const RegisterQuery = Type.Object({ next: field, token: field });
+export type RegisterQuery = Static<typeof RegisterQuery>;
 export type NextQuery = Static<typeof NextQuery>;
 
 /** `?saved=1` after a profile change (post/redirect/get). */
 export const SavedQuery = Type.Object({ saved: field });
 export type SavedQuery = Static<typeof SavedQuery>;
 
-export const RegisterBody = Type.Object({ username: field, name: field, email: field, password: field, next: field, _csrf: field });
+export const RegisterBody = Type.Object({ username: field, name: field, email: field, password: field, next: field, token: field, _csrf: field });
 export type RegisterBody = Static<typeof RegisterBody>;
 
 export const LoginBody = Type.Object({ username: field, password: field, next: field, _csrf: field });

@@ -19,6 +19,10 @@ import { beginPendingSignIn, hasSecondFactor, type PendingSignIn } from '../mfa/
 import { sendVerification } from './email-verification.service.js';
 import { mailConfigured } from '../mail/mail.service.js';
 import { ACCOUNT_DISABLED_CODE, disabledAccountMessage } from './disabled-accounts.js';
+import { allowanceForSignUp, signUpRefused, useSignUpLink } from './sign-ups.service.js';
+import { LinkRefusedError } from './account-links.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../storage/database.js';
 
 /** Discord's answer for a taken username. */
 const USERNAME_TAKEN = { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable. Try adding numbers, letters, underscores (_) or periods (.).' };
@@ -72,7 +76,7 @@ function signUpRule(deps: Deps): BucketRule | undefined {
  * nobody yet (sign-up, limited per `acting.address`) or the operator (the CLI: no address, not
  * limited). Issue #37 §2: person.created is audited in the insert's own commit.
  */
-export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Registration): Promise<Person> {
+export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Registration, within?: (trx: Transaction<Database>) => Promise<void>): Promise<Person> {
   const errors = new FieldErrors();
   const username = errors.take('username', checkUsername(input.username, deps.config.serviceName));
   const name = errors.take('name', checkDisplayName(input.name ?? '', username ?? input.username.trim(), deps.config.serviceName));
@@ -104,6 +108,8 @@ export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Reg
     await changing(deps, acting, async (trx, emit) => {
       // Issue #39: the operator's list shows where a sign-up came from (the CLI's have no address).
       await createPerson(trx, { ...person, passwordHash, signupAddress: acting.address });
+      // Issue #39: a sign-up link is used in the account's own commit (one link, one account).
+      if (within) await within(trx);
       emit({ type: 'person.created', userId: person.id });
       // Issue #38 §2: an address given at sign-up is unverified until its link is used.
       if (person.email !== null) await sendVerification(deps, trx, emit, person, person.email, false);
@@ -123,9 +129,20 @@ export async function registerPerson(deps: Deps, acting: Acting<Who>, input: Reg
 export async function signUp(
   deps: Deps,
   acting: Acting<Who>,
-  input: Registration & { userAgent: string | null; replacingSessionToken?: string | undefined },
+  input: Registration & { userAgent: string | null; replacingSessionToken?: string | undefined; inviteCode?: string | undefined; signUpToken?: string | undefined },
 ): Promise<{ person: Person; session: StartedSession }> {
-  const person = await registerPerson(deps, acting, input);
+  // Issue #39: GATEHOUSE_SIGN_UPS decides whether this page may create an account (sign-ups.service.ts).
+  const allowance = await allowanceForSignUp(deps, { inviteCode: input.inviteCode, token: input.signUpToken });
+  if (!allowance.allowed) throw signUpRefused(allowance);
+  const link = allowance.link;
+  let person: Person;
+  try {
+    person = await registerPerson(deps, acting, input, link ? (trx) => useSignUpLink(deps, trx, link) : undefined);
+  } catch (error) {
+    // Another sign-up used the link first: refused like a used link, and this account was not made.
+    if (error instanceof LinkRefusedError) throw signUpRefused({ ...allowance, allowed: false, message: 'This sign-up link has been used already.' });
+    throw error;
+  }
   const signedIn = actingAs(acting, personActor(person.id));
   const session = await startSession(deps, signedIn, input.userAgent);
   if (input.replacingSessionToken) await replaceSession(deps, signedIn, input.replacingSessionToken);
