@@ -80,11 +80,10 @@ describe.skipIf(!chromiumAvailable)('files in the channel view, in Chromium', ()
     await image.waitFor();
     await image.scrollIntoViewIfNeeded();
     // Decoded by the browser (a broken image has no natural size), drawn at the reserved size.
-    await page.waitForFunction(() => {
-      const img = document.querySelector<HTMLImageElement>('.file-image img');
-      return img !== null && img.complete && img.naturalWidth > 0;
-    });
-    const drawn = await image.evaluate((img: HTMLImageElement) => ({ natural: [img.naturalWidth, img.naturalHeight], box: [img.getBoundingClientRect().width, img.getBoundingClientRect().height] }));
+    await page.waitForFunction(`(() => { const img = document.querySelector('.file-image img'); return img !== null && img.complete && img.naturalWidth > 0; })()`);
+    const drawn = await page.evaluate<{ natural: [number, number]; box: [number, number] }>(
+      `(() => { const img = document.querySelector('.file-image img'); const r = img.getBoundingClientRect(); return { natural: [img.naturalWidth, img.naturalHeight], box: [r.width, r.height] }; })()`,
+    );
     expect(drawn.natural).toEqual([240, 120]);
     // The reserved 240 × 120 (border included: the page's box-sizing), give or take the border's rounding.
     expect(drawn.box[0]).toBe(240);
