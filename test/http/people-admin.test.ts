@@ -6,7 +6,8 @@ import { MINUTE } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
 import { applyConfiguredAdmins, requireAdmin } from '../../src/modules/accounts/people-admin.service.js';
 import { startSession } from '../../src/modules/accounts/sessions.service.js';
-import { recordSessionMethods } from '../../src/modules/mfa/mfa.service.js';
+import { confirmTotp, recordSessionMethods, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
+import * as OTPAuth from 'otpauth';
 import type { Person } from '../../src/modules/directory/people.js';
 import { getPersonByUsername } from '../../src/modules/directory/people.service.js';
 import { createInvite } from '../../src/modules/directory/invites.service.js';
@@ -245,14 +246,16 @@ describe('issue #39: administrators', () => {
   });
 
   it('requireAdmin sends an administrator whose sign-in is old, or was without the second factor, to sign in again', async () => {
-    const rootA = await t.services.db.selectFrom('users').select('id').where('username_key', '=', 'root_a').executeTakeFirstOrThrow();
-    const adminId = String(rootA.id);
-    // A passkey on file is a second factor (issue #38 §4).
-    await t.services.db.insertInto('passkeys').values({ credential_id: `cred-${adminId}`, user_id: adminId, public_key: 'x', sign_count: 0, transports: '', name: 'Key', created_at: t.clock.now(), last_used_at: null }).execute();
+    const admin = await given.person(t, { username: 'root_c' });
+    const adminId = admin.id;
+    // An authenticator app enrolled through the service, as Settings → Security enrols it (issue #38 §4).
+    const { secret } = await startTotpEnrolment(t.services, personActingOf(adminId));
+    await confirmTotp(t.services, personActingOf(adminId), new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: t.clock.now() }));
+    await people(t, 'admin', ['--username', 'root_c']);
     const session = await startSession(t.services, personActingOf(adminId), 'vitest');
     const passwordOnly = await requireAdmin(t.services, personActingOf(adminId), { token: session.token, signedInAt: t.clock.now() });
     expect(passwordOnly).toMatchObject({ ok: false, why: 'sign-in-again' });
-    await t.services.db.transaction().execute((trx) => recordSessionMethods(trx, session.token, adminId, ['hwk', 'mfa'], t.clock.now()));
+    await t.services.db.transaction().execute((trx) => recordSessionMethods(trx, session.token, adminId, ['pwd', 'otp', 'mfa'], t.clock.now()));
     const ok = await requireAdmin(t.services, personActingOf(adminId), { token: session.token, signedInAt: t.clock.now() });
     expect(ok).toMatchObject({ ok: true });
     t.clock.advance(31 * MINUTE);
@@ -285,6 +288,20 @@ describe('issue #39: gatehouse people delete', () => {
     await given.server(t, { owner, name: 'Kept' });
     const refused = await refusal(people(t, 'delete', ['--username', 'server_owner', '--yes']));
     expect(refused.message).toContain('owns 1 server: Kept');
+  });
+
+  it('--transfer-servers-to makes that member the owner of each server first, then deletes; a non-member is refused and nothing is deleted', async () => {
+    const owner = await given.person(t, { username: 'moving_owner' });
+    const heir = await given.person(t, { username: 'the_heir' });
+    const server = await given.server(t, { owner, name: 'Handed on' });
+    const notMember = await refusal(people(t, 'delete', ['--username', 'moving_owner', '--transfer-servers-to', 'the_heir', '--yes']));
+    expect(notMember).toBeInstanceOf(ApiError);
+    expect(JSON.stringify((notMember as ApiError).errors)).toContain('is not a member');
+    expect(await people(t, 'show', ['--username', 'moving_owner'])).toMatchObject({ username: 'moving_owner' });
+    await runCommandNamed(t, 'members add', ['--server', server.id, '--username', 'the_heir']);
+    expect(await people(t, 'delete', ['--username', 'moving_owner', '--transfer-servers-to', 'the_heir', '--yes'])).toMatchObject({ deleted: true });
+    const after = await t.services.db.selectFrom('servers').select('owner_id').where('id', '=', server.id).executeTakeFirstOrThrow();
+    expect(String(after.owner_id)).toBe(heir.id);
   });
 });
 

@@ -18,6 +18,7 @@ import {
 } from '../../modules/accounts/people-admin.service.js';
 import { accountDeletionPreview } from '../../modules/accounts/account-deletion.service.js';
 import { createSignUpLink } from '../../modules/accounts/sign-ups.service.js';
+import { transferServer } from '../../modules/directory/server-transfer.service.js';
 import type { Services } from '../../services.js';
 
 function iso(ms: number | null): string | null {
@@ -207,13 +208,21 @@ export const peopleCommands: CliCommand[] = [
   {
     name: 'people delete',
     summary: "delete a person's account: apps, bots, grants, memberships; messages stay as by a deleted account (issue #39)",
-    flags: { ...WHO, yes: { description: 'confirm without asking', boolean: true } },
+    flags: { ...WHO, 'transfer-servers-to': { description: 'first make this member the owner of each server they own (as servers transfer does)' }, yes: { description: 'confirm without asking', boolean: true } },
     async run(services, flags) {
       const person = await named(services, flags);
-      const preview = await accountDeletionPreview(services, person.id);
+      let preview = await accountDeletionPreview(services, person.id);
+      const heir = flags.string('transfer-servers-to');
+      if (heir !== undefined && preview.ownedServers.length > 0) {
+        const names = preview.ownedServers.map((s) => s.name).join(', ');
+        await confirmDestructive(`@${heir} becomes the owner of ${plural(preview.ownedServers.length, 'server', 'servers')} (${names}), then @${person.username} is deleted.`, flags.bool('yes'));
+        // Issue #39: each transfer is its own audited change; a refused one stops here, the account stays.
+        for (const server of preview.ownedServers) await transferServer(services, cliActing(services.clock), server.id, { username: heir });
+        preview = await accountDeletionPreview(services, person.id);
+      }
       if (preview.ownedServers.length > 0) {
         const names = preview.ownedServers.map((s) => `${s.name} (${s.id})`).join(', ');
-        throw new CliUsageError(`@${person.username} owns ${plural(preview.ownedServers.length, 'server', 'servers')}: ${names}. Transfer or delete them first (gatehouse servers transfer|delete).`);
+        throw new CliUsageError(`@${person.username} owns ${plural(preview.ownedServers.length, 'server', 'servers')}: ${names}. Transfer or delete them first (gatehouse servers transfer|delete), or give --transfer-servers-to <username>.`);
       }
       await confirmDestructive(
         `Deleting @${person.username} removes ${plural(preview.apps, 'app', 'apps')} with their bots, ${plural(preview.authorizedApps, 'authorized app', 'authorized apps')} and ${plural(preview.memberships, 'server membership', 'server memberships')}; their messages stay, shown as by a deleted account.`,
