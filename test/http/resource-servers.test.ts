@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActing } from '../../src/core/acting.js';
 import type { Person } from '../../src/modules/directory/people.js';
@@ -266,6 +267,55 @@ describe('resource servers and the tokens for them (issue #41)', () => {
       expect(scope.json()).toMatchObject({ error: 'invalid_scope' });
       const wrongSecret = await postForm(t, TOKEN, { grant_type: 'client_credentials', resource: API }, { headers: { authorization: basicAuth(api.clientId, 'wrong') } });
       expect(wrongSecret.statusCode).toBe(401);
+    });
+  });
+
+  describe('RFC 9068 JWT access tokens, for a resource server that chose them', () => {
+    const JWT_API = 'https://jwt.example/';
+    const asApi = () => ({ headers: { authorization: basicAuth(api.clientId, api.clientSecret as string) } });
+
+    async function verified(token: string) {
+      const keys = createLocalJWKSet((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json());
+      return jwtVerify(token, keys, { issuer: 'http://localhost:8080', audience: JWT_API, typ: 'at+jwt', currentDate: new Date(t.clock.now()) });
+    }
+
+    beforeAll(async () => {
+      await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: JWT_API, scopes: ['jwt:read'], scopeDescriptions: ['Read by JWT'], jwtAccessTokens: true });
+    });
+
+    it('client credentials give a 5-minute at+jwt signed with the JWKS keys: iss, sub, aud, client_id, scope, iat, exp, jti; introspection and revocation know it', async () => {
+      const res = await postForm(t, TOKEN, { grant_type: 'client_credentials', resource: JWT_API }, asApi());
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { access_token: string; expires_in: number };
+      expect(body.expires_in).toBe(300);
+      const { payload, protectedHeader } = await verified(body.access_token);
+      expect(protectedHeader.typ).toBe('at+jwt');
+      const now = Math.floor(t.clock.now() / 1000);
+      expect(payload).toMatchObject({ sub: api.clientId, client_id: api.clientId, scope: 'jwt:read', iat: now, exp: now + 300 });
+      expect(typeof payload.jti).toBe('string');
+      expect((await introspect(api, body.access_token)).json()).toMatchObject({ active: true, aud: JWT_API, exp: now + 300 });
+      expect((await introspect(other, body.access_token)).json()).toEqual({ active: false });
+      const revoked = await postForm(t, '/api/oauth2/token/revoke', { token: body.access_token }, asApi());
+      expect(revoked.statusCode).toBe(200);
+      expect((await introspect(api, body.access_token)).json()).toEqual({ active: false });
+    });
+
+    it('the code flow and every refresh give a JWT for the person; a tampered JWT is no token', async () => {
+      const pkce = freshPkce();
+      const consented = await answerConsent(agent, authorizePath(requestFor(reader.app, { scope: 'jwt:read', resource: JWT_API, code_challenge: pkce.challenge })), 'authorize');
+      const code = location(consented).searchParams.get('code') as string;
+      const exchanged = (await postForm(t, TOKEN, { grant_type: 'authorization_code', code, redirect_uri: reader.redirectUri, client_id: reader.clientId, code_verifier: pkce.verifier })).json() as Record<string, string | number>;
+      expect(exchanged['expires_in']).toBe(300);
+      expect((await verified(exchanged['access_token'] as string)).payload).toMatchObject({ sub: person.id, client_id: reader.clientId, scope: 'jwt:read' });
+      const refreshed = (await postForm(t, TOKEN, { grant_type: 'refresh_token', refresh_token: exchanged['refresh_token'] as string, client_id: reader.clientId })).json() as Record<string, string | number>;
+      expect(refreshed['expires_in']).toBe(300);
+      expect((await verified(refreshed['access_token'] as string)).payload).toMatchObject({ sub: person.id });
+      expect((await introspect(api, refreshed['access_token'] as string)).json()).toMatchObject({ active: true, sub: person.id, username: person.username });
+      const [header, claims, signature] = (refreshed['access_token'] as string).split('.');
+      const forged = `${header}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(claims as string, 'base64url').toString()), scope: 'admin' })).toString('base64url')}.${signature}`;
+      expect((await introspect(api, forged)).json()).toEqual({ active: false });
+      // Gatehouse's own API refuses it, as any resource server's token.
+      expect((await getWithBearer(t, '/api/v1/users/@me', refreshed['access_token'] as string)).statusCode).toBe(401);
     });
   });
 

@@ -9,6 +9,7 @@ function record(server: ResourceServer): Record<string, unknown> {
     application_id: server.applicationId,
     identifier: server.identifier,
     scopes: server.scopes.map((s) => ({ name: s.name, description: s.description })),
+    access_token_format: server.accessTokenFormat,
     created_at: new Date(server.createdAt).toISOString(),
   };
 }
@@ -23,12 +24,14 @@ export const resourceServerCommands: CliCommand[] = [
       identifier: { description: 'the resource indicator clients send: an https URL (http only on 127.0.0.1 or [::1])', required: true },
       scope: { description: 'a scope the API defines (repeatable)', repeatable: true, required: true },
       'scope-description': { description: 'what the scope allows, in the order of --scope, completing "This app will be able to …" (repeatable)', repeatable: true },
+      jwt: { description: 'RFC 9068 JWT access tokens (signed with the OpenID Connect keys, 5 minutes) the API verifies itself, instead of opaque ones', boolean: true },
     },
     async run(services, flags) {
       const server = await addResourceServer(services, cliActing(services.clock), flags.string('app') ?? '', {
         identifier: flags.string('identifier') ?? '',
         scopes: flags.list('scope'),
         scopeDescriptions: flags.list('scope-description'),
+        jwtAccessTokens: flags.bool('jwt'),
       });
       return record(server);
     },

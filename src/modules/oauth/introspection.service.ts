@@ -4,6 +4,7 @@ import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import { authenticateClient, invalidClient } from './client-auth.service.js';
 import { findTokenToIntrospect } from './introspection.repository.js';
+import { jwtAccessTokenRow } from './jwt-access-tokens.service.js';
 
 /** Parameters of the introspection endpoint (RFC 7662 §2.1), for the repeated-parameter check. */
 export const INTROSPECT_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -44,8 +45,9 @@ export async function introspectToken(deps: Deps, acting: Acting<Who>, request: 
   const token = p['token'];
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
   // RFC 7662 §2.1: token_type_hint only orders a search; only access tokens are ever active here.
-  if (!hasPrefix(token, 'accessToken')) return INACTIVE;
-  const found = await findTokenToIntrospect(deps.db, hashSecret(token));
+  const tokenHash = await accessTokenHash(deps, token);
+  if (tokenHash === undefined) return INACTIVE;
+  const found = await findTokenToIntrospect(deps.db, tokenHash);
   const now = deps.clock.now();
   if (!found || found.expiresAt <= now) return INACTIVE;
   const concerned = found.audience !== null ? found.audience.applicationId === client.app.id : found.resourceServerId === null && found.applicationId === client.app.id;
@@ -63,4 +65,13 @@ export async function introspectToken(deps: Deps, acting: Acting<Who>, request: 
   };
   if (!found.appOnly && found.username !== null) answer.username = found.username;
   return answer;
+}
+
+/**
+ * The stored row's hash for a presented access token: the opaque token's SHA-256, or for an RFC
+ * 9068 JWT this server signed, the row it names (`jti`). Undefined for anything else.
+ */
+async function accessTokenHash(deps: Deps, token: string): Promise<string | undefined> {
+  if (hasPrefix(token, 'accessToken')) return hashSecret(token);
+  return jwtAccessTokenRow(deps, token);
 }

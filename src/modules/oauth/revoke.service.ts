@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { revokeGrant } from './grants.repository.js';
 import { authenticateClient } from './client-auth.service.js';
 import { findAccessToken, findRefreshToken, forgetConsent } from './tokens.repository.js';
+import { jwtAccessTokenRow } from './jwt-access-tokens.service.js';
 
 /** Parameters of the revocation endpoint (RFC 7009 §2.1), for the repeated-parameter check. */
 export const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -23,7 +24,12 @@ interface FoundToken {
 
 async function lookUp(deps: Deps, token: string, hint: string | undefined): Promise<FoundToken | undefined> {
   const hash = hashSecret(token);
-  const access = () => (hasPrefix(token, 'accessToken') ? findAccessToken(deps.db, hash) : Promise.resolve(undefined));
+  const access = async () => {
+    if (hasPrefix(token, 'accessToken')) return findAccessToken(deps.db, hash);
+    // Issue #41: an RFC 9068 JWT access token names its row by jti.
+    const row = await jwtAccessTokenRow(deps, token);
+    return row === undefined ? undefined : findAccessToken(deps.db, row);
+  };
   const refresh = () => (hasPrefix(token, 'refreshToken') ? findRefreshToken(deps.db, hash) : Promise.resolve(undefined));
   // RFC 7009 §2.1: the hint only orders the search; a wrong or unknown one extends it (G1).
   return hint === 'refresh_token' ? ((await refresh()) ?? (await access())) : ((await access()) ?? (await refresh()));

@@ -198,8 +198,11 @@ function privateKeyOf(deps: Deps, ring: KeyRing, alg: SigningAlg): Promise<{ kid
   return key.then((k) => ({ kid, key: k }));
 }
 
-/** The JWS of an ID token, signed with the active key of `alg` (created if there is none yet). */
-export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload): Promise<string> {
+/**
+ * The JWS of an ID token, signed with the active key of `alg` (created if there is none yet);
+ * `typ` is `at+jwt` for an RFC 9068 access token (§2.1), so neither passes for the other.
+ */
+export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload, typ: 'JWT' | 'at+jwt' = 'JWT'): Promise<string> {
   let ring = await currentRing(deps);
   let signer = privateKeyOf(deps, ring, alg);
   if (!signer) {
@@ -209,7 +212,7 @@ export async function signJwt(deps: Deps, alg: SigningAlg, claims: JWTPayload): 
     if (!signer) throw new Error(`no ${alg} signing key`);
   }
   const { kid, key } = await signer;
-  return new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(key);
+  return new SignJWT(claims).setProtectedHeader({ alg, kid, typ }).sign(key);
 }
 
 /** RFC 7517 JWK Set of every published key (issue #22 §3): active ones, and retired ones until their tokens have expired. */

@@ -12,6 +12,7 @@ function toResourceServer(row: Selectable<ResourceServersTable>): ResourceServer
     applicationId: toId(row.application_id),
     identifier: row.identifier,
     scopes: JSON.parse(row.scopes) as ResourceScope[],
+    accessTokenFormat: row.access_token_format === 'jwt' ? 'jwt' : 'opaque',
     createdAt: toNum(row.created_at),
   };
 }
@@ -24,7 +25,7 @@ export async function insertResourceServer(db: Db, server: ResourceServer): Prom
       application_id: server.applicationId,
       identifier: server.identifier,
       scopes: JSON.stringify(server.scopes),
-      access_token_format: 'opaque',
+      access_token_format: server.accessTokenFormat,
       created_at: server.createdAt,
     })
     .execute();
@@ -33,6 +34,12 @@ export async function insertResourceServer(db: Db, server: ResourceServer): Prom
 /** The resource server a `resource` parameter names (the unique index on identifier). */
 export async function findResourceServerByIdentifier(db: Db, identifier: string): Promise<ResourceServer | undefined> {
   const row = await db.selectFrom('resource_servers').selectAll().where('identifier', '=', identifier).executeTakeFirst();
+  return row && toResourceServer(row);
+}
+
+/** The resource server a grant or token names. */
+export async function findResourceServerById(db: Db, id: string): Promise<ResourceServer | undefined> {
+  const row = await db.selectFrom('resource_servers').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toResourceServer(row);
 }
 

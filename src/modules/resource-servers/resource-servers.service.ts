@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { changing } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { getManagedApplication } from '../applications/applications.service.js';
-import { deleteResourceServer, findResourceServerByIdentifier, insertResourceServer, listResourceServersOf } from './resource-servers.repository.js';
+import { deleteResourceServer, findResourceServerById, findResourceServerByIdentifier, insertResourceServer, listResourceServersOf } from './resource-servers.repository.js';
 import { canonicalResource, checkIdentifier, checkScopes, RESOURCE_SERVERS_PER_APP_MAX, type ResourceServer } from './resource-servers.js';
 
 export type { ResourceServer } from './resource-servers.js';
@@ -15,6 +15,8 @@ export interface NewResourceServer {
   identifier: string;
   scopes: readonly string[];
   scopeDescriptions: readonly string[];
+  /** RFC 9068 JWT access tokens instead of opaque ones. */
+  jwtAccessTokens?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function addResourceServer(deps: Deps, acting: Acting, appId: strin
   if (identifier.identifier === canonicalResource(deps.config.baseUrl)) throw invalidField(['identifier'], 'RESOURCE_IDENTIFIER_TAKEN', 'This identifier is Gatehouse’s own API.');
   const existing = await listResourceServersOf(deps.db, app.id);
   if (existing.length >= RESOURCE_SERVERS_PER_APP_MAX) throw invalidField(['identifier'], 'RESOURCE_SERVERS_LIMIT', `An application can serve at most ${RESOURCE_SERVERS_PER_APP_MAX} resource servers.`);
-  const server: ResourceServer = { id: deps.ids.next(), applicationId: app.id, identifier: identifier.identifier, scopes: scopes.scopes, createdAt: deps.clock.now() };
+  const server: ResourceServer = { id: deps.ids.next(), applicationId: app.id, identifier: identifier.identifier, scopes: scopes.scopes, accessTokenFormat: input.jwtAccessTokens === true ? 'jwt' : 'opaque', createdAt: deps.clock.now() };
   try {
     await changing(deps, acting, async (trx, emit) => {
       await insertResourceServer(trx, server);
@@ -83,4 +85,9 @@ export async function resolveResource(deps: Deps, raw: string | undefined): Prom
   if (canonical === canonicalResource(deps.config.baseUrl)) return { kind: 'gatehouse' };
   const server = await findResourceServerByIdentifier(deps.db, canonical);
   return server ? { kind: 'resource', server } : { kind: 'invalid', description: 'resource is not a registered resource server' };
+}
+
+/** The resource server a grant or token is for (its format and identifier at issuance). */
+export async function resourceServerById(deps: Deps, id: string): Promise<ResourceServer | undefined> {
+  return findResourceServerById(deps.db, id);
 }

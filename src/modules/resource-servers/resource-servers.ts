@@ -19,6 +19,8 @@ export interface ResourceServer {
   applicationId: string;
   identifier: string;
   scopes: ResourceScope[];
+  /** `jwt`: RFC 9068 access tokens the API can verify itself; `opaque` (the default): checked by introspection. */
+  accessTokenFormat: 'opaque' | 'jwt';
   createdAt: number;
 }
 

@@ -17,7 +17,9 @@ import { redeemCodeForTokens } from '../token-writes.repository.js';
 import { findCodeToRedeem } from '../tokens.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
 import { requireSameResource, RESOURCE_PARAMETER } from './resource.js';
-import { ACCESS_TOKEN_LIFETIME_MS, drawTokenPair, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
+import { accessTokenLifetime, presentedAccessToken } from './jwt-access-token.js';
+import { resourceServerById } from '../../resource-servers/resource-servers.service.js';
+import { drawTokenPair, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /**
  * grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5–4.6). Every check that needs
@@ -71,6 +73,9 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
   // before the transaction, written inside it (incoming-webhook.service.ts).
   const incoming = grant?.webhookChannelId ? await prepareIncomingWebhook(deps, app, stored.userId, grant.webhookChannelId) : undefined;
   let webhook: WebhookRecord | undefined;
+  // Issue #41: a resource server's grant; its format decides the access token's shape and lifetime.
+  const resource = grant?.resourceServerId ? await resourceServerById(deps, grant.resourceServerId) : undefined;
+  const accessLifetimeMs = accessTokenLifetime(resource);
   const { access, refresh: refreshToken } = drawTokenPair(deps);
   const pair = pairToStore(deps, {
     grantId: stored.grantId,
@@ -82,6 +87,7 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
     refreshScopes: stored.scopes,
     now,
     resourceServerId: grant?.resourceServerId ?? null,
+    accessLifetimeMs,
   });
   // With nothing to write beside the tokens, PostgreSQL redeems in one statement (token-writes.repository.ts).
   // Issue #37 §1: the bot install and the webhook are the authorizing person's; their events are
@@ -111,13 +117,17 @@ async function redeemCode(deps: Deps, acting: Acting<Who>, { app }: Authenticate
   // Lost the race to a concurrent exchange of the same code (C4): that is a replay too.
   if (!consumed) return replayedCode(deps, acting, app.id, stored, now);
   if (authored) for (const event of authored.events) deps.bus.deliver(authored.authorizer, event);
-  const response = tokenResponse(access.plain, refreshToken.plain, ACCESS_TOKEN_LIFETIME_MS, stored.scopes);
+  const response = tokenResponse(access.plain, refreshToken.plain, accessLifetimeMs, stored.scopes);
   if (webhook) response.webhook = webhook;
   // Issue #4: the code of a bot install also carries the server the bot was added to.
   const server = grant?.serverId ? await getServer(deps, grant.serverId) : undefined;
   if (server) response.server = response.guild = presentGuild(server);
   // A token for another API is no sign-in to Gatehouse: its scopes are that API's (issue #41).
-  if (pair.resourceServerId !== null) return response;
+  if (pair.resourceServerId !== null) {
+    const facts = { opaque: access.plain, clientId: app.id, subject: stored.userId, scope: response.scope, issuedAt: now, expiresAt: pair.accessExpiresAt };
+    response.access_token = await presentedAccessToken(deps, resource, facts);
+    return response;
+  }
   return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: stored.scopes, withNonce: true, now });
 }
 

@@ -6,7 +6,8 @@ import { parseResourceScope } from '../../resource-servers/resource-servers.js';
 import type { AuthenticatedClient } from '../client-auth.service.js';
 import { storeAppOnlyToken } from '../token-writes.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
-import { ACCESS_TOKEN_LIFETIME_MS, type TokenResponse } from './issuance.js';
+import type { TokenResponse } from './issuance.js';
+import { accessTokenLifetime, presentedAccessToken } from './jwt-access-token.js';
 import { RESOURCE_PARAMETER, targetResource } from './resource.js';
 
 /**
@@ -26,6 +27,7 @@ async function clientCredentials(deps: Deps, _acting: Acting<Who>, { app }: Auth
   const scope = parseResourceScope(server, p['scope']);
   if (!scope.ok) throw new OAuthError('invalid_scope', scope.reason);
   const now = deps.clock.now();
+  const lifetime = accessTokenLifetime(server);
   const access = issueSecret(deps.random, 'accessToken');
   await storeAppOnlyToken(deps.db, {
     applicationId: app.id,
@@ -34,10 +36,12 @@ async function clientCredentials(deps: Deps, _acting: Acting<Who>, { app }: Auth
     accessHash: access.hash,
     scopes: scope.scopes,
     now,
-    expiresAt: now + ACCESS_TOKEN_LIFETIME_MS,
+    expiresAt: now + lifetime,
     newGrantId: () => deps.ids.next(),
   });
-  return { access_token: access.plain, token_type: 'Bearer', expires_in: Math.floor(ACCESS_TOKEN_LIFETIME_MS / 1000), scope: scope.scopes.join(' ') };
+  const scopeText = scope.scopes.join(' ');
+  const token = await presentedAccessToken(deps, server, { opaque: access.plain, clientId: app.id, subject: app.id, scope: scopeText, issuedAt: now, expiresAt: now + lifetime });
+  return { access_token: token, token_type: 'Bearer', expires_in: Math.floor(lifetime / 1000), scope: scopeText };
 }
 
 /** grant_type=client_credentials: the application's own token for one of its resource servers. */

@@ -70,6 +70,8 @@ export interface PairFor {
   now: number;
   /** RFC 8707 (issue #41): the grant's resource server, or null for Gatehouse's own API. */
   resourceServerId: string | null;
+  /** The access token's lifetime when not SPEC §8's hour (a JWT resource server's, jwt-access-token.ts). */
+  accessLifetimeMs?: number;
 }
 
 /**
@@ -79,7 +81,7 @@ export interface PairFor {
 export function pairToStore(deps: Deps, pair: PairFor): TokenPair {
   return {
     ...pair,
-    accessExpiresAt: pair.now + ACCESS_TOKEN_LIFETIME_MS,
+    accessExpiresAt: pair.now + (pair.accessLifetimeMs ?? ACCESS_TOKEN_LIFETIME_MS),
     refreshExpiresAt: pair.now + REFRESH_TOKEN_LIFETIME_MS,
     rotationKey: () => newRotationKey(deps),
   };

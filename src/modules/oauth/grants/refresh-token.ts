@@ -13,7 +13,9 @@ import { rotateToSuccessors } from '../token-writes.repository.js';
 import { findAccessToken, findRefreshToken, findRefreshTokenToRotate, type StoredRefreshToken } from '../tokens.repository.js';
 import type { GrantType, TokenParams } from './grant.js';
 import { requireSameResource, RESOURCE_PARAMETER } from './resource.js';
-import { ACCESS_TOKEN_LIFETIME_MS, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
+import { accessTokenLifetime, presentedAccessToken } from './jwt-access-token.js';
+import { resourceServerById, type ResourceServer } from '../../resource-servers/resource-servers.service.js';
+import { pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /**
  * A rotated refresh token presented again within this time, by the same client, while its
@@ -67,16 +69,19 @@ async function refresh(deps: Deps, acting: Acting<Who>, { app }: AuthenticatedCl
 
   const now = deps.clock.now();
   if (stored.usedAt === null && stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'refresh token expired');
+  // Issue #41: a resource server's grant; its format decides the access token's shape and lifetime.
+  const resource = stored.resourceServerId !== null ? await resourceServerById(deps, stored.resourceServerId) : undefined;
+  const lifetime = accessTokenLifetime(resource);
   // Rows written before migration 2026-11-21-04 have no rotation key; they rotate under an empty one.
   const successors = successorTokens(deps.secrets[0], presented, stored.rotationKey ?? '');
   const successorRefreshHash = hashSecret(successors.refresh);
 
   if (stored.usedAt === null) {
-    const rotated = await writeRotation(deps, app, stored, { tokenHash, successorRefreshHash, accessHash: hashSecret(successors.access), accessScopes, now });
-    if (rotated) return withIdTokenOf(deps, app, stored, tokenResponse(successors.access, successors.refresh, ACCESS_TOKEN_LIFETIME_MS, accessScopes), now);
+    const rotated = await writeRotation(deps, app, stored, { tokenHash, successorRefreshHash, accessHash: hashSecret(successors.access), accessScopes, now, lifetime });
+    if (rotated) return withIdTokenOf(deps, app, stored, tokenResponse(successors.access, successors.refresh, lifetime, accessScopes), now, resource);
     // A concurrent refresh rotated it first: answer as a retry of that one.
   }
-  return retryOrReuse(deps, acting, app, stored, presented, tokenHash, successors, now);
+  return retryOrReuse(deps, acting, app, stored, presented, tokenHash, successors, now, resource);
 }
 
 /**
@@ -87,13 +92,13 @@ async function writeRotation(
   deps: Deps,
   app: Application,
   stored: StoredRefreshToken,
-  r: { tokenHash: string; successorRefreshHash: string; accessHash: string; accessScopes: string[]; now: number },
+  r: { tokenHash: string; successorRefreshHash: string; accessHash: string; accessScopes: string[]; now: number; lifetime: number },
 ): Promise<boolean> {
-  const { tokenHash, successorRefreshHash, accessHash, accessScopes, now } = r;
+  const { tokenHash, successorRefreshHash, accessHash, accessScopes, now, lifetime } = r;
   const rotated = await rotateToSuccessors(
     deps.db,
     tokenHash,
-    pairToStore(deps, { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, accessHash, accessScopes, refreshHash: successorRefreshHash, refreshScopes: stored.scopes, now, resourceServerId: stored.resourceServerId }),
+    pairToStore(deps, { grantId: stored.grantId, applicationId: app.id, userId: stored.userId, accessHash, accessScopes, refreshHash: successorRefreshHash, refreshScopes: stored.scopes, now, resourceServerId: stored.resourceServerId, accessLifetimeMs: lifetime }),
   );
   return rotated === 'rotated';
 }
@@ -112,6 +117,7 @@ async function retryOrReuse(
   tokenHash: string,
   successors: { access: string; refresh: string },
   now: number,
+  resource: ResourceServer | undefined,
 ): Promise<TokenResponse> {
   // Re-read: when we lost a race, `seen` predates the rotation.
   const stored = seen.usedAt === null ? await findRefreshToken(deps.db, tokenHash) : seen;
@@ -123,7 +129,7 @@ async function retryOrReuse(
     if (pair) {
       const [successor, access] = await Promise.all([findRefreshToken(deps.db, hashSecret(pair.refresh)), findAccessToken(deps.db, hashSecret(pair.access))]);
       if (successor && successor.usedAt === null && access && access.expiresAt > now) {
-        return withIdTokenOf(deps, app, stored, tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes), now);
+        return withIdTokenOf(deps, app, stored, tokenResponse(pair.access, pair.refresh, access.expiresAt - now, access.scopes), now, resource);
       }
     }
   }
@@ -140,10 +146,25 @@ async function retryOrReuse(
  * Issue #22 (OpenID Connect Core §12.2): a refresh whose access token keeps openid also returns a
  * new ID token for the same person and sign-in (sub, auth_time), without the original nonce.
  */
-function withIdTokenOf(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number): TokenResponse | Promise<TokenResponse> {
-  // A token for another API is no sign-in to Gatehouse (issue #41).
-  if (stored.resourceServerId !== null) return response;
+function withIdTokenOf(
+  deps: Deps,
+  app: Application,
+  stored: StoredRefreshToken,
+  response: TokenResponse,
+  now: number,
+  resource?: ResourceServer,
+): TokenResponse | Promise<TokenResponse> {
+  // A token for another API is no sign-in to Gatehouse (issue #41); a JWT resource server gets its JWT.
+  if (stored.resourceServerId !== null) return resourceResponse(deps, app, stored, response, now, resource);
   return withIdToken(deps, response, { clientId: app.id, grantId: stored.grantId, userId: stored.userId, scopes: response.scope.split(' '), withNonce: false, now });
+}
+
+/** A resource server's refreshed response: its access token as the server's format presents it (jwt-access-token.ts). */
+async function resourceResponse(deps: Deps, app: Application, stored: StoredRefreshToken, response: TokenResponse, now: number, resource: ResourceServer | undefined): Promise<TokenResponse> {
+  const expiresAt = now + response.expires_in * 1000;
+  const facts = { opaque: response.access_token, clientId: app.id, subject: stored.userId, scope: response.scope, issuedAt: expiresAt - accessTokenLifetime(resource), expiresAt };
+  response.access_token = await presentedAccessToken(deps, resource, facts);
+  return response;
 }
 
 /** grant_type=refresh_token: a refresh token of this client, rotated on every use (SPEC §3). */
