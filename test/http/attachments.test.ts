@@ -262,6 +262,10 @@ for (const store of stores) {
       expect(kept.statusCode, kept.body).toBe(200);
       expect(kept.json().attachments.map((a: { filename: string }) => a.filename)).toEqual(['new.txt']);
       expect((await fetchFile(old.url)).statusCode).toBe(404);
+      // discord.py's edit(attachments=[]): only the files change; the content stays.
+      const cleared = await call(t, 'PATCH', url, { attachments: [] });
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      expect(cleared.json()).toMatchObject({ content: 'v3', attachments: [] });
     });
 
     it('the channel view shows an image inline at its reserved size with its description as alt text, and other files as download cards', async () => {

@@ -42,8 +42,10 @@ export async function editWebhookMessage(deps: Deps, acting: Acting<WebhookActor
     const existing = ((await filesOfMessages(deps, [current.id])).get(current.id) ?? []).filter((a) => !fresh.has(a.id));
     const files = await settleMessageFiles(deps, payload, received?.files ?? new Map(), existing);
     const parsed = parseMessagePayload(payload ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true, attachmentNames: files.names });
-    if (!parsed.ok) throw parsed.error;
-    const { content, embeds } = parsed.value;
+    // An edit of the files alone (discord.py's `edit(attachments=[])`) sends neither content nor embeds: not empty by itself.
+    const filesOnly = !parsed.ok && parsed.error.code === 50006 && Array.isArray((payload as { attachments?: unknown } | null)?.attachments);
+    if (!parsed.ok && !filesOnly) throw parsed.error;
+    const { content, embeds } = parsed.ok ? parsed.value : {};
     // With one side absent, whether the edit empties the message depends on the stored other side (files count too).
     if (files.all.length === 0 && (content === undefined || embeds === undefined)) {
       if (messageIsEmpty(content ?? current.content, embeds ?? embedsOf(current.embeds))) throw ApiErrors.emptyMessage();
