@@ -101,10 +101,14 @@ describe('resource servers and the tokens for them (issue #41)', () => {
       expect(added.body).toContain('<strong class="mono">https://portal.example/api</strong>');
       expect(added.body).toContain('<code>read:notes</code>: Read your notes');
       expect(added.body).toContain('<code>write:notes</code>: write:notes');
+      expect(added.body).toContain('<span class="pill">opaque access tokens</span>');
+      const jwt = await dev.submitAndFollow(page, `${page}/resource-servers`, { identifier: 'https://portal.example/jwt', scopes: 'j', jwt: 'on' });
+      expect(jwt.body).toContain('<strong class="mono">https://portal.example/jwt</strong> <span class="pill">JWT access tokens</span>');
       const bad = await dev.submit(page, `${page}/resource-servers`, { identifier: 'http://portal.example/', scopes: 'x' });
       expect(bad.statusCode).toBe(400);
       expect(bad.body).toContain('Resource server not added');
-      const [server] = await t.services.db.selectFrom('resource_servers').select('id').where('application_id', '=', app.clientId).execute();
+      const [server, jwtServer] = await t.services.db.selectFrom('resource_servers').select('id').where('application_id', '=', app.clientId).orderBy('id').execute();
+      await dev.submitAndFollow(page, `${page}/resource-servers/${String(jwtServer?.id)}/remove`, {});
       // Someone else's app: 404, and nothing is removed.
       const stranger = (await given.signedIn(t)).agent;
       const foreign = await stranger.submit('/developers/applications', `${page}/resource-servers/${String(server?.id)}/remove`, {});

@@ -24,7 +24,7 @@ ${
     ? html`<p>No resource servers yet.</p>`
     : html`<ul class="plain">
 ${input.servers.map(
-  (server) => html`<li><strong class="mono">${server.identifier}</strong>
+  (server) => html`<li><strong class="mono">${server.identifier}</strong> <span class="pill">${server.accessTokenFormat === 'jwt' ? 'JWT access tokens' : 'opaque access tokens'}</span>
 <ul class="hint">${server.scopes.map((s) => html`<li><code>${s.name}</code>: ${s.description}</li>`)}</ul>
 <form method="post" action="${base}/${server.id}/remove">
 ${csrfField(input.csrfToken)}
@@ -41,6 +41,7 @@ ${csrfField(input.csrfToken)}
 <label for="resource-scopes">Scopes, one per line: the name, then what it allows</label>
 <textarea id="resource-scopes" name="scopes" rows="3" required spellcheck="false" autocapitalize="none" class="mono" aria-describedby="resource-scopes-hint"></textarea>
 <p class="hint" id="resource-scopes-hint">For example <code>read:things Read your things</code>. The consent screen shows the words after the name.</p>
+<label class="check"><input type="checkbox" name="jwt" value="on" aria-describedby="resource-jwt-hint"><span><strong>JWT access tokens</strong><br><span class="hint" id="resource-jwt-hint">RFC 9068 tokens your API verifies itself against this service's JWKS, valid 5 minutes. Unticked: opaque tokens, checked by introspection and revoked at once.</span></span></label>
 <div class="actions"><button type="submit">Add resource server</button></div>
 </form>
 </section>`;
