@@ -111,6 +111,24 @@ describe('gatehouse apps disable / enable', () => {
     expect(res.json()).toEqual({ error: 'invalid_grant', error_description: 'this application is disabled by the operator of this service' });
   });
 
+  it("a disabled app's credentials are invalid_client at introspection (RFC 7662) and revocation (RFC 7009), and the revocation changes nothing", async () => {
+    const client = await given.confidentialApp(t);
+    const tokens = await obtainTokens(t, client, await given.person(t), ['identify']);
+    const credentials = { client_id: client.clientId, client_secret: client.clientSecret as string };
+    const introspect = () => postForm(t, '/api/oauth2/token/introspect', { token: tokens.access_token, ...credentials });
+    expect((await introspect()).json()).toMatchObject({ active: true });
+    // The row marked disabled without disableApp's revocation, so a refused revocation shows that it revoked nothing.
+    await markApplicationDisabled(t.services.db, client.app.id, t.clock.now(), null);
+
+    const described = await introspect();
+    expect(described.statusCode).toBe(401);
+    expect(described.json()).toEqual({ error: 'invalid_client', error_description: 'this application is disabled by the operator of this service' });
+    const revoked = await postForm(t, '/api/oauth2/token/revoke', { token: tokens.access_token, ...credentials });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json()).toMatchObject({ error: 'invalid_client' });
+    expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+  });
+
   it('only the operator disables: a person who is not an instance administrator gets 403 50013', async () => {
     const client = await given.confidentialApp(t);
     await expect(disableApp(t.services, actingOf(personActor(client.app.ownerId)), client.app.id)).rejects.toMatchObject({ status: 403, code: 50013 });

@@ -25,6 +25,9 @@ function wwwAuthenticate(deps: Deps): Record<string, string> {
   return { 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` };
 }
 
+/** Issue #39: what introspection and revocation tell a client the operator disabled. */
+export const DISABLED_CLIENT = 'this application is disabled by the operator of this service';
+
 /** RFC 6749 §5.2: invalid_client is a 401 and always names the scheme to use (RFC 9110 §15.5.2). */
 export function invalidClient(deps: Deps, description: string): OAuthError {
   return new OAuthError('invalid_client', description, 401, wwwAuthenticate(deps));

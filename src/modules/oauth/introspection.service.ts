@@ -2,7 +2,7 @@ import type { Acting, Who } from '../../core/acting.js';
 import { OAuthError } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
-import { authenticateClient, invalidClient } from './client-auth.service.js';
+import { authenticateClient, DISABLED_CLIENT, invalidClient } from './client-auth.service.js';
 import { findTokenToIntrospect } from './introspection.repository.js';
 import { jwtAccessTokenRow } from './jwt-access-tokens.service.js';
 
@@ -42,6 +42,9 @@ export async function introspectToken(deps: Deps, acting: Acting<Who>, request: 
   const p = request.params;
   const client = await authenticateClient(deps, acting, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] });
   if (!client.app.confidential) throw invalidClient(deps, 'introspection is for confidential clients: authenticate with a client secret');
+  // Issue #39: a client the operator disabled is not a client now (RFC 6749 §5.2 invalid_client), so
+  // it learns nothing about tokens, not even that one is inactive.
+  if (client.app.disabledAt !== null) throw invalidClient(deps, DISABLED_CLIENT);
   const token = p['token'];
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
   // RFC 7662 §2.1: token_type_hint only orders a search; only access tokens are ever active here.

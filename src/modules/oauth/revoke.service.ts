@@ -3,7 +3,7 @@ import { OAuthError } from '../../core/errors.js';
 import { hashSecret, hasPrefix } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import { revokeGrant } from './grants.repository.js';
-import { authenticateClient } from './client-auth.service.js';
+import { authenticateClient, DISABLED_CLIENT, invalidClient } from './client-auth.service.js';
 import { findAccessToken, findRefreshToken, forgetConsent } from './tokens.repository.js';
 import { jwtAccessTokenRow } from './jwt-access-tokens.service.js';
 
@@ -50,6 +50,9 @@ export async function revokeToken(deps: Deps, acting: Acting<Who>, request: Revo
   const p = request.params;
   // RFC 7009 §2.1: the client is authenticated first, like at the token endpoint (G2).
   const client = await authenticateClient(deps, acting, { authorization: request.authorization, clientId: p['client_id'], clientSecret: p['client_secret'] });
+  // Issue #39: a client the operator disabled is not a client now (RFC 6749 §5.2 invalid_client);
+  // disabling already revoked every grant it had, so nothing is left for it to revoke.
+  if (client.app.disabledAt !== null) throw invalidClient(deps, DISABLED_CLIENT);
   const token = p['token'];
   if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
 
