@@ -123,6 +123,15 @@ export class OAuthError extends ExpectedError {
       | 'invalid_scope'
       | 'unsupported_token_type'
       | 'invalid_target'
+      // RFC 7591 §3.2.2 (registration) and RFC 6750 §3.1 (a registration access token, RFC 7592).
+      | 'invalid_redirect_uri'
+      | 'invalid_client_metadata'
+      | 'invalid_token'
+      // RFC 8628 §3.5: the device access token response's errors.
+      | 'authorization_pending'
+      | 'slow_down'
+      | 'access_denied'
+      | 'expired_token'
       | 'temporarily_unavailable'
       | 'server_error',
     readonly description: string,

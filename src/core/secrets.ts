@@ -25,6 +25,9 @@ export const SecretPrefix = {
   emailVerification: 'ghev',
   passwordReset: 'ghpr',
   signUpLink: 'ghsu',
+  registrationAccessToken: 'ghra',
+  initialAccessToken: 'ghia',
+  deviceCode: 'ghdc',
 } as const;
 export type SecretKind = keyof typeof SecretPrefix;
 

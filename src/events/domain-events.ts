@@ -25,6 +25,8 @@ export interface EventPayloads {
   // OAuth and OpenID Connect (oauth/, oidc/).
   'grant.created': { applicationId: string; userId: string; scopes: string };
   'grant.revoked': { applicationId: string; userId: string };
+  /** RFC 8628 (issue #41 §2): the person refused a device's request on /activate. */
+  'device.denied': { applicationId: string; userId: string };
   'code.replayed': { applicationId: string; userId: string };
   'refresh.reused': { applicationId: string; userId: string };
   'client.auth_failed': { applicationId: string | null; method: string };
@@ -86,6 +88,10 @@ export interface EventPayloads {
   /** Issue #41 §1: an API the application serves (RFC 8707 resource), by its identifier. */
   'resource_server.added': { applicationId: string; resourceServerId: string; identifier: string; scopes: string };
   'resource_server.removed': { applicationId: string; resourceServerId: string; identifier: string };
+  /** Issue #41 §3: an application registered itself (RFC 7591), from the acting's address. */
+  'app.registered': { applicationId: string; confidential: boolean };
+  /** Issue #41 §3: the operator minted an initial access token for registration (`expiresAt` null: never). */
+  'registration_token.created': { tokenId: string; expiresAt: number | null };
   // Webhooks (webhooks/).
   'webhook.created': InServer & { webhookId: string; channelId: string; name: string };
   'webhook.updated': InServer & { webhookId: string; channelId: string; changes: FieldChange[] };
@@ -132,7 +138,7 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 /** Every event type, in the order above (the docs and the audit log's filter list read it). */
 export const EVENT_TYPES = [
-  'grant.created', 'grant.revoked', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
+  'grant.created', 'grant.revoked', 'device.denied', 'code.replayed', 'refresh.reused', 'client.auth_failed', 'signing_key.rotated',
   'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'profile.updated', 'person.created', 'account.deleted',
   'person.disabled', 'person.enabled', 'person.admin_granted', 'person.admin_revoked', 'signup_link.created',
   'passkey.added', 'passkey.removed',
@@ -142,6 +148,7 @@ export const EVENT_TYPES = [
   'app.created', 'app.updated', 'app.deleted', 'client_secret.reset', 'bot_token.reset', 'bot.installed', 'bot.removed',
   'app.disabled', 'app.enabled',
   'user_install.created', 'user_install.deleted', 'commands.updated', 'resource_server.added', 'resource_server.removed',
+  'app.registered', 'registration_token.created',
   'webhook.created', 'webhook.updated', 'webhook.token_regenerated', 'webhook.deleted',
   'server.created', 'server.updated', 'server.deleted', 'server.transferred', 'member.joined', 'member.removed', 'member.roles_updated',
   'role.created', 'role.updated', 'role.deleted', 'channel.created', 'channel.updated', 'channel.deleted',

@@ -27,6 +27,8 @@ import type { OidcClientsTable, OidcGrantsTable, OidcSigningKeysTable } from '..
 import type { AttachmentsTable } from '../modules/files/files.table.js';
 import type { FileChunksTable } from './file-chunks.table.js';
 import type { ResourceServersTable } from '../modules/resource-servers/resource-servers.table.js';
+import type { RegisteredClientsTable, RegistrationTokensTable } from '../modules/client-registration/client-registration.table.js';
+import type { OAuthDeviceCodesTable } from '../modules/oauth/device-codes.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
 export interface Database {
@@ -74,4 +76,7 @@ export interface Database {
   attachments: AttachmentsTable;
   file_chunks: FileChunksTable;
   resource_servers: ResourceServersTable;
+  registered_clients: RegisteredClientsTable;
+  registration_tokens: RegistrationTokensTable;
+  oauth_device_codes: OAuthDeviceCodesTable;
 }

@@ -35,7 +35,7 @@ describe('the grant registry is the single source of the grant types (issue #37 
       expect(res.json(), grantType).toMatchObject({ error: 'invalid_client' });
     }
     // Names a plain object would inherit are not grant types either.
-    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'constructor', '__proto__', 'toString']) {
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'constructor', '__proto__', 'toString']) {
       const res = await t.app.inject(form(`grant_type=${encodeURIComponent(grantType)}&client_id=1`));
       expect(res.statusCode, grantType).toBe(400);
       const body = res.json() as { error: string; error_description: string };

@@ -224,6 +224,8 @@ export function securityWords(row: AuditRow, names: Pick<AuditNames, 'apps'>): s
     }
     case 'grant.revoked':
       return `The access of ${app} was removed`;
+    case 'device.denied':
+      return `You refused a device's request for ${app}`;
     case 'user_install.created':
       return `You added ${app} to your apps`;
     case 'user_install.deleted':

@@ -72,7 +72,7 @@ export const AUDITED_EVENTS: readonly EventType[] = EVENT_TYPES.filter((type) =>
 
 /** The events the person sees on their own security page (Settings → Security). */
 export const PERSONAL_SECURITY_EVENTS = [
-  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'user_install.created', 'user_install.deleted',
+  'signin.succeeded', 'signin.failed', 'session.ended', 'password.changed', 'grant.created', 'grant.revoked', 'device.denied', 'user_install.created', 'user_install.deleted',
   'passkey.added', 'passkey.removed',
   'email.verification_sent', 'email.verified', 'email.changed', 'password.reset_requested', 'password.reset',
   'mfa.totp_enabled', 'mfa.totp_disabled', 'mfa.recovery_codes_generated', 'mfa.recovery_code_used', 'mfa.reset_by_operator', 'signin.second_factor_failed',
@@ -102,6 +102,7 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
     case 'grant.created':
       return { ...none, applicationId: event.applicationId, targetId: event.applicationId, subjectUserId: event.userId, options: { scopes: event.scopes } };
     case 'grant.revoked':
+    case 'device.denied':
     case 'code.replayed':
     case 'refresh.reused':
     case 'user_install.created':
@@ -162,6 +163,10 @@ function place(event: DomainEvent, acting: Acting<Who>): Placed | undefined {
       return { ...none, applicationId: event.applicationId, targetId: event.resourceServerId, options: { identifier: event.identifier, scopes: event.scopes } };
     case 'resource_server.removed':
       return { ...none, applicationId: event.applicationId, targetId: event.resourceServerId, options: { identifier: event.identifier } };
+    case 'app.registered':
+      return { ...none, applicationId: event.applicationId, targetId: event.applicationId, options: { confidential: String(event.confidential) } };
+    case 'registration_token.created':
+      return { ...none, targetId: event.tokenId, options: { expires_at: event.expiresAt === null ? 'never' : String(event.expiresAt) } };
     case 'bot.installed':
       return { ...none, actionType: AuditLogEvent.BotAdd, serverId: event.serverId, applicationId: event.applicationId, targetId: event.botUserId, options: { scopes: event.scopes, permissions: event.permissions } };
     case 'bot.removed':

@@ -48,7 +48,8 @@ export interface ConsentSubject {
 
 /** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
 export interface ConsentView {
-  application: { id: string; name: string; description: string; ownerUsername: string | null };
+  /** `registered`: the app registered itself (RFC 7591, issue #41 §3) and nobody reviewed it. */
+  application: { id: string; name: string; description: string; ownerUsername: string | null; registered?: boolean };
   /** The scopes in plain words (for installs: the ones besides bot and applications.commands). */
   scopes: { name: string; description: string }[];
   /** The request, re-sent by the form and re-validated on POST. */
@@ -59,6 +60,8 @@ export interface ConsentView {
   webhook?: WebhookConsent;
   /** RFC 8707 (issue #41): the API the access is for, and the app that serves it; absent for this service's own. */
   resource?: { identifier: string; applicationName: string };
+  /** RFC 8628 (issue #41 §2): a device asked, showing this user code; nothing is sent to a website. */
+  device?: { userCode: string };
 }
 
 /** The page after a plain install (issue #4: "a confirmation naming the server"). */
@@ -94,6 +97,7 @@ export function consentPage(input: ConsentPageInput): string {
   const body = html`<div class="card consent">
 ${consentHead(view, html`${app.name} wants to access your ${ctx.serviceName} account`)}
 ${signedInAs(ctx.viewer, view)}
+${view.device ? deviceLine(view.device.userCode) : ''}
 ${view.resource ? resourceLine(view.resource) : ''}
 <h2>This will allow ${app.name} to:</h2>
 <ul class="plain scope-list">
@@ -111,6 +115,14 @@ ${hiddenFields(view.fields)}
 </form>
 </div>`;
   return layout({ title: `Authorize ${app.name}`, serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, body, width: 'narrow' });
+}
+
+/**
+ * RFC 8628 §5.4: a device is asking — authorize only if the device in front of you shows this
+ * code, since anyone can send a code to someone else hoping they approve it.
+ */
+function deviceLine(userCode: string): SafeHtml {
+  return html`<p class="notice">A device is asking. Only continue if the device in front of you shows the code <strong class="mono">${userCode}</strong>.</p>`;
 }
 
 /** RFC 8707 (issue #41): whose API the access is for, so a token for someone else's service is no surprise. */
@@ -135,7 +147,7 @@ export function consentHead(view: ConsentView, title: SafeHtml | string): SafeHt
 ${appTile(app.name, 'large')}
 <div>
 <h1>${title}</h1>
-<p class="muted small">${app.ownerUsername ? html`Made by <strong>@${app.ownerUsername}</strong>` : 'Made by a deleted account'}</p>
+<p class="muted small">${app.registered ? html`<strong>Registered automatically, not reviewed</strong>: nobody on this service has checked who runs this app.` : app.ownerUsername ? html`Made by <strong>@${app.ownerUsername}</strong>` : 'Made by a deleted account'}</p>
 </div>
 </div>
 ${app.description ? html`<p class="consent-description">${app.description}</p>` : ''}`;

@@ -22,7 +22,7 @@ import { installConsentPage, installedPage } from './install-consent.page.js';
  */
 const GRANT_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-function grantPageHeaders(reply: FastifyReply): FastifyReply {
+export function grantPageHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('Content-Security-Policy', GRANT_PAGE_CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
 }
 

@@ -4,8 +4,12 @@ import { supportedScopes } from '../../core/scopes.js';
 export const AUTHORIZE_PATH = '/app/oauth2/authorize';
 export const TOKEN_PATH = '/api/oauth2/token';
 export const REVOKE_PATH = '/api/oauth2/token/revoke';
+/** RFC 7591 (issue #41 §3): dynamic client registration; RFC 7592's client URIs hang below it. */
+export const REGISTER_PATH = '/api/oauth2/register';
 /** RFC 7662 (issue #41 §1). */
 export const INTROSPECT_PATH = '/api/oauth2/token/introspect';
+/** RFC 8628 §3.1 (issue #41 §2): the device authorization endpoint. */
+export const DEVICE_AUTHORIZATION_PATH = '/api/oauth2/device/authorize';
 export const WELL_KNOWN_PATH = '/.well-known/oauth-authorization-server';
 /** The human-readable API reference (http/openapi.routes.ts). */
 export const SERVICE_DOCUMENTATION_PATH = '/api/docs';
@@ -53,6 +57,9 @@ export interface AuthorizationServerMetadata {
   token_endpoint: string;
   revocation_endpoint: string;
   introspection_endpoint: string;
+  /** RFC 7591 §3 (issue #41 §3): only while GATEHOUSE_CLIENT_REGISTRATION is not off. */
+  registration_endpoint?: string;
+  device_authorization_endpoint: string;
   response_types_supported: string[];
   response_modes_supported: string[];
   grant_types_supported: string[];
@@ -71,7 +78,7 @@ export interface AuthorizationServerMetadata {
  * `grantTypes` is the grant registry's list (grants/registry.ts GRANT_TYPES), passed in by the
  * routes: the grants import the OpenID Connect service, which imports this file.
  */
-export function authorizationServerMetadata(baseUrl: string, grantTypes: readonly string[]): AuthorizationServerMetadata {
+export function authorizationServerMetadata(baseUrl: string, grantTypes: readonly string[], registration = false): AuthorizationServerMetadata {
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer: baseUrl,
@@ -79,6 +86,9 @@ export function authorizationServerMetadata(baseUrl: string, grantTypes: readonl
     token_endpoint: `${baseUrl}${TOKEN_PATH}`,
     revocation_endpoint: `${baseUrl}${REVOKE_PATH}`,
     introspection_endpoint: `${baseUrl}${INTROSPECT_PATH}`,
+    ...(registration ? { registration_endpoint: `${baseUrl}${REGISTER_PATH}` } : {}),
+    // RFC 8628 §4.
+    device_authorization_endpoint: `${baseUrl}${DEVICE_AUTHORIZATION_PATH}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...grantTypes],

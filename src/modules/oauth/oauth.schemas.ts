@@ -59,6 +59,27 @@ export const RevokeRequestBody = Type.Object(
   { additionalProperties: true },
 );
 
+/** RFC 8628 §3.1 device authorization request. */
+export const DeviceAuthorizationRequestBody = Type.Object(
+  {
+    client_id: param('the application id (or use HTTP Basic); a public application sends it alone'),
+    client_secret: param('client_secret_post; confidential apps only'),
+    scope: param('space-separated scopes (a resource server\'s, all of them by default, when resource is sent)'),
+    resource: param('RFC 8707: the API the token is for (a registered resource server\'s identifier); without it, this service\'s API'),
+  },
+  { additionalProperties: true },
+);
+
+/** RFC 8628 §3.2 device authorization response. */
+export const DeviceAuthorizationResponseBody = Type.Object({
+  device_code: Type.String({ description: 'what the device polls the token endpoint with (secret)' }),
+  user_code: Type.String({ description: 'what the person types on verification_uri, as XXXX-XXXX' }),
+  verification_uri: Type.String(),
+  verification_uri_complete: Type.String({ description: 'verification_uri with the user code filled in (for a QR code or a link)' }),
+  expires_in: Type.Integer({ description: 'seconds until the device code and user code expire' }),
+  interval: Type.Integer({ description: 'seconds to wait between polls' }),
+});
+
 /** RFC 7662 §2.1 introspection request. */
 export const IntrospectRequestBody = Type.Object(
   {
@@ -102,6 +123,8 @@ export const AuthorizationServerMetadataBody = Type.Object({
   token_endpoint: Type.String(),
   revocation_endpoint: Type.String(),
   introspection_endpoint: Type.String(),
+  registration_endpoint: Type.Optional(Type.String()),
+  device_authorization_endpoint: Type.String(),
   response_types_supported: Type.Array(Type.String()),
   response_modes_supported: Type.Array(Type.String()),
   grant_types_supported: Type.Array(Type.String()),

@@ -12,6 +12,8 @@ export const OpenIdConfigurationBody = Type.Object({
   token_endpoint: Type.String(),
   revocation_endpoint: Type.String(),
   introspection_endpoint: Type.String(),
+  registration_endpoint: Type.Optional(Type.String()),
+  device_authorization_endpoint: Type.String(),
   jwks_uri: Type.String(),
   userinfo_endpoint: Type.String(),
   end_session_endpoint: Type.String(),

@@ -23,11 +23,14 @@ import * as accountTokens from './2026-11-28-22-account-tokens.js';
 import * as secondFactors from './2026-11-28-23-second-factors.js';
 import * as passkeys from './2026-11-28-24-passkeys.js';
 import * as sessionsAddressServerMfaLevel from './2026-11-28-25-sessions-address-server-mfa-level.js';
+import * as usersMfaEnabled from './2026-11-29-10-users-mfa-enabled.js';
 import * as peopleAdmin from './2026-11-29-20-people-admin.js';
 import * as appsDisabled from './2026-11-29-30-apps-disabled.js';
 import * as appEvents from './2026-11-29-40-app-events.js';
 import * as resourceServers from './2026-11-29-50-resource-servers.js';
 import * as attachments from './2026-11-29-60-attachments.js';
+import * as clientRegistration from './2026-11-29-80-client-registration.js';
+import * as deviceCodes from './2026-11-29-70-device-codes.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -58,9 +61,12 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-23-second-factors': secondFactors,
   '2026-11-28-24-passkeys': passkeys,
   '2026-11-28-25-sessions-address-server-mfa-level': sessionsAddressServerMfaLevel,
+  '2026-11-29-10-users-mfa-enabled': usersMfaEnabled,
   '2026-11-29-20-people-admin': peopleAdmin,
   '2026-11-29-30-apps-disabled': appsDisabled,
   '2026-11-29-40-app-events': appEvents,
   '2026-11-29-50-resource-servers': resourceServers,
   '2026-11-29-60-attachments': attachments,
+  '2026-11-29-80-client-registration': clientRegistration,
+  '2026-11-29-70-device-codes': deviceCodes,
 };

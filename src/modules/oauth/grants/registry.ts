@@ -2,6 +2,7 @@ import { CLIENT_AUTH_PARAMETERS } from '../client-auth.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import type { GrantType } from './grant.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from './device-code.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
 /**
@@ -16,6 +17,7 @@ const GRANTS: ReadonlyMap<string, GrantType> = new Map<string, GrantType>([
   ['authorization_code', authorizationCodeGrant],
   ['refresh_token', refreshTokenGrant],
   ['client_credentials', clientCredentialsGrant],
+  [DEVICE_CODE_GRANT_TYPE, deviceCodeGrant],
 ]);
 
 /** grant_types_supported, in registration order. */
