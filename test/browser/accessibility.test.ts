@@ -11,6 +11,9 @@ import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, launchBrowser, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 import { given, type TestBot, type TestWebhook } from '../support/given.js';
 import { openDm } from '../http/dms.fixtures.js';
+import { insertPasskey } from '../../src/modules/accounts/passkeys.repository.js';
+import { operatorResetLink } from '../../src/modules/accounts/password-reset.service.js';
+import { issueRecoveryCodesIfNone, secondFactorsChanged } from '../../src/modules/mfa/mfa.service.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 
 warnIfChromiumMissing('test/browser/accessibility.test.ts');
@@ -31,6 +34,8 @@ interface World {
   dmChannelId: string;
   messageId: string;
   oauthClient: { clientId: string; redirectUri: string };
+  /** A live password reset link (path and query) of `grace`. */
+  resetPath: string;
 }
 
 interface PageSpec {
@@ -58,6 +63,19 @@ const PAGES: PageSpec[] = [
   { name: 'sign-up', path: () => '/register', signedOut: true },
   { name: 'forgot-password', path: () => '/forgot-password', signedOut: true },
   { name: 'reset-link-refused', path: () => '/reset-password?token=ghpr_not-a-real-link', signedOut: true },
+  // Issue #38: the other pages of a person's own account before they are signed in.
+  { name: 'reset-password', path: (w) => w.resetPath, signedOut: true },
+  { name: 'verify-email-refused', path: () => '/verify-email?token=ghev_not-a-real-link', signedOut: true },
+  {
+    // The second sign-in step of a person whose second factor is a passkey (with recovery codes).
+    name: 'second-factor-step',
+    path: () => '/login',
+    signedOut: true,
+    setup: async (page) => {
+      await submitSignIn(page, 'grace', 'compiler first 1952');
+      await page.waitForURL((url) => url.pathname === '/login/second-factor');
+    },
+  },
   { name: 'not-found-signed-out', path: () => '/no/such/page', signedOut: true },
   { name: 'home', path: () => '/' },
   { name: 'server', path: (w) => `/servers/${w.serverId}` },
@@ -133,7 +151,13 @@ describe.skipIf(!chromiumAvailable)('every page is accessible on a desktop and a
     const dm = await openDm(t, bot, { recipient_id: owner.id });
     const dmChannelId = (dm.json() as { id: string }).id;
     const oauth = await given.confidentialApp(t, { owner, name: 'Notes App', redirectUris: ['https://notes.example/callback'] });
-    world = { serverId: server.id, channelId, roleId: role.id, inviteCode: invite.code, hook, bot, dmChannelId, messageId: long.id, oauthClient: oauth };
+    // Issue #38: a person with a passkey as second factor (and its recovery codes), and a reset link.
+    const grace = await registerPerson(t.services, actingOf(ANONYMOUS), { username: 'grace', name: 'Grace Hopper', password: 'compiler first 1952' });
+    await insertPasskey(t.services.db, { credentialId: 'a11y-passkey', userId: grace.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
+    await issueRecoveryCodesIfNone(t.services, t.services.db, grace.id);
+    await secondFactorsChanged(t.services.db, grace.id);
+    const reset = new URL((await operatorResetLink(t.services, operatorActing(), 'grace')).resetUrl);
+    world = { serverId: server.id, channelId, roleId: role.id, inviteCode: invite.code, hook, bot, dmChannelId, messageId: long.id, oauthClient: oauth, resetPath: reset.pathname + reset.search };
     browser = await launchBrowser(DESKTOP);
   });
 

@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/core/clock.js';
-import { confirmTotp, issueRecoveryCodesIfNone, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
+import { confirmTotp, issueRecoveryCodesIfNone, secondFactorsChanged, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { getPersonById } from '../../src/modules/directory/people.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
@@ -95,6 +95,9 @@ describe('Settings → Account → Delete account (issue #38 §5)', () => {
     await insertPasskey(t.services.db, { credentialId: `cred-${username}`, userId: me.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
     // A passkey is a second factor: the deletion is confirmed with a recovery code of it.
     const codes = (await issueRecoveryCodesIfNone(t.services, t.services.db, me.id)) ?? [];
+    await secondFactorsChanged(t.services.db, me.id);
+    // The password alone is refused now.
+    expect((await deleteWith(me.agent, PASSWORD)).statusCode).toBe(400);
 
     const res = await deleteWith(me.agent, PASSWORD, codes[0]);
     expect(res.statusCode, res.body).toBe(303);

@@ -142,7 +142,7 @@ describe("Discord's aliases (DESIGN §1)", () => {
   it('Authorization: Bot on GET /users/@me is the bot user', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: bot.headers });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(userJson({ id: bot.botUserId, username: expect.any(String), global_name: expect.any(String), avatar_url: null, bot: true }));
+    expect(res.json()).toEqual({ ...userJson({ id: bot.botUserId, username: expect.any(String), global_name: expect.any(String), avatar_url: null, bot: true }), mfa_enabled: false });
   });
 
   it('Authorization: Bot on GET /applications/@me and /oauth2/applications/@me is the application, with owner and bot', async () => {

@@ -24,13 +24,13 @@ describe('identity endpoints (bearer tokens)', () => {
     const tokens = await obtainTokens(t, client, person, ['identify']);
     const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }));
+    expect(res.json()).toEqual({ ...userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }), mfa_enabled: false });
   });
 
   it('SPEC §2.5: scope email adds email and verified', async () => {
     const tokens = await obtainTokens(t, client, person, ['identify', 'email']);
     const res = await getWithBearer(t, '/api/v1/users/@me', tokens.access_token);
-    expect(res.json()).toEqual({ ...userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }), email: 'alice@example.com', verified: false });
+    expect(res.json()).toEqual({ ...userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }), mfa_enabled: false, email: 'alice@example.com', verified: false });
   });
 
   it('E5: a token without identify answers 403 (50026) with error="insufficient_scope"', async () => {
@@ -99,7 +99,7 @@ describe('identity endpoints (bearer tokens)', () => {
       application: applicationJson({ id: client.clientId, name: 'Photo Frame', icon_url: null, description: 'An app for tests', bot_public: true, bot_require_code_grant: false, verify_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
       scopes: ['identify', 'servers'],
       expires: new Date(t.clock.now() + HOUR).toISOString(),
-      user: userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }),
+      user: { ...userJson({ id: person.id, username: 'alice', global_name: 'Alice A.', avatar_url: 'https://cdn.example.com/a.png' }), mfa_enabled: false },
     });
   });
 

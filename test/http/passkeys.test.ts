@@ -5,6 +5,12 @@ import { MINUTE } from '../../src/core/clock.js';
 import { beginPendingSignIn, sessionMethods } from '../../src/modules/mfa/mfa.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { csrfTokenIn, PageAgent } from '../support/page-agent.js';
+import { createClient, getWithBearer, obtainTokens } from '../support/oauth-factory.js';
+import { getPersonById } from '../../src/modules/directory/people.service.js';
+import { hasSecondFactor, resetSecondFactors } from '../../src/modules/mfa/mfa.service.js';
+import { operatorActing } from '../support/acting.js';
+import { beginPasskeySignIn, PASSKEY_OPTIONS_RULE } from '../../src/modules/accounts/passkeys.service.js';
+import { RateLimitedError } from '../../src/core/errors.js';
 
 const PASSWORD = 'correct horse battery';
 const ORIGIN = 'http://localhost:8080';
@@ -309,6 +315,27 @@ describe('Passkeys (issue #38 §4)', () => {
       expect((await again.agent.submit(again.location, '/login/second-factor', { code: codes[0] ?? '' })).statusCode).toBe(400);
     });
 
+    it("/users/@me says mfa_enabled: true once a passkey is registered, false after it is removed and after the operator's reset-mfa", async () => {
+      const username = fresh();
+      const agent = await register(username);
+      const user = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+      const person = (await getPersonById(t.services, String(user.id)))!;
+      const client = await createClient(t, { owner: person, confidential: false, name: `App of ${username}` });
+      const me = async () => (await getWithBearer(t, '/api/v1/users/@me', (await obtainTokens(t, client, person, ['identify'])).access_token)).json() as { mfa_enabled?: boolean };
+      expect((await me()).mfa_enabled).toBe(false);
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(agent, authenticator);
+      expect((await me()).mfa_enabled).toBe(true);
+      expect(await hasSecondFactor(t.services, person.id)).toBe(true);
+      await agent.submit('/settings/security', '/settings/security/passkeys/remove', { passkey: b64(authenticator.credentialId), password: PASSWORD });
+      expect((await me()).mfa_enabled).toBe(false);
+      await addPasskey(agent, new SoftAuthenticator(), 'Phone');
+      expect((await me()).mfa_enabled).toBe(true);
+      await resetSecondFactors(t.services, operatorActing(), username);
+      expect((await me()).mfa_enabled).toBe(false);
+      expect(await hasSecondFactor(t.services, person.id)).toBe(false);
+    });
+
     it('removing the last passkey ends the second step and the recovery codes', async () => {
       const username = fresh();
       const agent = await register(username);
@@ -373,6 +400,33 @@ describe('Passkeys (issue #38 §4)', () => {
       const res = await agent.submit('/settings/account', '/settings/account/delete', { password: PASSWORD, credential: authenticator.assert(signInOptions) });
       expect(res.statusCode).toBe(400);
       expect((await agent.get('/settings/profile')).statusCode).toBe(200);
+    });
+  });
+
+  describe('throttled like passwords (issue #38 §4)', () => {
+    it('an address gets 30 passwordless sign-ins started per 15 minutes; another address is not held up', async () => {
+      for (let i = 0; i < PASSKEY_OPTIONS_RULE.limit; i += 1) await beginPasskeySignIn(t.services, '198.51.100.9');
+      await expect(beginPasskeySignIn(t.services, '198.51.100.9')).rejects.toBeInstanceOf(RateLimitedError);
+      await expect(beginPasskeySignIn(t.services, '198.51.100.10')).resolves.toHaveProperty('challenge');
+      t.clock.advance(PASSKEY_OPTIONS_RULE.windowMs + MINUTE);
+      await expect(beginPasskeySignIn(t.services, '198.51.100.9')).resolves.toHaveProperty('challenge');
+    });
+
+    it("refused passkey sign-ins count against the person's username and the address: after five, even the right passkey waits (429)", async () => {
+      t.clock.advance(16 * MINUTE);
+      const owner = await register(fresh());
+      const authenticator = new SoftAuthenticator();
+      await addPasskey(owner, authenticator);
+      for (let i = 0; i < 5; i += 1) {
+        const refused = await passkeySignIn((o) => authenticator.assert(o, { origin: 'https://gatehouse.example.net' }));
+        expect(refused.status).toBe(400);
+      }
+      const held = await passkeySignIn((o) => authenticator.assert(o));
+      expect(held.status).toBe(429);
+      expect(held.body).toContain('Too many failed sign-in attempts.');
+      expect((await held.agent.get('/settings/profile')).statusCode).not.toBe(200);
+      t.clock.advance(16 * MINUTE);
+      expect((await passkeySignIn((o) => authenticator.assert(o))).status).toBe(303);
     });
   });
 });

@@ -5,7 +5,7 @@ import { Permission } from '../../src/core/permissions.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createRole, updateRole } from '../../src/modules/directory/roles.service.js';
 import { getServer, setServerMfaLevel } from '../../src/modules/directory/servers.service.js';
-import { confirmTotp, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
+import { confirmTotp, secondFactorsChanged, startTotpEnrolment } from '../../src/modules/mfa/mfa.service.js';
 import { presentGuild } from '../../src/modules/resources/resources.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -144,6 +144,8 @@ describe("a server's MFA level (issue #38 §4; Discord's mfa_level)", () => {
   it('an owner whose only second factor is a passkey may turn it on', async () => {
     const { owner, server } = await moderatedServer();
     await insertPasskey(t.services.db, { credentialId: `cred-${owner.person.id}`, userId: owner.person.id, name: 'Laptop', publicKey: 'AQID', signCount: 0, transports: ['internal'], createdAt: t.clock.now() });
+    // As finishRegistration does in its transaction: users.mfa_enabled follows.
+    await secondFactorsChanged(t.services.db, owner.person.id);
     await setServerMfaLevel(t.services, personActingOf(owner.person.id, t.clock.now()), server.id, '1');
     expect(presentGuild((await getServer(t.services, server.id))!).mfa_level).toBe(1);
   });

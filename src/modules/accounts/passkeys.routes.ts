@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, RateLimitedError } from '../../core/errors.js';
 import type { Services } from '../../deps.js';
 import type { App } from '../../http/app-type.js';
 import { anonymousActing, personActing } from '../../http/acting.js';
@@ -35,7 +35,7 @@ function sendOptions(reply: FastifyReply, options: unknown): FastifyReply {
 export function registerPasskeyPages(pages: App, services: Services): void {
   const names = cookieNames(services.config.secureCookies);
 
-  pages.post('/login/passkey/options', { schema: { ...hide, body: PasskeyOptionsBody } }, async (_request, reply) => sendOptions(reply, await beginPasskeySignIn(services)));
+  pages.post('/login/passkey/options', { schema: { ...hide, body: PasskeyOptionsBody } }, async (request, reply) => sendOptions(reply, await beginPasskeySignIn(services, request.ip)));
 
   pages.post('/login/passkey', { schema: { ...hide, body: PasskeySignInBody } }, async (request, reply) => {
     const next = safeNext(request.body.next);
@@ -49,6 +49,12 @@ export function registerPasskeyPages(pages: App, services: Services): void {
       reply.setCookie(names.session, session.token, cookieOptions(services, maxAge));
       return reply.redirect(next, 303);
     } catch (error) {
+      if (error instanceof RateLimitedError) {
+        const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+        reply.header('Retry-After', String(seconds));
+        const askingApp = await applicationAskingIn(services, next);
+        return sendHtml(reply, loginPage({ ctx: pageContext(request, services), next, askingApp, error: `${error.message} Try again in ${seconds < 60 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`}.` }), 429);
+      }
       if (!isFormError(error)) throw error;
       const askingApp = await applicationAskingIn(services, next);
       const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;

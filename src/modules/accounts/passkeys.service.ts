@@ -3,7 +3,9 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import { actingAs, type Acting, type Who } from '../../core/acting.js';
 import { person as personActor, type PersonActor } from '../../core/actor.js';
 import { MINUTE } from '../../core/clock.js';
-import { addFieldError, ApiErrors } from '../../core/errors.js';
+import { addFieldError, ApiErrors, RateLimitedError } from '../../core/errors.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
+import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 import { verifyPassword } from '../../core/password.js';
 import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
@@ -12,7 +14,7 @@ import type { Person } from '../directory/people.js';
 import { getPasswordHash, getPersonById } from '../directory/people.service.js';
 import { deletePasskey, findPasskey, insertChallenge, insertPasskey, listPasskeys, purgeChallenges, takeChallenge, usePasskey, type PasskeyRecord } from './passkeys.repository.js';
 import type { PasskeyView } from './passkeys.js';
-import { dropRecoveryCodesIfNoFactor, issueRecoveryCodesIfNone, recordSessionMethods } from '../mfa/mfa.service.js';
+import { issueRecoveryCodesIfNone, recordSessionMethods, secondFactorsChanged } from '../mfa/mfa.service.js';
 import { replaceSession, startSessionIn, type StartedSession } from './sessions.service.js';
 
 /** Issue #38 §4: a ceremony's challenge lives five minutes and works once. */
@@ -20,6 +22,14 @@ const CHALLENGE_LIFETIME_MS = 5 * MINUTE;
 const NAME_MAX = 64;
 /** A person needs a few passkeys (laptop, phone, a security key), not hundreds. */
 const PASSKEYS_MAX = 20;
+
+/**
+ * Passwordless sign-ins started per address: a person retries a few times, a script that fills the
+ * challenge table does not get far (the table is also purged of expired challenges).
+ */
+export const PASSKEY_OPTIONS_RULE: BucketRule = { limit: 30, windowMs: 15 * MINUTE };
+/** The throttle's account name for a credential registered to nobody (no username can be "#"-prefixed). */
+const UNKNOWN_PASSKEY_ACCOUNT = '#unknown-passkey';
 
 export const PASSKEY_REFUSED = 'This passkey could not be used to sign in here. Try again, or sign in with your password.';
 
@@ -135,6 +145,7 @@ export async function finishRegistration(deps: Deps, acting: Acting<PersonActor>
   };
   const recoveryCodes = await changing(deps, acting, async (trx, emit) => {
     await insertPasskey(trx, record);
+    await secondFactorsChanged(trx, userId);
     emit({ type: 'passkey.added', userId, name });
     const codes = await issueRecoveryCodesIfNone(deps, trx, userId);
     if (codes) emit({ type: 'mfa.recovery_codes_generated', userId });
@@ -156,13 +167,21 @@ export async function removePasskey(deps: Deps, acting: Acting<PersonActor>, inp
   await changing(deps, acting, async (trx, emit) => {
     const removed = await deletePasskey(trx, userId, input.credentialId);
     if (!removed) throw ApiErrors.invalidFormBody(addFieldError({}, ['passkey'], { code: 'UNKNOWN_PASSKEY', message: 'That passkey is not one of yours.' }));
-    await dropRecoveryCodesIfNoFactor(trx, userId);
+    await secondFactorsChanged(trx, userId);
     emit({ type: 'passkey.removed', userId, name: removed.name });
   });
 }
 
-/** Options for navigator.credentials.get() without allowCredentials: the authenticator offers its discoverable passkeys. */
-export async function beginPasskeySignIn(deps: Deps): Promise<PublicKeyCredentialRequestOptionsJSON> {
+/**
+ * Options for navigator.credentials.get() without allowCredentials: the authenticator offers its
+ * discoverable passkeys. Anyone may ask, and each answer stores a challenge, so an address gets
+ * PASSKEY_OPTIONS_RULE of them (429 past it; issue #38 §4).
+ */
+export async function beginPasskeySignIn(deps: Deps, address: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  if (address !== null) {
+    const taken = await deps.buckets.take(`passkey:options:${addressBlock(address)}`, PASSKEY_OPTIONS_RULE, deps.clock.now());
+    if (!taken.allowed) throw new RateLimitedError(taken.resetAfterMs, 'Too many passkey sign-ins were started from your network.');
+  }
   return generateAuthenticationOptions({ rpID: relyingParty(deps).id, userVerification: 'required', challenge: await newChallenge(deps, 'sign-in', null) });
 }
 
@@ -181,22 +200,30 @@ export async function signInWithPasskey(
 ): Promise<{ person: Person; session: StartedSession; amr: string[] }> {
   const response = parseCredential<AuthenticationResponseJSON>(input.credential, 'passkey');
   const passkey = await findPasskey(deps.db, response.id);
+  const owner = passkey ? await getPersonById(deps, passkey.userId) : undefined;
+  // Issue #38 §4: the sign-in throttle of passwords (sign-in-throttle.ts), per address and, when the
+  // credential names a person, per username and address; a credential of nobody's counts under one
+  // name of its own, so refused guesses from an address run out whichever they were.
+  const throttle = await beginSignIn(deps.buckets, deps.clock.now(), owner?.username ?? UNKNOWN_PASSKEY_ACCOUNT, acting.address ?? undefined);
+  if (throttle.delayMs > 0) await deps.clock.sleep(throttle.delayMs);
   const handle = response.response.userHandle;
   const claimed = typeof handle === 'string' ? Buffer.from(handle, 'base64url').toString('utf8') : undefined;
   if (!passkey || (claimed !== undefined && claimed !== passkey.userId)) {
     // Still spends the challenge, so a refused response cannot be retried with it.
     await takeChallengeOf(deps, response);
+    await throttle.failed();
     await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey?.userId ?? null, why: 'passkey-refused' });
     throw refused('passkey', PASSKEY_REFUSED);
   }
   const now = deps.clock.now();
   const verification = await verifyAssertion(deps, response, passkey, { purpose: 'sign-in', personId: null, requireUserVerification: true }, now);
-  if (verification === undefined) {
+  if (verification === undefined || !verification.verified || !owner) {
+    await throttle.failed();
     await emitted(deps, acting, { type: 'signin.failed', username: '', userId: passkey.userId, why: 'passkey-refused' });
     throw refused('passkey', PASSKEY_REFUSED);
   }
-  const person = await getPersonById(deps, passkey.userId);
-  if (!verification.verified || !person) throw refused('passkey', PASSKEY_REFUSED);
+  await throttle.succeeded();
+  const person = owner;
   const signedIn = actingAs(acting, personActor(person.id));
   const amr = ['hwk', 'mfa'];
   const session = await changing(deps, signedIn, async (trx, emit) => {

@@ -24,6 +24,8 @@ export interface UsersTable {
   disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** Issue #39: the client address the account was signed up from (null: the operator created it). */
   signup_address: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Issue #38 §4: Discord's mfa_enabled, 1 while a TOTP authenticator or a passkey is set up (kept by mfa/). */
+  mfa_enabled: ColumnType<number | bigint | string | boolean, 0 | 1 | undefined, 0 | 1>;
 }
 
 /** A `users` row as a query returns it. */

@@ -20,5 +20,6 @@ export function toPerson(row: UserRow): Person {
     createdAt: toNum(row.created_at),
     admin: toBool(row.is_admin),
     disabledAt: toNumOrNull(row.disabled_at),
+    mfaEnabled: toBool(row.mfa_enabled),
   };
 }

@@ -16,6 +16,11 @@ export interface Person {
   admin: boolean;
   /** Issue #39: when the operator disabled the account (it signs in to nothing), or null. */
   disabledAt: number | null;
+  /**
+   * Issue #38 §4: a TOTP authenticator or a passkey is set up (Discord's mfa_enabled); never for a
+   * bot. Read from the row; absent on a Person built in memory before its row exists (sign-up), which has none.
+   */
+  mfaEnabled?: boolean;
 }
 
 /**

@@ -111,7 +111,7 @@ export async function purgeSessionMethodsOfUser(db: Db, userId: string, before: 
  * Whether the person has a second factor (issue #38 §4): a confirmed TOTP authenticator or a
  * registered passkey. Reads the passkeys table directly, so mfa depends on no accounts service.
  */
-export async function anySecondFactor(db: Db, userId: string): Promise<boolean> {
+async function anySecondFactor(db: Db, userId: string): Promise<boolean> {
   const row = await db
     .selectNoFrom((eb) => [
       eb.exists(eb.selectFrom('mfa_totp').select('user_id').where('user_id', '=', userId).where('enabled_at', 'is not', null)).as('totp'),
@@ -134,4 +134,20 @@ export async function countPasskeys(db: Db, userId: string): Promise<number> {
 export async function deletePasskeysOf(db: Db, userId: string): Promise<number> {
   const result = await db.deleteFrom('passkeys').where('user_id', '=', userId).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Sets the person's users.mfa_enabled from what they have now (a confirmed TOTP authenticator or a
+ * passkey), in the caller's transaction, and returns it.
+ */
+export async function syncMfaEnabled(db: Db, userId: string): Promise<boolean> {
+  const on = await anySecondFactor(db, userId);
+  await db.updateTable('users').set({ mfa_enabled: on ? 1 : 0 }).where('id', '=', userId).execute();
+  return on;
+}
+
+/** users.mfa_enabled of the person (false for an unknown id). */
+export async function readMfaEnabled(db: Db, userId: string): Promise<boolean> {
+  const row = await db.selectFrom('users').select('mfa_enabled').where('id', '=', userId).executeTakeFirst();
+  return row !== undefined && toBool(row.mfa_enabled);
 }

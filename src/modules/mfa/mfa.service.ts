@@ -14,7 +14,6 @@ import type { Person } from '../directory/people.js';
 import { startSessionIn, type StartedSession } from '../accounts/sessions.service.js';
 import { beginSignIn } from '../accounts/sign-in-throttle.js';
 import {
-  anySecondFactor,
   countPasskeys,
   countUnusedRecoveryCodes,
   deletePasskeysOf,
@@ -29,8 +28,10 @@ import {
   insertSessionMethods,
   purgePendingSignIns,
   purgeSessionMethodsOfUser,
+  readMfaEnabled,
   replaceRecoveryCodes,
   saveTotpEnrolment,
+  syncMfaEnabled,
   useRecoveryCode,
   useTotpStep,
 } from './mfa.repository.js';
@@ -90,7 +91,8 @@ function matchingStep(deps: Deps, base32: string, code: string): number | undefi
  * registered passkey, so the sign-in, account deletion and the servers' MFA level ask one question.
  */
 export async function hasSecondFactor(deps: Deps, userId: string): Promise<boolean> {
-  return anySecondFactor(deps.db, userId);
+  // users.mfa_enabled, kept in the transaction of every change to a second factor (secondFactorsChanged).
+  return readMfaEnabled(deps.db, userId);
 }
 
 export async function secondFactorStatus(deps: Deps, userId: string): Promise<SecondFactorStatus> {
@@ -166,6 +168,7 @@ export async function confirmTotp(deps: Deps, acting: Acting<PersonActor>, code:
   await changing(deps, acting, async (trx, emit) => {
     if (!(await enableTotp(trx, userId, step, now))) throw invalidField(['code'], 'TOTP_NOT_ENROLLING', 'Start setting up an authenticator app first.');
     await replaceRecoveryCodes(trx, userId, codes.map(recoveryHash), now);
+    await secondFactorsChanged(trx, userId);
     emit({ type: 'mfa.totp_enabled', userId });
     emit({ type: 'mfa.recovery_codes_generated', userId });
   });
@@ -187,11 +190,13 @@ export async function issueRecoveryCodesIfNone(deps: Deps, trx: Parameters<typeo
 }
 
 /**
- * A step of the change that removes a second factor, inside its transaction: when none is left,
- * the recovery codes go too (they stand in for a second factor the person no longer has).
+ * A step of every change that adds or removes a second factor (TOTP or a passkey), inside its
+ * transaction: users.mfa_enabled follows (issue #38 §4: /users/@me and the MFA-level checks read
+ * it with the person's row), and when no factor is left the recovery codes go too (they stand in
+ * for a second factor the person no longer has).
  */
-export async function dropRecoveryCodesIfNoFactor(trx: Parameters<typeof deleteRecoveryCodes>[0], userId: string): Promise<void> {
-  if (!(await anySecondFactor(trx, userId))) await deleteRecoveryCodes(trx, userId);
+export async function secondFactorsChanged(trx: Parameters<typeof deleteRecoveryCodes>[0], userId: string): Promise<void> {
+  if (!(await syncMfaEnabled(trx, userId))) await deleteRecoveryCodes(trx, userId);
 }
 
 /**
@@ -201,7 +206,7 @@ export async function dropRecoveryCodesIfNoFactor(trx: Parameters<typeof deleteR
 export async function dropSecondFactors(trx: Parameters<typeof deleteTotp>[0], userId: string): Promise<void> {
   await deleteTotp(trx, userId);
   await deletePasskeysOf(trx, userId);
-  await deleteRecoveryCodes(trx, userId);
+  await secondFactorsChanged(trx, userId);
 }
 
 /**
@@ -266,7 +271,7 @@ export async function disableTotp(deps: Deps, acting: Acting<PersonActor>, input
   await reauthenticate(deps, acting, input);
   await changing(deps, acting, async (trx, emit) => {
     await deleteTotp(trx, userId);
-    await dropRecoveryCodesIfNoFactor(trx, userId);
+    await secondFactorsChanged(trx, userId);
     emit({ type: 'mfa.totp_disabled', userId });
   });
 }
@@ -298,6 +303,7 @@ export async function resetSecondFactors(deps: Deps, acting: Acting<Who>, userna
     const had = (await deleteTotp(trx, userId)) > 0;
     const passkeys = await deletePasskeysOf(trx, userId);
     const codes = await deleteRecoveryCodes(trx, userId);
+    await secondFactorsChanged(trx, userId);
     const any = had || passkeys > 0 || codes > 0;
     if (any) emit({ type: 'mfa.reset_by_operator', userId });
     return any;

@@ -71,9 +71,8 @@ async function userRecord(deps: Deps, bearer: BearerToken): Promise<UserRecord> 
   // The person was deleted between the token lookup and now (their grants go with them).
   if (!person) throw ApiErrors.unauthorized();
   // SPEC §2.5: identify gives the name, username and avatar; email adds the e-mail.
-  // mfa_enabled (issue #38 §4) is left out until the person row carries it: reading the second
-  // factors here would add a statement to every /users/@me (test/http/token-round-trips.test.ts).
-  return presentCurrentUser(person, bearer.scopes.includes('email'));
+  // Issue #38 §4: Discord's mfa_enabled, from the person's row the bearer check read (no statement of its own).
+  return presentCurrentUser({ ...person, mfaEnabled: !person.bot && person.mfaEnabled === true }, bearer.scopes.includes('email'));
 }
 
 /** GET /api/v1/users/@me; the caller has checked the identify scope. */
@@ -104,7 +103,8 @@ export async function serversOfBearer(deps: Deps, bearer: BearerToken): Promise<
 export async function botUser(deps: Deps, bot: BotPrincipal): Promise<UserRecord> {
   const account = await getPerson(deps, bot.botUserId);
   if (!account) throw ApiErrors.unauthorized();
-  return presentUser(account);
+  // Discord's @me carries mfa_enabled; a bot has no second factor.
+  return { ...presentUser(account), mfa_enabled: false };
 }
 
 /**
