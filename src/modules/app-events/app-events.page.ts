@@ -42,7 +42,7 @@ function deliveryLog(deliveries: readonly Delivery[]): SafeHtml {
 <caption class="small muted">The last ${deliveries.length} requests sent to this app, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Sent</th><th scope="col">Outcome</th><th scope="col">Status</th><th scope="col">Latency</th><th scope="col">Next retry</th></tr></thead>
 <tbody>${deliveries.map(
-    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.kind === 'event' ? d.eventType ?? '' : d.kind === 'event-ping' ? 'Event URL check' : `Interactions URL check: ${d.eventType ?? ''}`}</td><td>${OUTCOME_WORDS[d.outcome]}${d.error ? html`<br><span class="small muted">${d.error}</span>` : ''}</td><td>${d.httpStatus ?? '—'}</td><td>${d.latencyMs === null ? '—' : `${d.latencyMs} ms`}</td><td>${when(d.nextRetryAt)}</td></tr>`,
+    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.kind === 'event' ? d.eventType ?? '' : d.kind === 'event-ping' ? 'Event URL check' : d.kind === 'interaction' ? `Command ${d.eventType ?? ''}` : `Interactions URL check: ${d.eventType ?? ''}`}</td><td>${OUTCOME_WORDS[d.outcome]}${d.error ? html`<br><span class="small muted">${d.error}</span>` : ''}</td><td>${d.httpStatus ?? '—'}</td><td>${d.latencyMs === null ? '—' : `${d.latencyMs} ms`}</td><td>${when(d.nextRetryAt)}</td></tr>`,
   )}</tbody>
 </table></div>`;
 }

@@ -175,6 +175,16 @@ export async function callInteractionsEndpoint(deps: Deps, applicationId: string
   return sendSigned(deps, endpoints, endpoints.interactionsEndpointUrl, interaction, { timeoutMs: INTERACTION_TIMEOUT_MS });
 }
 
+/**
+ * Records in the app's delivery log what became of an interaction sent to its endpoint (issue #40
+ * §2: the owner sees why an answer was refused or missing): `command` as `/name`, `error` null
+ * when the answer was used.
+ */
+export async function logInteractionDelivery(deps: Deps, applicationId: string, command: string, answer: InteractionAnswer, error: string | null): Promise<void> {
+  const sent: SendResult = { status: answer.status, body: answer.body, latencyMs: answer.latencyMs, failure: answer.failure };
+  await logDelivery(deps, logEntry(applicationId, 'interaction', command, error === null ? 'accepted' : 'refused', sent, { error }));
+}
+
 // --- Verifying endpoints ------------------------------------------------------------------------
 
 /**

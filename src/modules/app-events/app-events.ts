@@ -109,7 +109,7 @@ export interface AppEndpoints {
   eventWebhooksDisabledReason: string | null;
 }
 
-export type DeliveryKind = 'event' | 'event-ping' | 'interactions-ping';
+export type DeliveryKind = 'event' | 'event-ping' | 'interactions-ping' | 'interaction';
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'dropped' | 'accepted' | 'refused';
 
 export interface Delivery {

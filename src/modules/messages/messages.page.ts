@@ -37,6 +37,8 @@ export interface ChannelPageInput {
   error?: string;
   /** What was typed, when posting failed. */
   content?: string;
+  /** An app's ephemeral answer to the viewer's command (issue #40 §2: flag 64, stored nowhere). */
+  ephemeral?: { appName: string; commandName: string; content: string };
   /** Which messages the viewer may edit or delete (message-actions.page.ts). */
   rights?: MessageRights;
   /** Name colours by user id (their highest coloured role's, issue #24). */
@@ -98,6 +100,7 @@ ${serverList(input.servers, server.id)}
     ? html`<form method="post" action="/channels/${channel.id}/messages" id="post" class="card">
 ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+${input.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${input.ephemeral.appName} answered /${input.ephemeral.commandName}</p><p>${input.ephemeral.content}</p></div>` : ''}
 <label for="content">Message #${channel.name}</label>
 <textarea id="content" name="content" required rows="3" data-composer aria-describedby="composer-hint">${input.content ?? ''}</textarea>
 <p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>

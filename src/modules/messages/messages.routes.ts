@@ -14,6 +14,7 @@ import { messageItem } from './message-list.page.js';
 import { channelPage } from './messages.page.js';
 import { ChannelParams, ChannelQuery, PostMessageBody, ReadChannelBody } from './messages.schemas.js';
 import { loadChannelPage, postMessage, readChannelUpTo } from './messages.service.js';
+import { invokeCommand } from '../interactions/interactions.service.js';
 
 const hide = { hide: true } as const;
 
@@ -30,7 +31,14 @@ export function registerMessagePages(pages: App, services: Services): void {
   }
 
   /** The channel view; loadChannelPage checks that the person may view the channel. */
-  async function render(request: FastifyRequest, reply: FastifyReply, channelId: string, failed?: { error: string; content: string; status: number }, before?: string) {
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    channelId: string,
+    failed?: { error: string; content: string; status: number },
+    before?: string,
+    ephemeral?: { appName: string; commandName: string; content: string },
+  ) {
     const data = await loadChannelPage(services, personActing(request, services.clock), channelId, before);
     const { channel, permissions } = data;
     const markup = channelPage({
@@ -52,6 +60,7 @@ export function registerMessagePages(pages: App, services: Services): void {
       canManageWebhooks: has(permissions, Permission.MANAGE_WEBHOOKS),
       rights: { viewerId: request.signedInViewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) },
       ...(failed ? { error: failed.error, content: failed.content } : {}),
+      ...(ephemeral ? { ephemeral } : {}),
     });
     return sendHtml(reply, markup, failed?.status ?? 200);
   }
@@ -74,7 +83,11 @@ export function registerMessagePages(pages: App, services: Services): void {
       const permissions = await requireServerPermission(services, channel.serverId, viewer.id, Permission.VIEW_CHANNEL, ApiErrors.unknownChannel);
       const content = request.body.content ?? '';
       try {
-        const posted = await postMessage(services, personActing(request, services.clock), channel.id, content);
+        // Issue #40 §2: `/name option:value` where an app's command `name` is reachable runs it instead of posting text.
+        const invoked = await invokeCommand(services, personActing(request, services.clock), channel.id, content);
+        if (invoked?.kind === 'failed') return render(request, reply, channel.id, { error: invoked.sentence, content, status: 200 });
+        if (invoked?.kind === 'ephemeral') return render(request, reply, channel.id, undefined, undefined, invoked);
+        const posted = invoked?.kind === 'posted' ? invoked.message : await postMessage(services, personActing(request, services.clock), channel.id, content);
         // composer.js: the new message in the answer; the live stream may bring it too (same id, replaced).
         if (wantsJson(request)) return reply.code(201).send({ id: posted.id, html: messageItem(posted, { rights: { viewerId: viewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) } }).value });
       } catch (error) {

@@ -24,6 +24,9 @@
 
   form.addEventListener("submit", function (event) {
     if (box.value.trim() === "") return;
+    // A /command is answered with the page (an ephemeral answer, the app's failure): posting it
+    // with fetch first would send the interaction twice when that answer falls back to the form.
+    if (/^\s*\//.test(box.value)) return;
     event.preventDefault();
     if (sending) return;
     sending = true;

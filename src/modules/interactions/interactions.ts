@@ -1,0 +1,182 @@
+import { codePoints } from '../../core/checked.js';
+import { isSnowflake } from '../../core/snowflake.js';
+
+/**
+ * Pure rules for commands invoked from the chat (issue #40 §2): reading `/name option:value …`
+ * from the composer, typing the options by the command's option types, building Discord's
+ * APPLICATION_COMMAND interaction and checking the app's answer. No Fastify, no Kysely.
+ */
+
+/** Discord's interaction types and callback types used here. */
+export const InteractionType = { APPLICATION_COMMAND: 2 } as const;
+export const CallbackType = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5 } as const;
+/** Discord's message flag EPHEMERAL (1 << 6): only the invoker sees the message. */
+export const EPHEMERAL = 64;
+/** Discord's message content limit, which an answer must keep to. */
+const CONTENT_MAX = 2000;
+
+/** Discord's application command option types (the ones a chat command's leaf options use). */
+const OptionType = { STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10 } as const;
+
+/** A composer message read as a command: its name and what followed it. */
+export interface SlashInput {
+  name: string;
+  rest: string;
+}
+
+/** `/name …` → the name (lower case, as commands are stored) and the rest; undefined when the message is not one. */
+export function parseSlashInput(content: string): SlashInput | undefined {
+  const match = /^\/([-_\p{L}\p{N}]{1,32})(?:\s+([\s\S]*))?$/u.exec(content.trim());
+  if (!match) return undefined;
+  return { name: (match[1] as string).toLowerCase(), rest: (match[2] ?? '').trim() };
+}
+
+/** One typed option as Discord sends it in `data.options`. */
+export interface TypedOption {
+  name: string;
+  type: number;
+  value: string | number | boolean;
+}
+
+export type OptionsResult = { ok: true; options: TypedOption[] } | { ok: false; message: string };
+
+/**
+ * `name:value` pairs, a value quoted with "…" when it holds spaces (Discord's composer writes
+ * options the same way). Undefined when something is not a pair.
+ */
+function splitPairs(rest: string): Array<[string, string]> | undefined {
+  const pairs: Array<[string, string]> = [];
+  const pattern = /\s*([-_\p{L}\p{N}]{1,32}):(?:"((?:[^"\\]|\\.)*)"|(\S*))/uy;
+  let at = 0;
+  while (at < rest.length) {
+    pattern.lastIndex = at;
+    const match = pattern.exec(rest);
+    if (!match) return undefined;
+    pairs.push([(match[1] as string).toLowerCase(), match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : (match[3] ?? '')]);
+    at = pattern.lastIndex;
+    while (at < rest.length && /\s/.test(rest[at] as string)) at += 1;
+  }
+  return pairs;
+}
+
+/** A mention (`<@id>`, `<@!id>`, `<#id>`, `<@&id>`) or a bare id → the id. */
+function idOf(value: string): string | undefined {
+  const id = /^<(?:@!?|#|@&)(\d+)>$/.exec(value)?.[1] ?? value;
+  return isSnowflake(id) ? id : undefined;
+}
+
+function typed(option: Record<string, unknown>, raw: string): { ok: true; value: string | number | boolean } | { ok: false; why: string } {
+  const type = Number(option.type);
+  switch (type) {
+    case OptionType.STRING: {
+      const length = codePoints(raw);
+      const min = typeof option.min_length === 'number' ? option.min_length : 0;
+      const max = typeof option.max_length === 'number' ? option.max_length : 6000;
+      if (length < Math.max(1, min)) return { ok: false, why: `must be at least ${Math.max(1, min)} characters` };
+      if (length > max) return { ok: false, why: `must be at most ${max} characters` };
+      return { ok: true, value: raw };
+    }
+    case OptionType.INTEGER:
+    case OptionType.NUMBER: {
+      const integer = type === OptionType.INTEGER;
+      const pattern = integer ? /^-?\d{1,16}$/ : /^-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
+      const value = Number(raw);
+      if (!pattern.test(raw) || !Number.isFinite(value) || (integer && !Number.isSafeInteger(value))) return { ok: false, why: integer ? 'must be a whole number' : 'must be a number' };
+      if (typeof option.min_value === 'number' && value < option.min_value) return { ok: false, why: `must be at least ${option.min_value}` };
+      if (typeof option.max_value === 'number' && value > option.max_value) return { ok: false, why: `must be at most ${option.max_value}` };
+      return { ok: true, value };
+    }
+    case OptionType.BOOLEAN: {
+      const lower = raw.toLowerCase();
+      if (lower === 'true' || lower === 'yes') return { ok: true, value: true };
+      if (lower === 'false' || lower === 'no') return { ok: true, value: false };
+      return { ok: false, why: 'must be true or false' };
+    }
+    case OptionType.USER:
+    case OptionType.CHANNEL:
+    case OptionType.ROLE:
+    case OptionType.MENTIONABLE: {
+      const id = idOf(raw);
+      const what = { [OptionType.USER]: 'a user', [OptionType.CHANNEL]: 'a channel', [OptionType.ROLE]: 'a role', [OptionType.MENTIONABLE]: 'a user or role' }[type];
+      return id === undefined ? { ok: false, why: `must be ${what} (a mention or an id)` } : { ok: true, value: id };
+    }
+    default:
+      return { ok: false, why: 'has a type that cannot be typed in the composer' };
+  }
+}
+
+/**
+ * Types the `name:value` pairs by the command's options (Discord's option types: string, integer,
+ * boolean, user, channel, role, mentionable, number), in the command's order. Refused, with a
+ * sentence for the composer: a pair that is not `name:value`, an unknown or repeated option, a
+ * value of the wrong type or outside the option's limits or choices, a missing required option.
+ * Sub-commands are not typed here.
+ */
+export function typeOptions(commandName: string, declared: readonly Record<string, unknown>[], rest: string): OptionsResult {
+  if (declared.some((o) => o.type === 1 || o.type === 2)) return { ok: false, message: `/${commandName} has sub-commands, which cannot be typed in the composer.` };
+  const pairs = splitPairs(rest);
+  if (!pairs) return { ok: false, message: `Write the options of /${commandName} as name:value (quote a value with spaces: name:"two words").` };
+  const given = new Map<string, string>();
+  for (const [name, value] of pairs) {
+    if (!declared.some((o) => o.name === name)) {
+      const known = declared.map((o) => String(o.name)).join(', ');
+      return { ok: false, message: `/${commandName} has no option "${name}"${known ? ` (its options: ${known})` : ''}.` };
+    }
+    if (given.has(name)) return { ok: false, message: `The option ${name} of /${commandName} is given twice.` };
+    given.set(name, value);
+  }
+  const options: TypedOption[] = [];
+  for (const option of declared) {
+    const name = String(option.name);
+    const raw = given.get(name);
+    if (raw === undefined) {
+      if (option.required === true) return { ok: false, message: `/${commandName} needs the option ${name}.` };
+      continue;
+    }
+    const result = typed(option, raw);
+    if (!result.ok) return { ok: false, message: `The option ${name} of /${commandName} ${result.why}.` };
+    const choices = Array.isArray(option.choices) ? (option.choices as Array<{ name?: unknown; value?: unknown }>) : [];
+    if (choices.length > 0) {
+      const chosen = choices.find((c) => c.value === result.value || c.name === raw);
+      if (!chosen) return { ok: false, message: `The option ${name} of /${commandName} must be one of: ${choices.map((c) => String(c.name)).join(', ')}.` };
+      options.push({ name, type: Number(option.type), value: chosen.value as string | number | boolean });
+      continue;
+    }
+    options.push({ name, type: Number(option.type), value: result.value });
+  }
+  return { ok: true, options };
+}
+
+/** What an app answered, once checked. */
+export type CheckedAnswer =
+  | { kind: 'message'; content: string; ephemeral: boolean }
+  | { kind: 'deferred'; ephemeral: boolean }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * Checks an app's answer to an APPLICATION_COMMAND (Discord's interaction response): a 2xx with a
+ * JSON object whose `type` is 4 (a message: `data.content` of 1–2000 characters, `flags` 64 for
+ * ephemeral) or 5 (deferred). Anything else is invalid, with the reason the app's owner reads in
+ * the delivery log. Mentions are not allowed to ping anyone (Discord's `allowed_mentions` is not
+ * honoured here), so an answer asking for them is refused rather than silently changed.
+ */
+export function checkAnswer(status: number, body: Buffer): CheckedAnswer {
+  if (status < 200 || status >= 300) return { kind: 'invalid', reason: `it answered ${status}, not 200` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { kind: 'invalid', reason: 'its answer is not JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'invalid', reason: 'its answer is not a JSON object' };
+  const answer = parsed as { type?: unknown; data?: unknown };
+  const data = (typeof answer.data === 'object' && answer.data !== null ? answer.data : {}) as { content?: unknown; flags?: unknown; allowed_mentions?: unknown; embeds?: unknown };
+  const ephemeral = typeof data.flags === 'number' && (data.flags & EPHEMERAL) !== 0;
+  if (answer.type === CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE) return { kind: 'deferred', ephemeral };
+  if (answer.type !== CallbackType.CHANNEL_MESSAGE_WITH_SOURCE) return { kind: 'invalid', reason: `its answer has type ${JSON.stringify(answer.type)}, not 4 or 5` };
+  if (typeof data.content !== 'string' || data.content.trim() === '') return { kind: 'invalid', reason: 'its answer of type 4 has no data.content' };
+  if (codePoints(data.content) > CONTENT_MAX) return { kind: 'invalid', reason: `its data.content is longer than ${CONTENT_MAX} characters` };
+  if (data.allowed_mentions !== undefined) return { kind: 'invalid', reason: 'its answer asks for mentions (allowed_mentions), which interactions here cannot make' };
+  if (data.embeds !== undefined && !(Array.isArray(data.embeds) && data.embeds.length === 0)) return { kind: 'invalid', reason: 'its answer has embeds, which interaction answers here cannot carry yet' };
+  return { kind: 'message', content: data.content, ephemeral };
+}

@@ -1,0 +1,190 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import { InteractionResponseType, InteractionType, verifyKeyMiddleware } from 'discord-interactions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Permission } from '../../src/core/permissions.js';
+import type { Channel } from '../../src/modules/directory/channels.js';
+import type { Person } from '../../src/modules/directory/people.js';
+import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { personActingOf } from '../support/acting.js';
+import { given, type TestBot } from '../support/given.js';
+import type { PageAgent } from '../support/page-agent.js';
+
+/**
+ * Issue #40 §2: a command typed in a channel's composer as `/name option:value` reaches the app's
+ * endpoint (built on discord-interactions' verifyKeyMiddleware, unmodified) as Discord's
+ * APPLICATION_COMMAND interaction, and the app's answer is posted by its bot, shown only to the
+ * invoker (flag 64), or refused with the invoker told why and the delivery log saying more.
+ */
+
+interface Received {
+  id: string;
+  application_id: string;
+  type: number;
+  data: { id: string; name: string; type: number; options?: Array<{ name: string; type: number; value: unknown }> };
+  guild_id?: string;
+  channel_id: string;
+  member?: { user: { id: string; username: string }; permissions: string; roles: string[] };
+  user?: { id: string };
+  token: string;
+  version: number;
+  app_permissions: string;
+  locale: string;
+}
+
+describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)', () => {
+  let t: TestApp;
+  let owner: { agent: PageAgent; person: Person };
+  let bot: TestBot;
+  let channel: Channel;
+  let server: Server;
+  const received: Received[] = [];
+  let slowAnswer: Promise<void> | undefined;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+    owner = await given.signedIn(t, { username: 'invoker' });
+    bot = await given.bot(t, { owner: owner.person, name: 'Dice' });
+    const made = await given.server(t, { owner: owner.person });
+    channel = made.channels[0] as Channel;
+    await t.services.db.transaction().execute((trx) =>
+      writeServerInstall(t.services, personActingOf(owner.person.id), trx, {
+        application: { id: bot.client.app.id, name: 'Dice', botUserId: bot.botUserId },
+        serverId: made.id,
+        installerId: owner.person.id,
+        granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
+        commands: true,
+      }),
+    );
+    const commands = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/applications/${bot.client.app.id}/commands`,
+      headers: bot.headers,
+      payload: [
+        {
+          name: 'roll',
+          description: 'Rolls dice',
+          options: [
+            { name: 'sides', description: 'How many sides', type: 4, required: true, min_value: 2, max_value: 100 },
+            { name: 'secret', description: 'Only I see it', type: 5 },
+            { name: 'label', description: 'A label', type: 3 },
+          ],
+        },
+        { name: 'garbage', description: 'Answers something invalid' },
+        { name: 'sleepy', description: 'Answers too late' },
+      ],
+    });
+    expect(commands.statusCode).toBe(200);
+
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
+    const publicKey = (me.json() as { verify_key: string }).verify_key;
+    const app = express();
+    app.post('/interactions', verifyKeyMiddleware(publicKey), (req, res) => {
+      const body = req.body as Received;
+      if (body.type !== InteractionType.APPLICATION_COMMAND) return void res.status(400).end();
+      received.push(body);
+      if (body.data.name === 'garbage') return void res.type('text/plain').send('not json');
+      if (body.data.name === 'sleepy') {
+        // Answers only after Gatehouse's 3-second deadline has passed.
+        slowAnswer = new Promise((resolve) => setTimeout(resolve, 3500));
+        return void slowAnswer.then(() => res.json({ type: 4, data: { content: 'too late' } }));
+      }
+      const options = new Map((body.data.options ?? []).map((o) => [o.name, o.value]));
+      res.json({
+        type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE,
+        data: { content: `Rolled a d${String(options.get('sides'))}${options.has('label') ? ` for ${String(options.get('label'))}` : ''}`, ...(options.get('secret') === true ? { flags: 64 } : {}) },
+      });
+    });
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/interactions`;
+    const saved = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { interactions_endpoint_url: url } });
+    expect(saved.statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await slowAnswer;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t?.close();
+  });
+
+  const channelPath = () => `/channels/${channel.id}`;
+  const send = (content: string) => owner.agent.submit(channelPath(), `${channelPath()}/messages`, { content });
+  const history = async () => (await t.app.inject({ method: 'GET', url: `/api/v1/channels/${channel.id}/messages?limit=50`, headers: bot.headers })).json() as Array<{ content: string; author: { id: string } }>;
+
+  it('/roll sides:6 label:"two words" reaches the app as Discord’s APPLICATION_COMMAND and its type 4 answer is posted by the bot', async () => {
+    const before = received.length;
+    const posted = await send('/roll sides:6 label:"two words"');
+    expect(posted.statusCode).toBe(303);
+    const interaction = received[before] as Received;
+    expect(interaction).toMatchObject({
+      application_id: bot.client.app.id,
+      type: 2,
+      data: { name: 'roll', type: 1, options: [{ name: 'sides', type: 4, value: 6 }, { name: 'label', type: 3, value: 'two words' }] },
+      guild_id: channel.serverId,
+      channel_id: channel.id,
+      member: { user: { id: owner.person.id, username: 'invoker' } },
+      version: 1,
+      locale: 'en-US',
+    });
+    expect(interaction.id).toMatch(/^\d+$/);
+    expect(interaction.data.id).toMatch(/^\d+$/);
+    expect(interaction.token.length).toBeGreaterThan(32);
+    expect(BigInt(interaction.app_permissions) & Permission.SEND_MESSAGES).toBe(Permission.SEND_MESSAGES);
+    expect(interaction).not.toHaveProperty('user');
+    const messages = await history();
+    expect(messages[0]).toMatchObject({ content: 'Rolled a d6 for two words', author: { id: bot.botUserId } });
+    expect(messages.some((m) => m.content.startsWith('/roll'))).toBe(false);
+  });
+
+  it('an answer with flag 64 is shown to the invoker only and stored nowhere', async () => {
+    const page = await send('/roll sides:20 secret:true');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Only you can see this');
+    expect(page.body).toContain('Rolled a d20');
+    expect((await history()).some((m) => m.content.includes('d20'))).toBe(false);
+  });
+
+  it('a bad option is refused in the composer with the reason, and nothing is sent', async () => {
+    const before = received.length;
+    for (const [content, reason] of [
+      ['/roll sides:six', 'The option sides of /roll must be a whole number.'],
+      ['/roll sides:1', 'The option sides of /roll must be at least 2.'],
+      ['/roll', '/roll needs the option sides.'],
+      ['/roll sides:6 colour:red', '/roll has no option &quot;colour&quot;'],
+      ['/roll sides:6 secret:maybe', 'The option secret of /roll must be true or false.'],
+    ] as const) {
+      const page = await send(content);
+      expect(page.statusCode).toBe(400);
+      expect(page.body).toContain(reason);
+    }
+    expect(received.length).toBe(before);
+  });
+
+  it('a message naming no installed command is posted as text', async () => {
+    const posted = await send('/shrug it is what it is');
+    expect(posted.statusCode).toBe(303);
+    expect((await history())[0]?.content).toBe('/shrug it is what it is');
+  });
+
+  it('an answer that is not JSON: the invoker reads "The application\'s answer was invalid", nothing is posted, the delivery log says why', async () => {
+    const count = (await history()).length;
+    const page = await send('/garbage');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The application&#39;s answer was invalid');
+    expect((await history()).length).toBe(count);
+    const log = await owner.agent.get(`/developers/applications/${bot.client.app.id}/webhooks`);
+    expect(log.body).toContain('Command /garbage');
+    expect(log.body).toContain('its answer is not JSON');
+  });
+
+  it('no answer within 3 seconds: the invoker reads "The application did not respond" and nothing is posted', async () => {
+    const count = (await history()).length;
+    const page = await send('/sleepy');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The application did not respond');
+    expect((await history()).length).toBe(count);
+  });
+});
