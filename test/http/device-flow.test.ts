@@ -222,6 +222,29 @@ describe('the device flow (RFC 8628)', () => {
       expect(own.statusCode).toBe(200);
     });
 
+    it('single use: of two concurrent polls of an approved code exactly one gets the tokens', async () => {
+      const started = await start();
+      await answer(started.user_code, 'authorize');
+      const both = await Promise.all([poll(started.device_code), poll(started.device_code)]);
+      expect(both.map((r) => r.statusCode).sort()).toEqual([200, 400]);
+      const refused = both.find((r) => r.statusCode === 400)?.json() as { error: string };
+      expect(['slow_down', 'invalid_grant']).toContain(refused.error);
+      const stored = await t.services.db.selectFrom('oauth_refresh_tokens').select('token_hash').where('application_id', '=', tv.clientId).execute();
+      const issued = both.find((r) => r.statusCode === 200)?.json() as { refresh_token: string };
+      expect(stored.map((r) => r.token_hash)).toContain(hashSecret(issued.refresh_token));
+    });
+
+    it('the API reference documents the device authorization endpoint and the device_code grant type', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+        paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { enum?: string[] }> } }> } } }>;
+      };
+      const device = doc.paths[DEVICE]?.post?.requestBody?.content?.['application/x-www-form-urlencoded']?.schema;
+      expect(Object.keys(device?.properties ?? {})).toEqual(['client_id', 'client_secret', 'scope', 'resource']);
+      const token = doc.paths[TOKEN]?.post?.requestBody?.content?.['application/x-www-form-urlencoded']?.schema;
+      expect(token?.properties?.['grant_type']?.enum).toContain(GRANT);
+      expect(Object.keys(token?.properties ?? {})).toContain('device_code');
+    });
+
     it('an unknown device code or none is refused; the grant type is listed in the token endpoint\'s refusals', async () => {
       expect((await poll('ghdc_unknown')).json()).toMatchObject({ error: 'invalid_grant' });
       expect((await postForm(t, TOKEN, { grant_type: GRANT, client_id: tv.clientId })).json()).toMatchObject({ error: 'invalid_request' });
