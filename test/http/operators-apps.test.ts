@@ -14,6 +14,9 @@ import { given, type TestBot } from '../support/given.js';
 import { codeExchangeFields, getWithBearer, obtainTokens, postForm } from '../support/oauth-factory.js';
 import { markApplicationDisabled } from '../../src/modules/applications/apps-admin.repository.js';
 import { authorizePath } from './authorize.fixtures.js';
+import { insertAppKeysIfMissing, listDeliveries, updateEventWebhooks } from '../../src/modules/app-events/app-events.repository.js';
+import { EventWebhooksStatus } from '../../src/modules/app-events/app-events.js';
+import { DROPPED_DISABLED } from '../../src/modules/app-events/disabled-apps.service.js';
 
 /**
  * Issue #39 §Apps: `gatehouse apps list|show|disable|enable|delete`. A disabled app's tokens and
@@ -127,6 +130,31 @@ describe('gatehouse apps disable / enable', () => {
     expect(revoked.statusCode).toBe(401);
     expect(revoked.json()).toMatchObject({ error: 'invalid_client' });
     expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
+  });
+
+  it('a disabled app gets no app events: the queued ones are dropped (its delivery log says why) and none is queued while it is disabled', async () => {
+    const owner = await given.person(t);
+    const bot = await given.bot(t, { owner, name: 'Listening Bot' });
+    const appId = bot.client.app.id;
+    await insertAppKeysIfMissing(t.services.db, { applicationId: appId, publicKey: 'unused', sealedPrivateKey: 'unused', now: t.clock.now() });
+    await updateEventWebhooks(t.services.db, appId, { url: 'https://events.example.test/gatehouse', status: EventWebhooksStatus.ENABLED, types: ['APPLICATION_AUTHORIZED'], disabledReason: null }, t.clock.now());
+    const queued = async () => (await t.services.db.selectFrom('app_event_outbox').select('event_type').where('application_id', '=', appId).execute()).length;
+    const install = async () => {
+      const server = await given.server(t, { owner });
+      await t.services.db.transaction().execute((trx) =>
+        writeServerInstall(t.services, personActingOf(owner.id), trx, { application: { id: appId, name: 'Listening Bot', botUserId: bot.botUserId }, serverId: server.id, installerId: owner.id, granted: Permission.SEND_MESSAGES, commands: false }),
+      );
+    };
+    await install();
+    expect(await queued()).toBe(1);
+
+    await runCommand(t, 'apps disable', ['--app', appId, '--yes']);
+    expect(await queued()).toBe(0);
+    expect(await listDeliveries(t.services.db, appId, 10)).toEqual([expect.objectContaining({ kind: 'event', eventType: 'APPLICATION_AUTHORIZED', outcome: 'dropped', error: DROPPED_DISABLED })]);
+
+    // A bot install written while it is disabled would be APPLICATION_AUTHORIZED for an enabled app.
+    await install();
+    expect(await queued()).toBe(0);
   });
 
   it('only the operator disables: a person who is not an instance administrator gets 403 50013', async () => {

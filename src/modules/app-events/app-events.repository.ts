@@ -55,10 +55,21 @@ export async function findAppEndpoints(db: Db, applicationId: string): Promise<A
   return row ? endpointsOf(row) : undefined;
 }
 
-/** The apps among `applicationIds` whose event webhooks are enabled (the recorder's one read per change). */
+/**
+ * The apps among `applicationIds` whose event webhooks are enabled (the recorder's one read per
+ * change). An app the operator disabled has none: issue #39, its events are not delivered while it
+ * is disabled, and not held for later either (it could not act on them).
+ */
 export async function findEnabledEventEndpoints(db: Db, applicationIds: readonly string[]): Promise<AppEndpoints[]> {
   if (applicationIds.length === 0) return [];
-  const rows = await db.selectFrom('app_endpoints').select(ENDPOINT_COLUMNS).where('application_id', 'in', applicationIds).where('event_webhooks_status', '=', 2).execute();
+  const rows = await db
+    .selectFrom('app_endpoints')
+    .innerJoin('applications', 'applications.id', 'app_endpoints.application_id')
+    .select(ENDPOINT_COLUMNS.map((c) => `app_endpoints.${c}` as const))
+    .where('app_endpoints.application_id', 'in', applicationIds)
+    .where('app_endpoints.event_webhooks_status', '=', 2)
+    .where('applications.disabled_at', 'is', null)
+    .execute();
   return rows.map(endpointsOf);
 }
 
@@ -173,8 +184,8 @@ export async function rescheduleAppEvent(db: Kysely<Database>, id: string, holde
     .execute();
 }
 
-/** The queued events of an app whose endpoint was turned off: dropped, their types returned for the log. */
-export async function deleteQueuedAppEventsOf(db: Kysely<Database>, applicationId: string): Promise<string[]> {
+/** The queued events of an app whose endpoint was turned off (or that was disabled): dropped, their types returned for the log. */
+export async function deleteQueuedAppEventsOf(db: Db, applicationId: string): Promise<string[]> {
   const rows = await db.deleteFrom('app_event_outbox').where('application_id', '=', applicationId).returning('event_type').execute();
   return rows.map((r) => r.event_type);
 }
@@ -185,7 +196,7 @@ export async function deleteQueuedAppEventsOf(db: Kysely<Database>, applicationI
 export const DELIVERY_LOG_SIZE = 100;
 
 /** Appends one entry and forgets the app's entries older than the last DELIVERY_LOG_SIZE. */
-export async function insertDelivery(db: Kysely<Database>, entry: Delivery): Promise<void> {
+export async function insertDelivery(db: Db, entry: Delivery): Promise<void> {
   await db
     .insertInto('app_deliveries')
     .values({

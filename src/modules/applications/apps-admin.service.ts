@@ -4,6 +4,7 @@ import { ApiErrors, invalidField } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { changing } from '../../events/event-bus.js';
+import { dropAppEventsOfDisabledApp } from '../app-events/disabled-apps.service.js';
 import type { Person } from '../directory/people.js';
 import { requireOperator } from '../directory/operators.service.js';
 import { getPersonById, getPersonByUsername } from '../directory/people.service.js';
@@ -104,7 +105,8 @@ export async function showApp(deps: Deps, actor: Actor, appId: string): Promise<
  * Disables an app (issue #39): every grant of it is revoked in the same commit (refresh →
  * invalid_grant, bearer → 401, on every instance at once: the caches forget committed changes),
  * its bot token stops authenticating and its consent screen says it is unavailable, until it is
- * enabled. Installs and incoming webhooks stay; the bot is inert. Disabling a disabled app
+ * enabled. Installs and incoming webhooks stay; the bot is inert, and its app events are not sent
+ * (dropped, not held: disabled-apps.service.ts). Disabling a disabled app
  * changes nothing (`changed: false`). Emits app.disabled with the operator's reason.
  */
 export async function disableApp(deps: Deps, acting: Acting, appId: string): Promise<{ application: Application; changed: boolean; revokedGrants: number }> {
@@ -114,6 +116,7 @@ export async function disableApp(deps: Deps, acting: Acting, appId: string): Pro
   const done = await changing(deps, acting, async (trx, emit) => {
     if (!(await markApplicationDisabled(trx, app.id, now, acting.reason))) return undefined;
     const revokedGrants = await revokeEveryGrantOfApplication(trx, app.id, now);
+    await dropAppEventsOfDisabledApp(deps, trx, app.id, now);
     emit({ type: 'app.disabled', applicationId: app.id, revokedGrants });
     return revokedGrants;
   });
