@@ -57,7 +57,13 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium', () => {
     await page.goto(`${baseUrl}/settings/security`);
     await page.getByLabel('Name for a new passkey').fill('Phone');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.waitForURL((url) => url.pathname === '/settings/security' && url.hash === '#passkeys');
+    // The first passkey is the person's first second factor: ten recovery codes, shown once (issue #38 §4).
+    await page.waitForURL((url) => url.pathname === '/settings/security/passkeys');
+    await expect.poll(() => page.locator('main').textContent()).toContain('The passkey was added');
+    expect(await page.locator('ol.recovery-codes li').count()).toBe(10);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Done' }).click();
+    await page.waitForURL((url) => url.pathname === '/settings/security');
     await expect.poll(() => page.locator('#passkeys').textContent()).toContain('Phone');
     await expect.poll(() => page.locator('#passkeys').textContent()).toContain('never used');
     await screenshot(page, 'passkeys-01-registered');
