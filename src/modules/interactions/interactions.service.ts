@@ -10,10 +10,8 @@ import { listServerInstalls } from '../applications/installs.service.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { readGuildMember } from '../directory/guilds.service.js';
-import { getPersonById } from '../directory/people.service.js';
 import type { MessageView } from '../messages/messages.js';
 import { postMessage } from '../messages/messages.service.js';
-import { presentUser } from '../resources/resources.js';
 import { checkAnswer, InteractionType, parseSlashInput, typeOptions } from './interactions.js';
 
 /** Discord's interaction `version`. */
@@ -77,21 +75,15 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   const reachable = await reachableCommand(deps, channel, input.name);
   if (!reachable) return undefined;
 
+  const serverId = channel.serverId;
+  if (serverId === null) return undefined;
   // Discord: invoking needs to see the channel and Use application commands there.
-  let permissions = 0n;
-  if (channel.serverId !== null) {
-    permissions = await authorize(deps, actor, channel.serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
-  }
+  const permissions = await authorize(deps, actor, serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
 
-  const person = await getPersonById(deps, actor.id);
-  if (!person) throw ApiErrors.unknownUser();
-  const appPermissions = channel.serverId === null ? 0n : ((await memberPermissions(deps, channel.serverId, reachable.botUserId)) ?? 0n);
-  const who =
-    channel.serverId === null
-      ? { user: presentUser(person) }
-      : { member: { ...(await readGuildMember(deps, actor.id, channel.serverId, actor.id)), permissions: permissions.toString() } };
+  const appPermissions = (await memberPermissions(deps, serverId, reachable.botUserId)) ?? 0n;
+  const member = { ...(await readGuildMember(deps, actor.id, serverId, actor.id)), permissions: permissions.toString() };
   const interaction = {
     id: deps.ids.next(),
     application_id: reachable.applicationId,
@@ -102,9 +94,9 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       type: reachable.command.type,
       ...(typed.options.length > 0 ? { options: typed.options } : {}),
     },
-    ...(channel.serverId === null ? {} : { guild_id: channel.serverId }),
+    guild_id: serverId,
     channel_id: channel.id,
-    ...who,
+    member,
     // Follow-ups are not offered yet: the token only identifies this interaction to the app.
     token: deps.random.bytes(48).toString('base64url'),
     version: INTERACTION_VERSION,
