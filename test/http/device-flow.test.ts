@@ -245,6 +245,15 @@ describe('the device flow (RFC 8628)', () => {
       expect(Object.keys(token?.properties ?? {})).toContain('device_code');
     });
 
+    it('access removed in Settings → Authorized apps before the device polled: access_denied, and no token', async () => {
+      const started = await start();
+      await answer(started.user_code, 'authorize');
+      const removed = await agent.submit(`/settings/authorized-apps/${tv.clientId}/deauthorize`, `/settings/authorized-apps/${tv.clientId}/deauthorize`, {});
+      expect(removed.statusCode).toBe(303);
+      const res = await poll(started.device_code);
+      expect(res.json()).toMatchObject({ error: 'access_denied' });
+    });
+
     it('an unknown device code or none is refused; the grant type is listed in the token endpoint\'s refusals', async () => {
       expect((await poll('ghdc_unknown')).json()).toMatchObject({ error: 'invalid_grant' });
       expect((await postForm(t, TOKEN, { grant_type: GRANT, client_id: tv.clientId })).json()).toMatchObject({ error: 'invalid_request' });

@@ -108,18 +108,20 @@ export async function answerDeviceCode(db: Db, deviceCodeHash: string, answer: {
 
 /**
  * Single use (DESIGN §3): marks an approved device code used and stores its tokens, all or none;
- * 'lost-race' when a concurrent poll took them first.
+ * 'lost-race' when a concurrent poll took them first, 'revoked' when the grant ended meanwhile.
  */
-export async function redeemDeviceCode(db: Kysely<Database>, deviceCodeHash: string, pair: TokenPair): Promise<'redeemed' | 'lost-race'> {
-  const redeemed = await db.transaction().execute(async (trx) => {
+export async function redeemDeviceCode(db: Kysely<Database>, deviceCodeHash: string, pair: TokenPair): Promise<'redeemed' | 'lost-race' | 'revoked'> {
+  return db.transaction().execute(async (trx) => {
+    // The person may have removed the access (Settings → Authorized apps) before the device polled.
+    const grant = await trx.selectFrom('oauth_grants').select('revoked_at').where('id', '=', pair.grantId).executeTakeFirst();
+    if (!grant || grant.revoked_at !== null) return 'revoked';
     const result = await trx.updateTable('oauth_device_codes').set({ status: 'used' }).where('device_code_hash', '=', deviceCodeHash).where('status', '=', 'approved').executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    if (Number(result.numUpdatedRows) !== 1) return 'lost-race';
     const row = { grantId: pair.grantId, applicationId: pair.applicationId, userId: pair.userId, createdAt: pair.now, resourceServerId: pair.resourceServerId };
     await insertAccessToken(trx, { ...row, tokenHash: pair.accessHash, scopes: pair.accessScopes, expiresAt: pair.accessExpiresAt });
     await insertRefreshToken(trx, { ...row, tokenHash: pair.refreshHash, scopes: pair.refreshScopes, expiresAt: pair.refreshExpiresAt, rotationKey: pair.rotationKey() });
-    return true;
+    return 'redeemed';
   });
-  return redeemed ? 'redeemed' : 'lost-race';
 }
 
 /** Removes up to `batch` device codes that expired before `before`; returns how many. */

@@ -47,8 +47,11 @@ async function issueTokens(deps: Deps, clientId: string, stored: { userId: strin
   if (userId === null || grantId === null) throw new OAuthError('invalid_grant', 'device code is invalid');
   const { access, refresh } = drawTokenPair(deps);
   const pair = pairToStore(deps, { grantId, applicationId: clientId, userId, accessHash: access.hash, accessScopes: scopes, refreshHash: refresh.hash, refreshScopes: scopes, now, resourceServerId });
+  const redeemed = await redeemDeviceCode(deps.db, hash, pair);
+  // RFC 8628 §3.5: the person withdrew the approval (removed the app's access) before this poll.
+  if (redeemed === 'revoked') throw new OAuthError('access_denied', 'the person removed this access before the device collected it');
   // Lost the race to a concurrent poll that took the tokens: single use.
-  if ((await redeemDeviceCode(deps.db, hash, pair)) !== 'redeemed') throw new OAuthError('invalid_grant', 'device code already used');
+  if (redeemed === 'lost-race') throw new OAuthError('invalid_grant', 'device code already used');
   const response = tokenResponse(access.plain, refresh.plain, pair.accessExpiresAt - now, scopes);
   // A token for another API is no sign-in to Gatehouse: its scopes are that API's (issue #41).
   if (resourceServerId !== null) return response;
