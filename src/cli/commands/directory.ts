@@ -14,10 +14,16 @@ import { cliActing } from '../../core/acting.js';
  * `gatehouse servers|channels|roles|members …` (DESIGN §8). The operator acts (cliActing), outside
  * every server's permissions; the input rules are the pages' (same services).
  */
+/** Issue #39: findPersonToAdd's refusal of a disabled person, which the operator can undo. */
+function isDisabledRefusal(error: ApiError): boolean {
+  return JSON.stringify(error.errors ?? {}).includes('"DISABLED_USER"');
+}
+
 async function personNamed(services: Services, flag: string, username: string): Promise<Person> {
   try {
     return await findPersonToAdd(services, username);
   } catch (error) {
+    if (error instanceof ApiError && isDisabledRefusal(error)) throw new Error(`--${flag}: "${username}" is disabled: enable the account first (gatehouse people enable)`);
     if (error instanceof ApiError) throw new Error(`--${flag}: nobody (other than a bot) has the username "${username}"`);
     throw error;
   }

@@ -64,6 +64,8 @@ export async function findPersonToAdd(deps: Deps, username: string): Promise<Per
   const person = await findPersonByUsername(deps.db, username.trim().replace(/^@/, ''));
   if (!person) throw invalidField(['username'], 'UNKNOWN_USER', 'Nobody has that username.');
   if (person.bot) throw invalidField(['username'], 'BOT_USER', 'Bots join a server when someone adds their app to it.');
+  // Issue #39: the operator's own forms say why, unlike a member's invite form.
+  if (person.disabledAt !== null) throw invalidField(['username'], 'DISABLED_USER', 'That account is disabled: enable it first (gatehouse people enable).');
   return person;
 }
 
@@ -168,7 +170,7 @@ function typedUsername(raw: string): string {
  * §3: adding is an invitation, never a membership without the person's act). The inviter needs
  * Manage server, and to offer roles Manage roles and each role within reach (docs/permissions.md:
  * inviting by username is ours, Discord has no such action). The answer is the same whether the
- * username exists, names a bot, or already has an invitation pending, so the form is no oracle
+ * username exists, names a bot or a disabled person, or already has an invitation pending, so the form is no oracle
  * for usernames; only an empty name, bad roles, or an existing member (whom the inviter can see in
  * the member list anyway) are refused. It expires after 7 days (issue #36 §3). From the web
  * (`acting.address` known) it counts against the invitation limits whoever it names, so the limit
@@ -187,7 +189,8 @@ export async function inviteMember(deps: Deps, acting: Acting<PersonActor>, serv
   const roles = await assignableRoles(deps, serverId, roleIds);
   if (acting.address !== null) await throttleCreation(deps.buckets, deps.clock.now(), 'invitations', inviterId, acting.address);
   const person = await findPersonByUsername(deps.db, username);
-  if (!person || person.bot) return;
+  // Issue #39: a disabled person is nobody to invite, with the same answer as for an unknown name.
+  if (!person || person.bot || person.disabledAt !== null) return;
   if (await findMember(deps.db, serverId, person.id)) throw alreadyMember();
   const now = deps.clock.now();
   const invitationId = deps.ids.next();

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../storage/types.js';
 import type { BotPrincipal } from '../applications/bots.service.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
 import { JOINED_BY_OWN_ACT } from '../directory/members.js';
+import { getPersonById } from '../directory/people.service.js';
 import { type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
 import { findDmChannelIdForPair, findDmPair, findMessageContents, findParty, insertDmChannel, listDmConversations, shareAServer } from './dms.repository.js';
 import { channelHistory } from './messages.service.js';
@@ -21,11 +22,13 @@ export type DmChannelRecord = DmChannelResource;
  * who user-installed the app or shares a server with the bot that they joined by their own act
  * (created it, joined by an invite link, accepted an invitation: issue #21 §3). A membership
  * someone else made for them (an operator's `members add`, or one older than invitations) is not
- * their consent. Checked when a DM is opened and again on every message, so Remove (Settings →
+ * their consent. A disabled person cannot be messaged (issue #39). Checked when a DM is opened and again on every message, so Remove (Settings →
  * Installed apps) or leaving the server takes effect at once.
  */
 export async function botMayMessage(deps: Deps, app: { applicationId: string; botUserId: string }, user: Pick<DmParty, 'id' | 'bot'>): Promise<boolean> {
   if (user.bot || user.id === app.botUserId) return false;
+  // Issue #39: a person the operator disabled is out of reach (50007) until enabled.
+  if ((await getPersonById(deps, user.id))?.disabledAt !== null) return false;
   if (await isUserInstalled(deps, app.applicationId, user.id)) return true;
   return shareAServer(deps.db, app.botUserId, user.id, JOINED_BY_OWN_ACT);
 }
