@@ -40,6 +40,7 @@ import { registerUserInstallPages } from './modules/applications/user-installs.r
 import { registerOAuthApi, registerOAuthPages } from './modules/oauth/oauth.routes.js';
 import { registerOpenIdApi, registerOpenIdPages } from './modules/oidc/oidc.routes.js';
 import { registerResourceServerPages } from './modules/resource-servers/resource-servers.routes.js';
+import { registerClientRegistrationApi } from './modules/client-registration/client-registration.routes.js';
 import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
@@ -161,6 +162,7 @@ export async function buildApp(services: Services): Promise<App> {
   registerApplicationApi(app, services);
   registerAppEventsApi(app, services);
   registerOAuthApi(app, services);
+  registerClientRegistrationApi(app, services);
   registerOpenIdApi(app, services);
   // Issue #42 §2: the routes that take files, with the multipart parser (files/multipart.routes.ts) in a
   // context of their own, so its hooks run for them only.

@@ -86,6 +86,11 @@ export interface Config {
   /** Issue #39: GATEHOUSE_APP_CREATION, who may create apps (the CLI always may). */
   appCreation: 'everyone' | 'admins';
   /**
+   * Issue #41 §3: GATEHOUSE_CLIENT_REGISTRATION, RFC 7591 dynamic client registration: `off`
+   * (no endpoint), `open` (anyone, limited per address), `token` (an operator's initial access token).
+   */
+  clientRegistration: 'off' | 'open' | 'token';
+  /**
    * Issue #42 §1: GATEHOUSE_FILE_STORE, where files' bytes live: `fs` (under `filesDir`) or
    * `postgres` (chunked rows in the database, shared by every instance); undefined: `postgres` on
    * PostgreSQL, `fs` on SQLite (chosen by services.ts from the database it connected to).
@@ -136,6 +141,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SIGN_UPS: 'open',
   GATEHOUSE_SERVER_CREATION: 'everyone',
   GATEHOUSE_APP_CREATION: 'everyone',
+  GATEHOUSE_CLIENT_REGISTRATION: 'off',
   GATEHOUSE_FILE_STORE: '',
   GATEHOUSE_FILES_DIR: './data/files',
   GATEHOUSE_ATTACHMENT_MAX_BYTES: '26214400',
@@ -265,6 +271,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (serverCreation !== 'everyone' && serverCreation !== 'admins') problems.push(`GATEHOUSE_SERVER_CREATION must be everyone or admins (got "${serverCreation}")`);
   const appCreation = read('GATEHOUSE_APP_CREATION') as Config['appCreation'];
   if (appCreation !== 'everyone' && appCreation !== 'admins') problems.push(`GATEHOUSE_APP_CREATION must be everyone or admins (got "${appCreation}")`);
+  const clientRegistration = read('GATEHOUSE_CLIENT_REGISTRATION') as Config['clientRegistration'];
+  if (!['off', 'open', 'token'].includes(clientRegistration)) problems.push(`GATEHOUSE_CLIENT_REGISTRATION must be off, open or token (got "${clientRegistration}")`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -300,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     signUps,
     serverCreation,
     appCreation,
+    clientRegistration,
     fileStore,
     filesDir,
     attachmentMaxBytes,

@@ -6,6 +6,7 @@ import { createApplication, findOwnerByUsername } from '../../modules/applicatio
 import { APPS_PAGE_MAX, deleteAppAsOperator, disableApp, enableApp, listApps, showApp, type AppImpact } from '../../modules/applications/apps-admin.service.js';
 import { enableBot } from '../../modules/applications/bots.service.js';
 import type { Person } from '../../modules/directory/people.js';
+import { isRegisteredApplication } from '../../modules/client-registration/client-registration.js';
 import type { Webhook } from '../../modules/webhooks/webhooks.js';
 import type { CliCommand, ParsedFlags } from '../command.js';
 import { confirmDestructive, pageLimit, YES_FLAG } from '../confirm.js';
@@ -78,6 +79,8 @@ function appRecord(app: Application, owner: Person | undefined): Record<string, 
     owner_id: app.ownerId,
     owner_username: owner?.username ?? null,
     confidential: app.confidential,
+    // Issue #41 §3: registered by itself (RFC 7591), not reviewed by anyone.
+    registered: isRegisteredApplication(app),
     bot_user_id: app.botUserId,
     disabled: app.disabledAt !== null,
     disabled_at: app.disabledAt === null ? null : new Date(app.disabledAt).toISOString(),

@@ -278,3 +278,22 @@ export async function findOwnerByUsername(deps: Deps, username: string): Promise
   if (!person) throw ApiErrors.unknownUser();
   return person;
 }
+
+/**
+ * Steps of a self-registered application's change (issue #41 §3, client-registration/), run in
+ * the caller's transaction: the caller holds the acting and emits the event. Registration has
+ * its own rules (RFC 7591), so these write what it checked.
+ */
+export async function insertApplicationIn(trx: Transaction<Database>, app: Application): Promise<void> {
+  await insertApplication(trx, app);
+}
+
+/** False when the application is gone. */
+export function updateApplicationIn(trx: Transaction<Database>, id: string, changes: ApplicationChanges, now: number): Promise<boolean> {
+  return updateApplicationRow(trx, id, changes, now);
+}
+
+/** False when the application is gone; its grants, tokens and consents go with it (ON DELETE CASCADE). */
+export function deleteApplicationIn(trx: Transaction<Database>, id: string): Promise<boolean> {
+  return deleteApplicationRow(trx, id);
+}

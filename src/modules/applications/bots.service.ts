@@ -13,6 +13,7 @@ import type { Person } from '../directory/people.js';
 import { createPerson, getPersonById, getPersonByUsername } from '../directory/people.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
+import { isRegisteredApplication } from '../client-registration/client-registration.js';
 import { getManagedApplication } from './applications.service.js';
 import { attachBot, findApplicationByBotTokenHash, isDmParticipant, replaceBotTokenHash } from './bots.repository.js';
 import { botUsername, parseBotAuthorization } from './bots.js';
@@ -51,6 +52,8 @@ const hasNoBot = () => invalidField(['bot'], 'APPLICATION_HAS_NO_BOT', 'This app
 export async function enableBot(deps: Deps, acting: Acting, appId: string): Promise<{ botUserId: string; token: string }> {
   const app = await getManagedApplication(deps, acting.actor, appId);
   if (app.botUserId !== null) throw alreadyHasBot();
+  // Issue #41 §3: nobody reviewed a registered app, so it gets no account that can join servers.
+  if (isRegisteredApplication(app)) throw invalidField(['bot'], 'APPLICATION_REGISTERED', 'An application that registered itself (RFC 7591) cannot have a bot.');
 
   const token = issueSecret(deps.random, 'botToken');
   const botUserId = deps.ids.next();

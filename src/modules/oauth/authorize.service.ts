@@ -26,6 +26,7 @@ import { findConsentScopes } from './consents.repository.js';
 import { incomingWebhookScopeProblem, wantsIncomingWebhook } from './incoming-webhook.js';
 import { chosenWebhookChannel, webhookConsent } from './incoming-webhook.service.js';
 import { coversScopes, describeScope, INSTALL_SCOPES } from '../../core/scopes.js';
+import { isRegisteredApplication } from '../client-registration/client-registration.js';
 
 export type { AuthorizeOutcome } from './authorize-steps.js';
 
@@ -192,7 +193,7 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
   const server = resource ? (resource.applicationId === app.id ? app : await findApplicationByClientId(deps, resource.applicationId)) : undefined;
   const describe = (name: string) => (resource ? (resource.scopes.find((s) => s.name === name)?.description ?? name) : describeScope(name));
   return {
-    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
+    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null, registered: isRegisteredApplication(app) },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
     fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
