@@ -3,12 +3,14 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { InteractionResponseType, InteractionType, verifyKeyMiddleware } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Permission } from '../../src/core/permissions.js';
+import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
+import { addMember } from '../../src/modules/directory/members.service.js';
+import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { personActingOf } from '../support/acting.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 import { given, type TestBot } from '../support/given.js';
 import type { PageAgent } from '../support/page-agent.js';
 
@@ -39,6 +41,7 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
   let owner: { agent: PageAgent; person: Person };
   let bot: TestBot;
   let channel: Channel;
+  let everyoneRoleId: string;
   let server: Server;
   const received: Received[] = [];
   let slowAnswer: Promise<void> | undefined;
@@ -49,6 +52,7 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     bot = await given.bot(t, { owner: owner.person, name: 'Dice' });
     const made = await given.server(t, { owner: owner.person });
     channel = made.channels[0] as Channel;
+    everyoneRoleId = made.everyoneRoleId;
     await t.services.db.transaction().execute((trx) =>
       writeServerInstall(t.services, personActingOf(owner.person.id), trx, {
         application: { id: bot.client.app.id, name: 'Dice', botUserId: bot.botUserId },
@@ -186,5 +190,15 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('The application did not respond');
     expect((await history()).length).toBe(count);
+  });
+
+  it('a member without Use application commands is refused (403) and nothing reaches the app', async () => {
+    const member = await given.signedIn(t, { username: 'quiet' });
+    await addMember(t.services, operatorActing(), channel.serverId as string, member.person.id);
+    await updateRole(t.services, operatorActing(), channel.serverId as string, everyoneRoleId, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.USE_APPLICATION_COMMANDS });
+    const before = received.length;
+    const refused = await member.agent.submit(channelPath(), `${channelPath()}/messages`, { content: '/roll sides:6' });
+    expect(refused.statusCode).toBe(403);
+    expect(received.length).toBe(before);
   });
 });
