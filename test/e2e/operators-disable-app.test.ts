@@ -2,12 +2,11 @@ import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
 import { runCommand } from '../support/directory-fixtures.js';
 import { given, type TestBot } from '../support/given.js';
 import { obtainTokens } from '../support/oauth-factory.js';
-import { freePort } from '../support/ports.js';
+import { startInstances, twoInstances, type Instances } from '../support/two-instances.js';
 
 /**
  * Issue #39 §Tests: after `gatehouse apps disable`, an unmodified oauth4webapi client's refresh
@@ -15,42 +14,25 @@ import { freePort } from '../support/ports.js';
  * token gets 401; `apps enable` restores the bot. On PostgreSQL with Redis the clients talk to a
  * second instance of the same database, whose caches must see the disabling at once.
  */
-const twoInstances = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
 if (!twoInstances) console.log('operators-disable-app: one instance: the second-instance check needs TEST_DATABASE_URL (PostgreSQL) and TEST_REDIS_URL (Redis)');
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 describe('apps disable, seen by unmodified clients', () => {
+  let instances: Instances | undefined;
   let a: TestApp;
-  let b: TestApp;
   let baseUrl: string;
   let bot: TestBot;
   let as: oauth.AuthorizationServer;
 
   beforeAll(async () => {
-    const portA = await freePort();
-    const portB = twoInstances ? await freePort() : portA;
-    const urlA = `http://127.0.0.1:${portA}`;
-    // The clients use the second instance when there is one; the CLI acts through the first.
-    baseUrl = `http://127.0.0.1:${portB}`;
-    const env: Record<string, string> = twoInstances ? { GATEHOUSE_BASE_URL: baseUrl, REDIS_URL: TEST_REDIS_URL as string } : { GATEHOUSE_BASE_URL: baseUrl };
-    a = await createTestApp({ env: twoInstances ? { ...env, GATEHOUSE_BASE_URL: urlA } : env });
-    await a.app.listen({ port: portA, host: '127.0.0.1' });
-    if (twoInstances) {
-      b = await createTestApp({ env, sameDatabaseAs: a, clock: a.clock });
-      await b.app.listen({ port: portB, host: '127.0.0.1' });
-      for (let i = 0; i < 200 && !(a.services.coherence?.live() && b.services.coherence?.live()); i++) await new Promise((r) => setTimeout(r, 25));
-    } else {
-      b = a;
-    }
+    instances = await startInstances();
+    ({ a, baseUrl } = instances);
     bot = await given.bot(a, { name: 'Rowdy Bot' });
     const issuer = new URL(baseUrl);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
   });
-  afterAll(async () => {
-    if (b !== a) await b?.close();
-    await a?.close();
-  });
+  afterAll(async () => instances?.close());
 
   const discord = (token: string) => new API(new REST({ api: `${baseUrl}/api`, version: '1', timeout: 15_000, retries: 0 }).setToken(token));
 
