@@ -29,13 +29,6 @@ export async function updateRegisteredMetadata(db: Db, applicationId: string, me
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** The ids of the applications that registered themselves among `ids` (the operator's lists mark them). */
-export async function registeredAmong(db: Db, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('registered_clients').select('application_id').where('application_id', 'in', ids).execute();
-  return new Set(rows.map((r) => toId(r.application_id)));
-}
-
 export async function insertRegistrationToken(db: Db, row: { id: string; tokenHash: string; expiresAt: number | null; createdAt: number }): Promise<void> {
   await db.insertInto('registration_tokens').values({ id: row.id, token_hash: row.tokenHash, expires_at: row.expiresAt, created_at: row.createdAt }).execute();
 }
