@@ -9,6 +9,7 @@ import { createClient, getWithBearer, obtainTokens } from '../support/oauth-fact
 import { getPersonById } from '../../src/modules/directory/people.service.js';
 import { hasSecondFactor, resetSecondFactors } from '../../src/modules/mfa/mfa.service.js';
 import { operatorActing } from '../support/acting.js';
+import { disablePerson } from '../../src/modules/accounts/people-admin.service.js';
 import { beginPasskeySignIn, PASSKEY_OPTIONS_RULE } from '../../src/modules/accounts/passkeys.service.js';
 import { RateLimitedError } from '../../src/core/errors.js';
 
@@ -149,6 +150,20 @@ describe('Passkeys (issue #38 §4)', () => {
     expect((await signIn.agent.get('/settings/security')).body).toContain('last used');
   });
 
+  it("refuses a disabled person's passkey sign-in with the disabled page (403), starting no session (issue #39)", async () => {
+    const username = fresh();
+    const owner = await register(username);
+    const authenticator = new SoftAuthenticator();
+    await addPasskey(owner, authenticator);
+    const person = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+    await disablePerson(t.services, operatorActing(), String(person.id), 'spam');
+    const signIn = await passkeySignIn((o) => authenticator.assert(o));
+    expect(signIn.status).toBe(403);
+    expect(signIn.body).toContain('has been disabled by the operator');
+    expect(signIn.agent.cookies.has('gh_session')).toBe(false);
+    expect((await actions(username)).filter((a) => a.action === 'signin.succeeded')).toHaveLength(0);
+  });
+
   it('refuses a replayed assertion: the challenge works once', async () => {
     const owner = await register(fresh());
     const authenticator = new SoftAuthenticator();
@@ -253,6 +268,21 @@ describe('Passkeys (issue #38 §4)', () => {
     const res = await agent.submit('/login/second-factor', '/login/second-factor/passkey', { credential: authenticator.assert(request), next: '/settings/profile' });
     expect(res.statusCode, res.body).toBe(303);
     expect(await sessionMethods(t.services, agent.cookies.get('gh_session') ?? '')).toEqual(['pwd', 'hwk', 'mfa']);
+  });
+
+  it('ends at the second step a sign-in whose account was disabled after its password (403, no session; issue #39)', async () => {
+    const username = fresh();
+    const owner = await register(username);
+    const authenticator = new SoftAuthenticator();
+    await addPasskey(owner, authenticator);
+    const agent = await atSecondStep(username);
+    const person = await t.services.db.selectFrom('users').select('id').where('username_key', '=', username).executeTakeFirstOrThrow();
+    await disablePerson(t.services, operatorActing(), String(person.id), null);
+    const request = await options<{ challenge: string; rpId: string }>(agent, '/login/second-factor', '/login/second-factor/passkey/options');
+    const res = await agent.submit('/login/second-factor', '/login/second-factor/passkey', { credential: authenticator.assert(request) });
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toContain('has been disabled by the operator');
+    expect(agent.cookies.has('gh_session')).toBe(false);
   });
 
   it("refuses another account's passkey at the second step, and starts no session", async () => {

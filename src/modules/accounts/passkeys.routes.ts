@@ -9,6 +9,7 @@ import { cookieNames, cookieOptions } from '../../web/pages.js';
 import { securityPage, AUDIT_PAGE_SIZE } from '../audit/audit.page.js';
 import { readSecurityLog } from '../audit/audit.service.js';
 import { applicationAskingIn } from '../applications/applications.service.js';
+import { isAccountDisabledRefusal } from './disabled-accounts.js';
 import { fieldMessages, loginPage } from './accounts.page.js';
 import { passkeysSection } from './passkeys.page.js';
 import { pendingCookieName } from '../mfa/mfa.routes.js';
@@ -58,7 +59,8 @@ export function registerPasskeyPages(pages: App, services: Services): void {
       if (!isFormError(error)) throw error;
       const askingApp = await applicationAskingIn(services, next);
       const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;
-      return sendHtml(reply, loginPage({ ctx: pageContext(request, services), next, askingApp, error: message }), 400);
+      // Issue #39: a disabled account's verified passkey is told why, as its right password is (403).
+      return sendHtml(reply, loginPage({ ctx: pageContext(request, services), next, askingApp, error: message }), isAccountDisabledRefusal(error.errors) ? 403 : 400);
     }
   });
 
@@ -88,7 +90,7 @@ export function registerPasskeyPages(pages: App, services: Services): void {
     } catch (error) {
       if (!isFormError(error)) throw error;
       const message = Object.values(fieldMessages(error.errors)).flat()[0] ?? error.message;
-      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: message }), 400);
+      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: message }), isAccountDisabledRefusal(error.errors) ? 403 : 400);
     }
   });
 

@@ -4,6 +4,7 @@ import { actingAs, type Acting, type Who } from '../../core/acting.js';
 import { person as personActor, type PersonActor } from '../../core/actor.js';
 import { MINUTE } from '../../core/clock.js';
 import { addFieldError, ApiErrors, RateLimitedError } from '../../core/errors.js';
+import { ACCOUNT_DISABLED_CODE, disabledAccountMessage } from './disabled-accounts.js';
 import type { BucketRule } from '../../rate-limit/bucket.js';
 import { addressBlock, beginSignIn } from './sign-in-throttle.js';
 import { verifyPassword } from '../../core/password.js';
@@ -223,6 +224,12 @@ export async function signInWithPasskey(
     throw refused('passkey', PASSKEY_REFUSED);
   }
   await throttle.succeeded();
+  // Issue #39: a disabled account signs in to nothing, with a passkey as with a password; said
+  // only after a verified assertion, so the refusal tells nobody else whether the account is disabled.
+  if (owner.disabledAt !== null) {
+    await emitted(deps, acting, { type: 'signin.failed', username: owner.username, userId: owner.id, why: 'disabled' });
+    throw ApiErrors.invalidFormBody(addFieldError({}, ['passkey'], { code: ACCOUNT_DISABLED_CODE, message: disabledAccountMessage(deps.config.serviceName) }));
+  }
   const person = owner;
   const signedIn = actingAs(acting, personActor(person.id));
   const amr = ['hwk', 'mfa'];

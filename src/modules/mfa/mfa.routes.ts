@@ -6,6 +6,7 @@ import { anonymousActing, personActing } from '../../http/acting.js';
 import { pageContext, safeNext, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
 import { fieldMessages } from '../accounts/accounts.page.js';
+import { isAccountDisabledRefusal } from '../accounts/disabled-accounts.js';
 import type { StartedSession } from '../accounts/sessions.service.js';
 import { replaceSession } from '../accounts/sessions.service.js';
 import { enrolPage, reauthenticatePage, recoveryCodesPage, secondStepPage } from './mfa.page.js';
@@ -76,7 +77,9 @@ export function registerSecondFactorPages(pages: App, services: Services): void 
         reply.clearCookie(pendingName, cookieOptions(services));
         return sendHtml(reply, secondStepPage({ ctx, next, username: '', error: PENDING_EXPIRED }), 400);
       }
-      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: fieldMessages(error.errors)['code']?.join(' ') }), 400);
+      // Issue #39: an account disabled while its sign-in waited here is told so, on a status of its own.
+      const status = isAccountDisabledRefusal(error.errors) ? 403 : 400;
+      return sendHtml(reply, secondStepPage({ ctx, next, username: person.username, offers: await secondStepOffers(services, person.id), error: fieldMessages(error.errors)['code']?.join(' ') }), status);
     }
   });
 

@@ -13,6 +13,7 @@ import { getPasswordHash, getPersonById, getPersonByUsername } from '../director
 import type { Person } from '../directory/people.js';
 import { startSessionIn, type StartedSession } from '../accounts/sessions.service.js';
 import { beginSignIn } from '../accounts/sign-in-throttle.js';
+import { ACCOUNT_DISABLED_CODE, disabledAccountMessage } from '../accounts/disabled-accounts.js';
 import {
   countPasskeys,
   countUnusedRecoveryCodes,
@@ -377,6 +378,11 @@ export async function completeSecondStep(
     throw invalidField(['code'], 'MFA_CODE_INVALID', WRONG_CODE);
   }
   await throttle.succeeded();
+  // Issue #39: a sign-in that passed its password before the account was disabled ends here.
+  if (person.disabledAt !== null) {
+    await emitted(deps, signedIn, { type: 'signin.failed', username: person.username, userId: person.id, why: 'disabled' });
+    throw invalidField(['code'], ACCOUNT_DISABLED_CODE, disabledAccountMessage(deps.config.serviceName));
+  }
   // RFC 8176: pwd for the password, otp for a TOTP or recovery code, mfa when two were used.
   const amr = ['pwd', method === 'recovery' ? 'otp' : method, 'mfa'];
   const usedMethod = method;
