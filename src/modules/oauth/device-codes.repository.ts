@@ -123,10 +123,3 @@ export async function redeemDeviceCode(db: Kysely<Database>, deviceCodeHash: str
     return 'redeemed';
   });
 }
-
-/** Removes up to `batch` device codes that expired before `before`; returns how many. */
-export async function purgeExpiredDeviceCodes(db: Db, before: number, batch: number): Promise<number> {
-  const doomed = db.selectFrom('oauth_device_codes').select('device_code_hash').where('expires_at', '<', before).limit(batch);
-  const result = await db.deleteFrom('oauth_device_codes').where('device_code_hash', 'in', doomed).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

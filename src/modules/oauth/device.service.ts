@@ -18,7 +18,7 @@ import { parseResourceScope } from '../resource-servers/resource-servers.js';
 import { resolveResource, type ResourceServer } from '../resource-servers/resource-servers.service.js';
 import type { ConsentView } from './authorize.page.js';
 import { authenticateClient } from './client-auth.service.js';
-import { answerDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, purgeExpiredDeviceCodes, type DeviceCode } from './device-codes.repository.js';
+import { answerDeviceCode, findDeviceCodeByUserCode, insertDeviceCode, type DeviceCode } from './device-codes.repository.js';
 import { DEVICE_CODE_LIFETIME_MS, DEVICE_POLL_INTERVAL_S, displayUserCode, drawUserCode, normaliseUserCode } from './device.js';
 import type { TokenParams } from './grants/grant.js';
 import { targetResource } from './grants/resource.js';
@@ -44,9 +44,6 @@ export interface DeviceAuthorizationResponse {
 /** Scopes that write something at the code exchange (installs, issue #4; webhook.incoming, issue #23): the code flow's alone. */
 const BROWSER_ONLY_SCOPES: readonly string[] = [...INSTALL_SCOPES, WEBHOOK_INCOMING_SCOPE];
 
-const PURGE_BATCH = 1000;
-/** Expired device codes are kept a day (a late poll still hears expired_token), then purged. */
-const DEVICE_CODE_RETENTION_MS = 24 * 60 * MINUTE;
 
 /**
  * POST /api/oauth2/device/authorize (RFC 8628 §3.1–3.2; issue #41 §2): authenticates the client as
@@ -62,7 +59,6 @@ export async function startDeviceAuthorization(deps: Deps, acting: Acting<Who>, 
   const server = await targetResource(deps, p['resource']);
   const scopes = deviceScopes(server, p['scope']);
   const now = deps.clock.now();
-  await purgeDeviceCodes(deps, now);
   const device = issueSecret(deps.random, 'deviceCode');
   for (let attempt = 0; ; attempt++) {
     const userCode = drawUserCode((n) => deps.random.bytes(n));
@@ -107,16 +103,6 @@ function deviceScopes(server: ResourceServer | undefined, raw: string | undefine
   const browserOnly = scope.scopes.find((s) => BROWSER_ONLY_SCOPES.includes(s));
   if (browserOnly !== undefined) throw new OAuthError('invalid_scope', `${browserOnly} needs the authorization code flow in a browser: it is not available to devices`);
   return scope.scopes;
-}
-
-/** Purges device codes expired for over a day, in one bounded batch; a failure is logged, never fatal. */
-async function purgeDeviceCodes(deps: Deps, now: number): Promise<void> {
-  try {
-    const purged = await purgeExpiredDeviceCodes(deps.db, now - DEVICE_CODE_RETENTION_MS, PURGE_BATCH);
-    if (purged > 0) deps.logger.debug({ purged }, 'expired device codes purged');
-  } catch (error) {
-    deps.logger.warn({ err: error }, 'could not purge expired device codes');
-  }
 }
 
 /**
