@@ -7,10 +7,10 @@ import { checkAppIconUrl, checkAppName, checkRedirectUris, type Application } fr
 
 /**
  * Who owns a registered application: the system account of migration 2026-11-29-80 (a disabled
- * bot-flagged row with id 1 that nobody signs in as). No person owns a registered app, so none
+ * bot-flagged row with id 4194303 that nobody signs in as). No person owns a registered app, so none
  * manages it in the portal; the operator does, with the CLI.
  */
-export const REGISTRATION_OWNER_ID = '1';
+export const REGISTRATION_OWNER_ID = '4194303';
 
 /** True when the application registered itself (RFC 7591) instead of being created by a person or the operator. */
 export function isRegisteredApplication(app: Pick<Application, 'ownerId'>): boolean {

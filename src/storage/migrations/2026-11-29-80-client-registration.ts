@@ -9,7 +9,8 @@ import { sql, type Kysely } from 'kysely';
  * - `registration_tokens`: the operator's initial access tokens (RFC 7591 §3,
  *   GATEHOUSE_CLIENT_REGISTRATION=token), SHA-256 only, each with an optional expiry.
  * - The system owner of registered applications (`applications.owner_id` is required and refers
- *   to `users`): a bot-flagged account row with id 1 (never a snowflake the generator issues), no
+ *   to `users`): a bot-flagged account row with id 4194303 (2^22 − 1: a snowflake of time 0, which the generator never
+ *   issues, and clear of the small ids hand-written test seeds use), no
  *   password and disabled, so nobody signs in as it, no person list shows it, and no portal
  *   treats its applications as anyone's. Frozen once released.
  */
@@ -30,12 +31,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await sql`INSERT INTO users (id, username, username_key, name, email_verified, bot, created_at, disabled_at, disabled_reason)
-    VALUES (1, 'registered-clients~', 'registered-clients~', 'Registered clients', 0, 1, 0, 0, 'Owns dynamically registered applications; never signs in.')`.execute(db);
+    VALUES (4194303, 'registered-clients~', 'registered-clients~', 'Registered clients', 0, 1, 0, 0, 'Owns dynamically registered applications; never signs in.')`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DELETE FROM applications WHERE owner_id = 1`.execute(db);
-  await sql`DELETE FROM users WHERE id = 1`.execute(db);
+  await sql`DELETE FROM applications WHERE owner_id = 4194303`.execute(db);
+  await sql`DELETE FROM users WHERE id = 4194303`.execute(db);
   await db.schema.dropTable('registration_tokens').execute();
   await db.schema.dropTable('registered_clients').execute();
 }
