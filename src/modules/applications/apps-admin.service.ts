@@ -1,13 +1,13 @@
 import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
-import { ApiErrors, invalidField } from '../../core/errors.js';
+import { ApiErrors } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { changing } from '../../events/event-bus.js';
 import { dropAppEventsOfDisabledApp } from '../app-events/disabled-apps.service.js';
 import type { Person } from '../directory/people.js';
-import { requireOperator } from '../directory/operators.service.js';
-import { getPersonById, getPersonByUsername } from '../directory/people.service.js';
+import { operatorPage, requireOperator, type OperatorPageQuery } from '../directory/operators.service.js';
+import { getPersonById } from '../directory/people.service.js';
 import { applicationGrantCounts, revokeEveryGrantOfApplication } from '../oauth/authorized-apps.service.js';
 import type { Webhook } from '../webhooks/webhooks.js';
 import { deleteIncomingWebhooksOf, incomingWebhooksOf } from '../webhooks/webhooks.service.js';
@@ -45,24 +45,12 @@ export interface AppsPage {
  * Applications oldest first, `limit` (1–100) a page, optionally one owner's (a username; unknown
  * → 404 Unknown User) or only the disabled ones.
  */
-export async function listApps(deps: Deps, actor: Actor, query: { owner?: string | undefined; disabled?: boolean | undefined; after?: string | undefined; limit: number }): Promise<AppsPage> {
+export async function listApps(deps: Deps, actor: Actor, query: OperatorPageQuery & { disabled?: boolean | undefined }): Promise<AppsPage> {
   await requireOperator(deps, actor);
-  let ownerId: string | undefined;
-  if (query.owner !== undefined) {
-    const owner = await getPersonByUsername(deps, query.owner.trim().replace(/^@/, ''));
-    if (!owner) throw ApiErrors.unknownUser();
-    ownerId = owner.id;
-  }
-  if (query.after !== undefined && !isSnowflake(query.after)) throw invalidField(['after'], 'BASE_TYPE_INVALID', 'Must be an application id.');
-  const limit = Math.min(Math.max(Math.trunc(query.limit), 1), APPS_PAGE_MAX);
-  const rows = await listApplicationsPage(deps.db, { ownerId, disabled: query.disabled, after: query.after, limit });
-  const page = rows.slice(0, limit);
-  const owners = new Map<string, Person | undefined>();
-  for (const app of page) if (!owners.has(app.ownerId)) owners.set(app.ownerId, await getPersonById(deps, app.ownerId));
-  return {
-    apps: page.map((application) => ({ application, owner: owners.get(application.ownerId) })),
-    next: rows.length > limit ? page[page.length - 1]?.id : undefined,
-  };
+  const { items, next } = await operatorPage(deps, query, { max: APPS_PAGE_MAX, afterMessage: 'Must be an application id.' }, (filter) =>
+    listApplicationsPage(deps.db, { ...filter, disabled: query.disabled }),
+  );
+  return { apps: items.map(({ item, owner }) => ({ application: item, owner })), next };
 }
 
 /** What disabling or deleting an app affects, counted for the confirmation. */

@@ -1,10 +1,10 @@
 import type { Actor } from '../../core/actor.js';
-import { ApiErrors, invalidField } from '../../core/errors.js';
+import { ApiErrors } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
-import { requireOperator } from './operators.service.js';
+import { operatorPage, requireOperator, type OperatorPageQuery } from './operators.service.js';
 import type { Person } from './people.js';
-import { getPersonById, getPersonByUsername } from './people.service.js';
+import { getPersonById } from './people.service.js';
 import type { Server, ServerContents } from './servers.js';
 import { countServerContents, findServer, listServersPage } from './servers.repository.js';
 
@@ -29,21 +29,10 @@ export interface ServersPage {
 }
 
 /** Servers oldest first, `limit` (1–100) a page, optionally one owner's (a username; unknown → 404 Unknown User). */
-export async function listServers(deps: Deps, actor: Actor, query: { owner?: string | undefined; after?: string | undefined; limit: number }): Promise<ServersPage> {
+export async function listServers(deps: Deps, actor: Actor, query: OperatorPageQuery): Promise<ServersPage> {
   await requireOperator(deps, actor);
-  let ownerId: string | undefined;
-  if (query.owner !== undefined) {
-    const owner = await getPersonByUsername(deps, query.owner.trim().replace(/^@/, ''));
-    if (!owner) throw ApiErrors.unknownUser();
-    ownerId = owner.id;
-  }
-  if (query.after !== undefined && !isSnowflake(query.after)) throw invalidField(['after'], 'BASE_TYPE_INVALID', 'Must be a server id.');
-  const limit = Math.min(Math.max(Math.trunc(query.limit), 1), SERVERS_PAGE_MAX);
-  const rows = await listServersPage(deps.db, { ownerId, after: query.after, limit });
-  const page = rows.slice(0, limit);
-  const owners = new Map<string, Person | undefined>();
-  for (const server of page) if (!owners.has(server.ownerId)) owners.set(server.ownerId, await getPersonById(deps, server.ownerId));
-  return { servers: page.map((server) => ({ server, owner: owners.get(server.ownerId) })), next: rows.length > limit ? page[page.length - 1]?.id : undefined };
+  const { items, next } = await operatorPage(deps, query, { max: SERVERS_PAGE_MAX, afterMessage: 'Must be a server id.' }, (filter) => listServersPage(deps.db, filter));
+  return { servers: items.map(({ item, owner }) => ({ server: item, owner })), next };
 }
 
 /** One server with its owner and what deleting it removes (`servers show`, the confirmation of `servers delete`); 10004 when unknown. */
