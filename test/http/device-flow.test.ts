@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActing } from '../../src/core/acting.js';
 import { hashSecret } from '../../src/core/secrets.js';
@@ -12,6 +13,7 @@ const DEVICE = '/api/oauth2/device/authorize';
 const TOKEN = '/api/oauth2/token';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const API = 'https://api.example/tv/';
+const JWT_API = 'https://api.example/jwt/';
 
 interface Started {
   device_code: string;
@@ -39,6 +41,7 @@ describe('the device flow (RFC 8628)', () => {
     confidential = await given.confidentialApp(t, { owner, name: 'Kiosk' });
     const api = await given.confidentialApp(t, { owner, name: 'TV API' });
     await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: API, scopes: ['watch'], scopeDescriptions: ['Watch your shows'] });
+    await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: JWT_API, scopes: ['record'], scopeDescriptions: ['Record your shows'], jwtAccessTokens: true });
     ({ agent, person } = await given.signedIn(t, { username: 'viewer' }));
   });
   afterAll(async () => t.close());
@@ -278,6 +281,24 @@ describe('the device flow (RFC 8628)', () => {
       expect(tokens).toMatchObject({ scope: 'watch', token_type: 'Bearer' });
       expect(tokens['id_token']).toBeUndefined();
     });
+
+    it('RFC 9068: a device asking for a resource server set to JWT access tokens gets a 5-minute at+jwt for the person, as the code flow gives', async () => {
+      const started = await start(tv, { resource: JWT_API });
+      await answer(started.user_code, 'authorize');
+      const res = await poll(started.device_code);
+      expect(res.statusCode, res.body).toBe(200);
+      const tokens = res.json() as { access_token: string; expires_in: number; scope: string; id_token?: string };
+      expect(tokens).toMatchObject({ scope: 'record', expires_in: 300 });
+      expect(tokens.id_token).toBeUndefined();
+      const keys = createLocalJWKSet((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json());
+      const { payload, protectedHeader } = await jwtVerify(tokens.access_token, keys, { issuer: 'http://localhost:8080', audience: JWT_API, typ: 'at+jwt', currentDate: new Date(t.clock.now()) });
+      expect(protectedHeader.typ).toBe('at+jwt');
+      const now = Math.floor(t.clock.now() / 1000);
+      expect(payload).toMatchObject({ sub: person.id, client_id: tv.clientId, scope: 'record', iat: now, exp: now + 300 });
+      // The JWT names the stored access token row by jti (jwt-access-token.ts), so revocation finds it.
+      const rows = await t.services.db.selectFrom('oauth_access_tokens').select('token_hash').where('application_id', '=', tv.clientId).execute();
+      expect(rows.map((r) => r.token_hash)).toContain(payload.jti);
+    });
   });
 });
 
@@ -305,5 +326,37 @@ describe('guessing user codes (RFC 8628 §5.1)', () => {
     // The first code expired with the window; a new one is shown its consent screen.
     const fresh = (await postForm(t, DEVICE, { client_id: tv.clientId, scope: 'identify' })).json() as Started;
     expect((await agent.get(`/activate?user_code=${fresh.user_code}`)).statusCode).toBe(200);
+  });
+});
+
+describe('a registered (RFC 7591) app on the device consent screen', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { GATEHOUSE_CLIENT_REGISTRATION: 'open' } });
+  });
+  afterAll(async () => t.close());
+
+  it('is marked "Registered automatically, not reviewed" instead of its maker; a reviewed app is not', async () => {
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth2/register',
+      payload: JSON.stringify({ client_name: 'Agent Device', token_endpoint_auth_method: 'none', grant_types: [GRANT] }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const clientId = (registered.json() as { client_id: string }).client_id;
+    const reviewed = await given.publicApp(t, { name: 'Reviewed TV' });
+    const { agent } = await given.signedIn(t);
+    const consentFor = async (client: string) => {
+      const started = (await postForm(t, DEVICE, { client_id: client, scope: 'identify' })).json() as Started;
+      const page = await agent.get(`/activate?user_code=${started.user_code}`);
+      expect(page.statusCode, page.body).toBe(200);
+      return page.body;
+    };
+    const agentPage = await consentFor(clientId);
+    expect(agentPage).toContain('Agent Device wants to access your');
+    expect(agentPage).toContain('Registered automatically, not reviewed');
+    expect(await consentFor(reviewed.clientId)).not.toContain('Registered automatically, not reviewed');
   });
 });

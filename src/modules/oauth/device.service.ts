@@ -12,6 +12,7 @@ import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
+import { isRegisteredApplication } from '../client-registration/client-registration.js';
 import { sessionMethods } from '../mfa/mfa.service.js';
 import { isOpenIdScope, recordOpenIdGrant } from '../oidc/oidc.service.js';
 import { parseResourceScope } from '../resource-servers/resource-servers.js';
@@ -214,7 +215,7 @@ async function deviceConsentView(deps: Deps, found: Found): Promise<ConsentView>
   const describe = (name: string) => (resource ? (resource.scopes.find((s) => s.name === name)?.description ?? name) : describeScope(name));
   const shown = displayUserCode(userCode);
   return {
-    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null },
+    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null, registered: isRegisteredApplication(app) },
     scopes: code.scopes.map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
     fields: [['user_code', shown]],

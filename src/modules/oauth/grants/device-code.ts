@@ -5,7 +5,9 @@ import type { Deps } from '../../../deps.js';
 import type { AuthenticatedClient } from '../client-auth.service.js';
 import { findDeviceCode, recordPoll, redeemDeviceCode } from '../device-codes.repository.js';
 import { SLOW_DOWN_STEP_S } from '../device.js';
+import { resourceServerById } from '../../resource-servers/resource-servers.service.js';
 import type { GrantType, TokenParams } from './grant.js';
+import { accessTokenLifetime, presentedAccessToken } from './jwt-access-token.js';
 import { drawTokenPair, pairToStore, tokenResponse, withIdToken, type TokenResponse } from './issuance.js';
 
 /** RFC 8628 §3.4: the grant type a device polls with. */
@@ -45,16 +47,24 @@ async function pollDeviceCode(deps: Deps, _acting: Acting<Who>, { app }: Authent
 async function issueTokens(deps: Deps, clientId: string, stored: { userId: string | null; grantId: string | null; scopes: string[]; resourceServerId: string | null }, hash: string, now: number): Promise<TokenResponse> {
   const { userId, grantId, scopes, resourceServerId } = stored;
   if (userId === null || grantId === null) throw new OAuthError('invalid_grant', 'device code is invalid');
+  // Issue #41: as in the code grant, the resource server's format decides the access token's shape and lifetime.
+  const resource = resourceServerId !== null ? await resourceServerById(deps, resourceServerId) : undefined;
+  const accessLifetimeMs = accessTokenLifetime(resource);
   const { access, refresh } = drawTokenPair(deps);
-  const pair = pairToStore(deps, { grantId, applicationId: clientId, userId, accessHash: access.hash, accessScopes: scopes, refreshHash: refresh.hash, refreshScopes: scopes, now, resourceServerId });
+  const pair = pairToStore(deps, { grantId, applicationId: clientId, userId, accessHash: access.hash, accessScopes: scopes, refreshHash: refresh.hash, refreshScopes: scopes, now, resourceServerId, accessLifetimeMs });
   const redeemed = await redeemDeviceCode(deps.db, hash, pair);
   // RFC 8628 §3.5: the person withdrew the approval (removed the app's access) before this poll.
   if (redeemed === 'revoked') throw new OAuthError('access_denied', 'the person removed this access before the device collected it');
   // Lost the race to a concurrent poll that took the tokens: single use.
   if (redeemed === 'lost-race') throw new OAuthError('invalid_grant', 'device code already used');
   const response = tokenResponse(access.plain, refresh.plain, pair.accessExpiresAt - now, scopes);
-  // A token for another API is no sign-in to Gatehouse: its scopes are that API's (issue #41).
-  if (resourceServerId !== null) return response;
+  // A token for another API is no sign-in to Gatehouse: its scopes are that API's (issue #41);
+  // a JWT resource server gets its RFC 9068 JWT (jwt-access-token.ts).
+  if (resourceServerId !== null) {
+    const facts = { opaque: access.plain, clientId, subject: userId, scope: response.scope, issuedAt: now, expiresAt: pair.accessExpiresAt };
+    response.access_token = await presentedAccessToken(deps, resource, facts);
+    return response;
+  }
   return withIdToken(deps, response, { clientId, grantId, userId, scopes, withNonce: false, now });
 }
 
