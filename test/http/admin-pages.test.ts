@@ -254,7 +254,8 @@ describe('Admin pages: apps and servers', () => {
   let t: TestApp;
   let admin: PageAgent;
   beforeAll(async () => {
-    t = await createTestApp();
+    // Open registration, so an app can register itself (RFC 7591) for the registered-app mark.
+    t = await createTestApp({ env: { GATEHOUSE_CLIENT_REGISTRATION: 'open' } });
     ({ agent: admin } = await signedInAdmin(t, 'apps.admin'));
   });
   afterAll(async () => t.close());
@@ -277,6 +278,29 @@ describe('Admin pages: apps and servers', () => {
     const gone = await admin.get(`/admin/apps/${id}`);
     expect(gone.statusCode).toBe(404);
     expect(gone.body).toContain('App not found');
+  });
+
+  it('marks an app that registered itself (RFC 7591) "Registered automatically, not reviewed" in the apps list and on its page, and no other app', async () => {
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth2/register',
+      payload: JSON.stringify({ client_name: 'Self Made Agent', redirect_uris: ['https://agent.example/cb'] }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const id = (registered.json() as { client_id: string }).client_id;
+    const reviewed = await given.publicApp(t, { name: 'Reviewed App' });
+    const MARK = 'Registered automatically, not reviewed';
+    const list = (await admin.get('/admin/apps')).body;
+    const item = (appId: string) => new RegExp(`<li data-app="${appId}">[\\s\\S]*?</li>`).exec(list)?.[0] ?? '';
+    expect(item(id)).toContain('Self Made Agent');
+    expect(item(id)).toContain(MARK);
+    expect(item(reviewed.clientId)).toContain('Reviewed App');
+    expect(item(reviewed.clientId)).not.toContain(MARK);
+    const appPage = await admin.get(`/admin/apps/${id}`);
+    expect(appPage.statusCode).toBe(200);
+    expect(appPage.body).toContain(MARK);
+    expect((await admin.get(`/admin/apps/${reviewed.clientId}`)).body).not.toContain(MARK);
   });
 
   it('names an unknown owner in the apps and servers filters as a refusal, not an error', async () => {

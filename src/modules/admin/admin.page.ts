@@ -3,6 +3,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField } from '../../web/layout.js';
 import type { ServerContents } from '../directory/servers.js';
 import { securityWords } from '../audit/audit-words.js';
+import { isRegisteredApplication } from '../client-registration/client-registration.js';
 import type { AdminApp, AdminAppImpact, AdminOverview, AdminPerson, AdminPersonView, AdminRefusalWhy, AdminServer, AdminServerView, Tally } from './admin.js';
 
 /**
@@ -259,6 +260,11 @@ export interface AppsPageInput {
   error?: FormError | undefined;
 }
 
+/** Issue #41 §3: an app that registered itself (RFC 7591) was reviewed by nobody; the operator sees so wherever it is listed. */
+function registeredPill(a: AdminApp['application']): SafeHtml | string {
+  return isRegisteredApplication(a) ? html`<span class="pill">Registered automatically, not reviewed</span>` : '';
+}
+
 function ownerLink(owner: { id: string; username: string } | undefined): SafeHtml {
   return owner ? html`<a href="/admin/people/${owner.id}">@${owner.username}</a>` : html`an unknown owner`;
 }
@@ -270,7 +276,7 @@ export function appsPage(input: AppsPageInput): string {
     input.apps.length === 0
       ? html`<p>No apps${input.owner !== '' || input.disabled ? ' match' : ' yet'}.</p>`
       : html`<ul class="plain">${input.apps.map(
-          ({ application: a, owner }) => html`<li data-app="${a.id}"><a href="/admin/apps/${a.id}"><strong>${a.name}</strong></a> ${a.botUserId !== null ? html`<span class="pill">bot</span>` : ''}${a.disabledAt !== null ? html`<span class="pill">disabled</span>` : ''}<br>
+          ({ application: a, owner }) => html`<li data-app="${a.id}"><a href="/admin/apps/${a.id}"><strong>${a.name}</strong></a> ${a.botUserId !== null ? html`<span class="pill">bot</span>` : ''}${a.disabledAt !== null ? html`<span class="pill">disabled</span>` : ''}${registeredPill(a)}<br>
 <span class="small muted">owned by ${ownerLink(owner)} · id <code>${a.id}</code></span></li>`,
         )}</ul>`;
   return adminPage(
@@ -313,7 +319,7 @@ export function appPage(ctx: SignedInCtx, shown: AdminApp & { impact: AdminAppIm
     'apps',
     `${a.name} · Admin`,
     html`<p class="small"><a href="/admin/apps">← Apps</a></p>
-<h1>${a.name} ${a.botUserId !== null ? html`<span class="pill">bot</span>` : ''}${a.disabledAt !== null ? html`<span class="pill">disabled</span>` : ''}</h1>
+<h1>${a.name} ${a.botUserId !== null ? html`<span class="pill">bot</span>` : ''}${a.disabledAt !== null ? html`<span class="pill">disabled</span>` : ''}${registeredPill(a)}</h1>
 ${notice(done)}
 <div class="card">
 <p>Owned by ${ownerLink(shown.owner)} · id <code>${a.id}</code></p>
