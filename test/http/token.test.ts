@@ -385,7 +385,8 @@ describe('POST /api/oauth2/token: request format and client authentication', () 
   });
 
   it('D11, I3: unknown grant types and password, implicit answer unsupported_grant_type', async () => {
-    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'token']) {
+    // The device code grant (RFC 8628) is registered since issue #41: test/http/device-flow.test.ts.
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:saml2-bearer', 'token']) {
       const res = await postForm(t, TOKEN, { grant_type: grantType, client_id: confidential.clientId, client_secret: confidential.clientSecret as string, username: 'a', password: 'b' });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: 'unsupported_grant_type' });

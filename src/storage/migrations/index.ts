@@ -67,6 +67,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-40-app-events': appEvents,
   '2026-11-29-50-resource-servers': resourceServers,
   '2026-11-29-60-attachments': attachments,
-  '2026-11-29-80-client-registration': clientRegistration,
   '2026-11-29-70-device-codes': deviceCodes,
+  '2026-11-29-80-client-registration': clientRegistration,
 };
