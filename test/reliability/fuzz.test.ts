@@ -130,7 +130,9 @@ function shapeProblem(req: FuzzRequest, res: LightMyRequestResponse): string | u
     } catch {
       return 'API error body is not JSON';
     }
-    if (OAUTH_PATHS.has(path) && 'error' in body) {
+    // The token and revocation endpoints answer nothing else; the other OAuth endpoints under
+    // /api/oauth2/ (introspection, device authorization, registration) answer their refusals so too.
+    if ((OAUTH_PATHS.has(path) || /^\/api\/(?:v1\/)?oauth2\//.test(path)) && 'error' in body) {
       // RFC 6749 §5.2 on the token and revocation endpoints.
       if (typeof body['error'] !== 'string' || typeof body['error_description'] !== 'string') return 'OAuth error without error/error_description';
       if (!String(res.headers['cache-control'] ?? '').includes('no-store')) return 'OAuth error without Cache-Control: no-store';
@@ -138,7 +140,7 @@ function shapeProblem(req: FuzzRequest, res: LightMyRequestResponse): string | u
     }
     if (OAUTH_PATHS.has(path) && res.statusCode !== 404) return 'token endpoint answered a non-OAuth error';
     if (res.statusCode === 429) {
-      if (typeof body['retry_after'] !== 'number' || typeof body['message'] !== 'string' || body['global'] !== false) return '429 without retry_after/message/global';
+      if (typeof body['retry_after'] !== 'number' || typeof body['message'] !== 'string' || typeof body['global'] !== 'boolean') return '429 without retry_after/message/global';
       if (!res.headers['retry-after']) return '429 without Retry-After';
       return undefined;
     }

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { OAuthError } from '../../core/errors.js';
+import { ApiError, OAuthError } from '../../core/errors.js';
 import type { Services } from '../../deps.js';
 import { anonymousActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import { REGISTER_PATH } from '../oauth/metadata.js';
 import { OAuthErrorBody } from '../oauth/oauth.schemas.js';
+import { asOAuthError } from '../oauth/form-endpoint.hook.js';
 import { deleteRegistration, readRegistration, registerClient, updateRegistration } from './client-registration.service.js';
 import { ClientInformationBody, RegistrationRequestBody } from './client-registration.schemas.js';
 
@@ -24,7 +25,21 @@ function jsonBody(request: FastifyRequest): unknown {
 const modes = 'Off unless GATEHOUSE_CLIENT_REGISTRATION is open or token (404 while off); in token mode the request carries an initial access token from `gatehouse apps registration-token` as `Authorization: Bearer …` (401 invalid_token otherwise).';
 
 /** POST /api/oauth2/register and RFC 7592's GET|PUT|DELETE /api/oauth2/register/{client_id} (issue #41 §3). */
-export function registerClientRegistrationApi(app: App, services: Services): void {
+export function registerClientRegistrationApi(root: App, services: Services): void {
+  root.register(async (app) => {
+    // RFC 7591 §3.2.2: every refusal is an OAuth error; Fastify's own 4xx (a body too large or too
+    // deeply nested, bad JSON) is metadata that could not be read.
+    app.setErrorHandler((error: unknown, request) => {
+      // The service's own refusals keep their codes; the endpoint while off is a plain 404.
+      if (error instanceof OAuthError || (error instanceof ApiError && error.status === 404)) throw error;
+      const refused = asOAuthError(error, request);
+      throw refused.error === 'invalid_request' ? new OAuthError('invalid_client_metadata', refused.description, refused.status, refused.headers) : refused;
+    });
+    registerRoutes(app, services);
+  });
+}
+
+function registerRoutes(app: App, services: Services): void {
   const bodyLimit = Math.min(REGISTRATION_BODY_LIMIT, services.config.bodyLimit);
   const documented = (url: string) => ({ swaggerTransform: ({ schema }: { schema: object }) => ({ schema: { ...schema, body: RegistrationRequestBody }, url }) });
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -37,7 +52,7 @@ export function registerClientRegistrationApi(app: App, services: Services): voi
     schema: {
       tags: ['OAuth2'],
       summary: 'Register a client (RFC 7591)',
-      description: `Dynamic client registration (docs/oauth.md §Registration). ${modes} Refusals: 400 invalid_redirect_uri or invalid_client_metadata with a description; 429 beyond 10 registrations per hour from one address. 201 with the client id, the client secret (confidential clients, shown once), the registration access token and URI (RFC 7592) and the metadata as registered. Registered apps are owned by no person, cannot have a bot, and the consent screen says they were registered automatically.`,
+      description: `Dynamic client registration (RFC 7591). ${modes} Refusals: 400 invalid_redirect_uri or invalid_client_metadata with a description; 429 beyond 10 registrations per hour from one address. 201 with the client id, the client secret (confidential clients, shown once), the registration access token and URI (RFC 7592) and the metadata as registered. Registered apps are owned by no person, cannot have a bot, and the consent screen says they were registered automatically.`,
       consumes: ['application/json'],
       response: { 201: ClientInformationBody, 400: OAuthErrorBody, 401: OAuthErrorBody, 404: OAuthErrorBody, 429: OAuthErrorBody },
     },
