@@ -35,6 +35,7 @@ export const CASCADES_FROM: Readonly<Record<string, readonly string[]>> = {
   oidc_grants: ['oauth_grants'],
   passkey_challenges: ['users'],
   passkeys: ['users'],
+  registered_clients: ['applications'],
   resource_servers: ['applications'],
   roles: ['servers'],
   server_installs: ['applications', 'servers'],

@@ -127,6 +127,13 @@ function foreignAccesses(): Map<string, string[]> {
  */
 const LISTED: Record<string, string> = {
   'accounts/sessions.repository.ts reads users': 'every page view: the session and its person in one round trip (DESIGN §5)',
+  'app-events/app-events.repository.ts reads applications': "an app the operator disabled gets no events (issue #39): its endpoints are read with the app's disabled_at in one statement",
+  'mfa/mfa.repository.ts reads passkeys': 'a passkey is a second factor (issue #38 §4): whether a person has one is one statement over both tables, so mfa/ depends on no accounts service (accounts/ already depends on mfa/)',
+  'mfa/mfa.repository.ts writes passkeys': "the operator's reset of second factors and an account's deletion clear passkeys in the reset's own transaction",
+  'mfa/mfa.repository.ts writes users': "users.mfa_enabled is kept in the same transaction as the enrolment or removal that changes it, so /users/@me reads it with no statement of its own",
+  'mfa/mfa.repository.ts reads users': 'users.mfa_enabled, the flag the writes above keep',
+  'oauth/introspection.repository.ts reads users': "introspection is a hot path (issue #41 §1): the token's person (username, sub) in the token lookup's statement",
+  'oauth/introspection.repository.ts reads resource_servers': "introspection is a hot path (issue #41 §1): the token's audience in the token lookup's statement",
   'applications/bots.repository.ts reads users': "a bot authenticates only while its app's owner is not disabled (issue #39), read in the token lookup's own statement",
   'applications/installs.repository.ts reads users': 'the installs list names each installer in the same query',
   'applications/installs.repository.ts reads roles': "a bot install's managed role (Discord: created and removed with the install)",
