@@ -115,7 +115,7 @@ export function registerGuildApi(app: App, services: Services): void {
       schema: {
         tags,
         summary: 'Transfer a server',
-        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild, of which Gatehouse takes \`owner_id\` (issue #39): only the server's owner may transfer it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused: owners transfer from Server settings → Danger zone, the operator with \`gatehouse servers transfer\`). The new owner must be a member and a person (400 50035 at \`owner_id\`). Without \`owner_id\` nothing changes and the server is answered. Audited as server.transferred. ${notMember} ${rateLimitNote}`,
+        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild, of which Gatehouse takes \`owner_id\`: only the server's owner may transfer it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused: owners transfer from Server settings → Danger zone, the operator with \`gatehouse servers transfer\`). The new owner must be a member and a person (400 50035 at \`owner_id\`). Without \`owner_id\` nothing changes and the server is answered. Audited as server.transferred. ${notMember} ${rateLimitNote}`,
         security,
         params: GuildIdParams,
         body: ModifyGuildBody,

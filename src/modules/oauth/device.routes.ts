@@ -39,7 +39,7 @@ export function registerDeviceAuthorizationApi(app: App, services: Services): vo
                 tags: ['OAuth2'],
                 summary: 'Start a device authorization (RFC 8628)',
                 description:
-                  'For devices without a browser (docs/oauth.md §Device flow): answers a device_code to poll the token endpoint with (grant_type=urn:ietf:params:oauth:grant-type:device_code) and a user_code the person types on verification_uri. Client authentication as at the token endpoint (client_id alone for public apps). Alias: /api/v1/oauth2/device/authorize.',
+                  'For devices without a browser: answers a device_code to poll the token endpoint with (grant_type=urn:ietf:params:oauth:grant-type:device_code) and a user_code the person types on verification_uri. Client authentication as at the token endpoint (client_id alone for public apps). Alias: /api/v1/oauth2/device/authorize.',
               }
             : { ...schema, hide: true },
         handler: async (request, reply) => {

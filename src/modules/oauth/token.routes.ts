@@ -118,7 +118,7 @@ export function registerTokenApi(app: App, services: Services): void {
         tags: ['OAuth2'],
         summary: 'Describe an access token to the resource server it is for',
         description:
-          `RFC 7662 token introspection (issue #41; docs/oauth.md §Introspection). Confidential clients only (HTTP Basic or client_secret_post). A resource server (an application serving resource servers) learns about tokens for its own identifiers; an application about the tokens for this service's API issued to it. Every other token, and any unknown, expired or revoked one, is {"active": false}.`,
+          `RFC 7662 token introspection. Confidential clients only (HTTP Basic or client_secret_post). A resource server (an application serving resource servers) learns about tokens for its own identifiers; an application about the tokens for this service's API issued to it. Every other token, and any unknown, expired or revoked one, is {"active": false}.`,
       },
       handler: async (request, reply) => {
         const answer = await introspectToken(services, anonymousActing(request, services.clock), {

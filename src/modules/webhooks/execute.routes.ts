@@ -113,7 +113,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Execute a webhook',
-        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them or a file (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. Files (issue #42): multipart/form-data with files[0..9], payload_json and attachments[] ({id, filename, description}), as Discord; 25 MiB per message by default (413 40005 beyond); embeds may show them as attachment://filename (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
+        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them or a file (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. Files: multipart/form-data with files[0..9], payload_json and attachments[] ({id, filename, description}), as Discord; 25 MiB per message by default (413 40005 beyond); embeds may show them as attachment://filename (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
         params: WebhookUrlParams,
         querystring: ExecuteQuery,
         body: ExecuteBody,
