@@ -56,7 +56,8 @@ import { installPageContext, viewerIdentifier } from './modules/accounts/page-co
  * Builds the application from its services; never listens (DESIGN §9.1), so tests drive it with
  * inject() and main.ts decides where it listens. Every module is registered here, by hand.
  */
-export async function buildApp(services: Services): Promise<App> {
+/** `appEventPollMs`: how often the app-event worker looks for due events (APP_EVENT_POLL_MS). */
+export async function buildApp(services: Services, options: { appEventPollMs?: number } = {}): Promise<App> {
   const { config } = services;
   const app: App = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
@@ -97,7 +98,7 @@ export async function buildApp(services: Services): Promise<App> {
   // Issue #40 §1: app events are queued in their change's transaction, and this instance's worker
   // delivers them (leases keep several instances from sending one twice); it stops with the app.
   recordAppEvents(services);
-  const appEventWorker = startAppEventWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`);
+  const appEventWorker = startAppEventWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`, { intervalMs: options.appEventPollMs });
   app.addHook('onClose', () => appEventWorker.stop());
 
   const identifyViewer = viewerIdentifier(services);
