@@ -39,3 +39,15 @@ export function reportMarkdown(record: Record<string, unknown>, file: string): s
 
 /** bench/REPORT.md with one marked section replaced or added. */
 export function replaceReportSection(existing: string, key: string, markdown: string): string;
+
+/** The fields judgeBeside() sets on a row compared with another scenario of its round. */
+export function judgeBeside(row: ScenarioRow, other: ScenarioRow, share: number, smoke: boolean): { beside: { scenario: number; share: number; rateShare: number; cpuMicrosPerRequest?: number }; judgement: Judgement };
+
+export interface GeneratorCeiling {
+  bench: number;
+  autocannon: number;
+  share: number;
+  connections: number;
+  duration: number;
+}
+export function generatorCeilingNote(c: GeneratorCeiling): string;

@@ -167,3 +167,38 @@ export async function exchangeCodes(base, clientId, codes) {
     return { access: t.access_token, refresh: t.refresh_token };
   });
 }
+
+/** The resource server the introspection and client-credentials scenarios use (docs/oauth.md). */
+export const API_IDENTIFIER = 'https://api.bench.example/';
+
+/**
+ * A confidential app serving one resource server, through the CLI as an operator would set it up
+ * (`apps create` without --public, then `apps resource add`): { clientId, secret, basic }.
+ */
+export async function seedResourceServer(env) {
+  const [app] = await cliBatch(env, [`apps create --owner ${OWNER.username} --name "Bench API" --redirect-uri ${REDIRECT_URI}`]);
+  if (!app.client_secret) throw new Error('apps create printed no client_secret for a confidential app');
+  await cliBatch(env, [`apps resource add --app ${app.client_id} --identifier ${API_IDENTIFIER} --scope read:things --scope-description "Read things"`]);
+  return { clientId: app.client_id, secret: app.client_secret, basic: `Basic ${Buffer.from(`${encodeURIComponent(app.client_id)}:${encodeURIComponent(app.client_secret)}`).toString('base64')}` };
+}
+
+/**
+ * `count` access tokens of the signed-in person for the resource server, each through the consent
+ * screen (RFC 8707 consent is not remembered, docs/oauth.md) and a code exchange with the app's
+ * secret (client_secret_basic).
+ */
+export async function mintResourceTokens(base, jar, api, count) {
+  const cookie = jar.header();
+  return pool(Array.from({ length: count }), 16, async (_x, i) => {
+    const { verifier, challenge } = pkcePair();
+    const query = authorizeQuery(api.clientId, challenge, `r${i}`, 'read:things');
+    query.set('resource', API_IDENTIFIER);
+    let res = await request(base, { path: `/app/oauth2/authorize?${query}`, headers: { cookie } });
+    if (res.status === 200) res = await consent(base, jar, res);
+    if (res.status !== 302 && res.status !== 303) throw new Error(`authorize with resource answered ${res.status}: ${res.text.slice(0, 200)}`);
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code: codeFrom(res.headers.location), redirect_uri: REDIRECT_URI, code_verifier: verifier, resource: API_IDENTIFIER }).toString();
+    const t = await request(base, { method: 'POST', path: '/api/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: api.basic }, body: form });
+    if (t.status !== 200) throw new Error(`code exchange (resource) answered ${t.status}: ${t.text.slice(0, 300)}`);
+    return t.json().access_token;
+  });
+}
