@@ -42,6 +42,8 @@ export const APP_HISTORY_JS = load('history.js', 'text/javascript; charset=utf-8
 
 /** The channel composer: Enter sends without a reload (issue #24). */
 export const APP_COMPOSER_JS = load('composer.js', 'text/javascript; charset=utf-8');
+/** The composer's `/` list of app commands, a WAI-ARIA combobox (issue #40 §2). */
+const APP_COMMANDS_JS = load('commands.js', 'text/javascript; charset=utf-8');
 /** Inline edit and delete of messages (issue #24). */
 export const APP_MESSAGE_ACTIONS_JS = load('message-actions.js', 'text/javascript; charset=utf-8');
 
@@ -51,13 +53,14 @@ export const APP_A11Y_JS = load('a11y.js', 'text/javascript; charset=utf-8');
 /** Passkey registration and sign-in: the browser's WebAuthn ceremonies (issue #38 §4). */
 const APP_PASSKEYS_JS = load('passkeys.js', 'text/javascript; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS, APP_CHANNEL_NAME_JS, APP_PASSKEYS_JS];
+export const ASSETS: readonly Asset[] = [APP_CSS, APP_JS, APP_LIVE_JS, APP_A11Y_JS, APP_COMPOSER_JS, APP_COMMANDS_JS, APP_MESSAGE_ACTIONS_JS, APP_HISTORY_JS, APP_CHANNEL_NAME_JS, APP_PASSKEYS_JS];
 
 export const APP_CSS_PATH = APP_CSS.path;
 export const APP_JS_PATH = APP_JS.path;
 export const APP_LIVE_JS_PATH = APP_LIVE_JS.path;
 export const APP_HISTORY_JS_PATH = APP_HISTORY_JS.path;
 export const APP_COMPOSER_JS_PATH = APP_COMPOSER_JS.path;
+export const APP_COMMANDS_JS_PATH = APP_COMMANDS_JS.path;
 export const APP_MESSAGE_ACTIONS_JS_PATH = APP_MESSAGE_ACTIONS_JS.path;
 export const APP_CHANNEL_NAME_JS_PATH = APP_CHANNEL_NAME_JS.path;
 export const PASSKEYS_JS_PATH = APP_PASSKEYS_JS.path;

@@ -8,11 +8,13 @@ import { callInteractionsEndpoint, logInteractionDelivery } from '../app-events/
 import { listApplicationCommands } from '../applications/commands.service.js';
 import { listServerInstalls } from '../applications/installs.service.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
+import { isUserInstalled } from '../applications/user-installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
-import { readGuildMember } from '../directory/guilds.service.js';
+import { readGuildMember, readUser } from '../directory/guilds.service.js';
+import { dmBotOf } from '../messages/dms.service.js';
 import type { MessageView } from '../messages/messages.js';
 import { postMessage } from '../messages/messages.service.js';
-import { checkAnswer, InteractionType, parseSlashInput, typeOptions } from './interactions.js';
+import { checkAnswer, composerCommands, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
 
 /** Discord's interaction `version`. */
 const INTERACTION_VERSION = 1;
@@ -39,27 +41,57 @@ interface Reachable {
   command: { id: string; name: string; type: number; options: Record<string, unknown>[] };
 }
 
+/** DM permissions Discord reports as an app's `app_permissions` in a DM with its bot: see, send, read history. */
+const DM_APP_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.READ_MESSAGE_HISTORY;
+
 /**
- * The command `name` of the apps installed in the channel's server with applications.commands
- * (issue #40 §2). Undefined when none has it (and in DMs: commands of user installs are not
- * reachable from the composer yet).
+ * The apps whose commands `personId` reaches in the channel (issue #40 §2), in the order a typed
+ * `/name` looks for the command: in a server, the apps installed with applications.commands that
+ * have a bot; in a DM with an app's bot, that app when the person user-installed it
+ * (applications.commands, integration type 1).
  */
-async function reachableCommand(deps: Deps, channel: { id: string; serverId: string | null }, name: string): Promise<Reachable | undefined> {
-  if (channel.serverId === null) return undefined;
-  for (const install of await listServerInstalls(deps, channel.serverId)) {
+async function reachableApps(deps: Deps, channel: { id: string; serverId: string | null }, personId: string): Promise<Array<Omit<Reachable, 'command'> & { commandNames: string[] }>> {
+  if (channel.serverId === null) {
+    const bot = await dmBotOf(deps, channel.id, personId);
+    if (!bot || !(await isUserInstalled(deps, bot.applicationId, personId))) return [];
+    const commands = await listApplicationCommands(deps, bot.applicationId);
+    return [{ applicationId: bot.applicationId, appName: bot.name, botUserId: bot.botUserId, commandNames: commands.map((c) => c.name) }];
+  }
+  return (await listServerInstalls(deps, channel.serverId)).flatMap((install) => {
     const { id: applicationId, name: appName, botUserId } = install.application;
-    if (!install.commandsEnabled || botUserId === null || !install.commands.some((c) => c.name === name)) continue;
-    const command = (await listApplicationCommands(deps, applicationId)).find((c) => c.name === name);
-    if (command) return { applicationId, appName, botUserId, command: { id: command.id, name: command.name, type: command.type, options: command.options } };
+    return install.commandsEnabled && botUserId !== null ? [{ applicationId, appName, botUserId, commandNames: install.commands.map((c) => c.name) }] : [];
+  });
+}
+
+/** The command `name` among the apps reachable in the channel; undefined when none has it. */
+async function reachableCommand(deps: Deps, channel: { id: string; serverId: string | null }, personId: string, name: string): Promise<Reachable | undefined> {
+  for (const app of await reachableApps(deps, channel, personId)) {
+    if (!app.commandNames.includes(name)) continue;
+    const command = (await listApplicationCommands(deps, app.applicationId)).find((c) => c.name === name);
+    if (command) return { applicationId: app.applicationId, appName: app.appName, botUserId: app.botUserId, command: { id: command.id, name: command.name, type: command.type, options: command.options } };
   }
   return undefined;
 }
 
 /**
+ * What the composer's `/` list offers `personId` in the channel (issue #40 §2): the commands a
+ * typed `/name` would run there, with their app, description and options. The caller has checked
+ * that the person may view the channel; in a server the list is empty without Use application
+ * commands (`mayUseCommands`), which invoking would refuse.
+ */
+export async function commandsForComposer(deps: Deps, channel: { id: string; serverId: string | null }, personId: string, mayUseCommands: boolean): Promise<ComposerCommand[]> {
+  if (!mayUseCommands) return [];
+  const apps = await reachableApps(deps, channel, personId);
+  const withCommands = await Promise.all(apps.map(async (app) => ({ appName: app.appName, commands: await listApplicationCommands(deps, app.applicationId) })));
+  return composerCommands(withCommands);
+}
+
+/**
  * Runs a composer message as an app's command when it is `/name …` and `name` is a command
  * reachable in that channel (issue #40 §2); undefined otherwise, and the message is posted as text.
- * The person must be allowed to post there, and in a server hold Use application commands (403
- * 50013). Options are typed by the command's option types: a bad one is a 50035 at `content`
+ * In a server the person must hold Use application commands there (403 50013); in a DM with an
+ * app's bot, their user install of that app is what makes its commands reachable. Options are
+ * typed by the command's option types: a bad one is a 50035 at `content`
  * with the reason, and nothing is sent. The app's endpoint gets Discord's APPLICATION_COMMAND
  * interaction (3 s); its answer of type 4 is posted by the app's bot, or with flag 64 shown to the
  * invoker only. No answer, or one that is invalid, posts nothing: the invoker reads
@@ -72,18 +104,36 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   if (actor.kind !== 'person') return undefined;
   const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel) throw ApiErrors.unknownChannel();
-  const reachable = await reachableCommand(deps, channel, input.name);
+  const reachable = await reachableCommand(deps, channel, actor.id, input.name);
   if (!reachable) return undefined;
 
   const serverId = channel.serverId;
-  if (serverId === null) return undefined;
-  // Discord: invoking needs to see the channel and Use application commands there.
-  const permissions = await authorize(deps, actor, serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
+  // Discord: invoking in a server needs to see the channel and Use application commands there; in a
+  // DM, reachableCommand has found the person's user install of the bot's app.
+  const permissions = serverId === null ? undefined : await authorize(deps, actor, serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
 
-  const appPermissions = (await memberPermissions(deps, serverId, reachable.botUserId)) ?? 0n;
-  const member = { ...(await readGuildMember(deps, actor.id, serverId, actor.id)), permissions: permissions.toString() };
+  // Discord: a server's interaction carries guild_id and the invoker as `member`, context 0 and the
+  // server as the authorizing guild install; a DM's carries the invoker as `user`, context 1 (BOT_DM)
+  // and the person as the authorizing user install, and no guild_id.
+  const where =
+    serverId === null || permissions === undefined
+      ? {
+          channel_id: channel.id,
+          user: await readUser(deps, actor.id),
+          app_permissions: DM_APP_PERMISSIONS.toString(),
+          context: InteractionContext.BOT_DM,
+          authorizing_integration_owners: { [IntegrationType.USER_INSTALL]: actor.id },
+        }
+      : {
+          guild_id: serverId,
+          channel_id: channel.id,
+          member: { ...(await readGuildMember(deps, actor.id, serverId, actor.id)), permissions: permissions.toString() },
+          app_permissions: ((await memberPermissions(deps, serverId, reachable.botUserId)) ?? 0n).toString(),
+          context: InteractionContext.GUILD,
+          authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
+        };
   const interaction = {
     id: deps.ids.next(),
     application_id: reachable.applicationId,
@@ -94,13 +144,10 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       type: reachable.command.type,
       ...(typed.options.length > 0 ? { options: typed.options } : {}),
     },
-    guild_id: serverId,
-    channel_id: channel.id,
-    member,
+    ...where,
     // Follow-ups are not offered yet: the token only identifies this interaction to the app.
     token: deps.random.bytes(48).toString('base64url'),
     version: INTERACTION_VERSION,
-    app_permissions: appPermissions.toString(),
     locale: 'en-US',
   };
 

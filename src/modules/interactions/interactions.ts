@@ -180,3 +180,69 @@ export function checkAnswer(status: number, body: Buffer): CheckedAnswer {
   if (data.embeds !== undefined && !(Array.isArray(data.embeds) && data.embeds.length === 0)) return { kind: 'invalid', reason: 'its answer has embeds, which interaction answers here cannot carry yet' };
   return { kind: 'message', content: data.content, ephemeral };
 }
+
+/** Discord's interaction contexts (`context`): where the command was invoked. */
+export const InteractionContext = { GUILD: 0, BOT_DM: 1 } as const;
+/** Discord's integration types, the keys of `authorizing_integration_owners`. */
+export const IntegrationType = { GUILD_INSTALL: 0, USER_INSTALL: 1 } as const;
+
+/** One option of a command as the composer's `/` list shows it. */
+export interface ComposerOption {
+  name: string;
+  description: string;
+  required: boolean;
+  /** What to write, in words ("a whole number", "true or false", …). */
+  kind: string;
+  /** The names of the option's choices, when it has some. */
+  choices?: string[];
+}
+
+/** A command reachable in a channel, as the composer's `/` list shows it (issue #40 §2). */
+export interface ComposerCommand {
+  name: string;
+  description: string;
+  /** The app the command belongs to. */
+  app: string;
+  options: ComposerOption[];
+}
+
+const OPTION_KINDS: Record<number, string> = {
+  [OptionType.STRING]: 'text',
+  [OptionType.INTEGER]: 'a whole number',
+  [OptionType.BOOLEAN]: 'true or false',
+  [OptionType.USER]: 'a user',
+  [OptionType.CHANNEL]: 'a channel',
+  [OptionType.ROLE]: 'a role',
+  [OptionType.MENTIONABLE]: 'a user or role',
+  [OptionType.NUMBER]: 'a number',
+};
+
+/**
+ * The commands the composer lists: one per name (the first app's, which is the one a typed
+ * `/name` runs: reachableCommand takes installs in the same order), without commands that have
+ * sub-commands, which cannot be typed (typeOptions), ordered by name.
+ */
+export function composerCommands(apps: ReadonlyArray<{ appName: string; commands: ReadonlyArray<{ name: string; description: string; options: readonly Record<string, unknown>[] }> }>): ComposerCommand[] {
+  const byName = new Map<string, ComposerCommand>();
+  for (const app of apps) {
+    for (const command of app.commands) {
+      if (byName.has(command.name) || command.options.some((o) => o.type === 1 || o.type === 2)) continue;
+      byName.set(command.name, {
+        name: command.name,
+        description: command.description,
+        app: app.appName,
+        options: command.options.map((o) => {
+          const choices = Array.isArray(o.choices) ? (o.choices as Array<{ name?: unknown }>).map((c) => String(c.name)) : [];
+          return {
+            name: String(o.name),
+            description: typeof o.description === 'string' ? o.description : '',
+            required: o.required === true,
+            kind: OPTION_KINDS[Number(o.type)] ?? 'a value',
+            ...(choices.length > 0 ? { choices } : {}),
+          };
+        }),
+      });
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

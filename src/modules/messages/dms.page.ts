@@ -1,9 +1,11 @@
-import { APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
+import { APP_COMMANDS_JS_PATH, APP_COMPOSER_JS_PATH, APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
-import { layout } from '../../web/layout.js';
+import { csrfField, layout } from '../../web/layout.js';
+import type { ComposerCommand } from '../interactions/interactions.js';
 import { avatar, type PageCtx } from '../../web/components.js';
 import type { DmConversation, DmConversationSummary, DmParty } from './dms.js';
 import { messageList } from './message-list.page.js';
+import { commandsAttribute } from './messages.page.js';
 
 export type DmPageCtx = PageCtx;
 
@@ -60,27 +62,58 @@ function historyEdge(conversation: DmConversation): SafeHtml {
 }
 
 /**
- * /messages/:channelId: one conversation, newest message at the bottom, kept up to date by the
- * channel view's live stream; read only (docs/user-installs.md).
+ * The composer of a DM with an app's bot whose app the person user-installed (issue #40 §2): it
+ * takes that app's commands only, as bots receive no messages here.
  */
-/** `now`: the clock's time, for relative times and day separators (message-list.page.ts). */
-export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConversation; now: number }): string {
+export interface DmComposer {
+  commands: readonly ComposerCommand[];
+  error?: string;
+  /** What was typed, when the command was refused. */
+  content?: string;
+  /** The app's ephemeral answer (flag 64): shown to the invoker once, stored nowhere. */
+  ephemeral?: { appName: string; commandName: string; content: string };
+}
+
+function commandForm(ctx: DmPageCtx, conversation: DmConversation, composer: DmComposer): SafeHtml {
+  const other = conversation.other;
+  return html`<form method="post" action="/messages/${conversation.channelId}" id="reply" class="card">
+${csrfField(ctx.csrfToken)}
+${composer.error ? html`<div class="error" role="alert">${composer.error}</div>` : ''}
+${composer.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${composer.ephemeral.appName} answered /${composer.ephemeral.commandName}</p><p>${composer.ephemeral.content}</p></div>` : ''}
+<label for="content">Use a command of ${other.name}</label>
+<textarea id="content" name="content" required rows="2" data-composer${commandsAttribute(composer.commands)} aria-describedby="composer-hint">${composer.content ?? ''}</textarea>
+<p class="hint" id="composer-hint">Type / for its commands, written /name option:value. ${other.name} is an app’s bot: it receives commands here, not messages.</p>
+<div class="actions"><button type="submit">Send</button></div>
+</form>`;
+}
+
+/**
+ * /messages/:channelId: one conversation, newest message at the bottom, kept up to date by the
+ * channel view's live stream. Read only, but for the commands of a bot whose app the person
+ * user-installed (`composer`; docs/user-installs.md, docs/interactions.md).
+ * `now`: the clock's time, for relative times and day separators (message-list.page.ts).
+ */
+export function dmConversationPage(input: { ctx: DmPageCtx; conversation: DmConversation; now: number; composer?: DmComposer }): string {
   const { ctx, conversation } = input;
   const other = conversation.other;
-  const footer = other.bot
+  const readOnly = other.bot
     ? html`<p class="muted card" id="reply">You can’t reply here: ${other.name} is an app’s bot, and bots receive no messages on ${ctx.serviceName}.${
         conversation.botMayStillMessage
           ? ''
           : html` It can no longer message you either: you removed it from <a href="/settings/apps">Installed apps</a> and share no server with it.`
       }</p>`
     : html`<p class="muted card" id="reply">Replies are not available in direct messages.</p>`;
+  const footer =
+    input.composer && input.composer.commands.length > 0
+      ? commandForm(ctx, conversation, input.composer)
+      : html`${input.composer?.error ? html`<div class="error" role="alert">${input.composer.error}</div>` : ''}${readOnly}`;
   return layout({
     title: `${other.name} · Direct messages`,
     serviceName: ctx.serviceName,
     viewer: ctx.viewer,
     csrfToken: ctx.csrfToken,
     path: ctx.path,
-    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH, ...(input.composer?.commands.length ? [APP_COMPOSER_JS_PATH, APP_COMMANDS_JS_PATH] : [])],
     body: html`<p class="small"><a href="/messages">← Direct messages</a></p>
 <h1>${other.name} ${badge(other)}</h1>
 <p class="muted small">@${other.username}</p>

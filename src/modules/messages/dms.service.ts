@@ -132,3 +132,16 @@ export async function loadDmConversation(deps: Deps, viewerId: string, channelId
   ]);
   return { channelId, other, messages: history.messages, hasOlder: history.hasOlder, before, botMayStillMessage: mayMessage };
 }
+
+/**
+ * The app's bot on the other side of `personId`'s DM `channelId`; undefined when the channel is
+ * not a DM of theirs or the other party is a person (commands in DMs, issue #40 §2).
+ */
+export async function dmBotOf(deps: Deps, channelId: string, personId: string): Promise<{ applicationId: string; botUserId: string; name: string } | undefined> {
+  if (!isSnowflake(channelId)) return undefined;
+  const pair = await findDmPair(deps.db, channelId);
+  if (!pair || (pair.userLow !== personId && pair.userHigh !== personId)) return undefined;
+  const other = await findParty(deps.db, pair.userLow === personId ? pair.userHigh : pair.userLow);
+  if (!other?.bot || other.applicationId === null) return undefined;
+  return { applicationId: other.applicationId, botUserId: other.id, name: other.name };
+}

@@ -1,8 +1,9 @@
-import { APP_COMPOSER_JS_PATH, APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
+import { APP_COMMANDS_JS_PATH, APP_COMPOSER_JS_PATH, APP_HISTORY_JS_PATH, APP_LIVE_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH } from '../../web/assets.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import type { PageCtx } from '../../web/components.js';
 import { csrfField, layout } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
+import type { ComposerCommand } from '../interactions/interactions.js';
 import { messageList } from './message-list.page.js';
 import type { MessageRights } from './message-rights.js';
 import type { MessageView } from './messages.js';
@@ -41,6 +42,8 @@ export interface ChannelPageInput {
   ephemeral?: { appName: string; commandName: string; content: string };
   /** Which messages the viewer may edit or delete (message-actions.page.ts). */
   rights?: MessageRights;
+  /** The apps' commands the viewer reaches here: the composer's `/` list (commands.js). */
+  commands?: readonly ComposerCommand[];
   /** Name colours by user id (their highest coloured role's, issue #24). */
   authorColors?: ReadonlyMap<string, number>;
 }
@@ -86,6 +89,15 @@ ${servers.map((s) => html`<a href="/servers/${s.id}"${s.id === currentId ? html`
 </nav>`;
 }
 
+/**
+ * The composer's `/` list data (issue #40 §2), embedded in the page as the textarea's
+ * `data-commands` JSON rather than fetched: the page already knows who reads it, so no second
+ * request, and the attribute is escaped like any other. Nothing when no command is reachable.
+ */
+export function commandsAttribute(commands: readonly ComposerCommand[] | undefined): SafeHtml {
+  return commands && commands.length > 0 ? html` data-commands="${JSON.stringify(commands)}"` : html``;
+}
+
 /** The channel view: channel list, messages with the newest at the bottom, and the post form. */
 export function channelPage(input: ChannelPageInput): string {
   const { ctx, server, channel } = input;
@@ -102,8 +114,8 @@ ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 ${input.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${input.ephemeral.appName} answered /${input.ephemeral.commandName}</p><p>${input.ephemeral.content}</p></div>` : ''}
 <label for="content">Message #${channel.name}</label>
-<textarea id="content" name="content" required rows="3" data-composer aria-describedby="composer-hint">${input.content ?? ''}</textarea>
-<p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.</p>
+<textarea id="content" name="content" required rows="3" data-composer${commandsAttribute(input.commands)} aria-describedby="composer-hint">${input.content ?? ''}</textarea>
+<p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.${input.commands?.length ? ' Type / for the apps’ commands.' : ''}</p>
 <div class="actions"><button type="submit">Send</button></div>
 </form>`
     : html`<p class="muted card" id="post">You do not have permission to send messages in this channel.</p>`;
@@ -114,7 +126,7 @@ ${input.ephemeral ? html`<div class="notice" role="status"><p class="small muted
     csrfToken: ctx.csrfToken,
     path: ctx.path,
     place: { label: server.name, href: `/servers/${server.id}` },
-    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_COMPOSER_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
+    scripts: [APP_LIVE_JS_PATH, APP_HISTORY_JS_PATH, APP_COMPOSER_JS_PATH, APP_COMMANDS_JS_PATH, APP_MESSAGE_ACTIONS_JS_PATH],
     skipLinks: [{ href: '#post', label: 'Skip to the message box' }],
     body: html`<div class="layout">
 ${sidebar}

@@ -14,7 +14,7 @@ import { messageItem } from './message-list.page.js';
 import { channelPage } from './messages.page.js';
 import { ChannelParams, ChannelQuery, PostMessageBody, ReadChannelBody } from './messages.schemas.js';
 import { loadChannelPage, postMessage, readChannelUpTo } from './messages.service.js';
-import { invokeCommand } from '../interactions/interactions.service.js';
+import { commandsForComposer, invokeCommand } from '../interactions/interactions.service.js';
 
 const hide = { hide: true } as const;
 
@@ -61,6 +61,9 @@ export function registerMessagePages(pages: App, services: Services): void {
       rights: { viewerId: request.signedInViewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) },
       ...(failed ? { error: failed.error, content: failed.content } : {}),
       ...(ephemeral ? { ephemeral } : {}),
+      ...(has(permissions, Permission.SEND_MESSAGES)
+        ? { commands: await commandsForComposer(services, channel, request.signedInViewer.id, has(permissions, Permission.USE_APPLICATION_COMMANDS)) }
+        : {}),
     });
     return sendHtml(reply, markup, failed?.status ?? 200);
   }
