@@ -26,6 +26,9 @@
 //                    from minute to minute; with --instances, the ×N / ×1 pair of each scenario
 //                    is measured n times (sides swapping) and reported by its median round
 //   --note <text>    a line for the report's header (e.g. what else ran on the machine meanwhile)
+//   --peers          scenarios 3, 4, 5 and 8 (or --only's) beside node-oidc-provider on the same
+//                    workloads, each round (bench/lib/peers.mjs; installs bench/peers/ on demand);
+//                    writes the report's peers section
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -35,6 +38,7 @@ import { runDurability } from './lib/durability.mjs';
 import { fillMessages } from './lib/fill-messages.mjs';
 import { bytesPerMessage, fillMessagesPg } from './lib/fill-messages-pg.mjs';
 import { instancesMarkdown, runInstances } from './lib/instances.mjs';
+import { PEER_WORKLOADS, installPeers, peerJob, startPeer } from './lib/peers.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
 import { freshDatabase } from './lib/database.mjs';
 import { BENCH_DIR, cpuMicros, machineTicks, ROOT, RssMeter, runLoad, startBare, startOptions, startServer } from './lib/processes.mjs';
@@ -90,6 +94,7 @@ function parseArgs(argv) {
     else if (a === '--warmup') o.warmup = Number(argv[++i]);
     else if (a === '--no-log-compare') o.logCompare = false;
     else if (a === '--note') o.note = argv[++i];
+    else if (a === '--peers') o.peers = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(readmeHelp());
       process.exit(0);
@@ -101,12 +106,15 @@ function parseArgs(argv) {
   if (o.rounds > 1 && o.profile) throw new Error('--profile follows one server; run it without --rounds');
   if (o.instances !== undefined && !(Number.isInteger(o.instances) && o.instances >= 1 && o.postgres)) throw new Error('--instances needs a whole number ≥ 1 and --postgres');
   if (o.warmup !== undefined && !(Number.isFinite(o.warmup) && o.warmup > 0 && o.instances)) throw new Error('--warmup needs a positive number of seconds and --instances');
+  if (o.peers && (o.postgres || o.instances || o.messages1m || o.durability)) throw new Error('--peers measures the SQLite scenarios beside node-oidc-provider; run it alone');
+  // The scenarios node-oidc-provider has a workload for (bench/lib/peers.mjs).
+  if (o.peers && !o.only) o.only = new Set(PEER_WORKLOADS.map((w) => w.scenario));
   if (o.smoke) o.duration = 2;
   return o;
 }
 
 function readmeHelp() {
-  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n] [--warmup s] [--no-log-compare] [--note text]\n';
+  return 'npm run bench -- [--duration s] [--smoke] [--only 1,2,…] [--postgres] [--messages-1m] [--durability] [--profile] [--no-build] [--no-report] [--rounds n] [--instances n] [--warmup s] [--no-log-compare] [--note text] [--peers]\n';
 }
 
 const started = Date.now();
@@ -258,6 +266,7 @@ async function main() {
       return;
     }
 
+    if (opts.peers) installPeers(log);
     log('starting the bare node:http server');
     const bare = await startBare();
     processes.push(bare);
@@ -485,6 +494,22 @@ async function main() {
         const other = rows.find((r) => r.round === round && r.scenario === s.beside.n);
         if (row && other) Object.assign(row, judgeBeside(row, other, s.beside.share, opts.smoke));
       }
+      if (opts.peers) {
+        // A fresh peer each round, as Gatehouse gets a fresh server and database.
+        const peer = await startPeer();
+        processes.push(peer);
+        for (const w of PEER_WORKLOADS) {
+          const row = rows.find((r) => r.round === round && r.scenario === w.scenario);
+          if (!row) continue;
+          const count = singleUseCount(row.duration);
+          log(`peer: node-oidc-provider (Node ${peer.version}), ${w.name}: seeding, then ${row.duration} s`);
+          const job = { ...(await peerJob(peer.base, w.key, count)), connections: CONNECTIONS, duration: row.duration };
+          const p = await measure(peer, job);
+          row.peer = { workload: w.name, node: peer.version, rate: p.requestsPerSec, latency: p.latency, non2xx: p.non2xx, statusCodes: p.statusCodes, reused: p.reused, peakRssMb: p.peakRssMb, cpuMicrosPerRequest: p.cpuMicrosPerRequest, stealShare: p.stealShare };
+          log(`  → node-oidc-provider ${p.cpuMicrosPerRequest} µs per answer (Gatehouse ${row.server.cpuMicrosPerRequest}), ${Math.round(p.requestsPerSec)} req/s, status codes ${JSON.stringify(p.statusCodes)}`);
+        }
+        await peer.stop();
+      }
     }
 
     // One row per scenario: its median round (with every round's figures beside it when > 1).
@@ -550,7 +575,7 @@ async function main() {
     }
 
     const record = {
-      mode: opts.messages1m ? 'messages-1m' : 'scenarios',
+      mode: opts.messages1m ? 'messages-1m' : opts.peers ? 'peers' : 'scenarios',
       date: new Date().toISOString(),
       database: database.kind,
       durability: process.env.GATEHOUSE_DURABILITY === 'strict' ? 'strict' : 'normal',
@@ -572,7 +597,7 @@ async function main() {
     };
     const file = writeResults(record);
     if (opts.report && !opts.smoke) {
-      const key = opts.postgres ? 'postgres' : opts.messages1m ? 'sqlite-messages-1m' : 'sqlite';
+      const key = opts.peers ? 'peers' : opts.postgres ? 'postgres' : opts.messages1m ? 'sqlite-messages-1m' : 'sqlite';
       writeReportSection(key, reportMarkdown(record, file));
       log(`bench/REPORT.md written (its ${key} section)`);
     }

@@ -198,7 +198,8 @@ async function startBenchScript(script, env = {}) {
   return processHandle(child, base, output);
 }
 
-function processHandle(child, base, output) {
+/** The handle run.mjs keeps of a started server: its base URL, pid, output and how to stop it. */
+export function processHandle(child, base, output) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return {
     base,

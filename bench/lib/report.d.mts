@@ -51,3 +51,4 @@ export interface GeneratorCeiling {
   duration: number;
 }
 export function generatorCeilingNote(c: GeneratorCeiling): string;
+export function peersTable(results: ScenarioRow[]): string[];

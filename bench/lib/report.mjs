@@ -115,9 +115,26 @@ export function generatorCeilingNote(c) {
   return `Load generator ceiling: bare node:http answering a GET, ${fmt(c.bench)} req/s with the bench's generator against ${fmt(c.autocannon)} req/s with a plain \`autocannon -c ${c.connections} -d ${c.duration}\` run on the same server, back to back: ${pct(c.share)} (target ≥ 90 %)${warn}.`;
 }
 
+/**
+ * Gatehouse beside node-oidc-provider on the same workloads (bench/lib/peers.mjs): server CPU per
+ * answer of each, measured the same way in the same round, and their quotient.
+ */
+export function peersTable(results) {
+  const rows = results.filter((r) => r.peer);
+  if (rows.length === 0) return [];
+  const L = ['| # | Gatehouse scenario | node-oidc-provider workload | server CPU µs per answer, Gatehouse | node-oidc-provider | node-oidc-provider / Gatehouse | Gatehouse req/s | node-oidc-provider req/s | non-2xx GH / peer |', '|---|---|---|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const q = r.server.cpuMicrosPerRequest && r.peer.cpuMicrosPerRequest ? r.peer.cpuMicrosPerRequest / r.server.cpuMicrosPerRequest : undefined;
+    L.push(`| ${r.scenario} | ${r.name} | ${r.peer.workload} | **${fmt(r.server.cpuMicrosPerRequest, 1)}** | **${fmt(r.peer.cpuMicrosPerRequest, 1)}** | ${times(q)} | ${fmt(r.server.rate)} | ${fmt(r.peer.rate)} | ${fmt(r.server.non2xx)} / ${fmt(r.peer.non2xx)}${r.peer.reused ? ` (${fmt(r.peer.reused)} re-sent)` : ''} |`);
+  }
+  L.push('', `node-oidc-provider ran on Node ${rows[0].peer.node} (bench/peers/), Gatehouse on the Node of this run; each pair was measured in the same round, one after the other.`);
+  return L;
+}
+
 export function reportMarkdown(record, file) {
   const L = [];
-  L.push(`## ${record.database === 'sqlite' ? (record.messages1m ? 'SQLite, after 1,000,000 messages' : 'SQLite') : 'PostgreSQL + Redis, one instance'}`, '');
+  L.push(`## ${record.mode === 'peers' ? 'SQLite beside node-oidc-provider' : record.database === 'sqlite' ? (record.messages1m ? 'SQLite, after 1,000,000 messages' : 'SQLite') : 'PostgreSQL + Redis, one instance'}`, '');
+  if (record.mode === 'peers') L.push(...peersTable(record.results), '');
   L.push(`Written by \`npm run bench\` (bench/run.mjs) on ${record.date}; raw figures in bench/${file} (git-ignored: bench/README.md). How to read and reproduce it: [docs/performance.md](../docs/performance.md).`, '');
   L.push(`- Database: ${record.database === 'sqlite' ? (record.durability === 'strict' ? 'SQLite (WAL, GATEHOUSE_DURABILITY=strict: synchronous=FULL, group commit)' : 'SQLite (WAL, synchronous=NORMAL, group commit: the default durability)') : `PostgreSQL + Redis (ANALYZE after each scenario's seeding, as autovacuum would; autovacuum on this PostgreSQL: ${record.autovacuum ?? '?'})`}; server started as \`${record.serverCommand ?? 'node dist/src/main.js'}\` (as \`npm start\` runs it) at its defaults (LOG_LEVEL=info: one access line per request) and GATEHOUSE_AUTHORIZE_CODES_PER_10_MIN=0 (seeding mints thousands of codes for one person; no measured request reads it).`);
   L.push(`- Machine: ${record.cores} cores shared by the server, the load generator (its own process) and whatever else ran; Node ${record.node}. Load average ${record.loadAverageAtStart.join(' / ')} at the start, ${record.loadAverageAtEnd.join(' / ')} at the end (1/5/15 min).`);
