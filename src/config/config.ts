@@ -91,6 +91,11 @@ export interface Config {
    */
   clientRegistration: 'off' | 'open' | 'token';
   /**
+   * Issue #41 §3: GATEHOUSE_CLIENT_ID_METADATA (`on` by default): a client_id that is an https URL
+   * is a client ID metadata document, fetched through the outbound client (client-metadata/).
+   */
+  clientIdMetadata: boolean;
+  /**
    * Issue #42 §1: GATEHOUSE_FILE_STORE, where files' bytes live: `fs` (under `filesDir`) or
    * `postgres` (chunked rows in the database, shared by every instance); undefined: `postgres` on
    * PostgreSQL, `fs` on SQLite (chosen by services.ts from the database it connected to).
@@ -142,6 +147,7 @@ export const ENVIRONMENT = {
   GATEHOUSE_SERVER_CREATION: 'everyone',
   GATEHOUSE_APP_CREATION: 'everyone',
   GATEHOUSE_CLIENT_REGISTRATION: 'off',
+  GATEHOUSE_CLIENT_ID_METADATA: 'on',
   GATEHOUSE_FILE_STORE: '',
   GATEHOUSE_FILES_DIR: './data/files',
   GATEHOUSE_ATTACHMENT_MAX_BYTES: '26214400',
@@ -273,6 +279,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (appCreation !== 'everyone' && appCreation !== 'admins') problems.push(`GATEHOUSE_APP_CREATION must be everyone or admins (got "${appCreation}")`);
   const clientRegistration = read('GATEHOUSE_CLIENT_REGISTRATION') as Config['clientRegistration'];
   if (!['off', 'open', 'token'].includes(clientRegistration)) problems.push(`GATEHOUSE_CLIENT_REGISTRATION must be off, open or token (got "${clientRegistration}")`);
+  const clientIdMetadataText = read('GATEHOUSE_CLIENT_ID_METADATA').toLowerCase();
+  if (clientIdMetadataText !== 'on' && clientIdMetadataText !== 'off') problems.push(`GATEHOUSE_CLIENT_ID_METADATA must be on or off (got "${clientIdMetadataText}")`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -309,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     serverCreation,
     appCreation,
     clientRegistration,
+    clientIdMetadata: clientIdMetadataText === 'on',
     fileStore,
     filesDir,
     attachmentMaxBytes,

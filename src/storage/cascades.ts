@@ -16,6 +16,7 @@ export const CASCADES_FROM: Readonly<Record<string, readonly string[]>> = {
   application_commands: ['applications'],
   channel_reads: ['channels', 'users'],
   channels: ['servers'],
+  client_metadata_documents: ['applications'],
   dm_channels: ['channels', 'users'],
   invites: ['servers'],
   member_invitations: ['servers', 'users'],

@@ -28,6 +28,7 @@ import type { AttachmentsTable } from '../modules/files/files.table.js';
 import type { FileChunksTable } from './file-chunks.table.js';
 import type { ResourceServersTable } from '../modules/resource-servers/resource-servers.table.js';
 import type { RegisteredClientsTable, RegistrationTokensTable } from '../modules/client-registration/client-registration.table.js';
+import type { ClientMetadataDocumentsTable } from '../modules/client-metadata/client-metadata.table.js';
 import type { OAuthDeviceCodesTable } from '../modules/oauth/device-codes.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
@@ -78,5 +79,6 @@ export interface Database {
   resource_servers: ResourceServersTable;
   registered_clients: RegisteredClientsTable;
   registration_tokens: RegistrationTokensTable;
+  client_metadata_documents: ClientMetadataDocumentsTable;
   oauth_device_codes: OAuthDeviceCodesTable;
 }

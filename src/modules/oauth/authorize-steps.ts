@@ -22,6 +22,8 @@ import type { ConsentView, InstalledView } from './authorize.page.js';
 import { authorizationErrorUri, authorizationResponseUri } from './authorize-response.js';
 import { sessionMethods } from '../mfa/mfa.service.js';
 import { resolveResource, type ResourceTarget } from '../resource-servers/resource-servers.service.js';
+import { isUrlClientId } from '../client-metadata/client-metadata.js';
+import { metadataDocumentUrl, resolveMetadataClient } from '../client-metadata/client-metadata.service.js';
 
 /**
  * The authorization endpoint's checks, one step each (authorize.service.ts runs them in order):
@@ -71,8 +73,9 @@ export async function validateClient(deps: Deps, source: unknown): Promise<Valid
   const params = readAuthorizeParams(source);
   const client = checkClientId(params);
   if (!client.ok) return { kind: 'refused', problem: client.problem };
-  const app = await findApplicationByClientId(deps, client.clientId);
+  const app = await lookUpClient(deps, client.clientId);
   if (!app) return { kind: 'refused', problem: unknownApplication() };
+  if ('kind' in app) return app;
   // Issue #39: a client the operator disabled is not a valid client identifier now, so, as for an
   // unknown one (RFC 6749 §4.1.2.1), the person is told on a page and never redirected: the app
   // was stopped, maybe for abuse, and its redirect URI is not sent anyone (docs/oauth.md).
@@ -105,6 +108,23 @@ export async function validateClient(deps: Deps, source: unknown): Promise<Valid
   return { app, params, target, plain, resource };
 }
 
+/**
+ * The application a client_id names: an application id, or (issue #41 §3) a client ID metadata
+ * document's URL, fetched and checked here. A document that cannot be verified is a page, never a
+ * redirect (RFC 6749 §4.1.2.1: its redirect URIs are not known to be the client's). An application
+ * that stands for a document answers to its URL only, so the document is what is trusted.
+ */
+async function lookUpClient(deps: Deps, clientId: string): Promise<Application | RefusedPage | undefined> {
+  if (isUrlClientId(clientId)) {
+    const resolved = await resolveMetadataClient(deps, clientId);
+    if (resolved.ok) return resolved.value;
+    return refusedPage(400, 'This application could not be verified', `${capitalise(resolved.description)}. If you followed a link from an application, tell its developer. Nothing was shared.`);
+  }
+  const app = await findApplicationByClientId(deps, clientId);
+  if (app && (await metadataDocumentUrl(deps, app)) !== undefined) return undefined;
+  return app;
+}
+
 /** Whether the scope parameter names bot, before the scope is validated. */
 function requestsBot(params: RawAuthorizeParams): boolean {
   return (params.values.scope ?? '').split(' ').includes('bot');
@@ -119,7 +139,10 @@ export function validateRequest(client: ValidatedClient): { ok: true; request: C
   const params = client.params.repeated.includes('resource') ? { ...client.params, repeated: client.params.repeated.filter((n) => n !== 'resource') } : client.params;
   const resource = client.resource.kind === 'resource' ? client.resource.server : undefined;
   // validateClient resolved the target for every link that is not a plain install.
-  return validateAuthorizeParams(params, client.app.id, client.target as RedirectTarget, client.app, resource);
+  // A metadata document's client keeps its URL as client_id in the consent form (issue #41 §3).
+  const sent = client.params.values.client_id;
+  const clientId = sent !== undefined && isUrlClientId(sent) ? sent : client.app.id;
+  return validateAuthorizeParams(params, clientId, client.target as RedirectTarget, client.app, resource);
 }
 
 /** State to echo on an error: as sent, and only when sent exactly once. */

@@ -48,8 +48,12 @@ export interface ConsentSubject {
 
 /** Everything the consent screen shows, as plain data (authorize.page.ts renders it). */
 export interface ConsentView {
-  /** `registered`: the app registered itself (RFC 7591, issue #41 §3) and nobody reviewed it. */
-  application: { id: string; name: string; description: string; ownerUsername: string | null; registered?: boolean };
+  /**
+   * `registered`: the app registered itself (RFC 7591, issue #41 §3) and nobody reviewed it.
+   * `metadataDocument`: its client_id is a client ID metadata document's URL; the host is what is
+   * known of it, and the name only what the document claims.
+   */
+  application: { id: string; name: string; description: string; ownerUsername: string | null; registered?: boolean; metadataDocument?: { url: string; host: string } };
   /** The scopes in plain words (for installs: the ones besides bot and applications.commands). */
   scopes: { name: string; description: string }[];
   /** The request, re-sent by the form and re-validated on POST. */
@@ -95,7 +99,7 @@ export function consentPage(input: ConsentPageInput): string {
   const { ctx, view } = input;
   const app = view.application;
   const body = html`<div class="card consent">
-${consentHead(view, html`${app.name} wants to access your ${ctx.serviceName} account`)}
+${consentHead(view, app.metadataDocument ? html`An app at ${app.metadataDocument.host} wants to access your ${ctx.serviceName} account` : html`${app.name} wants to access your ${ctx.serviceName} account`)}
 ${signedInAs(ctx.viewer, view)}
 ${view.device ? deviceLine(view.device.userCode) : ''}
 ${view.resource ? resourceLine(view.resource) : ''}
@@ -147,10 +151,19 @@ export function consentHead(view: ConsentView, title: SafeHtml | string): SafeHt
 ${appTile(app.name, 'large')}
 <div>
 <h1>${title}</h1>
-<p class="muted small">${app.registered ? html`<strong>Registered automatically, not reviewed</strong>: nobody on this service has checked who runs this app.` : app.ownerUsername ? html`Made by <strong>@${app.ownerUsername}</strong>` : 'Made by a deleted account'}</p>
+<p class="muted small">${app.metadataDocument ? metadataDocumentLine(app.name, app.metadataDocument) : app.registered ? html`<strong>Registered automatically, not reviewed</strong>: nobody on this service has checked who runs this app.` : app.ownerUsername ? html`Made by <strong>@${app.ownerUsername}</strong>` : 'Made by a deleted account'}</p>
 </div>
 </div>
 ${app.description ? html`<p class="consent-description">${app.description}</p>` : ''}`;
+}
+
+/**
+ * Issue #41 §3, draft-ietf-oauth-client-id-metadata-document §6: the host serving the document is
+ * the one fact known about such an app; its name is whatever the document says, so it is shown as
+ * a claim, never as the app's identity.
+ */
+function metadataDocumentLine(name: string, document: { url: string; host: string }): SafeHtml {
+  return html`<strong>App at <span class="mono">${document.host}</span>, not reviewed</strong>: it calls itself “${name}”, but nobody on this service has checked who runs it. Its details come from <span class="mono">${document.url}</span>.`;
 }
 
 export function signedInAs(viewer: Viewer, view: ConsentView): SafeHtml {

@@ -27,6 +27,7 @@ import { incomingWebhookScopeProblem, wantsIncomingWebhook } from './incoming-we
 import { chosenWebhookChannel, webhookConsent } from './incoming-webhook.service.js';
 import { coversScopes, describeScope, INSTALL_SCOPES } from '../../core/scopes.js';
 import { isRegisteredApplication } from '../client-registration/client-registration.js';
+import { isUrlClientId, metadataHost } from '../client-metadata/client-metadata.js';
 
 export type { AuthorizeOutcome } from './authorize-steps.js';
 
@@ -77,7 +78,8 @@ export async function startAuthorization(deps: Deps, acting: Acting<Who>, input:
   }
 
   const remembered = await findConsentScopes(deps.db, userId, client.app.id);
-  const covered = remembered !== undefined && coversScopes(remembered, request.scopes) && identityAssured(client.app, request.redirectUri);
+  // Issue #41 §3: a metadata document's client is public and unreviewed, so it is asked every time.
+  const covered = remembered !== undefined && coversScopes(remembered, request.scopes) && identityAssured(client.app, request.redirectUri) && !isUrlClientId(request.clientId);
   if (request.prompt === 'none') {
     // OpenID Connect Core §3.1.2.6: no screen may be shown, so missing consent is an error.
     if (!covered) return errorRedirect(deps, client, 'consent_required', 'the person has not yet authorized this application for these scopes');
@@ -193,7 +195,14 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
   const server = resource ? (resource.applicationId === app.id ? app : await findApplicationByClientId(deps, resource.applicationId)) : undefined;
   const describe = (name: string) => (resource ? (resource.scopes.find((s) => s.name === name)?.description ?? name) : describeScope(name));
   return {
-    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null, registered: isRegisteredApplication(app) },
+    application: {
+      id: app.id,
+      name: app.name,
+      description: app.description,
+      ownerUsername: owner?.username ?? null,
+      registered: isRegisteredApplication(app),
+      ...(isUrlClientId(request.clientId) ? { metadataDocument: { url: request.clientId, host: metadataHost(request.clientId) } } : {}),
+    },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
     fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],

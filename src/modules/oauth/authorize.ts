@@ -6,6 +6,7 @@ import { matchRedirectUri } from '../applications/redirect-uris.js';
 import { isValidPkceValue } from './pkce.js';
 import { INSTALL_SCOPES, parseScope } from '../../core/scopes.js';
 import { parseResourceScope, type ResourceServer } from '../resource-servers/resource-servers.js';
+import { isUrlClientId } from '../client-metadata/client-metadata.js';
 
 /**
  * The authorization request (SPEC §2.1) as pure checks, in the order RFC 6749 §4.1.2.1 demands:
@@ -82,7 +83,8 @@ export function checkClientId(params: RawAuthorizeParams): { ok: true; clientId:
   if (params.repeated.includes('client_id')) return { ok: false, problem: badLink('The link names more than one application (client_id is repeated).') };
   const clientId = params.values.client_id;
   if (clientId === undefined) return { ok: false, problem: badLink('The link does not say which application is asking (client_id is missing).') };
-  if (!isSnowflake(clientId)) return { ok: false, problem: unknownApplication() };
+  // Issue #41 §3: a URL names a client ID metadata document, resolved by the caller.
+  if (!isSnowflake(clientId) && !isUrlClientId(clientId)) return { ok: false, problem: unknownApplication() };
   return { ok: true, clientId };
 }
 

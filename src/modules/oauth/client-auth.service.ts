@@ -6,6 +6,8 @@ import { emitted } from '../../events/event-bus.js';
 import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { verifyClientSecret, type Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
+import { isUrlClientId } from '../client-metadata/client-metadata.js';
+import { metadataDocumentUrl, resolveMetadataClient } from '../client-metadata/client-metadata.service.js';
 import { CLIENT_ADDRESS_FAILURE_RULE, readClientCredentials, type ClientAuthMethod, type PresentedClientAuth } from './client-auth.js';
 
 /**
@@ -70,12 +72,22 @@ export async function authenticateClient(deps: Deps, acting: Acting<Who>, presen
     return fail(read.description, { applicationId: null, method: read.viaHeader ? 'client_secret_basic' : 'none' });
   }
   const { credentials } = read;
+  // Issue #41 §3: a URL is a client ID metadata document's client: public, so it presents no
+  // secret, and a document that cannot be fetched or verified now is invalid_client.
+  if (isUrlClientId(credentials.clientId)) {
+    if (credentials.clientSecret !== undefined) return fail('a client identified by a metadata document is public and has no client secret; send client_id only');
+    const resolved = await resolveMetadataClient(deps, credentials.clientId);
+    if (!resolved.ok) return fail(resolved.description);
+    return { app: resolved.value, method: 'none' };
+  }
   // Malformed ids never reach SQL as anything but a valid 64-bit number.
   if (!isSnowflake(credentials.clientId)) {
     await refuseBlockedAddress();
     return fail('unknown client_id', { applicationId: null, method: credentials.method });
   }
-  const app = await findApplicationByClientId(deps, credentials.clientId);
+  const found = await findApplicationByClientId(deps, credentials.clientId);
+  // An application standing for a metadata document answers to the document's URL only.
+  const app = found && (await metadataDocumentUrl(deps, found)) === undefined ? found : undefined;
   // A public client presenting its client_id alone guesses nothing (its id is public), so its
   // address's failures do not concern it: no bucket is read, which on Redis is one round trip
   // fewer on every public client's grant (issue #26 §1). Everything else is judged as before.

@@ -69,6 +69,7 @@ export interface AuthorizationServerMetadata {
   introspection_endpoint_auth_methods_supported: string[];
   code_challenge_methods_supported: string[];
   authorization_response_iss_parameter_supported: boolean;
+  client_id_metadata_document_supported?: boolean;
   service_documentation: string;
 }
 
@@ -78,7 +79,7 @@ export interface AuthorizationServerMetadata {
  * `grantTypes` is the grant registry's list (grants/registry.ts GRANT_TYPES), passed in by the
  * routes: the grants import the OpenID Connect service, which imports this file.
  */
-export function authorizationServerMetadata(baseUrl: string, grantTypes: readonly string[], registration = false): AuthorizationServerMetadata {
+export function authorizationServerMetadata(baseUrl: string, grantTypes: readonly string[], registration = false, clientIdMetadata = false): AuthorizationServerMetadata {
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer: baseUrl,
@@ -99,6 +100,8 @@ export function authorizationServerMetadata(baseUrl: string, grantTypes: readonl
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    // draft-ietf-oauth-client-id-metadata-document §5 (issue #41 §3, GATEHOUSE_CLIENT_ID_METADATA).
+    ...(clientIdMetadata ? { client_id_metadata_document_supported: true } : {}),
     service_documentation: `${baseUrl}${SERVICE_DOCUMENTATION_PATH}`,
   };
 }

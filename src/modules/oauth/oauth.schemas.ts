@@ -134,6 +134,7 @@ export const AuthorizationServerMetadataBody = Type.Object({
   introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
   code_challenge_methods_supported: Type.Array(Type.String()),
   authorization_response_iss_parameter_supported: Type.Boolean(),
+  client_id_metadata_document_supported: Type.Optional(Type.Boolean({ description: 'A client_id may be the https URL of a client ID metadata document (draft-ietf-oauth-client-id-metadata-document).' })),
   service_documentation: Type.String(),
 });
 

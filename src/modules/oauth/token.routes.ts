@@ -157,7 +157,7 @@ export function registerTokenApi(app: App, services: Services): void {
     async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').header('Access-Control-Allow-Origin', '*').send(resource),
   );
 
-  const metadata = authorizationServerMetadata(services.config.baseUrl, GRANT_TYPES, services.config.clientRegistration !== 'off');
+  const metadata = authorizationServerMetadata(services.config.baseUrl, GRANT_TYPES, services.config.clientRegistration !== 'off', services.config.clientIdMetadata);
   for (const url of metadataPaths(services.config.baseUrl)) {
     app.get(
       url,

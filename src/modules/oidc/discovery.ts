@@ -43,9 +43,9 @@ export interface OpenIdConfiguration extends AuthorizationServerMetadata {
  * auth methods, PKCE methods, the grant registry's grant types — one source, so the two cannot
  * disagree) plus the OpenID fields.
  */
-export function openIdConfiguration(baseUrl: string, grantTypes: readonly string[], registration = false): OpenIdConfiguration {
+export function openIdConfiguration(baseUrl: string, grantTypes: readonly string[], registration = false, clientIdMetadata = false): OpenIdConfiguration {
   return {
-    ...authorizationServerMetadata(baseUrl, grantTypes, registration),
+    ...authorizationServerMetadata(baseUrl, grantTypes, registration, clientIdMetadata),
     jwks_uri: `${baseUrl}${JWKS_PATH}`,
     userinfo_endpoint: `${baseUrl}${USERINFO_PATH}`,
     end_session_endpoint: `${baseUrl}${END_SESSION_PATH}`,

@@ -40,7 +40,7 @@ async function formBodyToken(request: FastifyRequest): Promise<void> {
 
 /** Discovery, JWKS and UserInfo (issue #22 §3–§5). */
 export function registerOpenIdApi(app: App, services: Services): void {
-  const configuration = openIdConfiguration(services.config.baseUrl, GRANT_TYPES, services.config.clientRegistration !== 'off');
+  const configuration = openIdConfiguration(services.config.baseUrl, GRANT_TYPES, services.config.clientRegistration !== 'off', services.config.clientIdMetadata);
   for (const url of discoveryPaths(services.config.baseUrl)) {
     app.get(
       url,

@@ -32,6 +32,7 @@ export const OpenIdConfigurationBody = Type.Object({
   introspection_endpoint_auth_methods_supported: strings,
   code_challenge_methods_supported: strings,
   authorization_response_iss_parameter_supported: Type.Boolean(),
+  client_id_metadata_document_supported: Type.Optional(Type.Boolean({ description: 'A client_id may be the https URL of a client ID metadata document (draft-ietf-oauth-client-id-metadata-document).' })),
   claims_parameter_supported: Type.Boolean(),
   request_parameter_supported: Type.Boolean(),
   request_uri_parameter_supported: Type.Boolean(),

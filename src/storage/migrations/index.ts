@@ -30,6 +30,7 @@ import * as appEvents from './2026-11-29-40-app-events.js';
 import * as resourceServers from './2026-11-29-50-resource-servers.js';
 import * as attachments from './2026-11-29-60-attachments.js';
 import * as clientRegistration from './2026-11-29-80-client-registration.js';
+import * as clientMetadataDocuments from './2026-11-30-40-client-metadata-documents.js';
 import * as deviceCodes from './2026-11-29-70-device-codes.js';
 
 /**
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-60-attachments': attachments,
   '2026-11-29-70-device-codes': deviceCodes,
   '2026-11-29-80-client-registration': clientRegistration,
+  '2026-11-30-40-client-metadata-documents': clientMetadataDocuments,
 };
