@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../src/core/permissions.js';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
 import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
+import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { seriousViolations } from '../support/axe.js';
 import { type BrowserSession, chromiumAvailable, collectProblems, launchBrowser, screenshot, type ServedApp, serveTestApp, signInWithForm, warnIfChromiumMissing } from '../support/browser.js';
@@ -33,6 +34,7 @@ interface Received {
 describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)', () => {
   let served: ServedApp;
   let channelId: string;
+  let adaId: string;
   let bot: TestBot;
   let appServer: Server;
   const received: Received[] = [];
@@ -42,6 +44,7 @@ describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUS
     served = await serveTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
     const deps = served.t.services;
     const ada = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: PASSWORD });
+    adaId = ada.id;
     const server = await createServer(deps, personActingOf(ada.id), { name: 'Game Night' });
     channelId = (server.channels[0] as { id: string }).id;
     bot = await given.bot(served.t, { owner: ada, name: 'Dice' });
@@ -161,7 +164,8 @@ describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUS
     await page.keyboard.press('Enter');
     await page.locator('li.message', { hasText: 'Dice rolled a d20: 4' }).waitFor();
     expect(received.slice(before)).toEqual([expect.objectContaining({ type: 2, data: expect.objectContaining({ name: 'roll', options: [expect.objectContaining({ name: 'sides', value: 20 })] }) })]);
-    expect(await page.locator('li.message', { hasText: '/roll' }).count()).toBe(0);
+    // The typed command is not posted as text.
+    expect(await page.locator('li.message', { hasText: '/roll sides:20' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 
@@ -175,6 +179,28 @@ describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUS
     await page.keyboard.press('Tab');
     expect(await box(page).inputValue()).toBe('/ping ');
     expect(await page.locator('#command-options').innerText()).toContain('/ping · Dice: no options.');
+  });
+
+  it('in the DM with the bot of an app Ada installed for herself, a command chosen from the list is answered by the bot in the DM', async () => {
+    const deps = served.t.services;
+    await installForUser(deps, personActingOf(adaId), bot.client.app.id);
+    const opened = await served.t.app.inject({ method: 'POST', url: '/api/v1/users/@me/channels', headers: { ...bot.headers, 'content-type': 'application/json' }, payload: JSON.stringify({ recipient_id: adaId }) });
+    const dmId = (opened.json() as { id: string }).id;
+    const { page, problems } = await adaPage();
+    await page.goto(`${served.baseUrl}/messages/${dmId}`);
+    const composer = page.getByRole('combobox', { name: 'Use a command of Dice' });
+    await composer.focus();
+    await page.keyboard.type('/ro');
+    await listbox(page).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'interactions-composer-dm-list', { fullPage: false });
+    await page.keyboard.press('Enter');
+    expect(await composer.inputValue()).toBe('/roll ');
+    await page.keyboard.type('sides:8');
+    await page.keyboard.press('Enter');
+    await page.locator('li.message', { hasText: 'Dice rolled a d8: 4' }).waitFor();
+    await screenshot(page, 'interactions-composer-dm-answered', { fullPage: false });
+    expect(problems).toEqual([]);
   });
 
   it('without JavaScript, /roll sides:6 typed and sent is run the same way', async () => {
