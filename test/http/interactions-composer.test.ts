@@ -90,6 +90,7 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
           ],
         },
         { name: 'admin', description: 'Has sub-commands', options: [{ name: 'reset', description: 'Resets', type: 1 }] },
+        { name: 'whisper', description: 'Answers only the invoker' },
       ],
     });
     expect(commands.statusCode).toBe(200);
@@ -100,6 +101,7 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
       const body = req.body as Received;
       if (body.type !== InteractionType.APPLICATION_COMMAND) return void res.status(400).end();
       received.push(body);
+      if (body.data.name === 'whisper') return void res.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'Only for you', flags: 64 } });
       const sides = body.data.options?.find((o) => o.name === 'sides')?.value;
       res.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content: `Rolled a d${String(sides)} in ${body.guild_id ? 'a server' : 'a DM'}` } });
     });
@@ -130,7 +132,7 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
   describe('the / list', () => {
     it('a server channel’s page lists the installed apps’ commands with the app, the description and the options with their descriptions and required flags', async () => {
       const page = await owner.agent.get(`/channels/${channel.id}`);
-      expect(listedCommands(page.body)).toEqual([
+      expect(listedCommands(page.body)?.filter((c) => c.name !== 'whisper')).toEqual([
         {
           name: 'roll',
           description: 'Rolls dice',
@@ -178,7 +180,7 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
       const { agent, person, dmId } = await dmWithDice('dmuser');
       const page = await agent.get(`/messages/${dmId}`);
       expect(page.statusCode).toBe(200);
-      expect(listedCommands(page.body)?.map((c) => c.name)).toEqual(['roll']);
+      expect(listedCommands(page.body)?.map((c) => c.name)).toEqual(['roll', 'whisper']);
       expect(page.body).toContain('Use a command of Dice');
 
       const before = received.length;
@@ -201,6 +203,15 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
       const messages = await messagesOf(dmId);
       expect(messages[0]).toMatchObject({ content: 'Rolled a d12 in a DM', author: { id: bot.botUserId } });
       expect((await agent.get(`/messages/${dmId}`)).body).toContain('Rolled a d12 in a DM');
+    });
+
+    it('an answer with flag 64 is shown to the person beside the DM’s composer and not posted', async () => {
+      const { agent, dmId } = await dmWithDice('dmwhisper');
+      const page = await agent.submit(`/messages/${dmId}`, `/messages/${dmId}`, { content: '/whisper' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('Only you can see this');
+      expect(page.body).toContain('Only for you');
+      expect(await messagesOf(dmId)).toEqual([]);
     });
 
     it('a bad option is refused beside the DM’s composer with the reason, and nothing is sent', async () => {
