@@ -169,11 +169,15 @@ describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUS
     expect(problems).toEqual([]);
   });
 
-  it('Tab chooses the highlighted command too', async () => {
+  it('Tab chooses the highlighted command too; on a phone the open list fits the screen', async () => {
     const { page } = await adaPage();
+    await page.setViewportSize({ width: 390, height: 844 });
     await box(page).focus();
     await page.keyboard.type('/');
     await listbox(page).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'interactions-composer-list-phone-dark', { fullPage: false });
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Tab');
