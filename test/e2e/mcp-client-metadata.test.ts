@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,12 @@ import { csrfTokenIn } from '../support/page-agent.js';
  * metadata document (`clientMetadataUrl`) when Gatehouse's metadata says
  * client_id_metadata_document_supported, and registers nothing. The SDK accepts only an https
  * document URL, so the document is served over TLS on a loopback port with a certificate made for
- * this test, which the server process trusts through NODE_EXTRA_CA_CERTS (and reaches through
+ * tests (test/support/tls/), which the server process trusts through NODE_EXTRA_CA_CERTS (and reaches through
  * GATEHOUSE_OUTBOUND_ALLOW_PRIVATE).
  */
+
+/** A self-signed certificate for 127.0.0.1 (valid for a century), made for tests only. */
+const TLS = fileURLToPath(new URL('../support/tls', import.meta.url));
 
 /** A browser's cookies and redirects, over fetch: enough for the sign-up and consent forms. */
 class Browser {
@@ -100,9 +103,7 @@ describe('the MCP SDK names its client with a client ID metadata document (issue
   beforeAll(async () => {
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-cimd-'));
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { encoding: 'utf8' });
-    if (made.status !== 0) throw new Error(`openssl could not make the test certificate: ${made.stderr}`);
-    documents = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
+    documents = createHttpsServer({ key: readFileSync(join(TLS, 'loopback-key.pem')), cert: readFileSync(join(TLS, 'loopback-cert.pem')) }, (_req, res) => {
       fetches += 1;
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
       res.end(JSON.stringify({ client_id: documentUrl, client_name: 'Notes agent', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' }));
@@ -113,7 +114,7 @@ describe('the MCP SDK names its client with a client ID metadata document (issue
     server = await startServer({
       databaseUrl: databaseUrlFor(database),
       ...(TEST_REDIS_URL ? { redisUrl: TEST_REDIS_URL } : {}),
-      env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
+      env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: join(TLS, 'loopback-cert.pem') },
     });
   }, 180_000);
 
