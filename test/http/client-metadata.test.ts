@@ -297,3 +297,26 @@ describe('client ID metadata documents without GATEHOUSE_OUTBOUND_ALLOW_PRIVATE,
     expect(hits.get('/off.json')).toBeUndefined();
   });
 });
+
+describe('client ID metadata documents: new clients per host', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(async () => t.close());
+
+  it('one host brings at most 20 new clients an hour (each is an application); known ones still work, and the next hour more', async () => {
+    routes.clear();
+    const { agent } = await signedIn(t);
+    const urls = Array.from({ length: 21 }, (_, i) => documentAt(`/many/${i}.json`));
+    for (const url of urls.slice(0, 20)) expect((await agent.get(authorizeRequest(url).path)).statusCode).toBe(200);
+    const before = await countApps(t);
+    const refused = await agent.get(authorizeRequest(urls[20] as string).path);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/more than 20 new clients from 127\.0\.0\.1/i);
+    expect(await countApps(t)).toBe(before);
+    t.clock.advance(60 * 60_000);
+    expect((await agent.get(authorizeRequest(urls[0] as string).path)).statusCode).toBe(200);
+    expect((await agent.get(authorizeRequest(urls[20] as string).path)).statusCode).toBe(200);
+  });
+});

@@ -10,6 +10,7 @@ import {
   documentLifetimeMs,
   DOCUMENT_MAX_BYTES,
   FETCH_TIMEOUT_MS,
+  NEW_DOCUMENTS_PER_HOST_PER_HOUR,
   type Checked,
   type DocumentMetadata,
 } from './client-metadata.js';
@@ -24,6 +25,8 @@ import { findDocumentApplicationId, findDocumentUrl, insertDocument, touchDocume
  * and tokens refer to it like any app. Each instance keeps its own small cache; several instances
  * each fetch for themselves, which the document's publisher sees as a few more requests.
  */
+
+const NEW_DOCUMENTS_RULE = { limit: NEW_DOCUMENTS_PER_HOST_PER_HOUR, windowMs: 60 * 60_000 };
 
 interface Cached {
   applicationId: string;
@@ -58,10 +61,11 @@ export async function resolveMetadataClient(deps: Deps, clientId: string): Promi
 
   const fetched = await fetchDocument(deps, clientId);
   if (!fetched.ok) return fetched;
-  const app = await applicationFor(deps, clientId, fetched.value.metadata, now);
+  const app = await applicationFor(deps, url.value, fetched.value.metadata, now);
+  if (!app.ok) return app;
   if (cache.size >= CACHE_ENTRIES_MAX) cache.delete(cache.keys().next().value as string);
-  cache.set(clientId, { applicationId: app.id, expiresAt: now + fetched.value.lifetimeMs });
-  return { ok: true, value: app };
+  cache.set(clientId, { applicationId: app.value.id, expiresAt: now + fetched.value.lifetimeMs });
+  return app;
 }
 
 /** The document's URL when `app` stands for one (the consent screen names its host), else undefined. */
@@ -101,8 +105,13 @@ function fetchFailure(error: OutboundError): string {
   }
 }
 
-/** The application for `url`, created on first sight, or brought up to date with the document. */
-async function applicationFor(deps: Deps, url: string, metadata: DocumentMetadata, now: number): Promise<Application> {
+/**
+ * The application for `location`, created on first sight, or brought up to date with the document.
+ * New applications are limited per host (NEW_DOCUMENTS_PER_HOST_PER_HOUR): anyone can name any URL
+ * as a client_id without signing in, and each new one is a row. Known documents are never limited.
+ */
+async function applicationFor(deps: Deps, location: URL, metadata: DocumentMetadata, now: number): Promise<Checked<Application>> {
+  const url = location.href;
   const iconUrl = metadata.logo_uri ?? null;
   const knownId = await findDocumentApplicationId(deps.db, url);
   const known = knownId !== undefined ? await findApplicationByClientId(deps, knownId) : undefined;
@@ -112,7 +121,11 @@ async function applicationFor(deps: Deps, url: string, metadata: DocumentMetadat
       if (changed) await updateApplicationIn(trx, known.id, { name: metadata.client_name, iconUrl, redirectUris: metadata.redirect_uris }, now);
       await touchDocument(trx, url, now);
     });
-    return changed ? { ...known, name: metadata.client_name, iconUrl, redirectUris: metadata.redirect_uris, updatedAt: now } : known;
+    return { ok: true, value: changed ? { ...known, name: metadata.client_name, iconUrl, redirectUris: metadata.redirect_uris, updatedAt: now } : known };
+  }
+  const decision = await deps.buckets.take(`client-metadata:host:${location.hostname}`, NEW_DOCUMENTS_RULE, now);
+  if (!decision.allowed) {
+    return { ok: false, description: `more than ${NEW_DOCUMENTS_PER_HOST_PER_HOUR} new clients from ${location.hostname} were seen in the last hour; try again in ${Math.max(1, Math.ceil(decision.resetAfterMs / 60_000))} minutes` };
   }
   const application: Application = {
     id: deps.ids.next(),
@@ -138,12 +151,12 @@ async function applicationFor(deps: Deps, url: string, metadata: DocumentMetadat
       await insertApplicationIn(trx, application);
       await insertDocument(trx, { url, applicationId: application.id, fetchedAt: now });
     });
-    return application;
+    return { ok: true, value: application };
   } catch (error) {
     // Another request (or instance) created it first: theirs is the one.
     const winnerId = await findDocumentApplicationId(deps.db, url);
     const winner = winnerId !== undefined ? await findApplicationByClientId(deps, winnerId) : undefined;
-    if (winner) return winner;
+    if (winner) return { ok: true, value: winner };
     throw error;
   }
 }

@@ -14,6 +14,8 @@ export const FETCH_TIMEOUT_MS = 5000;
 export const DEFAULT_LIFETIME_MS = 5 * 60_000;
 export const MIN_LIFETIME_MS = 60_000;
 export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
+/** New document URLs (new applications) one host may bring in an hour; known ones are not counted. */
+export const NEW_DOCUMENTS_PER_HOST_PER_HOUR = 20;
 /** Documents kept per instance; the oldest goes first. */
 export const CACHE_ENTRIES_MAX = 500;
 const URL_MAX = 2048;
