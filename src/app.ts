@@ -26,6 +26,7 @@ import { registerAdminPages } from './modules/admin/admin.routes.js';
 import { startMailWorker } from './modules/mail/mail.service.js';
 import { recordAppEvents, startAppEventWorker } from './modules/app-events/app-events.service.js';
 import { registerAppEventsApi, registerAppEventsPages } from './modules/app-events/app-events.routes.js';
+import { registerInteractionsApi } from './modules/interactions/interactions.routes.js';
 import { registerApplicationApi, registerApplicationPages } from './modules/applications/applications.routes.js';
 import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
@@ -56,7 +57,7 @@ import { installPageContext, viewerIdentifier } from './modules/accounts/page-co
  * Builds the application from its services; never listens (DESIGN §9.1), so tests drive it with
  * inject() and main.ts decides where it listens. Every module is registered here, by hand.
  */
-/** `appEventPollMs`: how often the app-event worker looks for due events (APP_EVENT_POLL_MS). */
+/** `appEventPollMs`: the app-event worker's longest sleep between rounds (APP_EVENT_FALLBACK_POLL_MS). */
 export async function buildApp(services: Services, options: { appEventPollMs?: number } = {}): Promise<App> {
   const { config } = services;
   const app: App = Fastify({
@@ -162,6 +163,7 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
   registerOpenApiRoutes(app, { serviceName: services.config.serviceName, identifyViewer });
   registerApplicationApi(app, services);
   registerAppEventsApi(app, services);
+  registerInteractionsApi(app, services);
   registerOAuthApi(app, services);
   registerClientRegistrationApi(app, services);
   registerOpenIdApi(app, services);

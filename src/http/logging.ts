@@ -26,6 +26,9 @@ export const WEBHOOK_TOKEN_PATH = /^(\/api(?:\/v\d+)?\/webhooks\/[^/?]+\/)[^/?]+
  */
 export const INVITE_CODE_PATH = /^(\/invite\/)[^/?]+/;
 
+/** Issue #40 §2: an interaction's callback URL carries its token (/api/v1/interactions/<id>/<token>/callback). */
+const INTERACTION_TOKEN_PATH = /^(\/api(?:\/v\d+)?\/interactions\/[^/?]+\/)[^/?]+/;
+
 /**
  * Object keys whose values are secrets wherever they appear in a logged object (up to two levels
  * down). Not `code`: an error's `err.code` must stay readable; OAuth codes only travel in bodies
@@ -76,7 +79,7 @@ function targetPath(url: string): string {
 /** A raw request URL with every secret it may hold replaced (the fallback when no route matched). */
 export function redactUrl(url: string): string {
   const path = targetPath(url);
-  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]').replace(ANY_SECRET, '[REDACTED]');
+  const redacted = path.replace(WEBHOOK_TOKEN_PATH, '$1[REDACTED]').replace(INVITE_CODE_PATH, '$1[REDACTED]').replace(INTERACTION_TOKEN_PATH, '$1[REDACTED]').replace(ANY_SECRET, '[REDACTED]');
   return url.includes('?') ? `${redacted}?[REDACTED]` : redacted;
 }
 

@@ -30,6 +30,8 @@ import type { ResourceServersTable } from '../modules/resource-servers/resource-
 import type { RegisteredClientsTable, RegistrationTokensTable } from '../modules/client-registration/client-registration.table.js';
 import type { ClientMetadataDocumentsTable } from '../modules/client-metadata/client-metadata.table.js';
 import type { OAuthDeviceCodesTable } from '../modules/oauth/device-codes.table.js';
+import type { InteractionsTable } from '../modules/interactions/interactions.table.js';
+import type { MessageInteractionsTable } from '../modules/messages/message-interactions.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
 export interface Database {
@@ -81,4 +83,6 @@ export interface Database {
   registration_tokens: RegistrationTokensTable;
   client_metadata_documents: ClientMetadataDocumentsTable;
   oauth_device_codes: OAuthDeviceCodesTable;
+  interactions: InteractionsTable;
+  message_interactions: MessageInteractionsTable;
 }

@@ -1,4 +1,4 @@
-import { actingAs, type Acting } from '../../core/acting.js';
+import type { Acting } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, ApiErrors, invalidField } from '../../core/errors.js';
 import { Permission } from '../../core/permissions.js';
@@ -12,9 +12,11 @@ import { isUserInstalled } from '../applications/user-installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { readGuildMember, readUser } from '../directory/guilds.service.js';
 import { dmBotOf } from '../messages/dms.service.js';
-import type { MessageView } from '../messages/messages.js';
-import { postMessage } from '../messages/messages.service.js';
-import { checkAnswer, composerCommands, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
+import { readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
+import { toMessageView, type MessageView } from '../messages/messages.js';
+import { interactionNow, issueInteractionToken, recordInteraction, useAnswer } from './followups.service.js';
+import type { StoredInteraction } from './interactions.repository.js';
+import { checkAnswer, composerCommands, INVOKE_CHANNEL_RULE, INVOKE_PERSON_RULE, invokeChannelBucketKey, invokePersonBucketKey, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
 
 /** Discord's interaction `version`. */
 const INTERACTION_VERSION = 1;
@@ -94,8 +96,9 @@ export async function commandsForComposer(deps: Deps, channel: { id: string; ser
  * typed by the command's option types: a bad one is a 50035 at `content`
  * with the reason, and nothing is sent. The app's endpoint gets Discord's APPLICATION_COMMAND
  * interaction (3 s); its answer of type 4 is posted by the app's bot, or with flag 64 shown to the
- * invoker only. No answer, or one that is invalid, posts nothing: the invoker reads
- * NO_RESPONSE / INVALID_ANSWER and the app's delivery log records why.
+ * invoker only; type 5 (deferred) posts the bot's "thinking" placeholder, which the app fills
+ * through its follow-up routes (followups.service.ts). No answer, or one that is invalid, posts
+ * nothing: the invoker reads NO_RESPONSE / INVALID_ANSWER and the app's delivery log records why.
  */
 export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId: string, content: string): Promise<InvocationOutcome | undefined> {
   const input = parseSlashInput(content);
@@ -113,6 +116,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   const permissions = serverId === null ? undefined : await authorize(deps, actor, serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
+  const limited = await invocationLimited(deps, reachable.applicationId, channel.id, actor.id);
+  if (limited !== undefined) return { kind: 'failed', sentence: `You are using ${reachable.appName}'s commands too fast here: try again in ${Math.max(1, Math.ceil(limited / 1000))} s.`, commandName: reachable.command.name };
 
   // Discord: a server's interaction carries guild_id and the invoker as `member`, context 0 and the
   // server as the authorizing guild install; a DM's carries the invoker as `user`, context 1 (BOT_DM)
@@ -134,8 +139,12 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
           context: InteractionContext.GUILD,
           authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
         };
+  const interactionId = deps.ids.next();
+  const token = issueInteractionToken(deps);
+  // Stored before it is sent: the app may answer by callback or follow up at once, on any instance.
+  await recordInteraction(deps, { id: interactionId, tokenHash: token.hash, applicationId: reachable.applicationId, botUserId: reachable.botUserId, channelId: channel.id, userId: actor.id, commandName: reachable.command.name });
   const interaction = {
-    id: deps.ids.next(),
+    id: interactionId,
     application_id: reachable.applicationId,
     type: InteractionType.APPLICATION_COMMAND,
     data: {
@@ -145,15 +154,21 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       ...(typed.options.length > 0 ? { options: typed.options } : {}),
     },
     ...where,
-    // Follow-ups are not offered yet: the token only identifies this interaction to the app.
-    token: deps.random.bytes(48).toString('base64url'),
+    // Issue #40 §2: the token authorizes the callback and follow-ups for 15 minutes (followups.service.ts).
+    token: token.plain,
     version: INTERACTION_VERSION,
     locale: 'en-US',
   };
 
   const commandName = reachable.command.name;
   const answer = await callInteractionsEndpoint(deps, reachable.applicationId, JSON.stringify(interaction));
-  if (answer === undefined) return { kind: 'failed', sentence: NO_RESPONSE, commandName };
+  // Discord: an app may answer by POST …/callback while its endpoint's request is open; that answer counts.
+  const stored = await interactionNow(deps, interactionId);
+  if (stored?.acknowledged) {
+    if (answer !== undefined) await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, null);
+    return answeredByCallback(deps, stored, reachable.appName, commandName);
+  }
+  if (answer === undefined || stored === undefined) return { kind: 'failed', sentence: NO_RESPONSE, commandName };
   if (answer.failure !== null || answer.status === null) {
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, answer.failure ?? 'no answer');
     return { kind: 'failed', sentence: NO_RESPONSE, commandName };
@@ -163,24 +178,45 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer was refused: ${checked.reason}.`);
     return { kind: 'failed', sentence: INVALID_ANSWER, commandName };
   }
-  if (checked.kind === 'deferred') {
-    // Follow-ups (POST /webhooks/{application_id}/{token}) are not built yet: a deferred answer could never be completed.
-    await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, 'The answer was refused: deferred answers (type 5) need follow-ups, which Gatehouse does not accept yet.');
-    return { kind: 'failed', sentence: INVALID_ANSWER, commandName };
-  }
-  if (checked.ephemeral) {
-    await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, null);
-    return { kind: 'ephemeral', content: checked.content, appName: reachable.appName, commandName };
-  }
-  const botActing = actingAs(acting, { kind: 'bot', id: reachable.botUserId, applicationId: reachable.applicationId } as const);
   try {
-    const message = await postMessage(deps, botActing, channel.id, checked.content);
+    const used = await useAnswer(deps, acting, stored, checked);
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, null);
-    return { kind: 'posted', message, commandName };
+    if (used.kind === 'ephemeral') return { kind: 'ephemeral', content: used.content, appName: reachable.appName, commandName };
+    if (used.message === undefined) return { kind: 'ephemeral', content: `${reachable.appName} is thinking…`, appName: reachable.appName, commandName };
+    return { kind: 'posted', message: interactionView(used.message), commandName };
   } catch (error) {
     // The bot's own rights decide where it posts (View channel and Send messages, as for its REST posts).
     if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    // A callback answered between the endpoint's answer and this one: that answer stands.
+    if (error.code === 40060) return answeredByCallback(deps, (await interactionNow(deps, interactionId)) ?? stored, reachable.appName, commandName);
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer could not be posted: ${error.message}.`);
     return { kind: 'failed', sentence: CANNOT_POST, commandName };
   }
+}
+
+/** A message an app posted in answer to a command, as the channel view shows it (who used which command). */
+function interactionView(stored: InteractionMessage): MessageView {
+  return { ...toMessageView(stored.message), interaction: { userName: stored.interaction.userName, commandName: stored.interaction.commandName, loading: stored.interaction.loading } };
+}
+
+/** What the invoker sees of an answer the app sent by POST …/callback: its message, or an ephemeral note. */
+async function answeredByCallback(deps: Deps, interaction: StoredInteraction, appName: string, commandName: string): Promise<InvocationOutcome> {
+  if (interaction.originalMessageId !== null) {
+    const message = await readInteractionMessage(deps, interaction.channelId, interaction.originalMessageId);
+    if (message) return { kind: 'posted', message: interactionView(message), commandName };
+  }
+  // Ephemeral answers are stored nowhere: the invoker learns that the app answered them alone.
+  return { kind: 'ephemeral', content: interaction.ephemeral ? `${appName} answered you privately.` : `${appName} answered.`, appName, commandName };
+}
+
+/**
+ * Issue #40 §2: invocations per app and channel, and per person and app (a person cannot flood
+ * an app), in the shared rate-limit store; undefined when allowed, else ms until it is.
+ */
+async function invocationLimited(deps: Deps, applicationId: string, channelId: string, personId: string): Promise<number | undefined> {
+  const now = deps.clock.now();
+  const person = await deps.buckets.take(invokePersonBucketKey(applicationId, personId), INVOKE_PERSON_RULE, now);
+  if (!person.allowed) return person.resetAfterMs;
+  const channel = await deps.buckets.take(invokeChannelBucketKey(applicationId, channelId), INVOKE_CHANNEL_RULE, now);
+  return channel.allowed ? undefined : channel.resetAfterMs;
 }

@@ -1,5 +1,6 @@
 import { codePoints } from '../../core/checked.js';
 import { isSnowflake } from '../../core/snowflake.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
 
 /**
  * Pure rules for commands invoked from the chat (issue #40 §2): reading `/name option:value …`
@@ -12,6 +13,35 @@ export const InteractionType = { APPLICATION_COMMAND: 2 } as const;
 export const CallbackType = { CHANNEL_MESSAGE_WITH_SOURCE: 4, DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5 } as const;
 /** Discord's message flag EPHEMERAL (1 << 6): only the invoker sees the message. */
 export const EPHEMERAL = 64;
+/** Discord's message flag LOADING (1 << 7): a deferred answer's placeholder, "<App> is thinking…". */
+export const LOADING = 128;
+/**
+ * Discord's interaction tokens begin with the base64 of "interaction:"; here that prefix also
+ * tells the webhook URL routes that the token is an interaction's, not a webhook's.
+ */
+export const INTERACTION_TOKEN_PREFIX = 'aW50ZXJhY3Rpb246';
+/** Discord: an interaction token is valid for 15 minutes. */
+export const INTERACTION_TOKEN_TTL_MS = 15 * 60_000;
+
+/**
+ * Issue #40 §2 rate limits. Follow-ups and callbacks: per app and channel, as a webhook's URL
+ * (SPEC §8: 10 per 2 s), with the same X-RateLimit-* headers. Invocations from the chat: per app
+ * and channel (a busy channel cannot flood an app) and per person and app (one person cannot).
+ */
+export const FOLLOWUP_RULE: BucketRule = { limit: 10, windowMs: 2000, neverReset: true };
+export const INVOKE_CHANNEL_RULE: BucketRule = { limit: 20, windowMs: 10_000, neverReset: true };
+export const INVOKE_PERSON_RULE: BucketRule = { limit: 5, windowMs: 10_000, neverReset: true };
+
+export function followupBucketKey(applicationId: string, channelId: string): string {
+  return `ia-followup:${applicationId}:${channelId}`;
+}
+export function invokeChannelBucketKey(applicationId: string, channelId: string): string {
+  return `ia-invoke:${applicationId}:${channelId}`;
+}
+export function invokePersonBucketKey(applicationId: string, personId: string): string {
+  return `ia-person:${applicationId}:${personId}`;
+}
+
 /** Discord's message content limit, which an answer must keep to. */
 const CONTENT_MAX = 2000;
 

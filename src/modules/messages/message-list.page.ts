@@ -105,7 +105,9 @@ export function sharedMessageItem(m: MessageView, options: Omit<MessageItemOptio
   const before = html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
 ${head}
 <div class="message-main">
+${m.interaction && !options.grouped ? html`<p class="interaction-line small muted">${m.interaction.userName} used <span class="command-name">/${m.interaction.commandName}</span></p>` : ''}
 ${meta}
+${m.interaction?.loading ? html`<p class="body thinking" role="status">${m.author.name} is thinking…</p>` : ''}
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
 ${filesBlock(m.attachments)}
@@ -120,6 +122,8 @@ export function withActions(item: SharedMessageItem, rights: MessageRights | und
 }
 
 const sameGroup = (a: MessageView, b: MessageView): boolean =>
+  // Issue #40 §2: an answer to a command starts a group, so its "<person> used /name" line shows.
+  b.interaction === undefined &&
   a.author.id === b.author.id && a.author.name === b.author.name && b.createdAt - a.createdAt >= 0 && b.createdAt - a.createdAt <= GROUP_WINDOW && dayOf(a.createdAt) === dayOf(b.createdAt);
 
 /** The items of a list: messages with day separators, grouping and the "New messages" marker. */

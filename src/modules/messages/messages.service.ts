@@ -29,13 +29,14 @@ import type { WebhookMessage } from './messages.js';
 import { findDmPair } from './dms.repository.js';
 import { findLastRead, listUnreadChannelIds, markRead } from './read-state.repository.js';
 import { insertWebhookMessage } from './webhook-message.repository.js';
+import { listMessageInteractions, type MessageInteraction } from './message-interactions.repository.js';
 
 /**
  * Who may post in a channel (issue #37 §1: the service checks, not the page): in a server, View
  * channel and Send messages (10003 for a non-member, 403 50013 naming what is missing); in a DM,
  * one of its two people (10003 for anyone else). The operator has no account to post as.
  */
-async function requireMayPost(deps: Deps, actor: Actor, channel: Channel): Promise<string> {
+export async function requireMayPost(deps: Deps, actor: Actor, channel: Channel): Promise<string> {
   if (actor.kind === 'operator') throw ApiErrors.missingAccess();
   if (channel.serverId !== null) {
     await authorize(deps, actor, channel.serverId, { all: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES }, ApiErrors.unknownChannel);
@@ -109,12 +110,24 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
 /** Issue #42 §3: the views with their files (one query for all), URLs signed for this viewer now. */
 export async function withFiles(deps: Deps, views: MessageView[]): Promise<MessageView[]> {
   if (views.length === 0) return views;
-  const files = await filesOfMessages(deps, views.map((v) => v.id));
-  if (files.size === 0) return views;
+  const [files, interactions] = await Promise.all([filesOfMessages(deps, views.map((v) => v.id)), interactionsOf(deps, views)]);
+  if (files.size === 0 && interactions.size === 0) return views;
   return views.map((v) => {
     const own = files.get(v.id);
-    return own ? { ...v, attachments: fileViews(deps, own) } : v;
+    const interaction = interactions.get(v.id);
+    if (!own && !interaction) return v;
+    return {
+      ...v,
+      ...(own ? { attachments: fileViews(deps, own) } : {}),
+      ...(interaction ? { interaction: { userName: interaction.userName, commandName: interaction.commandName, loading: interaction.loading } } : {}),
+    };
   });
+}
+
+/** Issue #40 §2: who used which command, for the apps' messages among these (only those can answer one). */
+function interactionsOf(deps: Deps, views: readonly MessageView[]): Promise<Map<string, MessageInteraction>> {
+  const ids = views.filter((v) => v.author.app).map((v) => v.id);
+  return ids.length === 0 ? Promise.resolve(new Map()) : listMessageInteractions(deps.db, ids);
 }
 
 /** What the channel view shows besides its messages: the server and its channel list. */

@@ -15,6 +15,11 @@ export interface MessageView {
   attachments: FileView[];
   createdAt: number;
   editedAt: number | null;
+  /**
+   * Issue #40 §2: an app's answer to a command shows who used which command; `loading` is a
+   * deferred answer's placeholder ("<App> is thinking…"). Absent on other messages.
+   */
+  interaction?: { userName: string; commandName: string; loading: boolean };
 }
 
 /** A message row with what is known about its author, before it becomes a view. */

@@ -23,6 +23,16 @@ import { deleteMessageOfWebhook, deleteWebhookByToken, editWebhookMessage, getWe
 import { rateLimitedHeaders, rateLimitHeaders } from './webhook-rate-limit.js';
 import type { Webhook } from './webhooks.js';
 import {
+  deleteInteractionMessageOf,
+  editInteractionMessageOf,
+  getInteractionMessage,
+  openInteractionToken,
+  postFollowup,
+  type InteractionMessageResource,
+  type StoredInteraction,
+} from '../interactions/followups.service.js';
+import { INTERACTION_TOKEN_PREFIX } from '../interactions/interactions.js';
+import {
   EditMessageBody,
   ExecuteBody,
   ExecuteQuery,
@@ -38,6 +48,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The webhook whose URL (id and token) this request presented, once checked. */
     webhook: Webhook | undefined;
+    /** Issue #40 §2: the interaction whose token (with its application id) this request presented instead, once checked. */
+    interaction: StoredInteraction | undefined;
   }
 }
 
@@ -61,6 +73,14 @@ const signedOnlyNote = 'A webhook with a GitHub secret answers 403 (50013) here:
 const rateLimitNote =
   'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
 
+/**
+ * Issue #40 §2: an interaction's message is Discord's message of type 20 with `interaction_metadata`,
+ * fields the webhook message schema (type 0) would drop, so it is written as it is.
+ */
+function sendInteractionMessage(reply: FastifyReply, message: InteractionMessageResource): FastifyReply {
+  return reply.code(200).type('application/json').serializer(JSON.stringify).send(message);
+}
+
 function webhookOf(request: FastifyRequest): Webhook {
   const webhook = request.webhook;
   if (!webhook) throw new Error('webhookOf() called on a route without the webhook gate');
@@ -72,6 +92,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
   const holder = (request: FastifyRequest, webhook: Webhook): Acting<WebhookActor> => requestActing(request, services.clock, { kind: 'webhook', id: webhook.id });
 
   app.decorateRequest('webhook', undefined);
+  app.decorateRequest('interaction', undefined);
+  /** Issue #40 §2: an interaction's follow-ups act as the app's bot. */
+  const botOf = (request: FastifyRequest, interaction: StoredInteraction) =>
+    requestActing(request, services.clock, { kind: 'bot', id: interaction.botUserId, applicationId: interaction.applicationId } as const);
   // Issue #21 §1: a message body is read only as far as the largest real message needs.
   const messageBodyLimit = Math.min(MESSAGE_BODY_LIMIT, services.config.bodyLimit);
 
@@ -82,6 +106,11 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
    */
   async function gateAs(use: 'record' | 'execute', writes: WebhookWrite | 'none', request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const { id, token } = request.params as { id: string; token: string };
+    // Issue #40 §2: Discord's interaction follow-ups share these paths, `{application_id}/{interaction token}`;
+    // the token's prefix tells them apart (interactions.ts INTERACTION_TOKEN_PREFIX).
+    if (use === 'execute' || writes !== 'none' || (request.params as { messageId?: string }).messageId !== undefined) {
+      if (token.startsWith(INTERACTION_TOKEN_PREFIX)) return interactionGate(request, reply, id, token);
+    }
     const opened = await openWebhook(services, id, token, request.ip, use, writes);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
     if (!opened.ok) {
@@ -96,6 +125,19 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       throw opened.error;
     }
     request.webhook = opened.webhook;
+  }
+  /** An interaction token on a follow-up route: the same rate-limit headers, Discord's 404/401 bodies. */
+  async function interactionGate(request: FastifyRequest, reply: FastifyReply, applicationId: string, token: string): Promise<FastifyReply | undefined> {
+    const opened = await openInteractionToken(services, applicationId, token, request.ip);
+    reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
+    if (!opened.ok) {
+      if (opened.error instanceof RateLimitedError) {
+        reply.headers(rateLimitedHeaders(opened.limit.scope));
+        return sendRateLimited(reply, opened.error);
+      }
+      throw opened.error;
+    }
+    request.interaction = opened.interaction;
   }
   // Issue #36 §2: reading, renaming and deleting the webhook forge no message, so they stay open
   // to its URL when it has a GitHub secret; every route that writes a message unsigned does not.
@@ -126,6 +168,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     },
     async (request, reply) => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
+      // Discord answers an interaction follow-up with its message whatever `wait` says.
+      if (request.interaction) return sendInteractionMessage(reply, await postFollowup(services, botOf(request, request.interaction), request.interaction, request.body as unknown));
       const webhook = webhookOf(request);
       // Issue #42 §2: multipart/form-data carries files (streamed to the store by the service).
       const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
@@ -201,7 +245,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
         response: { 200: WebhookMessageBody, ...errors },
       },
     },
-    async (request) => getWebhookMessage(services, webhookOf(request), request.params.messageId),
+    async (request, reply) =>
+      request.interaction
+        ? sendInteractionMessage(reply, await getInteractionMessage(services, request.interaction, request.params.messageId))
+        : getWebhookMessage(services, webhookOf(request), request.params.messageId),
   );
 
   app.patch(
@@ -219,7 +266,8 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
         response: { 200: WebhookMessageBody, ...withBodyWriteErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (request.interaction) return sendInteractionMessage(reply, await editInteractionMessageOf(services, botOf(request, request.interaction), request.interaction, request.params.messageId, request.body as unknown));
       const webhook = webhookOf(request);
       const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
       return editWebhookMessage(services, holder(request, webhook), webhook, request.params.messageId, request.body as unknown, upload);
@@ -239,6 +287,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
+      if (request.interaction) {
+        await deleteInteractionMessageOf(services, botOf(request, request.interaction), request.interaction, request.params.messageId);
+        return reply.code(204).send(null);
+      }
       const webhook = webhookOf(request);
       await deleteMessageOfWebhook(services, holder(request, webhook), webhook, request.params.messageId);
       return reply.code(204).send(null);

@@ -94,7 +94,8 @@
           list.insertBefore(separator, marker || node);
         }
         var gap = prev ? at - timeOf(prev) : -1;
-        if (prev && before === prev && !newDay && gap >= 0 && gap <= GROUP_MS && authorOf(prev) === authorOf(node) && !has(node, "grouped")) {
+        // An app's answer keeps its "<person> used /name" line and its own header (issue #40 §2).
+        if (prev && before === prev && !newDay && gap >= 0 && gap <= GROUP_MS && authorOf(prev) === authorOf(node) && !has(node, "grouped") && !node.querySelector(".interaction-line")) {
           joinGroup(node);
           localise(node);
         }

@@ -1,0 +1,214 @@
+import { actingAs, type Acting, type Who } from '../../core/acting.js';
+import { ApiError, ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
+import { hashSecret } from '../../core/secrets.js';
+import { isSnowflake } from '../../core/snowflake.js';
+import type { Deps } from '../../deps.js';
+import { readUser } from '../directory/guilds.service.js';
+import { deleteInteractionMessage, editInteractionMessage, postInteractionMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
+import { parseMessagePayload } from '../messages/message-payload.js';
+import { presentMessage, type MessageResource } from '../resources/resources.js';
+import { embedsOf } from '../webhooks/webhook-message.js';
+import type { RateLimitInfo } from '../webhooks/execute.service.js';
+import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey } from '../webhooks/webhook-rate-limit.js';
+import { acknowledgeInteraction, findInteraction, findInteractionByTokenHash, insertInteraction, setOriginalMessage, type StoredInteraction } from './interactions.repository.js';
+
+export type { StoredInteraction };
+import { checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionType, INTERACTION_TOKEN_PREFIX, INTERACTION_TOKEN_TTL_MS, LOADING, type CheckedAnswer } from './interactions.js';
+
+/**
+ * What an app does with an interaction after it was sent (issue #40 §2): answer it once (in the
+ * response body, or by POST …/interactions/{id}/{token}/callback), then for 15 minutes post
+ * follow-ups and read, edit or delete its answer (`@original`) and follow-ups through
+ * …/webhooks/{application_id}/{token}. The token is the only credential (Discord: no bot token
+ * needed) and is kept as a SHA-256 hash in the database, so any instance answers for it.
+ */
+
+/** A new interaction token: Discord's prefix (base64 of "interaction:") and 64 random bytes. */
+export function issueInteractionToken(deps: Deps): { plain: string; hash: string } {
+  const plain = `${INTERACTION_TOKEN_PREFIX}${deps.random.bytes(64).toString('base64url')}`;
+  return { plain, hash: hashSecret(plain) };
+}
+
+/** Stores the interaction before it is sent, so an answer by callback or a follow-up finds it on any instance. */
+export async function recordInteraction(
+  deps: Deps,
+  row: { id: string; tokenHash: string; applicationId: string; botUserId: string; channelId: string; userId: string; commandName: string },
+): Promise<void> {
+  const now = deps.clock.now();
+  await insertInteraction(deps.db, { ...row, createdAt: now, expiresAt: now + INTERACTION_TOKEN_TTL_MS });
+}
+
+/** An opened interaction token, or the error to answer, with the bucket for the X-RateLimit-* headers. */
+export type InteractionGate = { ok: true; interaction: StoredInteraction; limit: RateLimitInfo } | { ok: false; error: Error; limit: RateLimitInfo };
+
+/**
+ * Checks `applicationId` and the interaction token of a follow-up route, and counts the request.
+ * Discord's answers: a token that names no interaction, or another app's, 404 Unknown Webhook
+ * (10015); an expired one 401 Invalid Webhook Token (50027). Those spend their client address's
+ * bucket (as a webhook URL's do, webhook-rate-limit.ts); a valid one spends the app's bucket in
+ * the interaction's channel (FOLLOWUP_RULE).
+ */
+export async function openInteractionToken(deps: Deps, applicationId: string, token: string, clientAddress: string): Promise<InteractionGate> {
+  const found = isSnowflake(applicationId) && token.startsWith(INTERACTION_TOKEN_PREFIX) ? await findInteractionByTokenHash(deps.db, hashSecret(token)) : undefined;
+  const now = deps.clock.now();
+  // Discord: a follow-up to another app's interaction is refused as an unknown webhook.
+  const error = found === undefined || found.applicationId !== applicationId ? ApiErrors.unknownWebhook() : found.expiresAt <= now ? ApiErrors.invalidWebhookToken() : undefined;
+  if (error !== undefined || found === undefined) {
+    const decision = await deps.buckets.take(invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, now);
+    const limit: RateLimitInfo = { decision, bucket: bucketHash('address', clientAddress), scope: 'user' };
+    return { ok: false, error: decision.allowed ? (error ?? ApiErrors.unknownWebhook()) : new RateLimitedError(decision.resetAfterMs), limit };
+  }
+  const key = followupBucketKey(found.applicationId, found.channelId);
+  const decision = await deps.buckets.take(key, FOLLOWUP_RULE, now);
+  const limit: RateLimitInfo = { decision, bucket: bucketHash('webhook', key), scope: 'shared' };
+  if (!decision.allowed) return { ok: false, error: new RateLimitedError(decision.resetAfterMs), limit };
+  return { ok: true, interaction: found, limit };
+}
+
+/** Discord: a second answer to one interaction. */
+export function alreadyAcknowledged(): ApiError {
+  return new ApiError(400, 40060, 'Interaction has already been acknowledged.');
+}
+
+/** Discord: the callback route's answer for an unknown or expired interaction. */
+function unknownInteraction(): ApiError {
+  return new ApiError(404, 10062, 'Unknown interaction');
+}
+
+function botActingOf(acting: Acting<Who>, interaction: StoredInteraction) {
+  return actingAs(acting, { kind: 'bot', id: interaction.botUserId, applicationId: interaction.applicationId } as const);
+}
+
+/** What became of an answer: posted (its message), shown to the invoker only, or deferred. */
+export type AnswerResult =
+  | { kind: 'posted'; message: InteractionMessage }
+  | { kind: 'ephemeral'; content: string }
+  | { kind: 'deferred'; message: InteractionMessage | undefined };
+
+/**
+ * Uses a checked answer of type 4 or 5, once (the first of the response body and the callback
+ * route wins; the other is 40060). Type 4 posts the bot's message; type 5 posts its placeholder
+ * with Discord's flag LOADING, or with flag 64 shows "thinking" to the invoker only. Either
+ * message records who used which command.
+ */
+export async function useAnswer(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, answer: Exclude<CheckedAnswer, { kind: 'invalid' }>): Promise<AnswerResult> {
+  if (!(await acknowledgeInteraction(deps.db, interaction.id, answer.ephemeral))) throw alreadyAcknowledged();
+  const of = { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName };
+  if (answer.ephemeral) return answer.kind === 'message' ? { kind: 'ephemeral', content: answer.content } : { kind: 'deferred', message: undefined };
+  const body = answer.kind === 'message' ? { content: answer.content, embeds: [], loading: false } : { content: '', embeds: [], loading: true };
+  const message = await postInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, body, of);
+  await setOriginalMessage(deps.db, interaction.id, message.message.id);
+  return answer.kind === 'message' ? { kind: 'posted', message } : { kind: 'deferred', message };
+}
+
+/**
+ * POST /api/v1/interactions/{id}/{token}/callback (Discord's "Create Interaction Response"): the
+ * answer sent by HTTP instead of in the response body, under the rules of checkAnswer. Unknown
+ * or expired: 404 10062; answered already: 400 40060; an invalid answer: 50035 naming why.
+ */
+export async function answerByCallback(deps: Deps, acting: Acting<Who>, interactionId: string, token: string, body: unknown): Promise<void> {
+  const interaction = isSnowflake(interactionId) ? await findInteraction(deps.db, interactionId) : undefined;
+  if (!interaction || !token.startsWith(INTERACTION_TOKEN_PREFIX) || hashSecret(token) !== interaction.tokenHash || interaction.expiresAt <= deps.clock.now()) throw unknownInteraction();
+  if (interaction.acknowledged) throw alreadyAcknowledged();
+  const checked = checkAnswer(200, Buffer.from(JSON.stringify(body ?? null)));
+  if (checked.kind === 'invalid') throw invalidField(['type'], 'INTERACTION_RESPONSE_INVALID', `The answer was refused: ${checked.reason}.`);
+  await useAnswer(deps, acting, interaction, checked);
+}
+
+/**
+ * Discord's message object of an interaction message: type 20 (CHAT_INPUT_COMMAND), authored by
+ * the bot, `webhook_id` the application, flag LOADING while a deferred answer waits, and who used
+ * which command as `interaction_metadata` and the older `interaction`.
+ */
+async function presentInteractionMessage(deps: Deps, interaction: StoredInteraction, stored: InteractionMessage): Promise<InteractionMessageResource> {
+  const { message, interaction: of } = stored;
+  const [author, user] = await Promise.all([readUser(deps, message.authorId), readUser(deps, of.userId).catch(() => ({ id: of.userId, username: of.username, global_name: null, avatar: null, discriminator: '0' }))]);
+  const base = presentMessage({
+    id: message.id,
+    channelId: message.channelId,
+    content: message.content,
+    embeds: embedsOf(message.embeds),
+    author: { id: message.authorId, username: message.user?.name ?? '', name: null, avatarUrl: message.user?.avatarUrl ?? null, bot: true },
+    webhookId: interaction.applicationId,
+    applicationId: interaction.applicationId,
+    createdAt: message.createdAt,
+    editedAt: message.editedAt,
+  });
+  return {
+    ...base,
+    type: 20 as const,
+    author,
+    flags: of.loading ? LOADING : 0,
+    interaction_metadata: { id: of.interactionId, type: of.type, name: of.commandName, command_type: 1, user, authorizing_integration_owners: {} },
+    interaction: { id: of.interactionId, type: of.type, name: of.commandName, user },
+  };
+}
+
+/** Discord's message object of an interaction's message: the resource with its type, flags and interaction. */
+export type InteractionMessageResource = Omit<MessageResource, 'type' | 'flags'> & { type: 20; flags: number; interaction_metadata: Record<string, unknown>; interaction: Record<string, unknown> };
+
+/** The interaction's message `messageId` (or `@original`): only messages of this interaction. */
+async function messageOfInteraction(deps: Deps, interaction: StoredInteraction, messageId: string): Promise<InteractionMessage> {
+  const id = messageId === '@original' ? interaction.originalMessageId : isSnowflake(messageId) ? messageId : null;
+  if (id === null) throw ApiErrors.unknownMessage();
+  const stored = await readInteractionMessage(deps, interaction.channelId, id);
+  if (!stored || stored.interaction.interactionId !== interaction.id) throw ApiErrors.unknownMessage();
+  return stored;
+}
+
+/**
+ * POST /api/v1/webhooks/{application_id}/{token}: a follow-up message, under the rules of webhook
+ * execute (content ≤ 2000, embeds, mentions stay literal), posted by the app's bot. Discord answers
+ * an interaction follow-up with the message whatever `wait` says. An ephemeral follow-up (flag 64)
+ * is refused: ephemeral messages are shown once to the invoker and stored nowhere, so a later one
+ * could reach nobody.
+ */
+export async function postFollowup(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, body: unknown): Promise<InteractionMessageResource> {
+  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName });
+  if (!parsed.ok) throw parsed.error;
+  const flags = (body as { flags?: unknown }).flags;
+  if (typeof flags === 'number' && (flags & EPHEMERAL) !== 0) throw invalidField(['flags'], 'MESSAGE_FLAGS_INVALID', 'Ephemeral follow-ups (flag 64) are not supported here: the invoker would never see them.');
+  const stored = await postInteractionMessage(
+    deps,
+    botActingOf(acting, interaction),
+    interaction.channelId,
+    { content: parsed.value.content ?? '', embeds: parsed.value.embeds ?? [], loading: false },
+    { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName },
+  );
+  return presentInteractionMessage(deps, interaction, stored);
+}
+
+/** GET …/messages/@original or …/messages/{id}. */
+export async function getInteractionMessage(deps: Deps, interaction: StoredInteraction, messageId: string): Promise<InteractionMessageResource> {
+  return presentInteractionMessage(deps, interaction, await messageOfInteraction(deps, interaction, messageId));
+}
+
+/**
+ * PATCH …/messages/@original or …/messages/{id}: content and/or embeds under the rules of a
+ * webhook message edit. Filling a deferred answer's placeholder ends "thinking" and is not an
+ * edit. An ephemeral answer was stored nowhere: its @original is an unknown message.
+ */
+export async function editInteractionMessageOf(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, messageId: string, body: unknown): Promise<InteractionMessageResource> {
+  const current = await messageOfInteraction(deps, interaction, messageId);
+  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true });
+  if (!parsed.ok) throw parsed.error;
+  const changes = { ...(parsed.value.content !== undefined ? { content: parsed.value.content } : {}), ...(parsed.value.embeds !== undefined ? { embeds: parsed.value.embeds } : {}) };
+  // A placeholder has nothing yet: filling it must leave something to show (Discord's 50006).
+  const after = { content: changes.content ?? current.message.content, embeds: changes.embeds ?? embedsOf(current.message.embeds) };
+  if (after.content.trim() === '' && after.embeds.length === 0) throw ApiErrors.emptyMessage();
+  const edited = await editInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id, changes);
+  if (!edited) throw ApiErrors.unknownMessage();
+  return presentInteractionMessage(deps, interaction, edited);
+}
+
+/** DELETE …/messages/@original or …/messages/{id}. */
+export async function deleteInteractionMessageOf(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, messageId: string): Promise<void> {
+  const current = await messageOfInteraction(deps, interaction, messageId);
+  if (!(await deleteInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id))) throw ApiErrors.unknownMessage();
+  if (current.message.id === interaction.originalMessageId) await setOriginalMessage(deps.db, interaction.id, null);
+}
+
+/** The interaction as stored now (after the app's endpoint answered: a callback may have answered first). */
+export function interactionNow(deps: Deps, id: string): Promise<StoredInteraction | undefined> {
+  return findInteraction(deps.db, id);
+}

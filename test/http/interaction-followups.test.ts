@@ -1,0 +1,254 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { API } from '@discordjs/core';
+import { REST } from '@discordjs/rest';
+import express from 'express';
+import { InteractionResponseType, InteractionType, verifyKeyMiddleware } from 'discord-interactions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Permission } from '../../src/core/permissions.js';
+import type { Channel } from '../../src/modules/directory/channels.js';
+import type { Person } from '../../src/modules/directory/people.js';
+import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { personActingOf } from '../support/acting.js';
+import { given, type TestBot } from '../support/given.js';
+import type { PageAgent } from '../support/page-agent.js';
+
+/**
+ * Issue #40 §2: an app built on discord-interactions' verifyKeyMiddleware (unmodified) defers its
+ * answer (type 5) and completes it through @discordjs/core's interactions API with the interaction
+ * token alone; the callback route answers once; tokens are hashed, valid 15 minutes and refused
+ * with Discord's bodies otherwise; follow-ups and invocations are rate-limited.
+ */
+
+interface Received {
+  id: string;
+  application_id: string;
+  token: string;
+  data: { name: string };
+}
+
+describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  let api: API;
+  let owner: { agent: PageAgent; person: Person };
+  let bot: TestBot;
+  let channel: Channel;
+  let appServer: Server;
+  const received: Received[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // @discordjs/core as an app uses it, pointed at Gatehouse: no bot token, the interaction token authorizes.
+    api = new API(new REST({ api: `${baseUrl}/api`, version: '1', timeout: 15_000 }));
+    owner = await given.signedIn(t, { username: 'asker' });
+    bot = await given.bot(t, { owner: owner.person, name: 'Oracle' });
+    const made = await given.server(t, { owner: owner.person });
+    channel = made.channels[0] as Channel;
+    await t.services.db.transaction().execute((trx) =>
+      writeServerInstall(t.services, personActingOf(owner.person.id), trx, {
+        application: { id: bot.client.app.id, name: 'Oracle', botUserId: bot.botUserId },
+        serverId: made.id,
+        installerId: owner.person.id,
+        granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
+        commands: true,
+      }),
+    );
+    const commands = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/applications/${bot.client.app.id}/commands`,
+      headers: bot.headers,
+      payload: [
+        { name: 'think', description: 'Answers later' },
+        { name: 'whisper', description: 'Answers later, to the invoker only' },
+        { name: 'callback', description: 'Answers through the callback route' },
+        { name: 'weird', description: 'Answers with an unknown type' },
+        { name: 'long', description: 'Answers with too much' },
+        { name: 'ping', description: 'Answers at once' },
+      ],
+    });
+    expect(commands.statusCode).toBe(200);
+
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
+    const publicKey = (me.json() as { verify_key: string }).verify_key;
+    const app = express();
+    app.post('/interactions', verifyKeyMiddleware(publicKey), (req, res) => {
+      const body = req.body as Received & { type: number };
+      if (body.type !== InteractionType.APPLICATION_COMMAND) return void res.status(400).end();
+      received.push(body);
+      switch (body.data.name) {
+        case 'think':
+          return void res.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE });
+        case 'whisper':
+          return void res.json({ type: InteractionResponseType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, data: { flags: 64 } });
+        case 'callback':
+          // Answered by HTTP through @discordjs/core, then the request is closed without a body.
+          return void api.interactions
+            .reply(body.id, body.token, { content: 'Answered by callback' })
+            .then(() => res.status(202).end())
+            .catch(() => res.status(500).end());
+        case 'weird':
+          return void res.json({ type: 42 });
+        case 'long':
+          return void res.json({ type: 4, data: { content: 'x'.repeat(2001) } });
+        default:
+          return void res.json({ type: 4, data: { content: 'pong' } });
+      }
+    });
+    appServer = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}/interactions`;
+    const saved = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { interactions_endpoint_url: url } });
+    expect(saved.statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    if (appServer) await new Promise<void>((resolve) => appServer.close(() => resolve()));
+    await t?.close();
+  });
+
+  const channelPath = () => `/channels/${channel.id}`;
+  const send = (agent: PageAgent, content: string) => agent.submit(channelPath(), `${channelPath()}/messages`, { content });
+  const last = () => received[received.length - 1] as Received;
+  const original = (interaction: Received) => t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}/messages/@original` });
+
+  it('a type 5 answer posts the bot’s placeholder with flag LOADING, shown as "Oracle is thinking…" under "asker used /think"', async () => {
+    const posted = await send(owner.agent, '/think');
+    expect(posted.statusCode).toBe(303);
+    const answer = await original(last());
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({
+      type: 20,
+      flags: 128,
+      content: '',
+      author: { id: bot.botUserId, bot: true },
+      application_id: bot.client.app.id,
+      interaction_metadata: { id: last().id, type: 2, name: 'think', user: { id: owner.person.id } },
+      interaction: { id: last().id, type: 2, name: 'think', user: { id: owner.person.id } },
+    });
+    const page = await owner.agent.get(channelPath());
+    expect(page.body).toContain('Oracle is thinking…');
+    expect(page.body).toMatch(/asker\b[^<]*used <span class="command-name">\/think<\/span>/);
+  });
+
+  it('the app completes it through @discordjs/core: editReply fills @original (no longer thinking), followUp posts a message, each showing who used /think', async () => {
+    const interaction = last();
+    const edited = await api.interactions.editReply(interaction.application_id, interaction.token, { content: 'The answer is 42' });
+    expect(edited).toMatchObject({ content: 'The answer is 42', flags: 0, edited_timestamp: null });
+    const followUp = await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'And one more thing', embeds: [{ title: 'Details' }] });
+    expect(followUp).toMatchObject({ content: 'And one more thing', interaction_metadata: { name: 'think' }, embeds: [{ title: 'Details' }] });
+    const fetched = await api.webhooks.getMessage(interaction.application_id, interaction.token, followUp.id);
+    expect(fetched.id).toBe(followUp.id);
+    const page = await owner.agent.get(channelPath());
+    expect(page.body).not.toContain('Oracle is thinking…');
+    expect(page.body).toContain('The answer is 42');
+    expect(page.body).toContain('And one more thing');
+    expect(page.body.match(/used <span class="command-name">\/think<\/span>/g)?.length).toBe(2);
+    await api.interactions.deleteReply(interaction.application_id, interaction.token, followUp.id);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}/messages/${followUp.id}` })).statusCode).toBe(404);
+  });
+
+  it('follow-ups keep the message rules of webhook execute: content over 2000 is 50035 and nothing is posted', async () => {
+    const interaction = last();
+    const refused = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}`, payload: { content: 'y'.repeat(2001) } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 50035, errors: { content: {} } });
+  });
+
+  it('the interaction token is stored only as a hash', async () => {
+    const rows = await t.services.db.selectFrom('interactions').select(['id', 'token_hash']).execute();
+    const row = rows.find((r) => String(r.id) === last().id);
+    expect(row).toBeDefined();
+    expect(row?.token_hash).not.toContain(last().token);
+    expect(rows.map((r) => r.token_hash).join(' ')).not.toContain(last().token);
+  });
+
+  it('an ephemeral deferral (flag 64) shows "Oracle is thinking…" to the invoker only and stores nothing', async () => {
+    const page = await send(owner.agent, '/whisper');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Only you can see this');
+    expect(page.body).toContain('Oracle is thinking…');
+    expect((await original(last())).statusCode).toBe(404);
+  });
+
+  it('an answer by POST …/callback is posted once; a second answer is Discord’s 400 40060', async () => {
+    const posted = await send(owner.agent, '/callback');
+    expect(posted.statusCode).toBe(303);
+    const interaction = last();
+    expect((await original(interaction)).json()).toMatchObject({ content: 'Answered by callback', interaction_metadata: { name: 'callback' } });
+    const again = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}/callback`, payload: { type: 4, data: { content: 'twice' } } });
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toMatchObject({ code: 40060 });
+    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}x/callback`, payload: { type: 4, data: { content: 'no' } } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 10062 });
+  });
+
+  it('an answer of unknown type or with content over 2000: the invoker reads "The application\'s answer was invalid", nothing is posted, the delivery log says why', async () => {
+    t.clock.advance(5000);
+    for (const [command, why] of [
+      ['/weird', 'its answer has type 42, not 4 or 5'],
+      ['/long', 'its data.content is longer than 2000 characters'],
+    ] as const) {
+      const page = await send(owner.agent, command);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('The application&#39;s answer was invalid');
+      expect((await original(last())).statusCode).toBe(404);
+      const log = await owner.agent.get(`/developers/applications/${bot.client.app.id}/webhooks`);
+      expect(log.body).toContain(why);
+    }
+  });
+
+  it('a follow-up to another app’s interaction, or with an unknown token, is Discord’s 404 Unknown Webhook (10015)', async () => {
+    const other = await given.bot(t, { owner: owner.person, name: 'Other' });
+    const interaction = last();
+    const foreign = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${other.client.app.id}/${interaction.token}`, payload: { content: 'hijack' } });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toMatchObject({ code: 10015, message: 'Unknown Webhook' });
+    const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token.slice(0, -4)}abcd`, payload: { content: 'guess' } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 10015 });
+  });
+
+  it('follow-ups answer X-RateLimit-* headers and a 429 past 10 in 2 s per app and channel', async () => {
+    const interaction = last();
+    const url = `/api/v1/webhooks/${interaction.application_id}/${interaction.token}/messages/@original`;
+    t.clock.advance(5000);
+    const statuses: number[] = [];
+    let headers: Record<string, unknown> = {};
+    for (let i = 0; i < 11; i += 1) {
+      const answer = await t.app.inject({ method: 'GET', url });
+      statuses.push(answer.statusCode);
+      headers = answer.headers;
+      if (i === 0) expect(answer.headers).toMatchObject({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9' });
+    }
+    // The last interaction's answer was refused, so @original is 404: counted all the same.
+    expect(statuses.slice(0, 10)).not.toContain(429);
+    expect(statuses[10]).toBe(429);
+    expect(headers).toHaveProperty('x-ratelimit-bucket');
+    expect(headers).toHaveProperty('retry-after');
+  });
+
+  it('a person cannot flood an app: past 5 invocations in 10 s they are told to wait and nothing reaches the app', async () => {
+    t.clock.advance(20_000);
+    for (let i = 0; i < 5; i += 1) expect((await send(owner.agent, '/ping')).statusCode).toBe(303);
+    const before = received.length;
+    const page = await send(owner.agent, '/ping');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('commands too fast here');
+    expect(received.length).toBe(before);
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/ping')).statusCode).toBe(303);
+  });
+
+  it('after 15 minutes the token is expired: Discord’s 401 Invalid Webhook Token (50027)', async () => {
+    const interaction = last();
+    t.clock.advance(15 * 60_000 + 1);
+    const expired = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}`, payload: { content: 'late' } });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json()).toMatchObject({ code: 50027, message: 'Invalid Webhook Token' });
+  });
+});
