@@ -153,6 +153,17 @@ describe('client ID metadata documents (draft-ietf-oauth-client-id-metadata-docu
     expect(token.json()).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('the device flow resolves a URL client_id too, and /activate names the document’s host', async () => {
+    const clientId = documentAt('/device.json');
+    const started = await t.app.inject({ method: 'POST', url: '/api/oauth2/device/authorize', payload: new URLSearchParams({ client_id: clientId, scope: 'identify' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(started.statusCode, started.body).toBe(200);
+    const { agent } = await signedIn(t);
+    const consent = await agent.submit('/activate', '/activate', { user_code: (started.json() as Json).user_code as string });
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain(`An app at 127.0.0.1:${new URL(base).port} wants to access your`);
+    expect(consent.body).toContain('it calls itself “MCP Inspector”');
+  });
+
   describe('a document that cannot be verified: an error page on authorize (never a redirect), invalid_client at the token endpoint, nothing created', () => {
     const cases: Array<[string, () => string, RegExp]> = [
       [

@@ -13,6 +13,8 @@ import { getPerson } from '../accounts/accounts.service.js';
 import type { Application } from '../applications/applications.js';
 import { findApplicationByClientId } from '../applications/applications.service.js';
 import { isRegisteredApplication } from '../client-registration/client-registration.js';
+import { metadataHost } from '../client-metadata/client-metadata.js';
+import { metadataDocumentUrl } from '../client-metadata/client-metadata.service.js';
 import { sessionMethods } from '../mfa/mfa.service.js';
 import { isOpenIdScope, recordOpenIdGrant } from '../oidc/oidc.service.js';
 import { parseResourceScope } from '../resource-servers/resource-servers.js';
@@ -214,8 +216,17 @@ async function deviceConsentView(deps: Deps, found: Found): Promise<ConsentView>
   const server = resource ? (resource.applicationId === app.id ? app : await findApplicationByClientId(deps, resource.applicationId)) : undefined;
   const describe = (name: string) => (resource ? (resource.scopes.find((s) => s.name === name)?.description ?? name) : describeScope(name));
   const shown = displayUserCode(userCode);
+  // Issue #41 §3: a client ID metadata document's client is known by its host, as on the code flow's screen.
+  const documentUrl = await metadataDocumentUrl(deps, app);
   return {
-    application: { id: app.id, name: app.name, description: app.description, ownerUsername: owner?.username ?? null, registered: isRegisteredApplication(app) },
+    application: {
+      id: app.id,
+      name: app.name,
+      description: app.description,
+      ownerUsername: owner?.username ?? null,
+      registered: isRegisteredApplication(app),
+      ...(documentUrl !== undefined ? { metadataDocument: { url: documentUrl, host: metadataHost(documentUrl) } } : {}),
+    },
     scopes: code.scopes.map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
     fields: [['user_code', shown]],
