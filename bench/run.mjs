@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench` (issue #6, DESIGN §5): builds and starts the server on a fresh database, seeds
-// through the CLI and the public API, measures each scenario with autocannon in a separate
-// process beside a bare node:http server answering 204 (same run, same settings), and writes
+// through the CLI and the public API, measures each scenario with prepared requests in a separate
+// process (load-worker.mjs, lib/raw-load.mjs) beside a bare node:http server answering 204 (same
+// run, same settings; server CPU per answer first), and writes
 // bench/REPORT.md and bench/results/<timestamp>.json. docs/performance.md explains the figures.
 //
 //   --duration <s>   seconds per scenario (default 10; scenario 7: 30)
