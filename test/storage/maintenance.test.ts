@@ -45,6 +45,11 @@ async function seed(db: Kysely<unknown>, now: number): Promise<void> {
     sql`insert into oauth_device_codes (device_code_hash, user_code_hash, application_id, scopes, created_at, expires_at, interval_seconds, status) values (${hash}, ${`user-${hash}`}, 10, 'identify', 0, ${expires}, 5, 'pending')`.execute(db);
   await device('device-long-expired', now - DAY - 1);
   await device('device-just-expired', now - 1);
+  // Issue #40 §2: an interaction token is valid 15 minutes, then its row goes.
+  const interaction = (id: number, expires: number) =>
+    sql`insert into interactions (id, token_hash, application_id, bot_user_id, channel_id, user_id, command_name, ephemeral, acknowledged, original_message_id, created_at, expires_at) values (${id}, ${`interaction-${id}`}, 10, 1, 1, 1, 'roll', 0, 1, null, 0, ${expires})`.execute(db);
+  await interaction(501, now - 1);
+  await interaction(502, now + MINUTE);
 }
 
 async function keys(db: Kysely<unknown>, table: string, column: string): Promise<string[]> {
@@ -70,8 +75,9 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1 });
     expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
+    expect(await keys(db, 'interactions', 'id')).toEqual(['502']);
     expect(await keys(db, 'oauth_device_codes', 'device_code_hash')).toEqual(['device-just-expired']);
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);
