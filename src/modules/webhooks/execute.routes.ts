@@ -70,6 +70,8 @@ const writeErrors = { ...errors, ...apiErrorResponses(403) };
 const withBodyErrors = { ...apiErrorResponses(400), ...errors };
 const withBodyWriteErrors = { ...apiErrorResponses(400), ...writeErrors };
 const signedOnlyNote = 'A webhook with a GitHub secret answers 403 (50013) here: it accepts only signed GitHub deliveries (docs/webhooks.md "GitHub secret").';
+const interactionNote =
+  'With an interaction token instead of a webhook token, the id is the application id and the route is Discord’s interaction follow-up: the app’s bot posts, reads, edits or deletes the messages of that interaction (messages/@original is its answer) for 15 minutes; an expired token is 401 (50027), an unknown one or another app’s 404 (10015). The answer is Discord’s message of type 20 with interaction_metadata.';
 const rateLimitNote =
   'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
 
@@ -155,7 +157,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Execute a webhook',
-        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them or a file (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. Files: multipart/form-data with files[0..9], payload_json and attachments[] ({id, filename, description}), as Discord; 25 MiB per message by default (413 40005 beyond); embeds may show them as attachment://filename (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
+        description: `SPEC §2.9: posts a message in the webhook's channel. content ≤ 2000 code points, embeds ≤ 10 (6000 characters over all), at least one of them or a file (50006); username and avatarUrl override the author for this message only. Mentions stay literal text. Files: multipart/form-data with files[0..9], payload_json and attachments[] ({id, filename, description}), as Discord; 25 MiB per message by default (413 40005 beyond); embeds may show them as attachment://filename (docs/files.md). ${signedOnlyNote} ${interactionNote} ${rateLimitNote}`,
         params: WebhookUrlParams,
         querystring: ExecuteQuery,
         body: ExecuteBody,
@@ -240,7 +242,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Get a message the webhook posted',
-        description: `Only messages of this webhook; any other id answers 404 (10008). ${rateLimitNote}`,
+        description: `Only messages of this webhook; any other id answers 404 (10008). ${interactionNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
         response: { 200: WebhookMessageBody, ...errors },
       },
@@ -260,7 +262,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Edit a message the webhook posted',
-        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. multipart/form-data adds files as execute does; attachments[], when given, lists the files that stay (docs/files.md). ${signedOnlyNote} ${rateLimitNote}`,
+        description: `content and/or embeds under the rules of execute; absent fields stay; the message may not end up empty (50006); username and avatar cannot change; sets editedAt. multipart/form-data adds files as execute does; attachments[], when given, lists the files that stay (docs/files.md). ${signedOnlyNote} ${interactionNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
         body: EditMessageBody,
         response: { 200: WebhookMessageBody, ...withBodyWriteErrors },
@@ -281,7 +283,7 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       schema: {
         tags: ['Webhooks'],
         summary: 'Delete a message the webhook posted',
-        description: `Only messages of this webhook; any other id answers 404 (10008). ${signedOnlyNote} ${rateLimitNote}`,
+        description: `Only messages of this webhook; any other id answers 404 (10008). ${signedOnlyNote} ${interactionNote} ${rateLimitNote}`,
         params: WebhookMessageParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...writeErrors },
       },
