@@ -175,6 +175,7 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
   });
 
   it('an answer by POST …/callback is posted once; a second answer is Discord’s 400 40060', async () => {
+    t.clock.advance(5000);
     const posted = await send(owner.agent, '/callback');
     expect(posted.statusCode).toBe(303);
     const interaction = last();
@@ -182,6 +183,8 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     const again = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}/callback`, payload: { type: 4, data: { content: 'twice' } } });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toMatchObject({ code: 40060 });
+    expect(again.headers).toMatchObject({ 'x-ratelimit-limit': '10' });
+    expect(again.headers).toHaveProperty('x-ratelimit-bucket');
     const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}x/callback`, payload: { type: 4, data: { content: 'no' } } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 10062 });

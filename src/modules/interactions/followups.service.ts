@@ -1,6 +1,6 @@
 import { actingAs, type Acting, type Who } from '../../core/acting.js';
 import { ApiError, ApiErrors, invalidField, RateLimitedError } from '../../core/errors.js';
-import { hashSecret } from '../../core/secrets.js';
+import { hashSecret, matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { readUser } from '../directory/guilds.service.js';
@@ -106,9 +106,19 @@ export async function useAnswer(deps: Deps, acting: Acting<Who>, interaction: St
  * answer sent by HTTP instead of in the response body, under the rules of checkAnswer. Unknown
  * or expired: 404 10062; answered already: 400 40060; an invalid answer: 50035 naming why.
  */
-export async function answerByCallback(deps: Deps, acting: Acting<Who>, interactionId: string, token: string, body: unknown): Promise<void> {
-  const interaction = isSnowflake(interactionId) ? await findInteraction(deps.db, interactionId) : undefined;
-  if (!interaction || !token.startsWith(INTERACTION_TOKEN_PREFIX) || hashSecret(token) !== interaction.tokenHash || interaction.expiresAt <= deps.clock.now()) throw unknownInteraction();
+export async function answerByCallback(deps: Deps, acting: Acting<Who>, interactionId: string, token: string, body: unknown, clientAddress: string, onLimit: (limit: RateLimitInfo) => void): Promise<void> {
+  const found = isSnowflake(interactionId) ? await findInteraction(deps.db, interactionId) : undefined;
+  const now = deps.clock.now();
+  // Hashes compared in constant time (DESIGN §3).
+  const interaction = found && token.startsWith(INTERACTION_TOKEN_PREFIX) && matchesHash(token, found.tokenHash) && found.expiresAt > now ? found : undefined;
+  // The same buckets as the follow-up routes: the app's in that channel, or the address's for a wrong token.
+  const [key, rule, bucket, scope] = interaction
+    ? ([followupBucketKey(interaction.applicationId, interaction.channelId), FOLLOWUP_RULE, bucketHash('webhook', followupBucketKey(interaction.applicationId, interaction.channelId)), 'shared'] as const)
+    : ([invalidRequestBucketKey(clientAddress), INVALID_REQUEST_RULE, bucketHash('address', clientAddress), 'user'] as const);
+  const decision = await deps.buckets.take(key, rule, now);
+  onLimit({ decision, bucket, scope });
+  if (!decision.allowed) throw new RateLimitedError(decision.resetAfterMs);
+  if (!interaction) throw unknownInteraction();
   if (interaction.acknowledged) throw alreadyAcknowledged();
   const checked = checkAnswer(200, Buffer.from(JSON.stringify(body ?? null)));
   if (checked.kind === 'invalid') throw invalidField(['type'], 'INTERACTION_RESPONSE_INVALID', `The answer was refused: ${checked.reason}.`);
