@@ -57,6 +57,8 @@ const ALLOWED: Record<string, string> = {
   'applications/installs.service.ts installConsentView': '"install" is a noun here: the view of the install consent page, a read',
   'webhooks/compat-execute.service.ts githubSecretOf': "reads a webhook's GitHub secret to check a delivery; a value still sealed the old way is sealed again on the way (maintenance, nobody's change)",
   'accounts/sessions.service.ts resolveSession': 'reads the session cookie that will act; the routes build the acting from the person it finds',
+  'interactions/followups.service.ts openInteractionToken': "the follow-up routes' gate, as openWebhook: it finds the interaction (and takes from its rate-limit bucket) whose app's bot then acts",
+  'interactions/followups.service.ts recordInteraction': "a step of invokeCommand, which takes the invoker's Acting: the interaction is stored before it is sent, so an answer by callback or a follow-up finds it",
   'mail/mail.service.ts queueMail': "a step of the caller's change, in its transaction (issue #38 §1): the service that sends the mail takes the acting and emits that change's event",
   'mail/mail.service.ts createMailTransport': 'builds the SMTP (or log:) client in memory; writes nothing',
   'mail/mail.service.ts sendQueuedMail': "the mail worker delivering what was queued (each mail's change was acted and audited when it was queued); no one acts",

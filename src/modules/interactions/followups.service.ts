@@ -24,7 +24,7 @@ import { checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionTy
  */
 
 /** A new interaction token: Discord's prefix (base64 of "interaction:") and 64 random bytes. */
-export function issueInteractionToken(deps: Deps): { plain: string; hash: string } {
+export function newInteractionToken(deps: Deps): { plain: string; hash: string } {
   const plain = `${INTERACTION_TOKEN_PREFIX}${deps.random.bytes(64).toString('base64url')}`;
   return { plain, hash: hashSecret(plain) };
 }

@@ -14,7 +14,7 @@ import { readGuildMember, readUser } from '../directory/guilds.service.js';
 import { dmBotOf } from '../messages/dms.service.js';
 import { readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import { toMessageView, type MessageView } from '../messages/messages.js';
-import { interactionNow, issueInteractionToken, recordInteraction, useAnswer } from './followups.service.js';
+import { interactionNow, newInteractionToken, recordInteraction, useAnswer } from './followups.service.js';
 import type { StoredInteraction } from './interactions.repository.js';
 import { checkAnswer, composerCommands, INVOKE_CHANNEL_RULE, INVOKE_PERSON_RULE, invokeChannelBucketKey, invokePersonBucketKey, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
 
@@ -140,7 +140,7 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
           authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
         };
   const interactionId = deps.ids.next();
-  const token = issueInteractionToken(deps);
+  const token = newInteractionToken(deps);
   // Stored before it is sent: the app may answer by callback or follow up at once, on any instance.
   await recordInteraction(deps, { id: interactionId, tokenHash: token.hash, applicationId: reachable.applicationId, botUserId: reachable.botUserId, channelId: channel.id, userId: actor.id, commandName: reachable.command.name });
   const interaction = {
