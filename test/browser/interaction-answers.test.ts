@@ -100,6 +100,7 @@ describe.skipIf(!chromiumAvailable)('deferred answers in the channel view (Chrom
     expect(await answer.innerText()).not.toContain('thinking');
     expect(await page.locator('li.message', { hasText: 'Ask again tomorrow' }).innerText()).toContain('Ada Lovelace used /think');
     await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'interaction-answered-dark', { fullPage: false });
     expect(problems).toEqual([]);
   });
