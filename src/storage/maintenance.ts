@@ -4,7 +4,7 @@ import { DAY, HOUR, MINUTE, type Clock } from '../core/clock.js';
 import type { BlobStore } from './blob-store.js';
 import type { Dialect } from './connect.js';
 import type { Database } from './database.js';
-import { dropExpiredMessagePartitions, ensureMessagePartitions } from './message-partitions.js';
+import { dropExpiredMessagePartitions, ensureMessagePartitions, snowflakeAt } from './message-partitions.js';
 import { MAINTENANCE_LEASE_ID, takeLease } from './worker-lease.js';
 
 /**
@@ -60,7 +60,7 @@ export const SENT_MAIL_RETENTION_DAYS = 7;
 export const FAILED_MAIL_RETENTION_DAYS = 30;
 
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens' | 'mfa_pending_sign_ins' | 'passkey_challenges' | 'mfa_session_methods' | 'attachments' | 'oauth_device_codes' | 'interactions', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens' | 'mfa_pending_sign_ins' | 'passkey_challenges' | 'mfa_session_methods' | 'attachments' | 'oauth_device_codes' | 'interactions' | 'message_interactions', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -76,6 +76,28 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
   ['oauth_device_codes', async (db, now, batch) => deleted(await db.deleteFrom('oauth_device_codes').where('device_code_hash', 'in', db.selectFrom('oauth_device_codes').select('device_code_hash').where('expires_at', '<', now - DEVICE_CODE_RETENTION_MS).limit(batch)).executeTakeFirst())],
   // Issue #40 §2: an interaction's token is useless after its 15 minutes; the answers keep what they show (message_interactions).
   ['interactions', async (db, now, batch) => deleted(await db.deleteFrom('interactions').where('id', 'in', db.selectFrom('interactions').select('id').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
+  // Issue #40 §2: what a message showed of its command, once the message is gone (deleted by anyone,
+  // with its channel, or by the retention). The row is written just before its message, so only
+  // messages older than ORPHAN_FILE_GRACE_MS (by their snowflake's time) are looked at.
+  [
+    'message_interactions',
+    async (db, now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('message_interactions')
+          .where(
+            'message_id',
+            'in',
+            db
+              .selectFrom('message_interactions as mi')
+              .select('mi.message_id')
+              .where('mi.message_id', '<', snowflakeAt(now - ORPHAN_FILE_GRACE_MS).toString())
+              .where(({ not, exists, selectFrom }) => not(exists(selectFrom('messages as m').select('m.id').whereRef('m.id', '=', 'mi.message_id'))))
+              .limit(batch),
+          )
+          .executeTakeFirst(),
+      ),
+  ],
   ['oauth_access_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_access_tokens').where('token_hash', 'in', db.selectFrom('oauth_access_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   ['oauth_refresh_tokens', async (db, now, batch) => deleted(await db.deleteFrom('oauth_refresh_tokens').where('token_hash', 'in', db.selectFrom('oauth_refresh_tokens').select('token_hash').where('expires_at', '<', now).limit(batch)).executeTakeFirst())],
   // Issue #37 §5: `now` here is the retention's cutoff (runMaintenance), not the clock.
@@ -183,7 +205,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 0, interactions: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 0, interactions: 0, message_interactions: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../../src/core/clock.js';
 import { MAINTENANCE_LEASE_MS, runMaintenance, type MaintenanceDeps } from '../../src/storage/maintenance.js';
-import { listMessagePartitions, PARTITION_WEEK_MS, partitionName, weekStart } from '../../src/storage/message-partitions.js';
+import { listMessagePartitions, PARTITION_WEEK_MS, partitionName, snowflakeAt, weekStart } from '../../src/storage/message-partitions.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { MAINTENANCE_LEASE_ID, takeLease } from '../../src/storage/worker-lease.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/database.js';
@@ -75,7 +75,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1, message_interactions: 0 });
     expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
     expect(await keys(db, 'interactions', 'id')).toEqual(['502']);
     expect(await keys(db, 'oauth_device_codes', 'device_code_hash')).toEqual(['device-just-expired']);
@@ -86,6 +86,25 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     expect(await keys(db, 'sessions', 'id_hash')).toEqual(['session-live']);
     // The revoked grant with nothing left is gone; the one whose code is still live stays revoked.
     expect(await keys(db, 'oauth_grants', 'id')).toEqual(['100', '102']);
+  });
+
+  it("purges what a deleted message showed of its command ('used /name'), keeping a live message's and a just-written one's (issue #40 §2)", async () => {
+    await seed(db, NOW);
+    const old = (snowflakeAt(NOW - 2 * DAY) + 1n).toString();
+    const deletedOld = (snowflakeAt(NOW - 2 * DAY) + 2n).toString();
+    // Written a moment ago, its message not yet committed: the sweep must not take it.
+    const justWritten = (snowflakeAt(NOW - MINUTE) + 1n).toString();
+    await sql`insert into servers (id, name, owner_id, created_at) values (2, 'S', 1, 0)`.execute(db);
+    await sql`insert into channels (id, server_id, name, created_at) values (3, 2, 'c', 0)`.execute(db);
+    await sql`insert into messages (id, channel_id, author_id, content, embeds, created_at) values (${old}, 3, 1, 'the answer', '[]', 0)`.execute(db);
+    const row = (messageId: string) =>
+      sql`insert into message_interactions (message_id, interaction_id, interaction_type, user_id, command_name, loading) values (${messageId}, 900, 2, 1, 'roll', 0)`.execute(db);
+    await row(old);
+    await row(deletedOld);
+    await row(justWritten);
+    const report = await runMaintenance(deps, 'instance-a');
+    expect(report?.purged.message_interactions).toBe(1);
+    expect(await keys(db, 'message_interactions', 'message_id')).toEqual([old, justWritten].sort());
   });
 
   it('purges expired pending sign-ins and passkey challenges, and the sign-in methods of ended sessions, keeping live ones (issue #38 §4)', async () => {
