@@ -72,7 +72,9 @@ export function medianRounds(rows) {
   return [...byScenario.values()].map((measured) => {
     if (measured.length === 1) return measured[0];
     // Worst first: the lowest ratio, or for scenario 7 the highest p99.
-    const worstFirst = [...measured].sort((a, b) => (a.scenario === 7 ? b.server.latency.p99 - a.server.latency.p99 : a.ratio - b.ratio));
+    // Scenarios judged beside another (judgeBeside) by their share of its rate.
+    const judged = (r) => (r.beside ? r.beside.rateShare : r.ratio);
+    const worstFirst = [...measured].sort((a, b) => (a.scenario === 7 ? b.server.latency.p99 - a.server.latency.p99 : judged(a) - judged(b)));
     const median = worstFirst[Math.floor((worstFirst.length - 1) / 2)];
     // What no round may have (non-2xx in scenario 1, re-sent credentials, peak RSS over 200 MB)
     // fails the scenario whichever round it happened in, not only in the median one.

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawLoad, requestBuffer } from '../../bench/lib/raw-load.mjs';
-import { generatorCeilingNote, judge, judgeBeside, peersTable, summaryTable, type ScenarioRow } from '../../bench/lib/report.mjs';
+import { generatorCeilingNote, judge, judgeBeside, medianRounds, peersTable, summaryTable, type ScenarioRow } from '../../bench/lib/report.mjs';
 
 let server: http.Server | undefined;
 afterEach(async () => {
@@ -84,6 +84,17 @@ describe('bench report: server CPU per answer first, issue #41 targets beside an
   it('client credentials are judged against the refresh grant\'s rate; a smoke run stays unjudged', () => {
     expect(judgeBeside(row(10, 5_900, 160), row(4, 6_000, 165), 1, false).judgement.met).toBe(false);
     expect(judgeBeside(row(10, 5_900, 160), row(4, 6_000, 165), 1, true).judgement.met).toBe(true);
+  });
+
+  it('with --rounds, a scenario judged beside another takes its median round by that share, not by its ratio to bare', () => {
+    const rounds = [
+      { ...row(10, 1_000, 380), round: 1, ...judgeBeside(row(10, 1_000, 380), row(4, 833, 360), 1, false) },
+      { ...row(10, 2_000, 400), round: 2, ...judgeBeside(row(10, 2_000, 400), row(4, 2_222, 320), 1, false) },
+      { ...row(10, 3_000, 450), round: 3, ...judgeBeside(row(10, 3_000, 450), row(4, 3_000, 350), 1, false) },
+    ];
+    const [picked] = medianRounds(rounds);
+    expect(picked?.round).toBe(3);
+    expect(picked?.judgement.met).toBe(true);
   });
 
   it('the summary table leads with server CPU per answer, bare\'s beside it and their quotient', () => {
