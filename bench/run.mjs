@@ -139,9 +139,9 @@ const SCENARIOS = [
   { n: 5, name: 'token: authorization_code + PKCE (codes minted before)', target: { ratio: 0.1 }, pgTarget: { ratio: 0.06 }, needs: 'oauth' },
   { n: 6, name: 'a few webhooks far past their buckets: correct 429s', target: { ratio: 0.5 }, needs: 'webhooks' },
   { n: 7, name: `execute, no wait, evenly paced ${FIXED_RATE} req/s: p99`, target: { p99Ms: 10 }, needs: 'webhooks' },
-  // Issue #22: scenario 5 with scope openid, so the figure includes signing the ID token (ES256).
+  // Issue #22: scenario 5 with scope openid, so the figure includes signing the ID token (RS256, what an app gets by default).
   // No target was set by the issue; this one is scenario 5's halved, to see signing's share.
-  { n: 8, name: 'token: authorization_code + PKCE, scope openid (ID token signed, ES256)', target: { ratio: 0.05 }, needs: 'oauth' },
+  { n: 8, name: 'token: authorization_code + PKCE, scope openid (ID token signed, RS256: the default)', target: { ratio: 0.05 }, needs: 'oauth' },
   // Issue #41: judged beside another scenario of the same round (`beside`: its rate times `share`)
   // rather than beside bare node:http.
   { n: 9, name: 'introspection by a resource server (client_secret_basic), 1,000 tokens', target: {}, beside: { n: 3, share: 0.5 }, needs: 'resource' },

@@ -22,7 +22,7 @@ export const PEER_WORKLOADS = [
   { key: 'userinfo', scenario: 3, name: 'userinfo (GET /me), 1,000 bearer tokens' },
   { key: 'refresh', scenario: 4, name: 'refresh_token grant, no ID token (each a new refresh token)' },
   { key: 'code', scenario: 5, name: 'authorization_code + PKCE, no ID token' },
-  { key: 'code-openid', scenario: 8, name: 'authorization_code + PKCE, scope openid (ID token signed, ES256)' },
+  { key: 'code-openid', scenario: 8, name: 'authorization_code + PKCE, scope openid (ID token signed, RS256: the default)' },
 ];
 
 /** Installs bench/peers/ from its lock file when its Node is missing; throws when npm fails. */

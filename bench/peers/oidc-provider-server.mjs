@@ -16,8 +16,9 @@ const issuer = `http://127.0.0.1:${port}`;
 const CLIENT = { client_id: 'bench', client_secret: 'bench-secret-0123456789abcdef0123456789', redirect_uris: ['https://bench.example/cb'] };
 const ACCOUNT = 'bench-person';
 
-// ID tokens signed with ES256 (P-256), as Gatehouse signs them (docs/oidc.md).
-const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'bench', alg: 'ES256', use: 'sig' };
+// ID tokens signed with RS256 (2048-bit), as Gatehouse signs them for an app at the defaults
+// (docs/oidc.md: RS256 is OpenID's default id_token_signed_response_alg), and as oidc-provider does.
+const signingKey = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: 'bench', alg: 'RS256', use: 'sig' };
 
 /**
  * The library's own in-memory adapter without its bound: the bundled one is an LRU of 1,000
