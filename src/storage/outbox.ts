@@ -49,6 +49,21 @@ export async function claimDueRows<T extends OutboxTable>(db: Kysely<Database>, 
   return (rows as unknown as Array<Selectable<Database[T]> & { id: string | bigint }>).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
 }
 
+/**
+ * When the next row of `table` becomes claimable, as far as this database knows now: the earliest
+ * due time of a queued row, or for a leased one the later of its due time and its lease's end (a
+ * lease held elsewhere keeps the row away until then). Undefined for an empty queue.
+ */
+export async function nextDueAt(db: Kysely<Database>, table: OutboxTable): Promise<number | undefined> {
+  const name = table as 'mail_outbox';
+  const row = await db
+    .selectFrom(name)
+    .select(sql<number | string | null>`min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end)`.as('due'))
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return row?.due === null || row?.due === undefined ? undefined : Number(row.due);
+}
+
 export interface OutboxWorker<R> {
   /** Runs a round now (or after the running one); resolves with its report. */
   runNow(): Promise<R>;
@@ -57,14 +72,57 @@ export interface OutboxWorker<R> {
   stop(): Promise<void>;
 }
 
+/** How the worker learns when to run next without being poked (a retry's due time). */
+export interface OutboxSchedule {
+  /** The clock the rows' due times are on. */
+  now(): number;
+  /** The next due time (nextDueAt), asked after each round. */
+  nextDueAt(): Promise<number | undefined>;
+}
+
 /**
- * Runs `round` every `intervalMs` on an unref'd timer (it never keeps the process alive), never
- * two rounds at once; a round that throws is logged and the next one retries.
+ * A row due already but not taken by the round that just ended (another instance's insert or
+ * lease, clocks a little apart): looked at again after this long rather than at once, so such a
+ * row never makes a busy loop.
  */
-export function startOutboxWorker<R>(round: () => Promise<R>, options: { intervalMs: number; onError: (error: unknown) => void }): OutboxWorker<R> {
+const ALREADY_DUE_RECHECK_MS = 1_000;
+
+/**
+ * Runs `round` on an unref'd timer (it never keeps the process alive), never two rounds at once; a
+ * round that throws is logged and the next one retries. Without `schedule` a round runs every
+ * `intervalMs`. With it, the worker sleeps after each round until the next row is due (so a
+ * retry is sent at its time, not at the next poll), and `intervalMs` is only the longest sleep:
+ * the fallback that finds rows this instance was not told of (another process's insert, a
+ * crashed instance's lease). New rows are meant to `poke` the worker.
+ */
+export function startOutboxWorker<R>(round: () => Promise<R>, options: { intervalMs: number; onError: (error: unknown) => void; schedule?: OutboxSchedule }): OutboxWorker<R> {
   let running: Promise<R> | undefined;
   let stopped = false;
   let poked = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (delayMs: number) => {
+    if (stopped) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (running !== undefined || stopped) return;
+      next().catch(options.onError);
+    }, delayMs);
+    timer.unref();
+  };
+  const sleepAfterRound = async () => {
+    const { schedule } = options;
+    if (schedule === undefined) return arm(options.intervalMs);
+    let delay = options.intervalMs;
+    try {
+      const due = await schedule.nextDueAt();
+      if (due !== undefined) delay = Math.min(options.intervalMs, due <= schedule.now() ? ALREADY_DUE_RECHECK_MS : due - schedule.now());
+    } catch (error) {
+      options.onError(error);
+    }
+    // A poke or a round that started while the due time was read arms the timer itself.
+    if (running === undefined && !stopped) arm(delay);
+  };
   const next = (): Promise<R> => {
     const previous = running ?? Promise.resolve(undefined);
     const current = previous
@@ -76,16 +134,15 @@ export function startOutboxWorker<R>(round: () => Promise<R>, options: { interva
         if (poked && !stopped) {
           poked = false;
           next().catch(options.onError);
+          return;
         }
+        sleepAfterRound().catch(options.onError);
       });
     running = current;
     return current;
   };
-  const timer = setInterval(() => {
-    if (running !== undefined || stopped) return;
-    next().catch(options.onError);
-  }, options.intervalMs);
-  timer.unref();
+  // With a schedule, a round at start sends what a restart left due.
+  arm(options.schedule ? 0 : options.intervalMs);
   return {
     runNow: next,
     poke() {
@@ -95,7 +152,7 @@ export function startOutboxWorker<R>(round: () => Promise<R>, options: { interva
     },
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      if (timer !== undefined) clearTimeout(timer);
       await running?.catch(() => undefined);
     },
   };

@@ -172,6 +172,45 @@ describe('app events and interactions endpoints (GATEHOUSE_OUTBOUND_ALLOW_PRIVAT
     expect(JSON.stringify(gone.json())).toContain('The signed PING got no answer');
   });
 
+  it('saving an endpoint URL is limited to 5 checks a minute per person (portal) and per app (API): the sixth is 429, says when to retry, and sends nothing', async () => {
+    const maker = await given.signedIn(t, { username: 'busysaver' });
+    const busy = await given.bot(t, { owner: maker.person, name: 'Busy' });
+    const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: busy.headers });
+    const key = (me.json() as { verify_key: string }).verify_key;
+    let received = 0;
+    const counting = express();
+    counting.use((_req, _res, next) => {
+      received += 1;
+      next();
+    });
+    counting.use(interactionsApp(key));
+    const receiver = await listen(counting, '/interactions');
+    closers.push(receiver.close);
+    const page = `/developers/applications/${busy.client.app.id}/webhooks`;
+
+    for (let n = 1; n <= 5; n += 1) expect((await maker.agent.submit(page, `${page}/interactions`, { interactionsEndpointUrl: `${receiver.url}?n=${n}` })).statusCode).toBe(303);
+    const sent = received;
+    const refused = await maker.agent.submit(page, `${page}/interactions`, { interactionsEndpointUrl: `${receiver.url}?n=6` });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('60');
+    expect(refused.body).toContain('An endpoint URL can be checked 5 times a minute');
+    expect(received).toBe(sent);
+    const kept = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: busy.headers });
+    expect((kept.json() as { interactions_endpoint_url: string }).interactions_endpoint_url).toBe(`${receiver.url}?n=5`);
+
+    // The bot's own saves count for its app, apart from its owner's.
+    for (let n = 7; n <= 11; n += 1) {
+      const ok = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: busy.headers, payload: { interactions_endpoint_url: `${receiver.url}?n=${n}` } });
+      expect(ok.statusCode).toBe(200);
+    }
+    const limited = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: busy.headers, payload: { interactions_endpoint_url: `${receiver.url}?n=12` } });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ message: expect.stringContaining('5 times a minute'), retry_after: 60, global: false });
+
+    t.clock.advance(MINUTE);
+    expect((await maker.agent.submit(page, `${page}/interactions`, { interactionsEndpointUrl: `${receiver.url}?n=13` })).statusCode).toBe(303);
+  });
+
   describe('app events', () => {
     let receiver: EventReceiver;
     beforeAll(async () => {

@@ -26,7 +26,7 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
-  /** How often the app-event worker polls for due events (default here 60 s; the service default is 1 s). */
+  /** The app-event worker's longest sleep between rounds (APP_EVENT_FALLBACK_POLL_MS unless set). */
   appEventPollMs?: number;
   buckets?: BucketStore;
   /** Defaults to a silent logger; logging tests pass one that writes to a captured stream. */
@@ -65,10 +65,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...(options.redisReachable ? { redisReachable: options.redisReachable } : {}),
     ...(capture ? { random: new RecordingRandom(undefined, capture.secrets) } : {}),
   });
-  // The app-event worker's idle poll is a statement of its own every second: the tests that count a
-  // request's statements must not see it land in their window. New events are still sent at once
-  // (the worker hears their change); a test of retries passes appEventPollMs.
-  const app = await buildApp(services, { appEventPollMs: options.appEventPollMs ?? 60_000 });
+  const app = await buildApp(services, options.appEventPollMs === undefined ? {} : { appEventPollMs: options.appEventPollMs });
   return {
     app,
     services,

@@ -1,9 +1,10 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { person } from '../../core/actor.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, RateLimitedError } from '../../core/errors.js';
 import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
 import { getManagedApplication } from '../applications/applications.service.js';
@@ -23,6 +24,12 @@ function isFormError(error: unknown): error is ApiError {
   return error instanceof ApiError && error.code === 50035;
 }
 
+/** A save over the endpoint-check limit: the form again, the limit's sentence at the URL, 429 with Retry-After. */
+function rateLimitedForm(reply: FastifyReply, error: RateLimitedError): { status: 429; message: string } {
+  reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+  return { status: 429, message: error.message };
+}
+
 /** Discord's `PATCH /applications/@me` for the endpoint fields (issue #40 §2–§3), with bot credentials. */
 export function registerAppEventsApi(app: App, services: Services): void {
   app.patch(
@@ -33,10 +40,10 @@ export function registerAppEventsApi(app: App, services: Services): void {
         tags: ['Applications'],
         summary: "Change the bot's application",
         description:
-          "Discord's fields `interactions_endpoint_url`, `event_webhooks_url`, `event_webhooks_status` (1 off, 2 on) and `event_webhooks_types`, checked as the portal checks them: a new interactions URL must answer a signed PING with 200 `{\"type\":1}` and a bad signature with 401, an event URL a signed PING (type 0) with 204; otherwise 50035 names the check that failed and nothing changes. Other fields of Discord's body are ignored.",
+          "Discord's fields `interactions_endpoint_url`, `event_webhooks_url`, `event_webhooks_status` (1 off, 2 on) and `event_webhooks_types`, checked as the portal checks them: a new interactions URL must answer a signed PING with 200 `{\"type\":1}` and a bad signature with 401, an event URL a signed PING (type 0) with 204; otherwise 50035 names the check that failed and nothing changes. A change that sends a check counts against a limit of 5 a minute per app (429 with `retry_after` over it, nothing sent). Other fields of Discord's body are ignored.",
         security: [{ bot: [] }],
         body: PatchApplicationBody,
-        response: { 200: ApplicationResourceBody, ...apiErrorResponses(400, 401, 404) },
+        response: { 200: ApplicationResourceBody, ...apiErrorResponses(400, 401, 404), 429: RateLimitedBody },
       },
     },
     async (request): Promise<ApplicationResource> => {
@@ -77,6 +84,10 @@ function registerWebhooksPages(pages: App, services: Services): void {
       await updateAppEndpoints(services, personActing(request, services.clock), request.params.id, { interactionsEndpointUrl: url });
       return reply.redirect(`/developers/applications/${request.params.id}/webhooks?saved=${url.trim() === '' ? '0' : '1'}#interactions`, 303);
     } catch (error) {
+      if (error instanceof RateLimitedError) {
+        const limited = rateLimitedForm(reply, error);
+        return sendHtml(reply, await render(request, request.params.id, { interactions: { url, errors: { interactionsEndpointUrl: [limited.message] } } }), limited.status);
+      }
       if (!isFormError(error)) throw error;
       const errors = fieldMessages(error.errors);
       return sendHtml(reply, await render(request, request.params.id, { interactions: { url, errors: { interactionsEndpointUrl: errors['interactions_endpoint_url'] ?? [] } } }), 400);
@@ -96,6 +107,10 @@ function registerWebhooksPages(pages: App, services: Services): void {
       });
       return reply.redirect(`/developers/applications/${request.params.id}/webhooks?saved=${enabled ? '1' : '0'}#events`, 303);
     } catch (error) {
+      if (error instanceof RateLimitedError) {
+        const limited = rateLimitedForm(reply, error);
+        return sendHtml(reply, await render(request, request.params.id, { events: { url, enabled, types, errors: { eventWebhooksUrl: [limited.message], enabled: [], types: [] } } }), limited.status);
+      }
       if (!isFormError(error)) throw error;
       const errors = fieldMessages(error.errors);
       const fields = { eventWebhooksUrl: errors['event_webhooks_url'] ?? [], enabled: errors['event_webhooks_status'] ?? [], types: errors['event_webhooks_types'] ?? [] };

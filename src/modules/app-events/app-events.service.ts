@@ -2,13 +2,14 @@ import { performance } from 'node:perf_hooks';
 import type { KeyObject } from 'node:crypto';
 import type { Acting, Who } from '../../core/acting.js';
 import type { Actor } from '../../core/actor.js';
-import { AccessError, invalidField } from '../../core/errors.js';
+import { AccessError, RateLimitedError, invalidField } from '../../core/errors.js';
+import type { BucketRule } from '../../rate-limit/bucket.js';
 import { open, seal, sealingKey } from '../../core/sealed.js';
 import type { Deps } from '../../deps.js';
 import type { DomainEvent, EventType, FieldChange } from '../../events/domain-events.js';
 import { changing, type Writer } from '../../events/event-bus.js';
 import { OutboundError } from '../../http/outbound.js';
-import { startOutboxWorker } from '../../storage/outbox.js';
+import { nextDueAt, startOutboxWorker } from '../../storage/outbox.js';
 import { getManagedApplication } from '../applications/applications.service.js';
 import { getPersonById } from '../directory/people.service.js';
 import { getServer } from '../directory/servers.service.js';
@@ -242,11 +243,28 @@ async function managedAppId(deps: Deps, actor: Actor, applicationId: string): Pr
 }
 
 /**
+ * Saves that check an endpoint URL, per person (a bot saving its own app's URLs counts for its
+ * app): each one sends requests to the URL (two for an interactions endpoint, one for events), so
+ * without a limit saving would be a cheap way to make Gatehouse send traffic anywhere.
+ */
+export const ENDPOINT_CHECKS_RULE = { limit: 5, windowMs: 60_000 } as const satisfies BucketRule;
+
+/** Counts one save that checks a URL, or throws RateLimitedError (429, nothing sent) over ENDPOINT_CHECKS_RULE. */
+async function throttleEndpointChecks(deps: Deps, actor: Actor, applicationId: string): Promise<void> {
+  const key = actor.kind === 'person' ? `endpoint-checks:person:${actor.id}` : `endpoint-checks:app:${applicationId}`;
+  const decision = await deps.buckets.take(key, ENDPOINT_CHECKS_RULE, deps.clock.now());
+  if (decision.allowed) return;
+  const seconds = Math.max(1, Math.ceil(decision.resetAfterMs / 1000));
+  throw new RateLimitedError(decision.resetAfterMs, `An endpoint URL can be checked ${ENDPOINT_CHECKS_RULE.limit} times a minute (each check sends requests to it). Try again in ${seconds} seconds.`);
+}
+
+/**
  * Changes an app's interactions endpoint and event webhooks (the portal, `PATCH
  * /applications/@me`). A new interactions URL is kept only when it passes Discord's two checks,
  * an event URL when its PING is answered 204 (checked whenever events are switched on or the URL
  * changes); otherwise nothing changes and the refusal (50035, at the field) names the check that
- * failed. Emits app.updated with what changed.
+ * failed. A save that sends a check counts against ENDPOINT_CHECKS_RULE (429 over it, nothing
+ * sent or changed). Emits app.updated with what changed.
  */
 export async function updateAppEndpoints(deps: Deps, acting: Acting<Actor>, applicationId: string, patch: EndpointsPatch): Promise<AppEndpoints> {
   const appId = await managedAppId(deps, acting.actor, applicationId);
@@ -274,12 +292,16 @@ export async function updateAppEndpoints(deps: Deps, acting: Acting<Actor>, appl
   // A server-disabled endpoint stays so until its owner saves it again (which checks it again).
   const nextStatus: EventWebhooksStatus = enable ? EventWebhooksStatus.ENABLED : patch.eventWebhooksStatus === undefined && eventUrl === undefined ? current.eventWebhooksStatus : EventWebhooksStatus.DISABLED;
 
-  if (typeof interactionsUrl === 'string' && interactionsUrl !== current.interactionsEndpointUrl) {
+  const checkInteractions = typeof interactionsUrl === 'string' && interactionsUrl !== current.interactionsEndpointUrl;
+  const eventUrlChanged = nextEventUrl !== current.eventWebhooksUrl;
+  const checkEvents = nextEventUrl !== null && enable && (eventUrlChanged || !wasEnabled);
+  if (checkInteractions || checkEvents) await throttleEndpointChecks(deps, acting.actor, appId);
+
+  if (checkInteractions) {
     const problem = await checkInteractionsEndpoint(deps, current, interactionsUrl);
     if (problem) throw invalidField(['interactions_endpoint_url'], 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID', `The interactions endpoint URL could not be verified. ${problem}`);
   }
-  const eventUrlChanged = nextEventUrl !== current.eventWebhooksUrl;
-  if (nextEventUrl !== null && enable && (eventUrlChanged || !wasEnabled)) {
+  if (checkEvents) {
     const problem = await checkEventEndpoint(deps, current, nextEventUrl);
     if (problem) throw invalidField(['event_webhooks_url'], 'APPLICATION_EVENT_WEBHOOKS_URL_INVALID', `The event webhooks URL could not be verified. ${problem}`);
   }
@@ -482,18 +504,24 @@ export interface AppEventWorker {
   stop(): Promise<void>;
 }
 
-/** How often the worker looks for due events (retries); new events are sent as soon as their change commits. */
-export const APP_EVENT_POLL_MS = 1_000;
+/**
+ * The longest the worker sleeps between rounds: the fallback that finds events this instance was
+ * not told of (queued by another process, such as the command line, or left under a crashed
+ * instance's lease). Retries need no poll: the worker sleeps until the next one is due.
+ */
+export const APP_EVENT_FALLBACK_POLL_MS = 30_000;
 
 /**
- * Starts this instance's app-event worker: a round after every change that queued app events
- * (a listener on the same domain events, which hears them after the commit) and one every
- * APP_EVENT_POLL_MS for retries and other instances' events.
+ * Starts this instance's app-event worker: a round as soon as a change that queued app events
+ * commits (a listener on the same domain events, which hears them after the commit; the instance
+ * that made the change sends its events), then a sleep until the next queued event is due (a
+ * retry's time, read from the outbox), at most APP_EVENT_FALLBACK_POLL_MS.
  */
 export function startAppEventWorker(deps: Deps, holder: string, options: { intervalMs?: number } = {}): AppEventWorker {
   const worker = startOutboxWorker(() => deliverAppEvents(deps, holder), {
-    intervalMs: options.intervalMs ?? APP_EVENT_POLL_MS,
+    intervalMs: options.intervalMs ?? APP_EVENT_FALLBACK_POLL_MS,
     onError: (error) => deps.logger.warn({ err: error }, 'app event round failed; next round retries'),
+    schedule: { now: () => deps.clock.now(), nextDueAt: () => nextDueAt(deps.db, 'app_event_outbox') },
   });
   const stopListening = deps.bus.on(SOURCE_EVENTS, () => worker.poke());
   return {
