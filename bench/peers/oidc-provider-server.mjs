@@ -76,7 +76,7 @@ class MapAdapter {
 
 const provider = new Provider(issuer, {
   adapter: MapAdapter,
-  clients: [{ ...CLIENT, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256' }],
+  clients: [{ ...CLIENT, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'RS256' }],
   jwks: { keys: [signingKey] },
   findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, preferred_username: 'benchowner' }) }),
   claims: { openid: ['sub'], profile: ['preferred_username'] },
