@@ -32,6 +32,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
       service_documentation: 'https://auth.example.com/api/docs',
     });
   });
