@@ -2,16 +2,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { API } from '@discordjs/core';
 import { REST } from '@discordjs/rest';
-import express from 'express';
-import { InteractionResponseType, InteractionType, verifyKeyMiddleware } from 'discord-interactions';
+import { InteractionResponseType, InteractionType } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Permission } from '../../src/core/permissions.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { personActingOf } from '../support/acting.js';
 import { given, type TestBot } from '../support/given.js';
+import { installWithCommands, serveInteractions } from './interactions.fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 
 /**
@@ -48,34 +45,22 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     bot = await given.bot(t, { owner: owner.person, name: 'Oracle' });
     const made = await given.server(t, { owner: owner.person });
     channel = made.channels[0] as Channel;
-    await t.services.db.transaction().execute((trx) =>
-      writeServerInstall(t.services, personActingOf(owner.person.id), trx, {
-        application: { id: bot.client.app.id, name: 'Oracle', botUserId: bot.botUserId },
-        serverId: made.id,
-        installerId: owner.person.id,
-        granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
-        commands: true,
-      }),
-    );
-    const commands = await t.app.inject({
-      method: 'PUT',
-      url: `/api/v1/applications/${bot.client.app.id}/commands`,
-      headers: bot.headers,
-      payload: [
-        { name: 'think', description: 'Answers later' },
-        { name: 'whisper', description: 'Answers later, to the invoker only' },
-        { name: 'callback', description: 'Answers through the callback route' },
-        { name: 'weird', description: 'Answers with an unknown type' },
-        { name: 'long', description: 'Answers with too much' },
-        { name: 'ping', description: 'Answers at once' },
+    await installWithCommands(t, {
+      bot,
+      appName: 'Oracle',
+      installerId: owner.person.id,
+      serverId: made.id,
+      commands: [
+      { name: 'think', description: 'Answers later' },
+      { name: 'whisper', description: 'Answers later, to the invoker only' },
+      { name: 'callback', description: 'Answers through the callback route' },
+      { name: 'weird', description: 'Answers with an unknown type' },
+      { name: 'long', description: 'Answers with too much' },
+      { name: 'ping', description: 'Answers at once' },
       ],
     });
-    expect(commands.statusCode).toBe(200);
 
-    const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
-    const publicKey = (me.json() as { verify_key: string }).verify_key;
-    const app = express();
-    app.post('/interactions', verifyKeyMiddleware(publicKey), (req, res) => {
+    appServer = await serveInteractions(t, bot, (req, res) => {
       const body = req.body as Received & { type: number };
       if (body.type !== InteractionType.APPLICATION_COMMAND) return void res.status(400).end();
       received.push(body);
@@ -98,12 +83,6 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
           return void res.json({ type: 4, data: { content: 'pong' } });
       }
     });
-    appServer = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    const url = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}/interactions`;
-    const saved = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { interactions_endpoint_url: url } });
-    expect(saved.statusCode).toBe(200);
   });
   afterAll(async () => {
     if (appServer) await new Promise<void>((resolve) => appServer.close(() => resolve()));

@@ -1,18 +1,16 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import express from 'express';
-import { InteractionResponseType, InteractionType, verifyKeyMiddleware } from 'discord-interactions';
+import { InteractionResponseType, InteractionType } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import type { Person } from '../../src/modules/directory/people.js';
-import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
 import { removeUserInstall } from '../../src/modules/applications/user-installs.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { operatorActing, personActingOf } from '../support/acting.js';
 import { given, type TestBot } from '../support/given.js';
+import { installWithCommands, serveInteractions } from './interactions.fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { openDm, userInstall } from './dms.fixtures.js';
 
@@ -67,37 +65,26 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
     const made = await given.server(t, { owner: owner.person });
     channel = made.channels[0] as Channel;
     everyoneRoleId = made.everyoneRoleId;
-    await t.services.db.transaction().execute((trx) =>
-      writeServerInstall(t.services, personActingOf(owner.person.id), trx, {
-        application: { id: bot.client.app.id, name: 'Dice', botUserId: bot.botUserId },
-        serverId: made.id,
-        installerId: owner.person.id,
-        granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
-        commands: true,
-      }),
-    );
-    const commands = await t.app.inject({
-      method: 'PUT',
-      url: `/api/v1/applications/${bot.client.app.id}/commands`,
-      headers: bot.headers,
-      payload: [
-        {
-          name: 'roll',
-          description: 'Rolls dice',
-          options: [
-            { name: 'sides', description: 'How many sides', type: 4, required: true },
-            { name: 'colour', description: 'Of the dice', type: 3, choices: [{ name: 'red', value: 'r' }, { name: 'blue', value: 'b' }] },
-          ],
-        },
-        { name: 'admin', description: 'Has sub-commands', options: [{ name: 'reset', description: 'Resets', type: 1 }] },
-        { name: 'whisper', description: 'Answers only the invoker' },
+    await installWithCommands(t, {
+      bot,
+      appName: 'Dice',
+      installerId: owner.person.id,
+      serverId: made.id,
+      commands: [
+      {
+        name: 'roll',
+        description: 'Rolls dice',
+        options: [
+          { name: 'sides', description: 'How many sides', type: 4, required: true },
+          { name: 'colour', description: 'Of the dice', type: 3, choices: [{ name: 'red', value: 'r' }, { name: 'blue', value: 'b' }] },
+        ],
+      },
+      { name: 'admin', description: 'Has sub-commands', options: [{ name: 'reset', description: 'Resets', type: 1 }] },
+      { name: 'whisper', description: 'Answers only the invoker' },
       ],
     });
-    expect(commands.statusCode).toBe(200);
 
-    const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
-    const app = express();
-    app.post('/interactions', verifyKeyMiddleware((me.json() as { verify_key: string }).verify_key), (req, res) => {
+    server = await serveInteractions(t, bot, (req, res) => {
       const body = req.body as Received;
       if (body.type !== InteractionType.APPLICATION_COMMAND) return void res.status(400).end();
       received.push(body);
@@ -105,12 +92,6 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
       const sides = body.data.options?.find((o) => o.name === 'sides')?.value;
       res.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content: `Rolled a d${String(sides)} in ${body.guild_id ? 'a server' : 'a DM'}` } });
     });
-    server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/interactions`;
-    const saved = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { interactions_endpoint_url: url } });
-    expect(saved.statusCode).toBe(200);
   });
   afterAll(async () => {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));

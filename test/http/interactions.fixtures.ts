@@ -1,0 +1,46 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express, { type RequestHandler } from 'express';
+import { verifyKeyMiddleware } from 'discord-interactions';
+import { expect } from 'vitest';
+import { Permission } from '../../src/core/permissions.js';
+import { writeServerInstall } from '../../src/modules/applications/installs.service.js';
+import type { TestApp } from '../support/app.js';
+import { personActingOf } from '../support/acting.js';
+import type { TestBot } from '../support/given.js';
+
+/**
+ * Issue #40 §2: `bot`'s app installed into a server with `applications.commands` (View channel and
+ * Send messages granted), and `commands` registered as its global commands.
+ */
+export async function installWithCommands(t: TestApp, input: { bot: TestBot; appName: string; installerId: string; serverId: string; commands: unknown[] }): Promise<void> {
+  await t.services.db.transaction().execute((trx) =>
+    writeServerInstall(t.services, personActingOf(input.installerId), trx, {
+      application: { id: input.bot.client.app.id, name: input.appName, botUserId: input.bot.botUserId },
+      serverId: input.serverId,
+      installerId: input.installerId,
+      granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
+      commands: true,
+    }),
+  );
+  const put = await t.app.inject({ method: 'PUT', url: `/api/v1/applications/${input.bot.client.app.id}/commands`, headers: input.bot.headers, payload: input.commands });
+  expect(put.statusCode).toBe(200);
+}
+
+/**
+ * An app's interactions endpoint as app developers write it: express on a loopback port behind
+ * discord-interactions' verifyKeyMiddleware (unmodified) with the app's verify_key, saved as the
+ * app's interactions endpoint URL (which sends the two checks on save). Close the server after.
+ */
+export async function serveInteractions(t: TestApp, bot: TestBot, handle: RequestHandler): Promise<Server> {
+  const me = await t.app.inject({ method: 'GET', url: '/api/v1/applications/@me', headers: bot.headers });
+  const app = express();
+  app.post('/interactions', verifyKeyMiddleware((me.json() as { verify_key: string }).verify_key), handle);
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/interactions`;
+  const saved = await t.app.inject({ method: 'PATCH', url: '/api/v1/applications/@me', headers: bot.headers, payload: { interactions_endpoint_url: url } });
+  expect(saved.statusCode).toBe(200);
+  return server;
+}
