@@ -57,8 +57,11 @@ import { installPageContext, viewerIdentifier } from './modules/accounts/page-co
  * Builds the application from its services; never listens (DESIGN §9.1), so tests drive it with
  * inject() and main.ts decides where it listens. Every module is registered here, by hand.
  */
-/** `appEventPollMs`: the app-event worker's longest sleep between rounds (APP_EVENT_FALLBACK_POLL_MS). */
-export async function buildApp(services: Services, options: { appEventPollMs?: number } = {}): Promise<App> {
+/**
+ * `appEventPollMs`: the app-event worker's longest sleep between rounds (APP_EVENT_FALLBACK_POLL_MS);
+ * `appEventFirstRoundMs`: when its start-up round runs (at once unless set).
+ */
+export async function buildApp(services: Services, options: { appEventPollMs?: number; appEventFirstRoundMs?: number } = {}): Promise<App> {
   const { config } = services;
   const app: App = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
@@ -99,7 +102,10 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
   // Issue #40 §1: app events are queued in their change's transaction, and this instance's worker
   // delivers them (leases keep several instances from sending one twice); it stops with the app.
   recordAppEvents(services);
-  const appEventWorker = startAppEventWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`, { intervalMs: options.appEventPollMs });
+  const appEventWorker = startAppEventWorker(services, `instance ${services.workerId} ${services.random.bytes(6).toString('hex')}`, {
+    ...(options.appEventPollMs === undefined ? {} : { intervalMs: options.appEventPollMs }),
+    ...(options.appEventFirstRoundMs === undefined ? {} : { firstRoundAfterMs: options.appEventFirstRoundMs }),
+  });
   app.addHook('onClose', () => appEventWorker.stop());
 
   const identifyViewer = viewerIdentifier(services);

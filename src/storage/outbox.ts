@@ -95,7 +95,7 @@ const ALREADY_DUE_RECHECK_MS = 1_000;
  * the fallback that finds rows this instance was not told of (another process's insert, a
  * crashed instance's lease). New rows are meant to `poke` the worker.
  */
-export function startOutboxWorker<R>(round: () => Promise<R>, options: { intervalMs: number; onError: (error: unknown) => void; schedule?: OutboxSchedule }): OutboxWorker<R> {
+export function startOutboxWorker<R>(round: () => Promise<R>, options: { intervalMs: number; onError: (error: unknown) => void; schedule?: OutboxSchedule; firstRoundAfterMs?: number }): OutboxWorker<R> {
   let running: Promise<R> | undefined;
   let stopped = false;
   let poked = false;
@@ -142,7 +142,7 @@ export function startOutboxWorker<R>(round: () => Promise<R>, options: { interva
     return current;
   };
   // With a schedule, a round at start sends what a restart left due.
-  arm(options.schedule ? 0 : options.intervalMs);
+  arm(options.schedule ? (options.firstRoundAfterMs ?? 0) : options.intervalMs);
   return {
     runNow: next,
     poke() {

@@ -12,12 +12,12 @@ describe('outbox worker schedule', () => {
   let rounds: number;
   let due: number | undefined;
   const now = () => Date.now();
-  const start = (intervalMs = 30_000) => {
+  const start = (intervalMs = 30_000, firstRoundAfterMs?: number) => {
     worker = startOutboxWorker(
       async () => {
         rounds += 1;
       },
-      { intervalMs, onError: (error) => expect.fail(String(error)), schedule: { now, nextDueAt: async () => due } },
+      { intervalMs, onError: (error) => expect.fail(String(error)), schedule: { now, nextDueAt: async () => due }, ...(firstRoundAfterMs === undefined ? {} : { firstRoundAfterMs }) },
     );
   };
   /** Lets the timers pass `ms` and the rounds they start finish. */
@@ -33,6 +33,15 @@ describe('outbox worker schedule', () => {
   afterEach(async () => {
     await worker?.stop();
     vi.useRealTimers();
+  });
+
+  it('with firstRoundAfterMs, the start-up round waits that long (tests that count statements set it), a poke still runs at once', async () => {
+    start(30_000, 60_000);
+    await pass(0);
+    expect(rounds).toBe(0);
+    worker?.poke();
+    await pass(0);
+    expect(rounds).toBe(1);
   });
 
   it('runs a round at start (rows a restart left due), then sleeps the fallback interval while the queue is empty', async () => {

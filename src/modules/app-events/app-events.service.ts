@@ -517,11 +517,12 @@ export const APP_EVENT_FALLBACK_POLL_MS = 30_000;
  * that made the change sends its events), then a sleep until the next queued event is due (a
  * retry's time, read from the outbox), at most APP_EVENT_FALLBACK_POLL_MS.
  */
-export function startAppEventWorker(deps: Deps, holder: string, options: { intervalMs?: number } = {}): AppEventWorker {
+export function startAppEventWorker(deps: Deps, holder: string, options: { intervalMs?: number; firstRoundAfterMs?: number } = {}): AppEventWorker {
   const worker = startOutboxWorker(() => deliverAppEvents(deps, holder), {
     intervalMs: options.intervalMs ?? APP_EVENT_FALLBACK_POLL_MS,
     onError: (error) => deps.logger.warn({ err: error }, 'app event round failed; next round retries'),
     schedule: { now: () => deps.clock.now(), nextDueAt: () => nextDueAt(deps.db, 'app_event_outbox') },
+    ...(options.firstRoundAfterMs === undefined ? {} : { firstRoundAfterMs: options.firstRoundAfterMs }),
   });
   const stopListening = deps.bus.on(SOURCE_EVENTS, () => worker.poke());
   return {
