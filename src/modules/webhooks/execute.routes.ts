@@ -120,31 +120,27 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       if (token.startsWith(INTERACTION_TOKEN_PREFIX)) return interactionGate(request, reply, id, token);
     }
     const opened = await openWebhook(services, id, token, request.ip, use, writes);
+    if (!opened.ok) return refuse(reply, opened);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
-    if (!opened.ok) {
-      if (opened.error instanceof RateLimitedError) {
-        reply.headers(rateLimitedHeaders(opened.limit.scope));
-        // SPEC §8's 429 is this route's most frequent answer under abuse: sent here with the error
-        // handler's own renderer instead of thrown through Fastify's error path (docs/performance.md
-        // §Rate limits and the 429 path). Returning the reply ends the hooks; the headers and body
-        // are the same.
-        return sendRateLimited(reply, opened.error);
-      }
-      throw opened.error;
-    }
     request.webhook = opened.webhook;
+  }
+  /**
+   * A gate's refusal, with its bucket's headers. SPEC §8's 429 is these routes' most frequent answer
+   * under abuse: sent here with the error handler's own renderer instead of thrown through Fastify's
+   * error path (docs/performance.md §Rate limits and the 429 path). Returning the reply ends the
+   * hooks; the headers and body are the same.
+   */
+  function refuse(reply: FastifyReply, opened: { error: Error; limit: { decision: Parameters<typeof rateLimitHeaders>[0]; bucket: Parameters<typeof rateLimitHeaders>[1]; scope: Parameters<typeof rateLimitedHeaders>[0] } }): FastifyReply {
+    reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
+    if (!(opened.error instanceof RateLimitedError)) throw opened.error;
+    reply.headers(rateLimitedHeaders(opened.limit.scope));
+    return sendRateLimited(reply, opened.error);
   }
   /** An interaction token on a follow-up route: the same rate-limit headers, Discord's 404/401 bodies. */
   async function interactionGate(request: FastifyRequest, reply: FastifyReply, applicationId: string, token: string): Promise<FastifyReply | undefined> {
     const opened = await openInteractionToken(services, applicationId, token, request.ip);
+    if (!opened.ok) return refuse(reply, opened);
     reply.headers(rateLimitHeaders(opened.limit.decision, opened.limit.bucket));
-    if (!opened.ok) {
-      if (opened.error instanceof RateLimitedError) {
-        reply.headers(rateLimitedHeaders(opened.limit.scope));
-        return sendRateLimited(reply, opened.error);
-      }
-      throw opened.error;
-    }
     request.interaction = opened.interaction;
   }
   // Issue #36 §2: reading, renaming and deleting the webhook forge no message, so they stay open
