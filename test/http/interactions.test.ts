@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { InteractionResponseType, InteractionType } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
+import { callInteractionsEndpoint } from '../../src/modules/app-events/app-events.service.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
@@ -121,6 +122,17 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     const messages = await history();
     expect(messages[0]).toMatchObject({ content: 'Rolled a d6 for two words', author: { id: bot.botUserId } });
     expect(messages.some((m) => m.content.startsWith('/roll'))).toBe(false);
+  });
+
+  it('the app’s signing key, once opened, serves only the server secrets that opened it: under other secrets nothing is signed or sent', async () => {
+    const interaction = JSON.stringify({ type: 2, data: { name: 'roll', type: 1, options: [{ name: 'sides', type: 4, value: 2 }] } });
+    const before = received.length;
+    const signed = await callInteractionsEndpoint(t.services, bot.client.app.id, interaction);
+    expect(signed).toMatchObject({ status: 200, failure: null });
+    expect(received.length).toBe(before + 1);
+    const otherSecrets = await callInteractionsEndpoint({ ...t.services, secrets: ['another-server-secret-of-40-characters!!'] }, bot.client.app.id, interaction);
+    expect(otherSecrets?.failure).toMatch(/does not open with the server secrets/);
+    expect(received.length).toBe(before + 1);
   });
 
   it('an answer with flag 64 is shown to the invoker only and stored nowhere', async () => {

@@ -91,10 +91,29 @@ export async function appEndpointsOf(deps: Deps, applicationId: string): Promise
   return made;
 }
 
+/**
+ * Opened signing keys, per set of server secrets (one per running app) and sealed key. Opening
+ * and importing a key was a sixth of an interaction's CPU (docs/performance.md, "Interactions
+ * and app events"); a sealed key names one key for good (a new key is a new sealed value), and
+ * other secrets never see what these opened. Bounded: cleared when full.
+ */
+const openedKeys = new WeakMap<readonly string[], Map<string, KeyObject>>();
+const OPENED_KEYS_MAX = 10_000;
+
 function privateKeyOf(deps: Pick<Deps, 'secrets'>, endpoints: AppEndpoints): KeyObject | undefined {
+  let opened = openedKeys.get(deps.secrets);
+  if (opened === undefined) openedKeys.set(deps.secrets, (opened = new Map()));
+  // The sealed value is bound to the app id (open's associated data), so the pair is the key.
+  const cacheKey = `${endpoints.applicationId} ${endpoints.sealedPrivateKey}`;
+  const cached = opened.get(cacheKey);
+  if (cached !== undefined) return cached;
   for (const secret of deps.secrets) {
     const seed = open(sealingKey(secret, KEY_PURPOSE), endpoints.sealedPrivateKey, endpoints.applicationId);
-    if (seed !== undefined) return privateKeyFromSeed(Buffer.from(seed, 'hex'));
+    if (seed === undefined) continue;
+    const key = privateKeyFromSeed(Buffer.from(seed, 'hex'));
+    if (opened.size >= OPENED_KEYS_MAX) opened.clear();
+    opened.set(cacheKey, key);
+    return key;
   }
   return undefined;
 }
