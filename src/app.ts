@@ -31,7 +31,7 @@ import { registerApplicationApi, registerApplicationPages } from './modules/appl
 import { registerInstallPages } from './modules/applications/installs.routes.js';
 import { registerDirectoryPages } from './modules/directory/directory.routes.js';
 import { registerLivePages } from './modules/messages/live.routes.js';
-import { registerMessagePages } from './modules/messages/messages.routes.js';
+import { registerMessagePages, registerMessagePostPage } from './modules/messages/messages.routes.js';
 import { registerMessageActionPages } from './modules/messages/message-actions.routes.js';
 import { registerBotMessageApi } from './modules/messages/bot-messages.routes.js';
 import { registerGuildApi } from './modules/directory/guilds.routes.js';
@@ -222,6 +222,19 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
     registerWebhookPages(pages, services);
     registerAuditPages(pages, services);
     registerAdminPages(pages, services);
+  });
+  // Issue #42 §2: the composer's post also takes files, so it has a pages context of its own (cookies,
+  // session, CSRF) with the multipart parser besides the small-form one; the context above refuses both.
+  await app.register(async (composer) => {
+    await composer.register(cookie);
+    const pageBodyLimit = Math.min(PAGE_BODY_LIMIT, config.bodyLimit);
+    composer.removeAllContentTypeParsers();
+    composer.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: pageBodyLimit }, (_request, body, done) => {
+      done(null, parseForm(body as string));
+    });
+    await installMultipart(composer);
+    installPageContext(composer, services);
+    registerMessagePostPage(composer, services);
   });
 
   await app.ready();

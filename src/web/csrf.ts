@@ -7,6 +7,8 @@ import { safeEqual } from '../core/secrets.js';
  * useless to anyone who cannot read that session's cookie. Nothing is stored.
  */
 export const CSRF_FIELD = '_csrf';
+/** Where a script sends the token when the body cannot carry it first (a streamed multipart upload, issue #42 §2). */
+export const CSRF_HEADER = 'x-csrf-token';
 
 export function csrfToken(key: string): string {
   return createHmac('sha256', key).update('gatehouse-csrf-v1').digest('base64url');

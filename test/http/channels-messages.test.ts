@@ -110,7 +110,7 @@ describe('the channel view', () => {
     expect(res.body).toContain('Olive Owner');
     expect(res.body).toMatch(/<time datetime="2026-11-21T12:0\d/);
     expect(res.body).toContain(`/servers/${server.id}/settings"`);
-    expect(res.body).toContain(`action="/channels/${general}/messages"`);
+    expect(res.body).toContain(`action="/channels/${general}/messages`);
   });
 
   it('a member with Send messages posts and sees the message on the channel page', async () => {
@@ -135,7 +135,7 @@ describe('the channel view', () => {
     await addMember(t.services, operatorActing(), server.id, member.person.id);
     const page = await member.agent.get(`/channels/${general}`);
     expect(page.statusCode).toBe(200);
-    expect(page.body).not.toContain(`action="/channels/${general}/messages"`);
+    expect(page.body).not.toContain(`action="/channels/${general}/messages`);
     expect(page.body).toContain('You do not have permission to send messages');
     const res = await member.agent.postRaw(`/channels/${general}/messages`, { content: 'let me in', _csrf: await csrfFrom(member.agent, `/channels/${general}`) });
     expect(res.statusCode).toBe(403);

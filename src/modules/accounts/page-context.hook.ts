@@ -3,11 +3,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { PageError } from '../../core/errors.js';
 import type { Services } from '../../deps.js';
-import { CSRF_FIELD, verifyCsrfToken } from '../../web/csrf.js';
+import { CSRF_FIELD, CSRF_HEADER, verifyCsrfToken } from '../../web/csrf.js';
 import { cookieNames, cookieOptions } from '../../web/pages.js';
 import { resolveSession } from './sessions.service.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Only a context with the multipart parser (app.ts, the composer's post) gets this far with such a body; others answer 415 first. */
+function isMultipart(request: FastifyRequest): boolean {
+  return /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
+}
 
 /**
  * Makes `app` a pages context: every route registered on it gets the signed-in viewer and a CSRF
@@ -52,7 +57,11 @@ export function installPageContext(app: App, services: Services): void {
         throw new PageError(403, 'Request refused', 'This form was sent from another site. Go back, reload the page and try again.');
       }
       const body = request.body as Record<string, unknown> | undefined;
-      const sent = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+      let sent = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+      // Issue #42 §2: a multipart body (the composer's files) streams to the route after this hook,
+      // so its token comes in a header (composer.js) or in the form's action URL (without script),
+      // and is checked here before a byte of the body is read. Logs drop query strings.
+      if (isMultipart(request)) sent = request.headers[CSRF_HEADER] ?? (request.query as Record<string, unknown> | undefined)?.[CSRF_FIELD];
       if (!verifyCsrfToken(request.csrfKey, sent)) {
         throw new PageError(403, 'Request refused', 'This form has expired or was not sent from this site. Go back, reload the page and try again.');
       }

@@ -63,7 +63,8 @@ export function uploadOf(request: FastifyRequest, maxBytes: number, fieldBytes: 
           const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
           yield { kind: 'field', name: part.fieldname, value };
         } else {
-          yield { kind: 'file', name: part.fieldname, filename: part.filename, contentType: part.mimetype, stream: fileBytes(part.file) };
+          // Busboy takes a part of type application/octet-stream without a file name for a file too (and a browser's empty file input has the name ""): no name is "".
+          yield { kind: 'file', name: part.fieldname, filename: part.filename ?? '', contentType: part.mimetype, stream: fileBytes(part.file) };
         }
       }
     } catch (error) {

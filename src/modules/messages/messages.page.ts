@@ -4,6 +4,7 @@ import type { PageCtx } from '../../web/components.js';
 import { csrfField, layout } from '../../web/layout.js';
 import type { Channel } from '../directory/channels.js';
 import type { ComposerCommand } from '../interactions/interactions.js';
+import { readableSize } from '../files/files.page.js';
 import { messageList } from './message-list.page.js';
 import type { MessageRights } from './message-rights.js';
 import type { MessageView } from './messages.js';
@@ -29,6 +30,8 @@ export interface ChannelPageInput {
   firstUnreadId?: string;
   /** Send messages: shows the post form. */
   canSend: boolean;
+  /** Attach files (issue #42 §2): the composer takes files, up to these limits. */
+  attach?: { maxBytes: number; maxFiles: number };
   /** Any of Manage server/channels/roles: shows the settings link. */
   canManage: boolean;
   /** Create invite or Manage server: shows the invite link. */
@@ -98,6 +101,18 @@ export function commandsAttribute(commands: readonly ComposerCommand[] | undefin
   return commands && commands.length > 0 ? html` data-commands="${JSON.stringify(commands)}"` : html``;
 }
 
+/**
+ * The composer's files (issue #42 §2): a plain multiple file input, which works without script;
+ * composer.js puts an "Attach files" button in its place, lists the chosen files as chips (with
+ * a description for images, their alt text), takes dropped and pasted files and shows progress.
+ */
+function attachFields(attach: { maxBytes: number; maxFiles: number }): SafeHtml {
+  return html`<div class="attach" data-attach>
+<p class="attach-field"><label for="files">Attach files</label> <input type="file" id="files" name="files" multiple aria-describedby="files-hint"></p>
+<p class="hint" id="files-hint">Up to ${String(attach.maxFiles)} files, ${readableSize(attach.maxBytes)} in all.<span data-attach-more hidden> You can also drop files on the channel or paste an image.</span></p>
+</div>`;
+}
+
 /** The channel view: channel list, messages with the newest at the bottom, and the post form. */
 export function channelPage(input: ChannelPageInput): string {
   const { ctx, server, channel } = input;
@@ -108,14 +123,19 @@ ${input.canInvite ? html`<p class="small"><a href="/servers/${server.id}/setting
 ${input.canManage ? html`<p class="small"><a href="/servers/${server.id}/settings">Server settings</a></p>` : ''}
 ${serverList(input.servers, server.id)}
 </nav>`;
+  const attach = input.attach;
+  // Issue #42 §2: with files the form posts multipart/form-data, which streams to the route after
+  // the CSRF check, so the token rides in the action URL (composer.js sends it as a header too).
+  const action = attach ? `/channels/${channel.id}/messages?_csrf=${encodeURIComponent(ctx.csrfToken)}` : `/channels/${channel.id}/messages`;
   const form = input.canSend
-    ? html`<form method="post" action="/channels/${channel.id}/messages" id="post" class="card">
+    ? html`<form method="post" action="${action}" id="post" class="card"${attach ? html` enctype="multipart/form-data" data-max-bytes="${String(attach.maxBytes)}" data-max-files="${String(attach.maxFiles)}"` : ''}>
 ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 ${input.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${input.ephemeral.appName} answered /${input.ephemeral.commandName}</p><p>${input.ephemeral.content}</p></div>` : ''}
 <label for="content">Message #${channel.name}</label>
-<textarea id="content" name="content" required rows="3" data-composer${commandsAttribute(input.commands)} aria-describedby="composer-hint">${input.content ?? ''}</textarea>
+<textarea id="content" name="content"${attach ? '' : html` required`} rows="3" data-composer${commandsAttribute(input.commands)} aria-describedby="composer-hint">${input.content ?? ''}</textarea>
 <p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.${input.commands?.length ? ' Type / for the apps’ commands.' : ''}</p>
+${attach ? attachFields(attach) : ''}
 <div class="actions"><button type="submit">Send</button></div>
 </form>`
     : html`<p class="muted card" id="post">You do not have permission to send messages in this channel.</p>`;

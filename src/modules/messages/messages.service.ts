@@ -5,7 +5,8 @@ import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { emitted } from '../../events/event-bus.js';
-import { fileViews, filesOfMessages, removeFilesOfMessages } from '../files/files.service.js';
+import { discardFiles, fileViews, filesOfMessages, receiveUpload, removeFilesOfMessages, settleMessageFiles, type Attachment, type Upload } from '../files/files.service.js';
+import type { UploadPart } from '../files/uploads.js';
 import { authorize } from '../directory/access.service.js';
 import type { Channel } from '../directory/channels.js';
 import { getChannel, getChannels } from '../directory/channels.service.js';
@@ -47,23 +48,33 @@ export async function requireMayPost(deps: Deps, actor: Actor, channel: Channel)
   return actor.id;
 }
 
+/** Files already stored for a message about to be posted (postFromComposer): its id and them. */
+export interface PreparedFiles {
+  messageId: string;
+  files: readonly Attachment[];
+}
+
 /**
  * Posts a plain-text message as the acting person (or bot account), who must be allowed to post
  * there (requireMayPost). Throws 10003 for an unknown channel, 50006 for empty content and 50035
  * (`content`) beyond 2000 code points. Live views hear `message.created` once it is stored.
+ * With `prepared` (files stored under the message's id beforehand), the message carries them
+ * and may have no text, as Discord's.
  */
-export async function postMessage(deps: Deps, acting: Acting<Actor>, channelId: string, rawContent: string): Promise<MessageView> {
+export async function postMessage(deps: Deps, acting: Acting<Actor>, channelId: string, rawContent: string, prepared?: PreparedFiles): Promise<MessageView> {
   const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel) throw ApiErrors.unknownChannel();
   const authorId = await requireMayPost(deps, acting.actor, channel);
+  const withFiles = prepared !== undefined && prepared.files.length > 0;
   const checked = checkContent(rawContent);
-  if (!checked.ok) {
+  if (!checked.ok && !(checked.code === 'empty' && withFiles)) {
     if (checked.code === 'empty') throw ApiErrors.emptyMessage();
     throw invalidField(['content'], 'BASE_TYPE_MAX_LENGTH', `Must be ${MESSAGE_MAX_LENGTH} or fewer in length.`);
   }
+  const content = checked.ok ? checked.content : '';
   const author = await getPersonById(deps, authorId);
   if (!author) throw ApiErrors.unknownUser();
-  const id = deps.ids.next();
+  const id = prepared?.messageId ?? deps.ids.next();
   const createdAt = deps.clock.now();
   await insertMessage(deps.db, {
     id,
@@ -73,25 +84,77 @@ export async function postMessage(deps: Deps, acting: Acting<Actor>, channelId: 
     applicationId: author.applicationId,
     authorName: null,
     authorAvatarUrl: null,
-    content: checked.content,
+    content,
     embeds: [],
     createdAt,
   });
   // Contract 4: open channel views learn of it once it is stored (realtime/live-subscriber.ts).
   await emitted(deps, acting, { type: 'message.created', serverId: channel.serverId, channelId, messageId: id });
-  return toMessageView({
+  const view = toMessageView({
     id,
     channelId,
     authorId,
     webhookId: null,
     authorName: null,
     authorAvatarUrl: null,
-    content: checked.content,
+    content,
     embeds: '[]',
     createdAt,
     editedAt: null,
     user: { name: author.name, avatarUrl: author.avatarUrl, bot: author.bot },
   });
+  return withFiles ? { ...view, attachments: fileViews(deps, prepared.files) } : view;
+}
+
+/** What the composer's multipart post (issue #42 §2) comes to: text to handle as a plain post (no file came), or the message posted with its files. */
+export type ComposerPost = { kind: 'text'; content: string } | { kind: 'posted'; message: MessageView };
+
+/**
+ * The composer's multipart post (issue #42 §2 "People"): the person's files are stored as they
+ * stream in (files.service.ts receiveUpload: GATEHOUSE_ATTACHMENT_MAX_BYTES per message, 10
+ * files, nothing kept on any error), then the message is posted with them. Attach files is
+ * checked, like a bot's, when the first file arrives and before a byte of it is stored (a form
+ * without JavaScript always posts multipart, mostly without files, which need no such right).
+ * Empty file parts (a file input left empty) are skipped. The text is the `content` field, or
+ * `payload_json`'s `content` with its `attachments` descriptions (the composer's script).
+ * Without files, the text comes back for the caller's usual path (commands included).
+ */
+export async function postFromComposer(deps: Deps, acting: Acting<PersonActor>, channelId: string, upload: Upload): Promise<ComposerPost> {
+  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  if (!channel) throw ApiErrors.unknownChannel();
+  await requireMayPost(deps, acting.actor, channel);
+  const messageId = deps.ids.next();
+  const received = await receiveUpload(deps, composerParts(deps, acting.actor, channel, upload), { messageId, channelId: channel.id });
+  const body = received.body as Record<string, unknown>;
+  const content = typeof body['content'] === 'string' ? body['content'] : '';
+  if (received.files.size === 0) return { kind: 'text', content };
+  try {
+    const files = await settleMessageFiles(deps, body, received.files);
+    return { kind: 'posted', message: await postMessage(deps, acting, channel.id, content, { messageId, files: files.all }) };
+  } catch (error) {
+    await discardFiles(deps, [...received.files.values()]);
+    throw error;
+  }
+}
+
+/** The upload's parts without empty file inputs, refusing the first real file when the person lacks Attach files. */
+function composerParts(deps: Deps, actor: PersonActor, channel: Channel, upload: Upload): Upload {
+  async function* parts(): AsyncGenerator<UploadPart> {
+    let allowed = channel.serverId === null;
+    for await (const part of upload.parts) {
+      if (part.kind === 'file' && part.filename === '') {
+        // A form's file input left empty still sends a part, with no file name: no file. Read to its end so the body goes on.
+        for await (const _ of part.stream) continue;
+        continue;
+      }
+      if (part.kind === 'file' && !allowed && channel.serverId !== null) {
+        await authorize(deps, actor, channel.serverId, { all: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.ATTACH_FILES }, ApiErrors.unknownChannel);
+        allowed = true;
+      }
+      yield part;
+    }
+  }
+  return { parts: parts() };
 }
 
 /**
