@@ -207,6 +207,26 @@ describe.skipIf(!chromiumAvailable)('the composer’s / list (Chromium, GATEHOUS
     expect(problems).toEqual([]);
   });
 
+  it('in the DM, text the bot refuses is posted once: the refusal shows beside the composer, and the form is not sent a second time', async () => {
+    const deps = served.t.services;
+    await installForUser(deps, personActingOf(adaId), bot.client.app.id);
+    const opened = await served.t.app.inject({ method: 'POST', url: '/api/v1/users/@me/channels', headers: { ...bot.headers, 'content-type': 'application/json' }, payload: JSON.stringify({ recipient_id: adaId }) });
+    const dmId = (opened.json() as { id: string }).id;
+    const { page } = await adaPage();
+    await page.goto(`${served.baseUrl}/messages/${dmId}`);
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === `/messages/${dmId}`) posts.push(request.headers()['accept'] ?? '');
+    });
+    const composer = page.getByRole('combobox', { name: 'Use a command of Dice' });
+    await composer.fill('roll sides:8');
+    await composer.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'it receives commands here, not messages' }).waitFor();
+    await page.waitForLoadState('load');
+    expect(posts).toHaveLength(1);
+    expect(await page.getByRole('combobox', { name: 'Use a command of Dice' }).inputValue()).toBe('roll sides:8');
+  });
+
   it('without JavaScript, /roll sides:6 typed and sent is run the same way', async () => {
     const { page } = await adaPage({ javaScriptEnabled: false });
     const before = received.length;

@@ -81,7 +81,7 @@ ${csrfField(ctx.csrfToken)}
 ${composer.error ? html`<div class="error" role="alert">${composer.error}</div>` : ''}
 ${composer.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${composer.ephemeral.appName} answered /${composer.ephemeral.commandName}</p><p>${composer.ephemeral.content}</p></div>` : ''}
 <label for="content">Use a command of ${other.name}</label>
-<textarea id="content" name="content" required rows="2" data-composer${commandsAttribute(composer.commands)} aria-describedby="composer-hint">${composer.content ?? ''}</textarea>
+<textarea id="content" name="content" required rows="2" data-composer="commands"${commandsAttribute(composer.commands)} aria-describedby="composer-hint">${composer.content ?? ''}</textarea>
 <p class="hint" id="composer-hint">Type / for its commands, written /name option:value. ${other.name} is an app’s bot: it receives commands here, not messages.</p>
 <div class="actions"><button type="submit">Send</button></div>
 </form>`;

@@ -20,6 +20,7 @@
   var form = box.form;
   var list = document.querySelector("ol.messages[data-live]");
   var sending = false;
+  var commandsOnly = box.getAttribute("data-composer") === "commands";
   var files = [];
   var attach = form.hasAttribute("data-max-bytes") && window.FormData && window.XMLHttpRequest ? setUpFiles() : null;
 
@@ -66,9 +67,11 @@
       return;
     }
     if (box.value.trim() === "") return;
-    // A /command is answered with the page (an ephemeral answer, the app's failure): posting it
-    // with fetch first would send the interaction twice when that answer falls back to the form.
-    if (/^\s*\//.test(box.value)) return;
+    // A /command is answered with the page (an ephemeral answer, the app's failure), and so is
+    // everything sent from a composer of commands only (a DM with an app's bot, dms.routes.ts,
+    // data-composer="commands"): posting it with fetch first would send it twice when that
+    // answer falls back to the form.
+    if (/^\s*\//.test(box.value) || commandsOnly) return;
     event.preventDefault();
     if (sending) return;
     sending = true;
