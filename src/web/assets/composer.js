@@ -110,7 +110,10 @@
     button.setAttribute("aria-describedby", "files-hint");
     if (paragraph) paragraph.hidden = true;
     input.tabIndex = -1;
-    field.insertBefore(button, field.firstChild);
+    // Beside Send, so the composer grows by no row of its own.
+    var actions = form.querySelector(".actions");
+    if (actions) actions.insertBefore(button, actions.firstChild);
+    else field.insertBefore(button, field.firstChild);
     button.addEventListener("click", function () {
       input.click();
     });
@@ -121,8 +124,9 @@
     chips.hidden = true;
     field.appendChild(chips);
 
+    // Told to screen readers; the chips say it on screen.
     var status = document.createElement("p");
-    status.className = "hint";
+    status.className = "attach-status";
     status.setAttribute("role", "status");
     field.appendChild(status);
 
@@ -202,7 +206,9 @@
           files.splice(index, 1);
           render();
           status.textContent = entry.file.name + " removed.";
-          (files.length > 0 ? chips.querySelector("button") : button).focus();
+          // Focus stays in the list: the Remove button now in this place (or the last one), else Attach files.
+          var next = chips.querySelectorAll("button")[Math.min(index, files.length - 1)];
+          (next || button).focus();
         });
         chip.appendChild(remove);
         chips.appendChild(chip);

@@ -1,0 +1,250 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { addMember } from '../../src/modules/directory/members.service.js';
+import { createServer } from '../../src/modules/directory/servers.service.js';
+import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
+import { seriousViolations } from '../support/axe.js';
+import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
+
+warnIfChromiumMissing('test/browser/composer-files.test.ts');
+
+/** A real PNG (width × height, one colour), so Chromium decodes and draws it. */
+function solidPng(width: number, height: number, shade = 0x4f): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.writeUInt8(8, 8);
+  ihdr.writeUInt8(2, 9);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, shade)]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const PASSWORD = 'correct horse battery 9';
+const LIMIT = 256 * 1024;
+const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/**
+ * Issue #42 §2 "People", in Chromium: the composer's Attach files button, chips of the chosen
+ * files with upload progress, the image shown inline at its reserved size with its alt text (and
+ * live on another person's page), a PDF downloaded from its card, an image pasted and one dropped,
+ * the limits checked before sending and a refusal shown without posting again. Axe, light and dark.
+ */
+describe.skipIf(!chromiumAvailable)('sharing files from the composer (Chromium)', () => {
+  let served: ServedApp;
+  let browser: Browser;
+  let dir: string;
+  let channelId: string;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+
+  async function personPage(username: string, options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, javaScriptEnabled: options.javaScriptEnabled ?? true });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(`${username}: ${m.text()} @ ${m.location().url}`);
+    });
+    page.on('pageerror', (e) => problems.push(`${username}: ${e.message}`));
+    await page.goto(`${served.baseUrl}/login`);
+    await submitSignIn(page, username, PASSWORD);
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.goto(`${served.baseUrl}/channels/${channelId}`);
+    if (options.javaScriptEnabled !== false) await page.locator('ol.messages[data-live-state="open"]').waitFor({ state: 'attached' });
+    return page;
+  }
+
+  /** Every value the upload's progress bar takes from now on, kept in the page. */
+  async function recordProgress(page: Page): Promise<void> {
+    await page.evaluate(`(() => {
+      window.progressSeen = [];
+      const watch = new MutationObserver(() => {
+        const bar = document.querySelector('[role=progressbar]');
+        if (bar) window.progressSeen.push(Number(bar.getAttribute('aria-valuenow')));
+      });
+      watch.observe(document.getElementById('post'), { subtree: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+    })()`);
+  }
+
+  /** POSTs the page makes to the channel's message route. */
+  function countPosts(page: Page): { count: number } {
+    const seen = { count: 0 };
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === `/channels/${channelId}/messages`) seen.count += 1;
+    });
+    return seen;
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-composer-browser-'));
+    served = await serveTestApp({ env: { GATEHOUSE_FILES_DIR: dir, GATEHOUSE_ATTACHMENT_MAX_BYTES: String(LIMIT) } });
+    const deps = served.t.services;
+    const ada = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'ada', name: 'Ada Lovelace', password: PASSWORD });
+    const bob = await registerPerson(deps, actingOf(ANONYMOUS), { username: 'bob', name: 'Bob Kahn', password: PASSWORD });
+    const server = await createServer(deps, personActingOf(ada.id), { name: 'Reports' });
+    await addMember(deps, operatorActing(), server.id, bob.id);
+    channelId = server.channels[0]?.id as string;
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  });
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await served?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Attach files takes an image: a chip with its name, size and description; sending shows progress, then the image inline at its reserved size with its alt text, here and live on another page', async () => {
+    const ada = await personPage('ada');
+    const bob = await personPage('bob');
+    const posts = countPosts(ada);
+    const button = ada.getByRole('button', { name: 'Attach files' });
+    expect(await button.isVisible()).toBe(true);
+    // The native input is out of sight and out of the tab order; the button opens it.
+    expect(await ada.locator('input#files').isVisible()).toBe(false);
+    // By keyboard: the button is focusable and Enter opens the file chooser.
+    await button.focus();
+    const [chooser] = await Promise.all([ada.waitForEvent('filechooser'), ada.keyboard.press('Enter')]);
+    expect(chooser.isMultiple()).toBe(true);
+    await chooser.setFiles([{ name: 'latency.png', mimeType: 'image/png', buffer: solidPng(480, 240) }]);
+
+    const chips = ada.getByRole('list', { name: 'Files to send' });
+    await chips.getByText('latency.png').waitFor();
+    expect(await chips.locator('li').count()).toBe(1);
+    expect(await chips.textContent()).toMatch(/latency\.png\s+\d+(\.\d)? (bytes|kB)/);
+    await ada.getByLabel('Description of latency.png (alt text)').fill('Latency, last hour');
+    await ada.getByLabel('Message #general').fill('Numbers from the night');
+    await screenshot(ada, 'composer-files-01-chips', { fullPage: false });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await ada.emulateMedia({ colorScheme });
+      expect(await seriousViolations(ada), colorScheme).toEqual([]);
+      await ada.locator('#post').screenshot({ path: join(process.cwd(), 'test-results', `composer-files-02-composer-${colorScheme}.png`) });
+    }
+    await ada.emulateMedia({ colorScheme: 'light' });
+
+    await recordProgress(ada);
+    await ada.getByRole('button', { name: 'Send' }).click();
+    const image = ada.getByRole('img', { name: 'Latency, last hour' });
+    await image.waitFor();
+    // The bar went to 100 % as the upload finished, and is gone with the chips.
+    expect(await ada.evaluate<number[]>('window.progressSeen')).toContain(100);
+    expect(await ada.locator('[role=progressbar]').isVisible()).toBe(false);
+    expect(await chips.isVisible()).toBe(false);
+    expect(await ada.getByLabel('Message #general').inputValue()).toBe('');
+    expect(posts.count).toBe(1);
+
+    for (const page of [ada, bob]) {
+      const shown = page.getByRole('img', { name: 'Latency, last hour' });
+      await shown.waitFor();
+      await shown.scrollIntoViewIfNeeded();
+      expect(await shown.getAttribute('width')).toBe('400');
+      expect(await shown.getAttribute('height')).toBe('200');
+      await page.waitForFunction(`(() => { const img = document.querySelector('.file-image img[alt="Latency, last hour"]'); return img !== null && img.complete && img.naturalWidth > 0; })()`);
+      const drawn = await page.evaluate<[number, number]>(`(() => { const img = document.querySelector('.file-image img[alt="Latency, last hour"]'); return [img.naturalWidth, img.naturalHeight]; })()`);
+      expect(drawn).toEqual([480, 240]);
+      expect(await page.locator('li.message', { hasText: 'Numbers from the night' }).locator('.file-image').count()).toBe(1);
+    }
+    await screenshot(ada, 'composer-files-03-sent', { fullPage: false });
+  });
+
+  it('a PDF sent from the composer is a download card, and the download has the same bytes', async () => {
+    const ada = await personPage('ada');
+    await ada.locator('input#files').setInputFiles([{ name: 'report.pdf', mimeType: 'application/pdf', buffer: pdf }]);
+    await ada.getByRole('list', { name: 'Files to send' }).getByText('report.pdf').waitFor();
+    // Enter sends a message with only a file, too.
+    await ada.getByLabel('Message #general').press('Enter');
+    const card = ada.getByRole('link', { name: /report\.pdf/ });
+    await card.waitFor();
+    const [download] = await Promise.all([ada.waitForEvent('download'), card.click()]);
+    expect(download.suggestedFilename()).toBe('report.pdf');
+    expect(readFileSync(await download.path()).equals(pdf)).toBe(true);
+  });
+
+  it('an image pasted into the box and one dropped on the channel become chips, removable, and are sent', async () => {
+    const ada = await personPage('ada');
+    const pasted = solidPng(64, 32, 0x22).toString('base64');
+    const dropped = solidPng(32, 64, 0xaa).toString('base64');
+    const bytesOf = (b64: string) => `Uint8Array.from(atob(${JSON.stringify(b64)}), (c) => c.charCodeAt(0))`;
+    await ada.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.items.add(new File([${bytesOf(pasted)}], 'pasted.png', { type: 'image/png' }));
+      document.querySelector('textarea#content').dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    })()`);
+    await ada.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.items.add(new File([${bytesOf(dropped)}], 'dropped.png', { type: 'image/png' }));
+      data.items.add(new File(['not wanted'], 'extra.txt', { type: 'text/plain' }));
+      const target = document.getElementById('history');
+      target.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      target.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    })()`);
+    const chips = ada.getByRole('list', { name: 'Files to send' });
+    await chips.getByText('extra.txt').waitFor();
+    expect(await chips.locator('.chip-name').allTextContents()).toEqual(['pasted.png', 'dropped.png', 'extra.txt']);
+    await ada.getByRole('button', { name: 'Remove extra.txt' }).focus();
+    await ada.keyboard.press('Enter');
+    expect(await chips.locator('.chip-name').allTextContents()).toEqual(['pasted.png', 'dropped.png']);
+    // Focus stays in the list, on the Remove button now last.
+    expect(await ada.evaluate<string | null>('document.activeElement.getAttribute("aria-label")')).toBe('Remove dropped.png');
+    await ada.getByLabel('Message #general').fill('Pasted and dropped');
+    await ada.getByRole('button', { name: 'Send' }).click();
+    const message = ada.locator('li.message', { hasText: 'Pasted and dropped' });
+    await message.locator('img[alt="dropped.png"]').waitFor();
+    expect(await message.locator('.file-image img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt')))).toEqual(['pasted.png', 'dropped.png']);
+    expect(await message.locator('.file-card').count()).toBe(0);
+  });
+
+  it('without JavaScript the form posts the chosen files with the text (multipart, the token in its action URL), and the channel shows them', async () => {
+    const ada = await personPage('ada', { javaScriptEnabled: false });
+    const input = ada.getByLabel('Attach files');
+    expect(await input.isVisible()).toBe(true);
+    await input.setInputFiles([
+      { name: 'plain.png', mimeType: 'image/png', buffer: solidPng(100, 50, 0x11) },
+      { name: 'plain.pdf', mimeType: 'application/pdf', buffer: pdf },
+    ]);
+    await ada.getByLabel('Message #general').fill('Sent without script');
+    await ada.locator('#post').screenshot({ path: join(process.cwd(), 'test-results', 'composer-files-04-no-js.png') });
+    await Promise.all([ada.waitForURL((url) => url.pathname === `/channels/${channelId}`), ada.getByRole('button', { name: 'Send' }).click()]);
+    const message = ada.locator('li.message', { hasText: 'Sent without script' });
+    await message.waitFor();
+    expect(await message.locator('.file-image img').getAttribute('alt')).toBe('plain.png');
+    expect(await message.locator('.file-card').textContent()).toContain('plain.pdf');
+  });
+
+  it('files over the limits are not added (a clear message); a refused message shows the server’s reason and is not posted again', async () => {
+    const ada = await personPage('ada');
+    const posts = countPosts(ada);
+    await ada.locator('input#files').setInputFiles([{ name: 'huge.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(LIMIT + 1, 1) }]);
+    const alert = ada.locator('#post .error[role=alert]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('Not added: huge.bin (at most 262 kB of files per message).');
+    expect(await ada.getByRole('list', { name: 'Files to send' }).isVisible()).toBe(false);
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ name: `f${i}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`file ${i}`) }));
+    await ada.locator('input#files').setInputFiles(eleven);
+    expect(await alert.textContent()).toBe('Not added: f10.txt (at most 10 files per message).');
+    expect(await ada.getByRole('list', { name: 'Files to send' }).locator('li').count()).toBe(10);
+    for (let i = 1; i < 10; i += 1) await ada.getByRole('button', { name: `Remove f${i}.txt` }).click();
+
+    // Text the server refuses (over 2000 characters): its sentence shows, the file stays as a chip, one POST only.
+    await ada.getByLabel('Message #general').fill('x'.repeat(2001));
+    await ada.getByRole('button', { name: 'Send' }).click();
+    await ada.getByText('Must be 2000 or fewer in length.').waitFor();
+    expect(posts.count).toBe(1);
+    expect(await ada.getByRole('list', { name: 'Files to send' }).locator('.chip-name').allTextContents()).toEqual(['f0.txt']);
+    expect(await ada.locator('li.message', { hasText: 'f0.txt' }).count()).toBe(0);
+    expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
+  });
+});
