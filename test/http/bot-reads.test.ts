@@ -13,7 +13,8 @@ import { statementsDuring } from '../support/database.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { botPost, createBot, openDm, userInstall, type TestBot } from './dms.fixtures.js';
 import { MESSAGE_NEUTRAL, userJson } from '../support/discord-resources.js';
-import { operatorActing, personActingOf } from '../support/acting.js';
+import { actingOf, operatorActing, personActingOf } from '../support/acting.js';
+import { postInteractionMessage } from '../../src/modules/messages/interaction-messages.service.js';
 
 /**
  * What bots read (issue #40 §4): Discord's channel, message, guild, role, member and user routes
@@ -209,6 +210,41 @@ describe('GET /api/v1/channels/{id}/messages', () => {
     expect(mine).toMatchObject({ content: 'noted', application_id: bot.client.app.id, author: { id: bot.botUserId, bot: true } });
     expect(mine).not.toHaveProperty('webhook_id');
     expect(hook).toMatchObject({ content: 'deployed', webhook_id: issued.webhook.id, author: { id: issued.webhook.id, username: 'Deploys', global_name: null, bot: true } });
+  });
+
+  it("shows an app's answer to a command as Discord does: type 20, webhook_id the application, interaction_metadata and interaction naming who used which command", async () => {
+    const { bot, owner, channelId } = await serverWithBot({ everyone: READ | Permission.SEND_MESSAGES });
+    await say(owner, channelId, 1, 'before');
+    t.clock.advance(1);
+    const acting = actingOf({ kind: 'bot', id: bot.botUserId, applicationId: bot.client.app.id } as const);
+    const interactionId = t.services.ids.next();
+    const answered = await postInteractionMessage(t.services, acting, channelId, { content: 'You rolled 4', embeds: [], loading: false }, { interactionId, type: 2, userId: owner.id, commandName: 'roll' });
+    t.clock.advance(1);
+    const thinking = await postInteractionMessage(t.services, acting, channelId, { content: '', embeds: [], loading: true }, { interactionId: t.services.ids.next(), type: 2, userId: owner.id, commandName: 'think' });
+    const invoker = userJson({ id: owner.id, username: owner.username, global_name: owner.name, avatar_url: null });
+    const expected = {
+      id: answered.message.id,
+      type: 20,
+      content: 'You rolled 4',
+      webhook_id: bot.client.app.id,
+      application_id: bot.client.app.id,
+      flags: 0,
+      author: { id: bot.botUserId, bot: true },
+      interaction_metadata: { id: interactionId, type: 2, name: 'roll', command_type: 1, user: invoker, authorizing_integration_owners: {} },
+      interaction: { id: interactionId, type: 2, name: 'roll', user: invoker },
+    };
+    const page = (await get(bot, `/api/v1/channels/${channelId}/messages`)).json() as Array<Record<string, unknown>>;
+    expect(page.map((m) => m.type)).toEqual([20, 20, 0]);
+    expect(page[0]).toMatchObject({ id: thinking.message.id, flags: 128, interaction_metadata: { name: 'think', user: { id: owner.id } } });
+    expect(page[1]).toMatchObject(expected);
+    expect(page[2]).not.toHaveProperty('interaction_metadata');
+    expect(page[2]).not.toHaveProperty('interaction');
+    const one = await get(bot, `/api/v1/channels/${channelId}/messages/${answered.message.id}`);
+    expect(one.statusCode).toBe(200);
+    expect(one.json()).toMatchObject(expected);
+    const edited = await t.app.inject({ method: 'PATCH', url: `/api/v1/channels/${channelId}/messages/${answered.message.id}`, headers: bot.headers, payload: { content: 'You rolled 5' } });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ ...expected, content: 'You rolled 5' });
   });
 
   it('a page costs the same statements whatever its size and however many authors wrote it: no query per message or author', async () => {

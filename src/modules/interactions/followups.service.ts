@@ -6,14 +6,15 @@ import type { Deps } from '../../deps.js';
 import { readUser } from '../directory/guilds.service.js';
 import { deleteInteractionMessage, editInteractionMessage, postInteractionMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
-import { presentMessage, type MessageResource } from '../resources/resources.js';
+import { withInteraction, type InteractionMessageResource } from '../messages/interaction-metadata.js';
+import { presentMessage } from '../resources/resources.js';
 import { embedsOf } from '../webhooks/webhook-message.js';
 import type { RateLimitInfo } from '../webhooks/execute.service.js';
 import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey } from '../webhooks/webhook-rate-limit.js';
 import { acknowledgeInteraction, findInteraction, findInteractionByTokenHash, insertInteraction, setOriginalMessage, type StoredInteraction } from './interactions.repository.js';
 
 export type { StoredInteraction };
-import { checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionType, INTERACTION_TOKEN_PREFIX, INTERACTION_TOKEN_TTL_MS, LOADING, type CheckedAnswer } from './interactions.js';
+import { checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionType, INTERACTION_TOKEN_PREFIX, INTERACTION_TOKEN_TTL_MS, type CheckedAnswer } from './interactions.js';
 
 /**
  * What an app does with an interaction after it was sent (issue #40 §2): answer it once (in the
@@ -132,7 +133,7 @@ export async function answerByCallback(deps: Deps, acting: Acting<Who>, interact
  */
 async function presentInteractionMessage(deps: Deps, interaction: StoredInteraction, stored: InteractionMessage): Promise<InteractionMessageResource> {
   const { message, interaction: of } = stored;
-  const [author, user] = await Promise.all([readUser(deps, message.authorId), readUser(deps, of.userId).catch(() => ({ id: of.userId, username: of.username, global_name: null, avatar: null, discriminator: '0' }))]);
+  const author = await readUser(deps, message.authorId);
   const base = presentMessage({
     id: message.id,
     channelId: message.channelId,
@@ -144,18 +145,10 @@ async function presentInteractionMessage(deps: Deps, interaction: StoredInteract
     createdAt: message.createdAt,
     editedAt: message.editedAt,
   });
-  return {
-    ...base,
-    type: 20 as const,
-    author,
-    flags: of.loading ? LOADING : 0,
-    interaction_metadata: { id: of.interactionId, type: of.type, name: of.commandName, command_type: 1, user, authorizing_integration_owners: {} },
-    interaction: { id: of.interactionId, type: of.type, name: of.commandName, user },
-  };
+  return { ...withInteraction(base, of, interaction.applicationId), author };
 }
 
-/** Discord's message object of an interaction's message: the resource with its type, flags and interaction. */
-export type InteractionMessageResource = Omit<MessageResource, 'type' | 'flags'> & { type: 20; flags: number; interaction_metadata: Record<string, unknown>; interaction: Record<string, unknown> };
+export type { InteractionMessageResource };
 
 /** The interaction's message `messageId` (or `@original`): only messages of this interaction. */
 async function messageOfInteraction(deps: Deps, interaction: StoredInteraction, messageId: string): Promise<InteractionMessage> {

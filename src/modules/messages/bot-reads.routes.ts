@@ -2,10 +2,10 @@ import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
-import { ChannelResourceBody, MessageResourceListBody } from '../resources/resources.schemas.js';
+import { ChannelResourceBody } from '../resources/resources.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { deleteBotMessage, editBotMessage, readBotChannel, readBotHistory, readBotMessage } from './bot-reads.service.js';
-import { BotMessageBody, BotMessageRecordBody, ChannelIdParams, ChannelMessageParams, HistoryQuery } from './dms.schemas.js';
+import { BotMessageBody, BotReadMessageBody, BotReadMessageListBody, ChannelIdParams, ChannelMessageParams, HistoryQuery } from './dms.schemas.js';
 
 const rateLimitNote = 'Every answer carries X-RateLimit-* headers of the route’s bucket; 429 when it or the bot’s global bucket is empty (docs/bots.md "Rate limits").';
 const readRefusals =
@@ -40,11 +40,11 @@ export function registerBotReadApi(app: App, services: Services): void {
       schema: {
         tags: ['Messages'],
         summary: "Read a channel's messages",
-        description: `With \`Authorization: Bot <token>\`. Discord's message objects, newest first: the newest \`limit\` (1–100, default 50), or those right before or after a message id, or around one (that message and the older half, then the newer half). At most one of before, after and around (400 50035). Without Read message history the list is empty, as on Discord. ${readRefusals} ${rateLimitNote}`,
+        description: `With \`Authorization: Bot <token>\`. Discord's message objects, newest first: the newest \`limit\` (1–100, default 50), or those right before or after a message id, or around one (that message and the older half, then the newer half). At most one of before, after and around (400 50035). An app’s answer to a command is type 20 with interaction_metadata (who used which command) and the older interaction. Without Read message history the list is empty, as on Discord. ${readRefusals} ${rateLimitNote}`,
         security: [{ bot: [] }],
         params: ChannelIdParams,
         querystring: HistoryQuery,
-        response: { 200: MessageResourceListBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
+        response: { 200: BotReadMessageListBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
       },
     },
     async (request) => readBotHistory(services, botOf(request), request.params.channelId, request.query),
@@ -57,10 +57,10 @@ export function registerBotReadApi(app: App, services: Services): void {
       schema: {
         tags: ['Messages'],
         summary: 'Get a message',
-        description: `With \`Authorization: Bot <token>\`. Discord's message object. Needs View channel and Read message history (403 50013); a message that is not in this channel: 404 10008. ${readRefusals} ${rateLimitNote}`,
+        description: `With \`Authorization: Bot <token>\`. Discord's message object (type 20 with interaction_metadata when it answers a command). Needs View channel and Read message history (403 50013); a message that is not in this channel: 404 10008. ${readRefusals} ${rateLimitNote}`,
         security: [{ bot: [] }],
         params: ChannelMessageParams,
-        response: { 200: BotMessageRecordBody, ...apiErrorResponses(401, 403, 404), 429: RateLimitedBody },
+        response: { 200: BotReadMessageBody, ...apiErrorResponses(401, 403, 404), 429: RateLimitedBody },
       },
     },
     async (request) => readBotMessage(services, botOf(request), request.params.channelId, request.params.messageId),
@@ -77,7 +77,7 @@ export function registerBotReadApi(app: App, services: Services): void {
         security: [{ bot: [] }],
         params: ChannelMessageParams,
         body: BotMessageBody,
-        response: { 200: BotMessageRecordBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
+        response: { 200: BotReadMessageBody, ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody },
       },
     },
     async (request) => editBotMessage(services, botActing(request, services.clock), botOf(request), request.params.channelId, request.params.messageId, request.body),

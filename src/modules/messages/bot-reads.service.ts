@@ -8,10 +8,12 @@ import { botChannelAccess, type BotChannelAccess, type BotPrincipal } from '../a
 import { getPersonById } from '../directory/people.service.js';
 import { findDmPair } from './dms.repository.js';
 import { messageIsEmpty } from './embed.js';
+import { withInteractions, type InteractionMessageResource } from './interaction-metadata.js';
+import { listMessageInteractions } from './message-interactions.repository.js';
 import { deleteMessageRow } from './message-actions.repository.js';
 import { parseMessagePayload } from './message-payload.js';
 import { findApiMessage, listHistoryPage, updateAuthoredMessage, type HistoryAnchor } from './messages.repository.js';
-import { presentDmChannel, presentGuildChannel, presentMessage, type DmChannelResource, type GuildChannelResource, type MessageResource } from '../resources/resources.js';
+import { presentDmChannel, presentGuildChannel, presentMessage, type DmChannelResource, type GuildChannelResource, type MessageResource, type MessageSource } from '../resources/resources.js';
 
 /**
  * What bots read, edit and delete in channels (issue #40 §4), at Discord's paths with Discord's
@@ -40,6 +42,16 @@ export async function readBotChannel(deps: Deps, bot: BotPrincipal, channelId: s
   return presentDmChannel(channel.id, other ? [other] : []);
 }
 
+/** A bot reads what it may see as Discord's message objects; one that answers a command carries who used which (issue #40 §2), in one query per page. */
+async function presented(deps: Deps, messages: readonly MessageSource[]): Promise<Array<MessageResource | InteractionMessageResource>> {
+  const interactions = await listMessageInteractions(deps.db, messages.filter((m) => m.applicationId !== null).map((m) => m.id));
+  return withInteractions(messages.map(presentMessage), interactions);
+}
+
+async function presentedOne(deps: Deps, message: MessageSource): Promise<MessageResource | InteractionMessageResource> {
+  return (await presented(deps, [message]))[0] as MessageResource | InteractionMessageResource;
+}
+
 /** How many messages a page of history holds unless `limit` says (Discord: 1–100, default 50; dms.schemas.ts HistoryQuery checks the range). */
 const HISTORY_LIMIT_DEFAULT = 50;
 
@@ -48,7 +60,7 @@ const HISTORY_LIMIT_DEFAULT = 50;
  * answer is an empty list, as Discord's ("no messages will be returned"). At most one of before,
  * after and around (50035 otherwise: Discord uses one and ignores the rest, which hides mistakes).
  */
-export async function readBotHistory(deps: Deps, bot: BotPrincipal, channelId: string, query: { before?: string; after?: string; around?: string; limit?: number }): Promise<MessageResource[]> {
+export async function readBotHistory(deps: Deps, bot: BotPrincipal, channelId: string, query: { before?: string; after?: string; around?: string; limit?: number }): Promise<Array<MessageResource | InteractionMessageResource>> {
   const given = (['before', 'after', 'around'] as const).filter((key) => query[key] !== undefined);
   if (given.length > 1) throw invalidField([given[1] as string], 'ONE_OF', 'Only one of before, after and around may be given.');
   const access = await viewableChannel(deps, bot, channelId);
@@ -56,16 +68,16 @@ export async function readBotHistory(deps: Deps, bot: BotPrincipal, channelId: s
   const anchor: HistoryAnchor =
     query.before !== undefined ? { before: query.before } : query.after !== undefined ? { after: query.after } : query.around !== undefined ? { around: query.around } : {};
   const page = await listHistoryPage(deps.db, access.channel.id, anchor, query.limit ?? HISTORY_LIMIT_DEFAULT);
-  return page.map(presentMessage);
+  return presented(deps, page);
 }
 
 /** GET /channels/{id}/messages/{id}: needs View channel and Read message history (50013). */
-export async function readBotMessage(deps: Deps, bot: BotPrincipal, channelId: string, messageId: string): Promise<MessageResource> {
+export async function readBotMessage(deps: Deps, bot: BotPrincipal, channelId: string, messageId: string): Promise<MessageResource | InteractionMessageResource> {
   const access = await viewableChannel(deps, bot, channelId);
   if (!canReadHistory(access)) throw ApiErrors.missingPermissions();
   const message = await findApiMessage(deps.db, access.channel.id, messageId);
   if (!message) throw ApiErrors.unknownMessage();
-  return presentMessage(message);
+  return presentedOne(deps, message);
 }
 
 /** Discord's answer to editing someone else's message. */
@@ -76,7 +88,7 @@ const notYourMessage = () => new AccessError(403, 50005, 'Cannot edit a message 
  * webhook edit's rules (message-payload.ts, partial): absent fields stay, embeds need Embed links
  * in a server, and the edit may not leave the message empty (50006). Live views hear `message.updated`.
  */
-export async function editBotMessage(deps: Deps, acting: Acting<Actor>, bot: BotPrincipal, channelId: string, messageId: string, body: unknown): Promise<MessageResource> {
+export async function editBotMessage(deps: Deps, acting: Acting<Actor>, bot: BotPrincipal, channelId: string, messageId: string, body: unknown): Promise<MessageResource | InteractionMessageResource> {
   const access = await viewableChannel(deps, bot, channelId);
   const current = await findApiMessage(deps.db, access.channel.id, messageId);
   if (!current) throw ApiErrors.unknownMessage();
@@ -93,7 +105,7 @@ export async function editBotMessage(deps: Deps, acting: Acting<Actor>, bot: Bot
   if (embeds !== undefined) changes.embeds = embeds;
   if (!(await updateAuthoredMessage(deps.db, access.channel.id, current.id, bot.botUserId, changes))) throw ApiErrors.unknownMessage();
   await emitted(deps, acting, { type: 'message.updated', serverId: access.serverId, channelId: access.channel.id, messageId: current.id });
-  return presentMessage({ ...current, ...next, editedAt });
+  return presentedOne(deps, { ...current, ...next, editedAt });
 }
 
 /**

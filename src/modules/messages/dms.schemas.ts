@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DmChannelResourceBody, MessageResourceBody } from '../resources/resources.schemas.js';
+import { DmChannelResourceBody, MessageResourceBody, UserResourceBody } from '../resources/resources.schemas.js';
 import { MessageLimits } from './message-limits.js';
 
 /**
@@ -23,6 +23,37 @@ export const BotMessageBody = Type.Object(
 
 /** Discord's message object (resources.ts presentMessage). */
 export const BotMessageRecordBody = MessageResourceBody;
+
+const Snowflake = (description = 'Snowflake id (decimal string, Discord epoch)') => Type.String({ description, pattern: '^[0-9]{1,20}$' });
+
+/** Issue #40 §2: who used which command (interaction-metadata.ts). */
+const InteractionMetadataBody = Type.Object(
+  {
+    id: Snowflake('The interaction'),
+    type: Type.Integer({ description: '2 APPLICATION_COMMAND' }),
+    name: Type.String({ description: 'The command' }),
+    command_type: Type.Optional(Type.Integer({ description: '1 CHAT_INPUT' })),
+    user: UserResourceBody,
+    authorizing_integration_owners: Type.Optional(Type.Record(Type.String(), Snowflake())),
+  },
+  { description: 'Who used which command' },
+);
+
+/**
+ * Discord's message object as a bot reads it (issue #40 §4): a message that answers a command is
+ * type 20 with `interaction_metadata` and the older `interaction`, which the type-0 schema would drop.
+ */
+export const BotReadMessageBody = Type.Object(
+  {
+    ...MessageResourceBody.properties,
+    type: Type.Union([Type.Literal(0), Type.Literal(20)], { description: '0 DEFAULT, or 20 CHAT_INPUT_COMMAND: an app’s answer to a command' }),
+    flags: Type.Integer({ description: '128 LOADING: a deferred answer that is still “thinking”' }),
+    interaction_metadata: Type.Optional(InteractionMetadataBody),
+    interaction: Type.Optional(Type.Object({ id: Snowflake(), type: Type.Integer(), name: Type.String(), user: UserResourceBody }, { description: 'Deprecated by Discord for interaction_metadata; the same command' })),
+  },
+  { description: "A message (Discord's message object)" },
+);
+export const BotReadMessageListBody = Type.Array(BotReadMessageBody, { description: 'Newest first' });
 
 /** The recipient is checked by dms.service.ts, so a bad id gets 50035 at the key that was sent. */
 export const OpenDmBody = Type.Object(

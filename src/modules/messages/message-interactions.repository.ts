@@ -11,6 +11,8 @@ export interface MessageInteraction {
   /** The invoker's display name and username ('Deleted user' when the account is gone). */
   userName: string;
   username: string;
+  /** The invoker's avatar, for Discord's user object in `interaction_metadata`. */
+  userAvatarUrl: string | null;
   commandName: string;
   loading: boolean;
 }
@@ -55,6 +57,7 @@ export async function listMessageInteractions(db: Kysely<Database>, messageIds: 
       'message_interactions.loading',
       'users.name as user_name',
       'users.username as username',
+      'users.avatar_url as user_avatar_url',
     ])
     .where('message_interactions.message_id', 'in', [...messageIds])
     .execute();
@@ -70,6 +73,7 @@ export async function listMessageInteractions(db: Kysely<Database>, messageIds: 
           userId: toId(row.user_id),
           userName: row.user_name ?? 'Deleted user',
           username: row.username ?? 'deleted-user',
+          userAvatarUrl: row.user_avatar_url ?? null,
           commandName: row.command_name,
           loading: toBool(row.loading),
         },
