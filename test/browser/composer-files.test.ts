@@ -199,6 +199,11 @@ describe.skipIf(!chromiumAvailable)('sharing files from the composer (Chromium)'
     expect(await chips.locator('.chip-name').allTextContents()).toEqual(['pasted.png', 'dropped.png']);
     // Focus stays in the list, on the Remove button now last.
     expect(await ada.evaluate<string | null>('document.activeElement.getAttribute("aria-label")')).toBe('Remove dropped.png');
+    // On a 390×844 phone the chips wrap inside the composer: nothing scrolls sideways.
+    await ada.setViewportSize({ width: 390, height: 844 });
+    expect(await ada.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await ada.locator('#post').screenshot({ path: join(process.cwd(), 'test-results', 'composer-files-05-phone.png') });
+    await ada.setViewportSize({ width: 1280, height: 860 });
     await ada.getByLabel('Message #general').fill('Pasted and dropped');
     await ada.getByRole('button', { name: 'Send' }).click();
     const message = ada.locator('li.message', { hasText: 'Pasted and dropped' });

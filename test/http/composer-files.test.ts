@@ -239,7 +239,12 @@ describe(`people post files from the composer (${testDialect}, its default store
         { field: 'files[1]', filename: 'b.bin', data: Buffer.alloc(LIMIT / 2 + 1, 2) },
       ]);
       expect(res.statusCode).toBe(413);
-      expect(res.json()).toMatchObject({ code: 40005, message: 'Request entity too large' });
+      expect(res.json()).toMatchObject({ code: 40005, message: 'Request entity too large', error: 'Files can be at most 16 kB in all per message. Nothing was sent.' });
+      // Without script: the form again, with the sentence and the text as typed.
+      const form = await post(owner, channelId, { content: 'Typed <before> the files' }, [{ field: 'files', filename: 'big.bin', data: Buffer.alloc(LIMIT + 1, 1) }], { via: 'query', json: false });
+      expect(form.statusCode).toBe(413);
+      expect(form.body).toContain('<div class="error" role="alert">Files can be at most 16 kB in all per message. Nothing was sent.</div>');
+      expect(form.body).toContain('>Typed &lt;before&gt; the files</textarea>');
       expect(await stored()).toEqual(before);
     });
 

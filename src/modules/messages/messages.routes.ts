@@ -10,6 +10,7 @@ import type { Channel } from '../directory/channels.js';
 import { getChannel } from '../directory/channels.service.js';
 import { requireServerPermission } from '../directory/access.service.js';
 import { MAX_FILES } from '../files/attachments.js';
+import { readableSize } from '../files/files.page.js';
 import { uploadOf } from '../files/multipart.routes.js';
 import { MESSAGE_BODY_LIMIT } from './message-body-limit.js';
 import { wantsJson } from './message-actions.routes.js';
@@ -111,7 +112,7 @@ export function registerMessagePostPage(pages: App, services: Services): void {
       let content = upload === undefined ? ((request.body as PostMessageBody | undefined)?.content ?? '') : '';
       try {
         if (upload !== undefined) {
-          const sent = await postFromComposer(services, personActing(request, services.clock), channel.id, upload);
+          const sent = await postFromComposer(services, personActing(request, services.clock), channel.id, upload, (typed) => (content = typed));
           if (sent.kind === 'posted') {
             if (wantsJson(request)) return reply.code(201).send({ id: sent.message.id, html: messageItem(sent.message, { rights }).value });
             return reply.redirect(`/channels/${channel.id}#post`, 303);
@@ -129,10 +130,11 @@ export function registerMessagePostPage(pages: App, services: Services): void {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         // composer.js sends files once and shows why they were refused (it never posts them again):
         // Discord's error body, and the sentence the form would show.
-        if (upload !== undefined && wantsJson(request)) return reply.code(error.status).send({ code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}), error: formErrorMessage(error) });
+        const sentence = upload !== undefined && error.code === 40005 ? `Files can be at most ${readableSize(services.config.attachmentMaxBytes)} in all per message. Nothing was sent.` : formErrorMessage(error);
+        if (upload !== undefined && wantsJson(request)) return reply.code(error.status).send({ code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}), error: sentence });
         // A refusal of the person (no Send messages, no Attach files) is an error page, not a form to correct.
         if (error instanceof AccessError) throw error;
-        return render(request, reply, channel.id, { error: formErrorMessage(error), content, status: error.status });
+        return render(request, reply, channel.id, { error: sentence, content, status: error.status });
       }
       return reply.redirect(`/channels/${channel.id}#post`, 303);
     });

@@ -119,12 +119,12 @@ export type ComposerPost = { kind: 'text'; content: string } | { kind: 'posted';
  * `payload_json`'s `content` with its `attachments` descriptions (the composer's script).
  * Without files, the text comes back for the caller's usual path (commands included).
  */
-export async function postFromComposer(deps: Deps, acting: Acting<PersonActor>, channelId: string, upload: Upload): Promise<ComposerPost> {
+export async function postFromComposer(deps: Deps, acting: Acting<PersonActor>, channelId: string, upload: Upload, onText?: (content: string) => void): Promise<ComposerPost> {
   const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
   if (!channel) throw ApiErrors.unknownChannel();
   await requireMayPost(deps, acting.actor, channel);
   const messageId = deps.ids.next();
-  const received = await receiveUpload(deps, composerParts(deps, acting.actor, channel, upload), { messageId, channelId: channel.id });
+  const received = await receiveUpload(deps, composerParts(deps, acting.actor, channel, upload, onText), { messageId, channelId: channel.id });
   const body = received.body as Record<string, unknown>;
   const content = typeof body['content'] === 'string' ? body['content'] : '';
   if (received.files.size === 0) return { kind: 'text', content };
@@ -137,11 +137,16 @@ export async function postFromComposer(deps: Deps, acting: Acting<PersonActor>, 
   }
 }
 
-/** The upload's parts without empty file inputs, refusing the first real file when the person lacks Attach files. */
-function composerParts(deps: Deps, actor: PersonActor, channel: Channel, upload: Upload): Upload {
+/**
+ * The upload's parts without empty file inputs, refusing the first real file when the person
+ * lacks Attach files; `onText` hears the form's `content` as it arrives (before the files), so a
+ * refused upload can give the typed text back.
+ */
+function composerParts(deps: Deps, actor: PersonActor, channel: Channel, upload: Upload, onText?: (content: string) => void): Upload {
   async function* parts(): AsyncGenerator<UploadPart> {
     let allowed = channel.serverId === null;
     for await (const part of upload.parts) {
+      if (part.kind === 'field' && part.name === 'content') onText?.(part.value);
       if (part.kind === 'file' && part.filename === '') {
         // A form's file input left empty still sends a part, with no file name: no file. Read to its end so the body goes on.
         for await (const _ of part.stream) continue;
