@@ -86,7 +86,7 @@ export interface EventPayloads {
   'app.disabled': { applicationId: string; revokedGrants: number };
   'app.enabled': { applicationId: string };
   /** Issue #41 §1: an API the application serves (RFC 8707 resource), by its identifier. */
-  'resource_server.added': { applicationId: string; resourceServerId: string; identifier: string; scopes: string };
+  'resource_server.added': { applicationId: string; resourceServerId: string; identifier: string; scopes: string; delegatedScopes?: string };
   'resource_server.removed': { applicationId: string; resourceServerId: string; identifier: string };
   /** Issue #41 §3: an application registered itself (RFC 7591), from the acting's address. */
   'app.registered': { applicationId: string; confidential: boolean };

@@ -10,6 +10,7 @@ function record(server: ResourceServer): Record<string, unknown> {
     identifier: server.identifier,
     scopes: server.scopes.map((s) => ({ name: s.name, description: s.description })),
     access_token_format: server.accessTokenFormat,
+    delegated_scopes: server.delegatedScopes,
     created_at: new Date(server.createdAt).toISOString(),
   };
 }
@@ -24,6 +25,7 @@ export const resourceServerCommands: CliCommand[] = [
       identifier: { description: 'the resource indicator clients send: an https URL (http only on 127.0.0.1 or [::1])', required: true },
       scope: { description: 'a scope the API defines (repeatable)', repeatable: true, required: true },
       'scope-description': { description: 'what the scope allows, in the order of --scope, completing "This app will be able to …" (repeatable)', repeatable: true },
+      delegate: { description: "a Gatehouse scope the app may use for the person who authorized a token for this API, through token exchange (RFC 8693): identify, email or guilds (repeatable)", repeatable: true },
       jwt: { description: 'RFC 9068 JWT access tokens (signed with the OpenID Connect keys, 5 minutes) the API verifies itself, instead of opaque ones', boolean: true },
     },
     async run(services, flags) {
@@ -32,6 +34,7 @@ export const resourceServerCommands: CliCommand[] = [
         scopes: flags.list('scope'),
         scopeDescriptions: flags.list('scope-description'),
         jwtAccessTokens: flags.bool('jwt'),
+        delegatedScopes: flags.list('delegate'),
       });
       return record(server);
     },

@@ -3,6 +3,7 @@ import { csrfField, layout, type Viewer } from '../../web/layout.js';
 import type { PageCtx } from '../../web/components.js';
 import type { InstallConsent } from '../applications/installs.js';
 import type { WebhookConsent } from './incoming-webhook.js';
+import type { DelegatedConsent } from './delegation.js';
 
 /**
  * The app's "icon" on pages about granting access is its initial, drawn locally: the registered
@@ -64,6 +65,8 @@ export interface ConsentView {
   webhook?: WebhookConsent;
   /** RFC 8707 (issue #41): the API the access is for, and the app that serves it; absent for this service's own. */
   resource?: { identifier: string; applicationName: string };
+  /** RFC 8693 (issue #41): what the resource's app may also do on this service's API for the person (token exchange). */
+  delegated?: DelegatedConsent;
   /** RFC 8628 (issue #41 §2): a device asked, showing this user code; nothing is sent to a website. */
   device?: { userCode: string };
 }
@@ -107,6 +110,7 @@ ${view.resource ? resourceLine(view.resource) : ''}
 <ul class="plain scope-list">
 ${view.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}${s.name === 'email' ? emailState(ctx.viewer) : ''}</li>`)}
 </ul>
+${view.delegated ? delegatedSection(view.delegated, ctx.serviceName) : ''}
 <p class="hint">${app.name} will be able to do this until you remove its access in <a href="/settings/authorized-apps">Settings → Authorized apps</a>. It cannot see your password.</p>
 ${whereTheAnswerGoes(view.subject, ctx.serviceName)}
 <form method="post" action="${view.subject.action}">
@@ -132,6 +136,17 @@ function deviceLine(userCode: string): SafeHtml {
 /** RFC 8707 (issue #41): whose API the access is for, so a token for someone else's service is no surprise. */
 function resourceLine(resource: { identifier: string; applicationName: string }): SafeHtml {
   return html`<p class="hint">This access is for <strong class="mono">${resource.identifier}</strong>, an API of ${resource.applicationName}, not for your account itself.</p>`;
+}
+
+/**
+ * RFC 8693 (issue #41): the resource's app may exchange the token it receives for one of this
+ * service's API, for the same person; approving records these scopes on the authorization.
+ */
+function delegatedSection(delegated: DelegatedConsent, serviceName: string): SafeHtml {
+  return html`<h2 id="delegated-scopes">${delegated.applicationName} can also, on your behalf, on ${serviceName}:</h2>
+<ul class="plain scope-list" aria-labelledby="delegated-scopes">
+${delegated.scopes.map((s) => html`<li><span class="scope-mark" aria-hidden="true">✓</span> ${s.description}</li>`)}
+</ul>`;
 }
 
 /** Where answering sends the person: the app's site (scheme, host and port in plain sight), or nowhere. */

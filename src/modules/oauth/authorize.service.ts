@@ -8,6 +8,7 @@ import { permissionLabelList } from '../applications/installs.js';
 import { installConsentView, planServerInstall, writeInstall, type ServerInstallPlan } from '../applications/installs.service.js';
 import type { ConsentRequest } from './authorize.js';
 import type { ConsentView } from './authorize.page.js';
+import { delegatedView } from './delegation.js';
 import { authorizeUrl, requestFields } from './authorize-response.js';
 import { AUTHORIZE_PATH } from './metadata.js';
 import {
@@ -205,6 +206,7 @@ async function consentView(deps: Deps, app: Application, request: ConsentRequest
     },
     scopes: request.scopes.filter((name) => install === undefined || !INSTALL_SCOPES.includes(name)).map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
+    ...(resource ? delegatedView(resource, server?.name) : {}),
     fields: [...requestFields(request).flatMap(([name, value]) => (value === undefined ? [] : [[name, value] as [string, string]])), ...openIdFields],
     subject: {
       action: AUTHORIZE_PATH,

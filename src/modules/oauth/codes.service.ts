@@ -118,6 +118,8 @@ export async function issueCode(deps: Deps, acting: Acting<PersonActor>, issue: 
       permissions: plan ? plan.granted.toString() : null,
       webhookChannelId: webhookChannelId ?? null,
       resourceServerId: request.resource?.id ?? null,
+      // RFC 8693 (issue #41): the consent screen showed these beneath the API's scopes (consentView).
+      delegatedScopes: request.resource?.delegatedScopes ?? [],
     });
     await insertCode(trx, {
       codeHash: code.hash,

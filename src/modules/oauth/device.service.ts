@@ -18,6 +18,7 @@ import { metadataDocumentUrl } from '../client-metadata/client-metadata.service.
 import { sessionMethods } from '../mfa/mfa.service.js';
 import { isOpenIdScope, recordOpenIdGrant } from '../oidc/oidc.service.js';
 import { parseResourceScope } from '../resource-servers/resource-servers.js';
+import { delegatedView } from './delegation.js';
 import { resolveResource, type ResourceServer } from '../resource-servers/resource-servers.service.js';
 import type { ConsentView } from './authorize.page.js';
 import { authenticateClient } from './client-auth.service.js';
@@ -196,7 +197,7 @@ export async function answerDevice(
     const grantId = approved ? deps.ids.next() : null;
     if (!(await answerDeviceCode(trx, code.deviceCodeHash, { status: approved ? 'approved' : 'denied', userId, grantId }, now))) return false;
     if (grantId !== null) {
-      await insertGrant(trx, { id: grantId, applicationId: app.id, userId, scopes: code.scopes, createdAt: now, serverId: null, permissions: null, resourceServerId: code.resourceServerId });
+      await insertGrant(trx, { id: grantId, applicationId: app.id, userId, scopes: code.scopes, createdAt: now, serverId: null, permissions: null, resourceServerId: code.resourceServerId, delegatedScopes: found.resource?.delegatedScopes ?? [] });
       // OpenID Connect Core §2: the ID token's auth_time and amr are this sign-in's; a device sends no nonce.
       if (amr) await recordOpenIdGrant(trx, grantId, { nonce: null, authTime: input.signedInAt ?? now, amr, acr: null });
       emit({ type: 'grant.created', applicationId: app.id, userId, scopes: formatScopes(code.scopes) });
@@ -229,6 +230,7 @@ async function deviceConsentView(deps: Deps, found: Found): Promise<ConsentView>
     },
     scopes: code.scopes.map((name) => ({ name, description: describe(name) })),
     ...(resource ? { resource: { identifier: resource.identifier, applicationName: server?.name ?? 'another application' } } : {}),
+    ...(resource ? delegatedView(resource, server?.name) : {}),
     fields: [['user_code', shown]],
     subject: { action: ACTIVATE_PATH, returnUrl: `${ACTIVATE_PATH}?user_code=${shown}`, redirectUri: undefined },
     device: { userCode: shown },

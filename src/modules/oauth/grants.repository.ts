@@ -18,6 +18,8 @@ export interface Grant {
   webhookChannelId?: string | null;
   /** RFC 8707 (issue #41): the resource server its tokens are for; null for Gatehouse's own API. */
   resourceServerId?: string | null;
+  /** RFC 8693 (issue #41): the resource server's delegated scopes the person approved on the consent screen. */
+  delegatedScopes?: readonly string[];
 }
 
 export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Promise<void> {
@@ -34,12 +36,13 @@ export async function insertGrant(db: Db, grant: Omit<Grant, 'revokedAt'>): Prom
       permissions: grant.permissions,
       webhook_channel_id: grant.webhookChannelId ?? null,
       resource_server_id: grant.resourceServerId ?? null,
+      delegated_scopes: (grant.delegatedScopes ?? []).join(' '),
     })
     .execute();
 }
 
 /** An `oauth_grants` row as a Grant: tokens.repository.ts reads it with the code (one statement). */
-export function toGrant(row: Omit<Selectable<OAuthGrantsTable>, 'app_only'>): Grant {
+export function toGrant(row: Omit<Selectable<OAuthGrantsTable>, 'app_only' | 'delegated_scopes'> & { delegated_scopes?: string }): Grant {
   return {
     id: toId(row.id),
     applicationId: toId(row.application_id),
@@ -51,6 +54,7 @@ export function toGrant(row: Omit<Selectable<OAuthGrantsTable>, 'app_only'>): Gr
     permissions: row.permissions,
     webhookChannelId: toIdOrNull(row.webhook_channel_id ?? null),
     resourceServerId: toIdOrNull(row.resource_server_id ?? null),
+    delegatedScopes: (row.delegated_scopes ?? '').split(' ').filter(Boolean),
   };
 }
 

@@ -27,6 +27,8 @@ export function tokenRequestBody(parameters: readonly { name: string; descriptio
 
 export const TokenResponseBody = Type.Object({
   access_token: Type.String({ description: 'Valid 1 hour' }),
+  // RFC 8693 §2.2.1: present on a token exchange's answer.
+  issued_token_type: Type.Optional(Type.String({ description: 'Token exchange (RFC 8693): urn:ietf:params:oauth:token-type:access_token' })),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
   refresh_token: Type.Optional(Type.String({ description: 'Valid 30 days; replaced on every refresh. Absent for client_credentials (RFC 6749 §4.4.3)' })),

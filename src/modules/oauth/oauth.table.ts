@@ -23,6 +23,8 @@ export interface OAuthGrantsTable {
   resource_server_id?: DbIdNullable;
   /** 1 for the grant of an application's own tokens (client credentials): no person authorized it. */
   app_only?: ColumnType<number | bigint | string, number | undefined, number>;
+  /** RFC 8693 (issue #41): the resource server's delegated scopes the person approved with this grant; empty: none. */
+  delegated_scopes?: string;
 }
 
 /** Authorization codes: 10 minutes, single use (SPEC §3, §8); only the hash is kept. */

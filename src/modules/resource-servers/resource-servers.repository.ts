@@ -13,6 +13,7 @@ function toResourceServer(row: Selectable<ResourceServersTable>): ResourceServer
     identifier: row.identifier,
     scopes: JSON.parse(row.scopes) as ResourceScope[],
     accessTokenFormat: row.access_token_format === 'jwt' ? 'jwt' : 'opaque',
+    delegatedScopes: (row.delegated_scopes ?? '').split(' ').filter(Boolean),
     createdAt: toNum(row.created_at),
   };
 }
@@ -26,6 +27,7 @@ export async function insertResourceServer(db: Db, server: ResourceServer): Prom
       identifier: server.identifier,
       scopes: JSON.stringify(server.scopes),
       access_token_format: server.accessTokenFormat,
+      delegated_scopes: server.delegatedScopes.join(' '),
       created_at: server.createdAt,
     })
     .execute();

@@ -10,7 +10,10 @@ const hide = { hide: true };
 const AppParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 const ServerParams = Type.Object({ id: Type.String({ maxLength: 32 }), serverId: Type.String({ maxLength: 32 }) });
 const AddBody = Type.Object(
-  { identifier: Type.Optional(Type.String({ maxLength: 2048 })), scopes: Type.Optional(Type.String({ maxLength: 20_000 })), jwt: Type.Optional(Type.String({ maxLength: 8 })) },
+  { identifier: Type.Optional(Type.String({ maxLength: 2048 })), scopes: Type.Optional(Type.String({ maxLength: 20_000 })), jwt: Type.Optional(Type.String({ maxLength: 8 })),
+    // RFC 8693 (issue #41): one checkbox per delegable scope, so one value or several.
+    delegate: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })])),
+  },
   { additionalProperties: true },
 );
 
@@ -35,7 +38,7 @@ export function registerResourceServerPages(pages: App, services: Services): voi
       const names = lines.map((line) => line.split(/\s+/, 1)[0] as string);
       const descriptions = lines.map((line) => line.slice((line.split(/\s+/, 1)[0] as string).length).trim());
       try {
-        await addResourceServer(services, personActing(request, services.clock), appId, { identifier: (request.body.identifier ?? '').trim(), scopes: names, scopeDescriptions: descriptions, jwtAccessTokens: request.body.jwt === 'on' });
+        await addResourceServer(services, personActing(request, services.clock), appId, { identifier: (request.body.identifier ?? '').trim(), scopes: names, scopeDescriptions: descriptions, jwtAccessTokens: request.body.jwt === 'on', delegatedScopes: ([] as string[]).concat(request.body.delegate ?? []) });
       } catch (error) {
         if (error instanceof ApiError && error.code === 50035) throw new PageError(400, 'Resource server not added', `${messagesOf(error)} Go back and correct it.`);
         throw error;

@@ -6,7 +6,7 @@ import { changing } from '../../events/event-bus.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { getManagedApplication } from '../applications/applications.service.js';
 import { deleteResourceServer, findResourceServerById, findResourceServerByIdentifier, insertResourceServer, listResourceServersOf } from './resource-servers.repository.js';
-import { canonicalResource, checkIdentifier, checkScopes, RESOURCE_SERVERS_PER_APP_MAX, type ResourceServer } from './resource-servers.js';
+import { canonicalResource, checkDelegatedScopes, checkIdentifier, checkScopes, RESOURCE_SERVERS_PER_APP_MAX, type ResourceServer } from './resource-servers.js';
 
 export type { ResourceServer } from './resource-servers.js';
 
@@ -17,6 +17,8 @@ export interface NewResourceServer {
   scopeDescriptions: readonly string[];
   /** RFC 9068 JWT access tokens instead of opaque ones. */
   jwtAccessTokens?: boolean;
+  /** RFC 8693 (issue #41): Gatehouse scopes it may use for the person through token exchange. */
+  delegatedScopes?: readonly string[];
 }
 
 /**
@@ -30,15 +32,17 @@ export async function addResourceServer(deps: Deps, acting: Acting, appId: strin
   if (!identifier.ok) throw invalidField(['identifier'], 'RESOURCE_IDENTIFIER_INVALID', identifier.reason);
   const scopes = checkScopes(input.scopes, input.scopeDescriptions);
   if (!scopes.ok) throw invalidField(['scopes'], 'RESOURCE_SCOPES_INVALID', scopes.reason);
+  const delegated = checkDelegatedScopes(input.delegatedScopes ?? []);
+  if (!delegated.ok) throw invalidField(['delegated_scopes'], 'RESOURCE_DELEGATED_SCOPES_INVALID', delegated.reason);
   // Gatehouse's own API is addressed by the base URL (RFC 9728 protected-resource metadata).
   if (identifier.identifier === canonicalResource(deps.config.baseUrl)) throw invalidField(['identifier'], 'RESOURCE_IDENTIFIER_TAKEN', 'This identifier is Gatehouse’s own API.');
   const existing = await listResourceServersOf(deps.db, app.id);
   if (existing.length >= RESOURCE_SERVERS_PER_APP_MAX) throw invalidField(['identifier'], 'RESOURCE_SERVERS_LIMIT', `An application can serve at most ${RESOURCE_SERVERS_PER_APP_MAX} resource servers.`);
-  const server: ResourceServer = { id: deps.ids.next(), applicationId: app.id, identifier: identifier.identifier, scopes: scopes.scopes, accessTokenFormat: input.jwtAccessTokens === true ? 'jwt' : 'opaque', createdAt: deps.clock.now() };
+  const server: ResourceServer = { id: deps.ids.next(), applicationId: app.id, identifier: identifier.identifier, scopes: scopes.scopes, accessTokenFormat: input.jwtAccessTokens === true ? 'jwt' : 'opaque', delegatedScopes: delegated.scopes, createdAt: deps.clock.now() };
   try {
     await changing(deps, acting, async (trx, emit) => {
       await insertResourceServer(trx, server);
-      emit({ type: 'resource_server.added', applicationId: app.id, resourceServerId: server.id, identifier: server.identifier, scopes: server.scopes.map((s) => s.name).join(' ') });
+      emit({ type: 'resource_server.added', applicationId: app.id, resourceServerId: server.id, identifier: server.identifier, scopes: server.scopes.map((s) => s.name).join(' '), ...(server.delegatedScopes.length > 0 ? { delegatedScopes: server.delegatedScopes.join(' ') } : {}) });
     });
   } catch (error) {
     // The unique index decides under concurrency, not the read above.

@@ -14,5 +14,7 @@ export interface ResourceServersTable {
   scopes: string;
   /** `opaque` (the default). */
   access_token_format: string;
+  /** RFC 8693 (issue #41): space-separated Gatehouse scopes it may use for the person (token exchange); empty: none. */
+  delegated_scopes?: string;
   created_at: DbInt;
 }

@@ -1,4 +1,4 @@
-import { SCOPE_ALIASES, SCOPES } from '../../core/scopes.js';
+import { parseScope, SCOPE_ALIASES, SCOPES } from '../../core/scopes.js';
 import { validateRedirectUri } from '../applications/redirect-uris.js';
 
 /**
@@ -21,6 +21,11 @@ export interface ResourceServer {
   scopes: ResourceScope[];
   /** `jwt`: RFC 9068 access tokens the API can verify itself; `opaque` (the default): checked by introspection. */
   accessTokenFormat: 'opaque' | 'jwt';
+  /**
+   * RFC 8693 (issue #41): Gatehouse scopes the serving app may exchange a token for this API for,
+   * to act for the same person on Gatehouse's own API (canonical names, DELEGABLE_SCOPES).
+   */
+  delegatedScopes: string[];
   createdAt: number;
 }
 
@@ -101,4 +106,25 @@ export function parseResourceScope(resource: ResourceServer, raw: string | undef
     if (!defined.includes(name)) return { ok: false, reason: `unknown scope for this resource: ${name.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?').slice(0, 40)}` };
   }
   return { ok: true, scopes: defined.filter((n) => names.has(n)) };
+}
+
+/**
+ * The Gatehouse scopes a resource server may be delegated (issue #41, RFC 8693): reading who the
+ * person is and which servers they are in. Nothing that installs, posts or signs in.
+ */
+export const DELEGABLE_SCOPES: readonly string[] = ['identify', 'email', 'servers'];
+
+/**
+ * Delegated scopes as declared (`guilds` for `servers`, as everywhere: DESIGN §1), in canonical
+ * order without duplicates, or why not. None is fine: the resource server then cannot exchange.
+ */
+export function checkDelegatedScopes(names: readonly string[]): { ok: true; scopes: string[] } | { ok: false; reason: string } {
+  const wanted = names.map((n) => n.trim()).filter(Boolean);
+  if (wanted.length === 0) return { ok: true, scopes: [] };
+  const parsed = parseScope(wanted.join(' '));
+  const allowed = `It can be ${DELEGABLE_SCOPES.join(', ')} (or guilds).`;
+  if (!parsed.ok) return { ok: false, reason: `A delegated scope is not one of this service's scopes. ${allowed}` };
+  const refused = parsed.scopes.find((s) => !DELEGABLE_SCOPES.includes(s));
+  if (refused !== undefined) return { ok: false, reason: `${refused} cannot be delegated to a resource server. ${allowed}` };
+  return { ok: true, scopes: parsed.scopes };
 }

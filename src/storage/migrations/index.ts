@@ -32,6 +32,7 @@ import * as attachments from './2026-11-29-60-attachments.js';
 import * as clientRegistration from './2026-11-29-80-client-registration.js';
 import * as clientMetadataDocuments from './2026-11-30-40-client-metadata-documents.js';
 import * as deviceCodes from './2026-11-29-70-device-codes.js';
+import * as delegatedScopes from './2026-12-01-10-delegated-scopes.js';
 import * as interactionTokens from './2026-11-30-10-interaction-tokens.js';
 
 /**
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-80-client-registration': clientRegistration,
   '2026-11-30-10-interaction-tokens': interactionTokens,
   '2026-11-30-40-client-metadata-documents': clientMetadataDocuments,
+  '2026-12-01-10-delegated-scopes': delegatedScopes,
 };

@@ -20,6 +20,8 @@ const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
 /** RFC 6749 §5.1 successful token response (SPEC §2.3). */
 export interface TokenResponse {
   access_token: string;
+  /** RFC 8693 §2.2.1: the type of the token issued by a token exchange (grants/token-exchange.ts). */
+  issued_token_type?: string;
   token_type: 'Bearer';
   expires_in: number;
   /** Absent for client credentials (RFC 6749 §4.4.3: "A refresh token SHOULD NOT be included"). */

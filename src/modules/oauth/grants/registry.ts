@@ -4,6 +4,7 @@ import type { GrantType } from './grant.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { DEVICE_CODE_GRANT_TYPE, deviceCodeGrant } from './device-code.js';
 import { refreshTokenGrant } from './refresh-token.js';
+import { TOKEN_EXCHANGE_GRANT_TYPE, tokenExchangeGrant } from './token-exchange.js';
 
 /**
  * The token endpoint's grant types (issue #37 §3): the one list that the endpoint dispatches on
@@ -18,6 +19,7 @@ const GRANTS: ReadonlyMap<string, GrantType> = new Map<string, GrantType>([
   ['refresh_token', refreshTokenGrant],
   ['client_credentials', clientCredentialsGrant],
   [DEVICE_CODE_GRANT_TYPE, deviceCodeGrant],
+  [TOKEN_EXCHANGE_GRANT_TYPE, tokenExchangeGrant],
 ]);
 
 /** grant_types_supported, in registration order. */
