@@ -69,6 +69,9 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
       },
       { name: 'garbage', description: 'Answers something invalid' },
       { name: 'sleepy', description: 'Answers too late' },
+      { name: 'card', description: 'Answers with an embed' },
+      { name: 'privatecard', description: 'Answers with an embed to the invoker only' },
+      { name: 'badcard', description: 'Answers with an embed that breaks the rules' },
       ],
     });
 
@@ -82,6 +85,18 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
         slowAnswer = new Promise((resolve) => setTimeout(resolve, 3500));
         return void slowAnswer.then(() => res.json({ type: 4, data: { content: 'too late' } }));
       }
+      if (body.data.name === 'card' || body.data.name === 'privatecard') {
+        return void res.json({
+          type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE,
+          data: {
+            content: body.data.name === 'card' ? 'Your card, @everyone' : undefined,
+            embeds: [{ title: 'Ace of spades', description: 'Drawn from a fresh deck', color: 0x3366ff, fields: [{ name: 'Suit', value: 'Spades', inline: true }] }],
+            allowed_mentions: { parse: ['everyone'] },
+            ...(body.data.name === 'privatecard' ? { flags: 64 } : {}),
+          },
+        });
+      }
+      if (body.data.name === 'badcard') return void res.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { embeds: [{ title: 'x'.repeat(257) }] } });
       const options = new Map((body.data.options ?? []).map((o) => [o.name, o.value]));
       res.json({
         type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE,
@@ -174,6 +189,42 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     const log = await owner.agent.get(`/developers/applications/${bot.client.app.id}/webhooks`);
     expect(log.body).toContain('Command /garbage');
     expect(log.body).toContain('its answer is not JSON');
+  });
+
+  it('a type 4 answer in the response body carries embeds and allowed_mentions as the callback and follow-ups do; mentions stay literal and notify nobody', async () => {
+    t.clock.advance(10_000);
+    const posted = await send('/card');
+    expect(posted.statusCode).toBe(303);
+    const [answer] = (await t.app.inject({ method: 'GET', url: `/api/v1/channels/${channel.id}/messages?limit=1`, headers: bot.headers })).json() as Array<Record<string, unknown>>;
+    expect(answer).toMatchObject({
+      type: 20,
+      content: 'Your card, @everyone',
+      mentions: [],
+      mention_everyone: false,
+      embeds: [{ title: 'Ace of spades', description: 'Drawn from a fresh deck', color: 0x3366ff, fields: [{ name: 'Suit', value: 'Spades', inline: true }] }],
+      interaction_metadata: { name: 'card', user: { id: owner.person.id } },
+    });
+    const page = await owner.agent.get(channelPath());
+    expect(page.body).toContain('Ace of spades');
+  });
+
+  it('an ephemeral (flag 64) answer of embeds alone is shown to the invoker only, as the embed\'s text', async () => {
+    const count = (await history()).length;
+    const page = await send('/privatecard');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Only you can see this');
+    expect(page.body).toContain('Ace of spades — Drawn from a fresh deck');
+    expect((await history()).length).toBe(count);
+  });
+
+  it('an answer whose embed breaks the follow-ups\' rules: the invoker reads "The application\'s answer was invalid", nothing is posted, the delivery log names the field', async () => {
+    const count = (await history()).length;
+    const page = await send('/badcard');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The application&#39;s answer was invalid');
+    expect((await history()).length).toBe(count);
+    const log = await owner.agent.get(`/developers/applications/${bot.client.app.id}/webhooks`);
+    expect(log.body).toContain('its data is invalid (data.embeds.0.title:');
   });
 
   it('no answer within 3 seconds: the invoker reads "The application did not respond" and nothing is posted', async () => {

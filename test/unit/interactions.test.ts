@@ -5,22 +5,31 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 describe('interaction answers (issue #40 §2, Discord interaction responses)', () => {
   it('type 4 with content is a message; flag 64 makes it ephemeral', () => {
-    expect(checkAnswer(200, json({ type: 4, data: { content: 'hi' } }))).toEqual({ kind: 'message', content: 'hi', ephemeral: false });
-    expect(checkAnswer(200, json({ type: 4, data: { content: 'hi', flags: 64 } }))).toEqual({ kind: 'message', content: 'hi', ephemeral: true });
+    expect(checkAnswer(200, json({ type: 4, data: { content: 'hi' } }), 'Gatehouse')).toEqual({ kind: 'message', content: 'hi', embeds: [], ephemeral: false });
+    expect(checkAnswer(200, json({ type: 4, data: { content: 'hi', flags: 64 } }), 'Gatehouse')).toEqual({ kind: 'message', content: 'hi', embeds: [], ephemeral: true });
   });
 
-  it('not JSON, an unknown type, no content, content over 2000 characters, mentions, or a non-2xx status are invalid', () => {
-    expect(checkAnswer(200, Buffer.from('nope'))).toMatchObject({ kind: 'invalid', reason: 'its answer is not JSON' });
-    expect(checkAnswer(200, json({ type: 9 }))).toMatchObject({ kind: 'invalid' });
-    expect(checkAnswer(200, json({ type: 4, data: {} }))).toMatchObject({ kind: 'invalid' });
-    expect(checkAnswer(200, json({ type: 4, data: { content: 'é'.repeat(2001) } }))).toMatchObject({ kind: 'invalid', reason: 'its data.content is longer than 2000 characters' });
-    expect(checkAnswer(200, json({ type: 4, data: { content: 'é'.repeat(2000) } }))).toMatchObject({ kind: 'message' });
-    expect(checkAnswer(200, json({ type: 4, data: { content: 'hi', allowed_mentions: { parse: ['everyone'] } } }))).toMatchObject({ kind: 'invalid' });
-    expect(checkAnswer(500, json({ type: 4, data: { content: 'hi' } }))).toMatchObject({ kind: 'invalid', reason: 'it answered 500, not 200' });
+  it('not JSON, an unknown type, neither content nor embeds, content over 2000 characters, a bad embed, or a non-2xx status are invalid', () => {
+    expect(checkAnswer(200, Buffer.from('nope'), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: 'its answer is not JSON' });
+    expect(checkAnswer(200, json({ type: 9 }), 'Gatehouse')).toMatchObject({ kind: 'invalid' });
+    expect(checkAnswer(200, json({ type: 4, data: {} }), 'Gatehouse')).toMatchObject({ kind: 'invalid' });
+    expect(checkAnswer(200, json({ type: 4, data: { content: 'é'.repeat(2001) } }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: 'its data.content is longer than 2000 characters' });
+    expect(checkAnswer(200, json({ type: 4, data: { content: 'é'.repeat(2000) } }), 'Gatehouse')).toMatchObject({ kind: 'message' });
+    expect(checkAnswer(200, json({ type: 4, data: {} }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: 'its answer of type 4 has neither data.content nor data.embeds' });
+    expect(checkAnswer(200, json({ type: 4, data: { embeds: [{ title: 't'.repeat(257) }] } }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/^its data is invalid \(data\.embeds\.0\.title: /) });
+    expect(checkAnswer(200, json({ type: 4, data: { embeds: 'nope' } }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/^its data is invalid \(data\.embeds: /) });
+    expect(checkAnswer(200, json({ type: 4, data: 'text' }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: 'its data is not a JSON object' });
+    expect(checkAnswer(500, json({ type: 4, data: { content: 'hi' } }), 'Gatehouse')).toMatchObject({ kind: 'invalid', reason: 'it answered 500, not 200' });
+  });
+
+  it('type 4 carries embeds and allowed_mentions as follow-ups do: embeds are kept, allowed_mentions has nothing to allow (mentions never notify)', () => {
+    const answer = checkAnswer(200, json({ type: 4, data: { content: 'hi <@1>', embeds: [{ title: 'Roll', description: 'You rolled 4' }], allowed_mentions: { parse: ['everyone'] }, flags: 64 } }), 'Gatehouse');
+    expect(answer).toEqual({ kind: 'message', content: 'hi <@1>', embeds: [{ title: 'Roll', description: 'You rolled 4' }], ephemeral: true });
+    expect(checkAnswer(200, json({ type: 4, data: { embeds: [{ description: 'only an embed' }] } }), 'Gatehouse')).toMatchObject({ kind: 'message', content: '', embeds: [{ description: 'only an embed' }] });
   });
 
   it('type 5 is a deferred answer', () => {
-    expect(checkAnswer(200, json({ type: 5 }))).toEqual({ kind: 'deferred', ephemeral: false });
+    expect(checkAnswer(200, json({ type: 5 }), 'Gatehouse')).toEqual({ kind: 'deferred', ephemeral: false });
   });
 });
 

@@ -5,6 +5,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { readUser } from '../directory/guilds.service.js';
 import { deleteInteractionMessage, editInteractionMessage, postInteractionMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
+import type { Embed } from '../messages/embed.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { withInteraction, type InteractionMessageResource } from '../messages/interaction-metadata.js';
 import { presentMessage } from '../resources/resources.js';
@@ -80,6 +81,11 @@ function botActingOf(acting: Acting<Who>, interaction: StoredInteraction) {
   return actingAs(acting, { kind: 'bot', id: interaction.botUserId, applicationId: interaction.applicationId } as const);
 }
 
+function ephemeralText(content: string, embeds: readonly Embed[]): string {
+  if (content.trim() !== '') return content;
+  return embeds.map((e) => [e.title, e.description].filter((part) => part !== undefined && part !== '').join(' — ')).filter((line) => line !== '').join('\n');
+}
+
 /** What became of an answer: posted (its message), shown to the invoker only, or deferred. */
 export type AnswerResult =
   | { kind: 'posted'; message: InteractionMessage }
@@ -95,8 +101,9 @@ export type AnswerResult =
 export async function useAnswer(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, answer: Exclude<CheckedAnswer, { kind: 'invalid' }>): Promise<AnswerResult> {
   if (!(await acknowledgeInteraction(deps.db, interaction.id, answer.ephemeral))) throw alreadyAcknowledged();
   const of = { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName };
-  if (answer.ephemeral) return answer.kind === 'message' ? { kind: 'ephemeral', content: answer.content } : { kind: 'deferred', message: undefined };
-  const body = answer.kind === 'message' ? { content: answer.content, embeds: [], loading: false } : { content: '', embeds: [], loading: true };
+  // An ephemeral answer is shown once as a note to the invoker: its embeds are shown as their text.
+  if (answer.ephemeral) return answer.kind === 'message' ? { kind: 'ephemeral', content: ephemeralText(answer.content, answer.embeds) } : { kind: 'deferred', message: undefined };
+  const body = answer.kind === 'message' ? { content: answer.content, embeds: answer.embeds, loading: false } : { content: '', embeds: [], loading: true };
   const message = await postInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, body, of);
   await setOriginalMessage(deps.db, interaction.id, message.message.id);
   return answer.kind === 'message' ? { kind: 'posted', message } : { kind: 'deferred', message };
@@ -121,7 +128,7 @@ export async function answerByCallback(deps: Deps, acting: Acting<Who>, interact
   if (!decision.allowed) throw new RateLimitedError(decision.resetAfterMs);
   if (!interaction) throw unknownInteraction();
   if (interaction.acknowledged) throw alreadyAcknowledged();
-  const checked = checkAnswer(200, Buffer.from(JSON.stringify(body ?? null)));
+  const checked = checkAnswer(200, Buffer.from(JSON.stringify(body ?? null)), deps.config.serviceName);
   if (checked.kind === 'invalid') throw invalidField(['type'], 'INTERACTION_RESPONSE_INVALID', `The answer was refused: ${checked.reason}.`);
   await useAnswer(deps, acting, interaction, checked);
 }

@@ -12,7 +12,9 @@ export const InteractionCallbackBody = Type.Object(
     data: Type.Optional(
       Type.Object(
         {
-          content: Type.Optional(Type.String({ description: 'Type 4: 1–2000 characters' })),
+          content: Type.Optional(Type.String({ description: 'Type 4: up to 2000 characters (content or embeds required)' })),
+          embeds: Type.Optional(Type.Array(Type.Unknown(), { description: 'Type 4: up to 10 embed objects, as for webhook execute' })),
+          allowed_mentions: Type.Optional(Type.Unknown({ description: 'Accepted; mentions stay text and notify nobody' })),
           flags: Type.Optional(Type.Integer({ description: '64 EPHEMERAL: only the invoker sees it' })),
         },
         { additionalProperties: true },

@@ -173,7 +173,7 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, answer.failure ?? 'no answer');
     return { kind: 'failed', sentence: NO_RESPONSE, commandName };
   }
-  const checked = checkAnswer(answer.status, answer.body);
+  const checked = checkAnswer(answer.status, answer.body, deps.config.serviceName);
   if (checked.kind === 'invalid') {
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer was refused: ${checked.reason}.`);
     return { kind: 'failed', sentence: INVALID_ANSWER, commandName };

@@ -1,5 +1,8 @@
 import { codePoints } from '../../core/checked.js';
+import type { ErrorTree } from '../../core/errors.js';
 import { isSnowflake } from '../../core/snowflake.js';
+import type { Embed } from '../messages/embed.js';
+import { parseMessagePayload } from '../messages/message-payload.js';
 import type { BucketRule } from '../../rate-limit/bucket.js';
 
 /**
@@ -179,18 +182,31 @@ export function typeOptions(commandName: string, declared: readonly Record<strin
 
 /** What an app answered, once checked. */
 export type CheckedAnswer =
-  | { kind: 'message'; content: string; ephemeral: boolean }
+  | { kind: 'message'; content: string; embeds: Embed[]; ephemeral: boolean }
   | { kind: 'deferred'; ephemeral: boolean }
   | { kind: 'invalid'; reason: string };
 
+/** The first problem of a 50035 tree as `path: message`, for the delivery log. */
+function firstFieldError(tree: ErrorTree | undefined, path: string[] = []): string | undefined {
+  if (tree === undefined) return undefined;
+  for (const [key, node] of Object.entries(tree)) {
+    if (Array.isArray(node)) return `${['data', ...path].join('.')}: ${node[0]?.message ?? 'invalid'}`;
+    const found = firstFieldError(node, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
- * Checks an app's answer to an APPLICATION_COMMAND (Discord's interaction response): a 2xx with a
- * JSON object whose `type` is 4 (a message: `data.content` of 1–2000 characters, `flags` 64 for
- * ephemeral) or 5 (deferred). Anything else is invalid, with the reason the app's owner reads in
- * the delivery log. Mentions are not allowed to ping anyone (Discord's `allowed_mentions` is not
- * honoured here), so an answer asking for them is refused rather than silently changed.
+ * Checks an app's answer to an APPLICATION_COMMAND (Discord's interaction response), the same
+ * whether it came in the response body or by the callback route: a 2xx with a JSON object whose
+ * `type` is 4 or 5 (deferred), `data.flags` 64 for ephemeral. Type 4's `data` is a message under
+ * the follow-ups' rules (message-payload.ts: content ≤ 2000 code points, embeds, Discord's ignored
+ * keys such as `allowed_mentions`, at least content or an embed). Mentions never notify anyone
+ * (SPEC §2.10), so `allowed_mentions` is accepted and has nothing to allow. Anything else is
+ * invalid, with the reason the app's owner reads in the delivery log.
  */
-export function checkAnswer(status: number, body: Buffer): CheckedAnswer {
+export function checkAnswer(status: number, body: Buffer, serviceName: string): CheckedAnswer {
   if (status < 200 || status >= 300) return { kind: 'invalid', reason: `it answered ${status}, not 200` };
   let parsed: unknown;
   try {
@@ -200,15 +216,19 @@ export function checkAnswer(status: number, body: Buffer): CheckedAnswer {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'invalid', reason: 'its answer is not a JSON object' };
   const answer = parsed as { type?: unknown; data?: unknown };
-  const data = (typeof answer.data === 'object' && answer.data !== null ? answer.data : {}) as { content?: unknown; flags?: unknown; allowed_mentions?: unknown; embeds?: unknown };
+  if (answer.data !== undefined && answer.data !== null && (typeof answer.data !== 'object' || Array.isArray(answer.data))) return { kind: 'invalid', reason: 'its data is not a JSON object' };
+  const data = (answer.data ?? {}) as { content?: unknown; flags?: unknown };
+  if (data.flags !== undefined && (typeof data.flags !== 'number' || !Number.isSafeInteger(data.flags) || data.flags < 0)) return { kind: 'invalid', reason: 'its data.flags is not a whole number' };
   const ephemeral = typeof data.flags === 'number' && (data.flags & EPHEMERAL) !== 0;
   if (answer.type === CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE) return { kind: 'deferred', ephemeral };
   if (answer.type !== CallbackType.CHANNEL_MESSAGE_WITH_SOURCE) return { kind: 'invalid', reason: `its answer has type ${JSON.stringify(answer.type)}, not 4 or 5` };
-  if (typeof data.content !== 'string' || data.content.trim() === '') return { kind: 'invalid', reason: 'its answer of type 4 has no data.content' };
-  if (codePoints(data.content) > CONTENT_MAX) return { kind: 'invalid', reason: `its data.content is longer than ${CONTENT_MAX} characters` };
-  if (data.allowed_mentions !== undefined) return { kind: 'invalid', reason: 'its answer asks for mentions (allowed_mentions), which interactions here cannot make' };
-  if (data.embeds !== undefined && !(Array.isArray(data.embeds) && data.embeds.length === 0)) return { kind: 'invalid', reason: 'its answer has embeds, which interaction answers here cannot carry yet' };
-  return { kind: 'message', content: data.content, ephemeral };
+  if (typeof data.content === 'string' && codePoints(data.content) > CONTENT_MAX) return { kind: 'invalid', reason: `its data.content is longer than ${CONTENT_MAX} characters` };
+  const message = parseMessagePayload(data, { identityOverride: false, serviceName });
+  if (!message.ok) {
+    const problem = message.error.code === 50006 ? 'its answer of type 4 has neither data.content nor data.embeds' : `its data is invalid (${firstFieldError(message.error.errors) ?? message.error.message})`;
+    return { kind: 'invalid', reason: problem };
+  }
+  return { kind: 'message', content: message.value.content ?? '', embeds: message.value.embeds ?? [], ephemeral };
 }
 
 /** Discord's interaction contexts (`context`): where the command was invoked. */
