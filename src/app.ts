@@ -45,6 +45,7 @@ import { registerClientRegistrationApi } from './modules/client-registration/cli
 import { registerWebhookExecuteApi } from './modules/webhooks/execute.routes.js';
 import { registerWebhookManagementApi } from './modules/webhooks/webhooks.routes.js';
 import { registerWebhookPages } from './modules/webhooks/webhooks-pages.routes.js';
+import { registerImageUploadApi, registerImageUploadPages } from './modules/resources/image-upload.routes.js';
 import { registerCdnRoutes } from './modules/resources/cdn.routes.js';
 import { registerFileRoutes } from './modules/files/files.routes.js';
 import { installMultipart } from './modules/files/multipart.routes.js';
@@ -186,6 +187,7 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
   registerGuildApi(app, services);
   registerBotReadApi(app, services);
   registerCdnRoutes(app, services);
+  registerImageUploadApi(app, services);
   registerAuditApi(app, services);
 
   await app.register(async (pages) => {
@@ -235,6 +237,15 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
     await installMultipart(composer);
     installPageContext(composer, services);
     registerMessagePostPage(composer, services);
+  });
+
+  // Issue #42 §3: the pages' avatar and icon forms post files, so they too have a pages context with the multipart parser.
+  await app.register(async (images) => {
+    await images.register(cookie);
+    images.removeAllContentTypeParsers();
+    await installMultipart(images);
+    installPageContext(images, services);
+    registerImageUploadPages(images, services);
   });
 
   await app.ready();

@@ -3,7 +3,8 @@
  * `<dir>/<last two digits of its key>/<key>`, written to `<key>.part` and renamed once complete, so
  * a reader never sees half a file and an interrupted upload leaves only a `.part` that delete()
  * removes.
- * Invariant: keys are snowflake ids (digits only), so a key can never name a path outside `dir`.
+ * Invariant: keys are snowflake ids (digits only) or uploaded images' `{kind}-{id}-{hash}`
+ * (resources/uploaded-images.ts): letters, digits and `-`, so a key can never name a path outside `dir`.
  * Tested: test/http/attachments.test.ts.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,7 +14,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from './blob-store.js';
 
-const KEY = /^[0-9]{1,20}$/;
+const KEY = /^(?:[0-9]{1,20}|(?:avatars|icons|app-icons)-[0-9]{1,20}-[0-9a-f]{32})$/;
 
 export class FsBlobStore implements BlobStore {
   readonly kind = 'fs';
@@ -21,7 +22,7 @@ export class FsBlobStore implements BlobStore {
   constructor(private readonly dir: string) {}
 
   private pathOf(key: string): { folder: string; file: string } {
-    // Digits only: no `..`, no separator, nothing outside `dir` (the keys are our own ids).
+    // No `.`, no separator, nothing outside `dir` (the keys are our own ids and hashes).
     if (!KEY.test(key)) throw new Error(`not a blob key: ${key.slice(0, 24)}`);
     // 100 folders, so no directory grows to millions of entries.
     const folder = join(this.dir, key.slice(-2).padStart(2, '0'));

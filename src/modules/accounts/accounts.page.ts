@@ -2,6 +2,9 @@ import type { ErrorTree, FieldError } from '../../core/errors.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { field, settingsLayout, type FieldMessages, type PageCtx } from '../../web/components.js';
 import { csrfField, layout } from '../../web/layout.js';
+import { APP_JS_PATH } from '../../web/assets.js';
+import { imageUploadForm } from '../resources/image-upload.page.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 import { passkeySignInForm } from './passkeys.page.js';
 import { DISPLAY_NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH } from '../directory/people.js';
 
@@ -142,6 +145,8 @@ export interface ProfilePageInput {
   mail?: boolean | undefined;
   /** After "Send the link again": where it went, or why not. */
   resent?: string | undefined;
+  /** Issue #42 §3: why the avatar image was refused. */
+  imageError?: string | undefined;
 }
 
 /** Issue #38 §2: the address's state, and the way to a new link while it is not verified. */
@@ -165,7 +170,9 @@ function emailState(ctx: PageCtx, input: ProfilePageInput): SafeHtml {
 
 export function profilePage(input: ProfilePageInput): string {
   const { ctx, person, errors } = input;
-  const values = input.values ?? { name: person.name, email: person.email ?? '', avatarUrl: person.avatarUrl ?? '' };
+  // An uploaded avatar (issue #42 §3) is no URL to edit: the field stays empty and keeps it.
+  const uploaded = parseStoredImage(person.avatarUrl) !== undefined;
+  const values = input.values ?? { name: person.name, email: person.email ?? '', avatarUrl: uploaded ? '' : (person.avatarUrl ?? '') };
   const avatar = person.avatarUrl
     ? html`<img class="avatar" src="${person.avatarUrl}" alt="" width="40" height="40">`
     : html`<span class="avatar" aria-hidden="true">${([...person.name][0] ?? '?').toUpperCase()}</span>`;
@@ -178,7 +185,7 @@ ${emailState(ctx, input)}
 <form method="post" action="/settings/profile">
 ${csrfField(ctx.csrfToken)}
 ${field({ name: 'name', label: 'Display name', type: 'text', value: values.name, autocomplete: 'nickname', maxlength: DISPLAY_NAME_MAX_LENGTH, hint: `Up to ${DISPLAY_NAME_MAX_LENGTH} characters; empty means your username.` }, errors)}
-${field({ name: 'avatarUrl', label: 'Avatar URL', type: 'url', value: values.avatarUrl, autocomplete: 'photo', hint: 'An https:// link to a square image. Leave empty for none.' }, errors)}
+${field({ name: 'avatarUrl', label: 'Avatar URL', type: 'url', value: values.avatarUrl, autocomplete: 'photo', hint: uploaded ? 'Or an https:// link to a square image instead of the uploaded one. Leave empty to keep it.' : 'An https:// link to a square image, or upload one below. Leave empty for none.' }, errors)}
 ${field(
   {
     name: 'email',
@@ -194,8 +201,11 @@ ${otherErrors(errors, ['name', 'avatarUrl', 'email'])}
 <div class="actions"><button type="submit">Save profile</button></div>
 </form>
 </div>
+<div class="card" id="avatar">
+${imageUploadForm({ action: '/settings/avatar', csrfToken: ctx.csrfToken, current: person.avatarUrl, label: 'Avatar', error: input.imageError })}
+</div>
 <p class="muted small">Your username, <strong>@${person.username}</strong>, cannot be changed.</p>`;
-  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('profile', content) });
+  return layout({ title: 'Profile', serviceName: ctx.serviceName, viewer: ctx.viewer, csrfToken: ctx.csrfToken, path: ctx.path, body: settingsLayout('profile', content), scripts: [APP_JS_PATH] });
 }
 
 export interface PasswordPageInput {

@@ -8,6 +8,8 @@ import { hashSecret } from '../../core/secrets.js';
 import type { Deps } from '../../deps.js';
 import type { FieldChange } from '../../events/domain-events.js';
 import { changing, emitted } from '../../events/event-bus.js';
+import { releaseUploadedImage } from '../resources/uploaded-images.service.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 import { isUniqueViolation } from '../../storage/types.js';
 import { checkAvatarUrl, checkDisplayName, checkEmail, checkPassword, checkUsername, PASSWORD_MAX_LENGTH, type Person } from '../directory/people.js';
 import type { Checked } from '../../core/checked.js';
@@ -294,7 +296,9 @@ export async function updateProfile(deps: Deps, acting: Acting<PersonActor>, inp
   const changes: { name?: string; email?: string | null; avatarUrl?: string | null } = {};
   if (name !== undefined && name !== person.name) changes.name = name;
   if (email !== undefined && email !== person.email) changes.email = email;
-  if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl) changes.avatarUrl = avatarUrl;
+  // Issue #42 §3: the form's empty URL field keeps an uploaded avatar (Remove removes it).
+  const keepsUpload = avatarUrl === null && parseStoredImage(person.avatarUrl) !== undefined;
+  if (avatarUrl !== undefined && avatarUrl !== person.avatarUrl && !keepsUpload) changes.avatarUrl = avatarUrl;
   // Issue #38 §2: replacing an address takes effect only once the new one is verified (its link
   // is mailed; the old address stays until then); adding or removing one takes effect at once.
   // Without mail no link could arrive, so a replacement takes effect at once, unverified.
@@ -310,6 +314,8 @@ export async function updateProfile(deps: Deps, acting: Acting<PersonActor>, inp
   // The address itself stays out of the event (it may travel to other instances): only that it changed.
   if (changes.email !== undefined || waits) changed.push({ key: 'email' });
   if (changes.avatarUrl !== undefined) changed.push({ key: 'avatar_url', old: person.avatarUrl, new: changes.avatarUrl });
+  // A URL replacing an uploaded avatar: its blob goes now that nothing names it.
+  if (changes.avatarUrl !== undefined) await releaseUploadedImage(deps, person.avatarUrl, changes.avatarUrl);
   if (changed.length > 0) await emitted(deps, acting, { type: 'profile.updated', userId: personId, changes: changed });
   return {
     ...person,

@@ -7,12 +7,13 @@ import { apiErrorResponses } from '../../http/error.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
 import type { Services } from '../../deps.js';
-import { getManagedApplication } from '../applications/applications.service.js';
+import { getManagedApplication, setApplicationIcon } from '../applications/applications.service.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { fieldMessages } from '../applications/portal.page.js';
 import { botApplication } from '../oauth/identity.service.js';
 import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import type { ApplicationResource } from '../resources/resources.js';
+import { IMAGE_BODY_LIMIT } from '../resources/uploaded-images.js';
 import { EventWebhooksStatus } from './app-events.js';
 import { webhooksPage, type WebhooksPageInput } from './app-events.page.js';
 import { EventsForm, InteractionsForm, PatchApplicationBody, WebhooksParams, WebhooksQuery } from './app-events.schemas.js';
@@ -36,11 +37,13 @@ export function registerAppEventsApi(app: App, services: Services): void {
     '/api/v1/applications/@me',
     {
       onRequest: requireBot(services),
+      // Issue #42 §3: room for `icon`, up to 10 MiB of image as base64.
+      bodyLimit: Math.max(services.config.bodyLimit, IMAGE_BODY_LIMIT),
       schema: {
         tags: ['Applications'],
         summary: "Change the bot's application",
         description:
-          "Discord's fields `interactions_endpoint_url`, `event_webhooks_url`, `event_webhooks_status` (1 off, 2 on) and `event_webhooks_types`, checked as the portal checks them: a new interactions URL must answer a signed PING with 200 `{\"type\":1}` and a bad signature with 401, an event URL a signed PING (type 0) with 204; otherwise 50035 names the check that failed and nothing changes. A change that sends a check counts against a limit of 5 a minute per app (429 with `retry_after` over it, nothing sent). Other fields of Discord's body are ignored.",
+          "Discord's fields `interactions_endpoint_url`, `event_webhooks_url`, `event_webhooks_status` (1 off, 2 on) and `event_webhooks_types`, checked as the portal checks them: a new interactions URL must answer a signed PING with 200 `{\"type\":1}` and a bad signature with 401, an event URL a signed PING (type 0) with 204; otherwise 50035 names the check that failed and nothing changes. `icon` (issue #42 §3) is image data (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB; anything else 400 50035 at `icon`) stored on Gatehouse and served at `/app-icons/{application_id}/{hash}.png` (the bot's avatar follows it), or null to remove it. A change that sends a check counts against a limit of 5 a minute per app (429 with `retry_after` over it, nothing sent). Other fields of Discord's body are ignored.",
         security: [{ bot: [] }],
         body: PatchApplicationBody,
         response: { 200: ApplicationResourceBody, ...apiErrorResponses(400, 401, 404), 429: RateLimitedBody },
@@ -49,13 +52,16 @@ export function registerAppEventsApi(app: App, services: Services): void {
     async (request): Promise<ApplicationResource> => {
       const bot = botOf(request);
       const body = request.body;
+      // The icon first: a refused image changes nothing else either.
+      const icon = body.icon === undefined ? undefined : await setApplicationIcon(services, botActing(request, services.clock), bot.application.id, body.icon);
       await updateAppEndpoints(services, botActing(request, services.clock), bot.application.id, {
         ...(body.interactions_endpoint_url !== undefined ? { interactionsEndpointUrl: body.interactions_endpoint_url } : {}),
         ...(body.event_webhooks_url !== undefined ? { eventWebhooksUrl: body.event_webhooks_url } : {}),
         ...(body.event_webhooks_status !== undefined ? { eventWebhooksStatus: body.event_webhooks_status } : {}),
         ...(body.event_webhooks_types !== undefined ? { eventWebhooksTypes: body.event_webhooks_types } : {}),
       });
-      return botApplication(services, bot);
+      // The icon changed the application the request authenticated with: answer the stored one.
+      return botApplication(services, icon === undefined ? bot : { ...bot, application: icon });
     },
   );
 }

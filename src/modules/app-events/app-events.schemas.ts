@@ -12,6 +12,7 @@ export const PatchApplicationBody = Type.Object({
   event_webhooks_url: Url('Where app events are sent; verified with a signed PING (type 0, answered 204) when events are on. null or "" removes it.'),
   event_webhooks_status: Type.Optional(Type.Integer({ description: '1 disabled, 2 enabled' })),
   event_webhooks_types: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16, description: 'APPLICATION_AUTHORIZED, APPLICATION_DEAUTHORIZED' })),
+  icon: Type.Optional(Type.Union([Type.Null(), Type.String()], { description: 'Image data to upload (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB), or null to remove the icon' })),
 });
 export type PatchApplicationBody = Static<typeof PatchApplicationBody>;
 

@@ -11,6 +11,7 @@ import type { Database } from '../../storage/database.js';
 import type { Person } from '../directory/people.js';
 import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkMayCreate } from '../directory/people-admin.service.js';
+import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
 import {
@@ -74,17 +75,18 @@ export interface CreatedApplication {
  * Who may manage an application (DESIGN §2: the service decides): its owner, and the operator
  * (the CLI). Bots manage no application, not even their own.
  */
-function mayManage(actor: Actor, app: Application): boolean {
-  return actor.kind === 'operator' || (actor.kind === 'person' && actor.id === app.ownerId);
+function mayManage(actor: Actor, app: Application, ownBot: boolean): boolean {
+  return actor.kind === 'operator' || (actor.kind === 'person' && actor.id === app.ownerId) || (ownBot && actor.kind === 'bot' && actor.applicationId === app.id);
 }
 
 /**
  * The application `appId` when `actor` may manage it. Anything else — a malformed id, an unknown
  * app, somebody else's app — is the same 404 10002, so the portal does not reveal which ids exist.
+ * `ownBot`: the app's own bot may too (Discord's PATCH /applications/@me), for the changes that allow it.
  */
-export async function getManagedApplication(deps: Deps, actor: Actor, appId: string): Promise<Application> {
+export async function getManagedApplication(deps: Deps, actor: Actor, appId: string, ownBot = false): Promise<Application> {
   const app = isSnowflake(appId) ? await findApplication(deps.db, appId) : undefined;
-  if (!app || !mayManage(actor, app)) throw new AccessError(404, 10002, 'Unknown Application');
+  if (!app || !mayManage(actor, app, ownBot)) throw new AccessError(404, 10002, 'Unknown Application');
   return app;
 }
 
@@ -142,14 +144,16 @@ export type ApplicationUpdate = ApplicationChanges;
  * nothing changed). Redirect URIs are replaced as a whole list and checked against the app's
  * client type. An application the actor may not manage, or none → 404 (10002).
  */
-export async function updateApplication(deps: Deps, acting: Acting, appId: string, changes: ApplicationUpdate): Promise<Application> {
-  const app = await getManagedApplication(deps, acting.actor, appId);
+export async function updateApplication(deps: Deps, acting: Acting, appId: string, changes: ApplicationUpdate, uploadedIcon = false): Promise<Application> {
+  // Only setApplicationIcon passes uploadedIcon, with nothing but the icon: its own bot may change that.
+  const app = await getManagedApplication(deps, acting.actor, appId, uploadedIcon);
 
   const errors = new FieldErrors();
   const checked: ApplicationChanges = {};
   if (changes.name !== undefined) checked.name = errors.take('name', checkAppName(changes.name, deps.config.serviceName));
   if (changes.description !== undefined) checked.description = errors.take('description', checkAppDescription(changes.description));
-  if (changes.iconUrl !== undefined) checked.iconUrl = errors.take('iconUrl', checkAppIconUrl(changes.iconUrl));
+  // An uploaded icon's value is the path setApplicationIcon stored it at, not a URL to check.
+  if (changes.iconUrl !== undefined) checked.iconUrl = uploadedIcon ? changes.iconUrl : errors.take('iconUrl', checkAppIconUrl(changes.iconUrl));
   if (changes.redirectUris !== undefined) {
     errors.redirectUris(changes.redirectUris, app.confidential);
     checked.redirectUris = [...changes.redirectUris];
@@ -179,6 +183,26 @@ export async function updateApplication(deps: Deps, acting: Acting, appId: strin
     ...(checked.botRequireCodeGrant !== undefined ? { botRequireCodeGrant: checked.botRequireCodeGrant } : {}),
     updatedAt: now,
   };
+}
+
+/**
+ * Uploads (image data, `data:image/png;base64,…`) or removes (null) an application's icon
+ * (issue #42 §3), which its bot account's avatar follows. 404 10002 for an app the actor may not
+ * manage; 400 50035 at `field` with nothing stored. The icon it replaces is deleted from the blob
+ * store once the app no longer names it.
+ */
+export async function setApplicationIcon(deps: Deps, acting: Acting, appId: string, data: unknown, field = 'icon'): Promise<Application> {
+  const app = await getManagedApplication(deps, acting.actor, appId, true);
+  const iconUrl = data === null ? null : await storeUploadedImage(deps, field, 'app-icons', app.id, data);
+  let updated: Application;
+  try {
+    updated = await updateApplication(deps, acting, app.id, { iconUrl }, true);
+  } catch (error) {
+    await releaseUploadedImage(deps, iconUrl, app.iconUrl);
+    throw error;
+  }
+  await releaseUploadedImage(deps, app.iconUrl, iconUrl);
+  return updated;
 }
 
 /**

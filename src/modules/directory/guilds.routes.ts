@@ -3,10 +3,11 @@ import type { App } from '../../http/app-type.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { GuildChannelListBody, GuildDetailBody, MemberResourceBody, RoleListBody, UserResourceBody } from '../resources/resources.schemas.js';
+import { IMAGE_BODY_LIMIT } from '../resources/uploaded-images.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { GuildIdParams, GuildMemberParams, GuildMfaLevelAnswer, GuildMfaLevelBody, ModifyGuildBody, UserIdParams } from './guilds.schemas.js';
 import { transferServer } from './server-transfer.service.js';
-import { setServerMfaLevel } from './servers.service.js';
+import { setServerIcon, setServerMfaLevel } from './servers.service.js';
 import { readGuild, readGuildChannels, readGuildMember, readGuildRoles, readUser } from './guilds.service.js';
 
 const security = [{ bot: [] }];
@@ -112,10 +113,12 @@ export function registerGuildApi(app: App, services: Services): void {
     '/api/v1/guilds/:guildId',
     {
       onRequest,
+      // Issue #42 §3: room for `icon`, up to 10 MiB of image as base64.
+      bodyLimit: Math.max(services.config.bodyLimit, IMAGE_BODY_LIMIT),
       schema: {
         tags,
-        summary: 'Transfer a server',
-        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild, of which Gatehouse takes \`owner_id\`: only the server's owner may transfer it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused: owners transfer from Server settings → Danger zone, the operator with \`gatehouse servers transfer\`). The new owner must be a member and a person (400 50035 at \`owner_id\`). Without \`owner_id\` nothing changes and the server is answered. Audited as server.transferred. ${notMember} ${rateLimitNote}`,
+        summary: 'Transfer a server or change its icon',
+        description: `With \`Authorization: Bot <token>\`. Discord's Modify Guild, of which Gatehouse takes \`owner_id\` and \`icon\`. \`owner_id\`: only the server's owner may transfer it (anyone else 403 50013; on Gatehouse a person owns every server, so a bot is always refused: owners transfer from Server settings → Danger zone, the operator with \`gatehouse servers transfer\`). The new owner must be a member and a person (400 50035 at \`owner_id\`). \`icon\` (issue #42 §3) is image data (\`data:image/png;base64,…\`: PNG, JPEG, GIF or WebP, at most 10 MiB; anything else 400 50035 at \`icon\`) stored on Gatehouse and served at \`/icons/{guild_id}/{hash}.png\`, or null to remove it; it needs Manage server (403 50013). Without either field nothing changes and the server is answered. Audited as server.transferred. ${notMember} ${rateLimitNote}`,
         security,
         params: GuildIdParams,
         body: ModifyGuildBody,
@@ -126,6 +129,7 @@ export function registerGuildApi(app: App, services: Services): void {
       const bot = botOf(request);
       const ownerId = request.body.owner_id;
       // The rules are the page's and the CLI's: server-transfer.service.ts.
+      if (request.body.icon !== undefined) await setServerIcon(services, botActing(request, services.clock), request.params.guildId, request.body.icon);
       if (ownerId !== undefined) await transferServer(services, botActing(request, services.clock), request.params.guildId, { id: ownerId });
       return readGuild(services, bot.botUserId, request.params.guildId);
     },

@@ -25,4 +25,7 @@ export const GuildMfaLevelAnswer = Type.Object({ level: Type.Integer({ descripti
  * member to transfer the server to. Discord's other fields are not changed through this route
  * (Server settings does); unknown keys are ignored (DESIGN §1).
  */
-export const ModifyGuildBody = Type.Object({ owner_id: Type.Optional(Type.String({ maxLength: 32, description: 'The member to make the owner (only the owner may)' })) });
+export const ModifyGuildBody = Type.Object({
+  owner_id: Type.Optional(Type.String({ maxLength: 32, description: 'The member to make the owner (only the owner may)' })),
+  icon: Type.Optional(Type.Union([Type.Null(), Type.String()], { description: 'Image data to upload (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB), or null to remove the icon. Needs Manage server' })),
+});

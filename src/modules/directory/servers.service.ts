@@ -35,6 +35,8 @@ import type { Acting } from '../../core/acting.js';
 import { checkHttpsImageUrl } from '../../core/checked.js';
 import type { FieldChange } from '../../events/domain-events.js';
 import { changing } from '../../events/event-bus.js';
+import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 /** Re-exported: other modules ask the directory for a member's permissions here. */
 export { memberPermissions } from './access.service.js';
@@ -156,7 +158,30 @@ export async function updateServerProfile(deps: Deps, acting: Acting<Actor>, ser
   if (!name.ok) throw invalidField(['name'], name.code, name.message);
   const icon = checkHttpsImageUrl(input.iconUrl);
   if (!icon.ok) throw invalidField(['iconUrl'], icon.code, icon.message);
-  await saveServer(deps, acting, serverId, { name: name.value, iconUrl: icon.value });
+  const before = await findServer(deps.db, serverId);
+  // An uploaded icon (issue #42 §3) is no URL to type: an empty field keeps it; Remove removes it.
+  const keep = icon.value === null && parseStoredImage(before?.iconUrl) !== undefined;
+  await saveServer(deps, acting, serverId, { name: name.value, ...(keep ? {} : { iconUrl: icon.value }) });
+  if (!keep) await releaseUploadedImage(deps, before?.iconUrl, icon.value);
+}
+
+/**
+ * Uploads (image data, `data:image/png;base64,…`) or removes (null) a server's icon (issue #42 §3;
+ * Discord's `icon` of Modify Guild). Manage server. Throws 10004, 50013, or 50035 at `field` with
+ * nothing stored. The icon it replaces is deleted from the blob store once the server no longer names it.
+ */
+export async function setServerIcon(deps: Deps, acting: Acting<Actor>, serverId: string, data: unknown, field = 'icon'): Promise<void> {
+  await authorize(deps, acting.actor, serverId, ServerAction.manageServer);
+  const server = await findServer(deps.db, serverId);
+  if (!server) throw ApiErrors.unknownServer();
+  const iconUrl = data === null ? null : await storeUploadedImage(deps, field, 'icons', serverId, data);
+  try {
+    await saveServer(deps, acting, serverId, { name: server.name, iconUrl });
+  } catch (error) {
+    await releaseUploadedImage(deps, iconUrl, server.iconUrl);
+    throw error;
+  }
+  await releaseUploadedImage(deps, server.iconUrl, iconUrl);
 }
 
 export async function getServer(deps: Deps, serverId: string): Promise<Server | undefined> {

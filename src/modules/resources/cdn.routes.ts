@@ -23,7 +23,8 @@ const IMAGE_CSP = `${NON_DOCUMENT_CSP}; sandbox`;
  * a user supplied, so each route fetches the stored URL through the outbound client and serves
  * the bytes itself, only as PNG, JPEG, GIF or WebP (cdn.service.ts loadImage), with nosniff, a
  * sandboxing CSP and a short cache. Whatever cannot be served is a 404, never a 5xx and never a
- * redirect. Fetched images are kept in memory for a while (image-cache.ts).
+ * redirect. Fetched images are kept in memory for a while (image-cache.ts). Uploaded images
+ * (issue #42 §3, uploaded-images.service.ts) are read from the blob store instead.
  */
 export function registerCdnRoutes(app: App, services: Services): void {
   const cache = new ImageCache({ maxBytes: 32 * 1024 * 1024, maxEntries: 10_000, ttlMs: 10 * 60 * 1000, failureTtlMs: 60 * 1000 });
@@ -33,13 +34,24 @@ export function registerCdnRoutes(app: App, services: Services): void {
       const image = match ? await loadImage(services, cache, kind, request.params.id, match[1] as string) : undefined;
       // Outside /api, so the error handler answers with its 404 page (docs/errors.md).
       if (image === undefined) throw new PageError(404, 'Image not found', 'No image has this address, or it could not be fetched. It may have been replaced by a newer one.');
+      if (image.uploaded) {
+        // Issue #42 §3: the hash in the path names the uploaded bytes, so the answer never changes:
+        // cached for a year, and the hash is the ETag.
+        const etag = `"${match?.[1] ?? ''}"`;
+        reply.header('etag', etag).header('cache-control', 'public, max-age=31536000, immutable');
+        const asked = request.headers['if-none-match'];
+        if (asked !== undefined && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+          return reply.code(304).header('x-content-type-options', 'nosniff').send();
+        }
+      } else {
+        reply.header('cache-control', 'public, max-age=3600');
+      }
       return reply
         .header('content-type', image.type)
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', IMAGE_CSP)
         // Other origins (a client whose CDN base is Gatehouse) may show the image.
         .header('cross-origin-resource-policy', 'cross-origin')
-        .header('cache-control', 'public, max-age=3600')
         .send(image.body);
     });
   }

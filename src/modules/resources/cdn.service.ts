@@ -7,8 +7,11 @@ import { getServer } from '../directory/servers.service.js';
 import { recentWebhookAvatarUrls } from '../messages/messages.service.js';
 import { getWebhook } from '../webhooks/webhooks.service.js';
 import type { ImageCache, ServedImage } from './image-cache.js';
+import type { ImageKind } from './uploaded-images.js';
 import { servableImageType } from './images.js';
 import { imageHash } from './resources.js';
+import { loadUploadedImage } from './uploaded-images.service.js';
+import { parseStoredImage } from './uploaded-images.js';
 
 /** How many of a channel's latest messages are searched for a webhook message's avatar override. */
 export const OVERRIDE_AVATAR_SEARCH = 1000;
@@ -18,7 +21,7 @@ export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 /** The deadline of one image fetch. */
 export const IMAGE_TIMEOUT_MS = 5000;
 
-export type ImageKind = 'avatars' | 'icons' | 'app-icons';
+export type { ImageKind } from './uploaded-images.js';
 
 /**
  * The stored https URL behind `/{kind}/{id}/{hash}` (DESIGN §1's CDN routes), or undefined.
@@ -55,6 +58,9 @@ export async function resolveImage(deps: Deps, kind: ImageKind, id: string, hash
 export async function loadImage(deps: Deps, cache: ImageCache, kind: ImageKind, id: string, hash: string): Promise<ServedImage | undefined> {
   const url = await resolveImage(deps, kind, id, hash);
   if (url === undefined) return undefined;
+  // Issue #42 §3: an uploaded image comes from the blob store, never through the outbound client.
+  const uploaded = parseStoredImage(url);
+  if (uploaded !== undefined) return loadUploadedImage(deps, uploaded);
   return cache.get(url, deps.clock.now(), () => fetchImage(deps, url));
 }
 

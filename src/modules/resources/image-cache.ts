@@ -4,6 +4,8 @@ import type { ImageType } from './images.js';
 export interface ServedImage {
   type: ImageType;
   body: Buffer;
+  /** An uploaded image (issue #42 §3): its path names its content, so it may be cached for good. */
+  uploaded?: boolean;
 }
 
 interface Entry {

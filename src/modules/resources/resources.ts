@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentResource } from '../files/attachments.js';
 import { ATTACHMENT_SCHEME, type Embed } from '../messages/embed.js';
+import { parseStoredImage } from './uploaded-images.js';
 
 /**
  * The resources of /api/v1 in Discord's wire format (DESIGN §1): one presenter per resource,
@@ -21,10 +22,13 @@ const HASHES_MAX = 4096;
  * (cdn.routes.ts) serve the image behind the stored URL at `/{kind}/{id}/{hash}.png`. The hash is the first
  * 32 hex digits of the URL's SHA-256: derived, so nothing new is stored, and it changes whenever
  * the URL does (libraries cache images by it). Memoised, bounded: the same few avatars are
- * presented again and again (DESIGN §5).
+ * presented again and again (DESIGN §5). An uploaded image (issue #42 §3) is stored as its path
+ * `/{kind}/{id}/{hash}.png` and its hash is the one in that path, the hash of its bytes.
  */
 export function imageHash(url: string | null): string | null {
   if (url === null) return null;
+  const uploaded = parseStoredImage(url);
+  if (uploaded !== undefined) return uploaded.hash;
   let hash = HASHES.get(url);
   if (hash === undefined) {
     hash = createHash('sha256').update(url).digest('hex').slice(0, 32);

@@ -16,6 +16,7 @@ import { sendRateLimited } from '../../http/error-handler.js';
 import { uploadOf } from '../files/multipart.routes.js';
 import type { Services } from '../../deps.js';
 import { MESSAGE_BODY_LIMIT } from '../messages/message-body-limit.js';
+import { IMAGE_BODY_LIMIT } from '../resources/uploaded-images.js';
 import { sealPlainGithubSecrets } from './compat-execute.service.js';
 import { registerCompatibleExecuteApi } from './compat.routes.js';
 import { executeWebhook, openWebhook, parseWait, type WebhookWrite } from './execute.service.js';
@@ -202,11 +203,13 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     WEBHOOK_URL,
     {
       onRequest: gate,
+      // Issue #42 §3: room for `avatar`, up to 10 MiB of image as base64.
+      bodyLimit: Math.max(services.config.bodyLimit, IMAGE_BODY_LIMIT),
       validatorCompiler: documentationOnly,
       schema: {
         tags: ['Webhooks'],
         summary: 'Rename a webhook or change its avatar by its URL',
-        description: `name 1–80 (may not pass for the service), avatarUrl https or null (alias avatar_url). The token never changes here. ${rateLimitNote}`,
+        description: `name 1–80 (may not pass for the service), avatarUrl https or null (alias avatar_url), or avatar: image data (\`data:image/png;base64,…\`) uploaded to Gatehouse, or null. The token never changes here. ${rateLimitNote}`,
         params: WebhookUrlParams,
         body: PatchWebhookByTokenBody,
         response: { 200: WebhookRecordBody, ...withBodyErrors },

@@ -93,11 +93,9 @@ function webhookInput(body: unknown): WebhookInput {
   if (avatar !== undefined) {
     if (avatar !== null && typeof avatar !== 'string') throw invalidField(['avatarUrl'], 'BASE_TYPE_BAD_TYPE', 'Must be a string or null.');
     input.avatarUrl = avatar;
-  } else if (raw['avatar'] === null) {
-    input.avatarUrl = null;
-  } else if (raw['avatar'] !== undefined) {
-    throw invalidField(['avatar'], 'BASE_TYPE_INVALID', 'Image uploads are not supported; send avatarUrl, an https URL of the image.');
   }
+  // Issue #42 §3: Discord's `avatar`, image data or null, checked and stored by updateWebhookSettings.
+  if (raw['avatar'] !== undefined) input.avatar = raw['avatar'];
   return input;
 }
 

@@ -4,6 +4,7 @@ import { apiErrorResponses } from '../../http/error.schemas.js';
 import type { Services } from '../../deps.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { botActor } from '../applications/bots.service.js';
+import { IMAGE_BODY_LIMIT } from '../resources/uploaded-images.js';
 import {
   ChannelIdParams,
   RateLimitedBody,
@@ -30,11 +31,11 @@ const errors = { ...apiErrorResponses(400, 401, 403, 404), 429: RateLimitedBody 
 
 /**
  * DESIGN §1 aliases: Discord's `avatar_url` for `avatarUrl`. Discord's own `avatar` field is
- * image data, which this service does not store, so it is not taken as a URL (docs/webhooks-management.md).
+ * image data (issue #42 §3: uploaded to the blob store; docs/files.md "Avatars and icons").
  */
 function webhookInput(body: WebhookManageBody): WebhookInput {
   const avatarUrl = body.avatarUrl !== undefined ? body.avatarUrl : body.avatar_url;
-  return { name: body.name, avatarUrl: avatarUrl === null ? null : avatarUrl };
+  return { name: body.name, avatarUrl: avatarUrl === null ? null : avatarUrl, ...(body.avatar !== undefined ? { avatar: body.avatar } : {}) };
 }
 
 /**
@@ -44,16 +45,19 @@ function webhookInput(body: WebhookManageBody): WebhookInput {
 export function registerWebhookManagementApi(app: App, services: Services): void {
   const baseUrl = services.config.baseUrl;
   const onRequest = requireBot(services);
+  // Issue #42 §3: room for `avatar`, up to 10 MiB of image as base64.
+  const bodyLimit = Math.max(services.config.bodyLimit, IMAGE_BODY_LIMIT);
 
   app.post(
     '/api/v1/channels/:channelId/webhooks',
     {
       onRequest,
+      bodyLimit,
       schema: {
         tags,
         summary: 'Create a webhook',
         description:
-          'Needs Manage webhooks and View channel in the channel’s server (403 50013; a channel of a server the bot is not in: 404 10003). Body {name (1–80), avatarUrl? (https)}. The answer is the only time the token and URL are shown; only a hash is kept. At most 10 per channel (400 30007).',
+          'Needs Manage webhooks and View channel in the channel’s server (403 50013; a channel of a server the bot is not in: 404 10003). Body {name (1–80), avatarUrl? (https) or avatar? (image data, uploaded)}. The answer is the only time the token and URL are shown; only a hash is kept. At most 10 per channel (400 30007).',
         security,
         params: ChannelIdParams,
         body: WebhookManageBody,
@@ -102,10 +106,11 @@ export function registerWebhookManagementApi(app: App, services: Services): void
     '/api/v1/webhooks/:id',
     {
       onRequest,
+      bodyLimit,
       schema: {
         tags,
         summary: 'Rename a webhook or change its avatar',
-        description: 'Needs Manage webhooks. Body {name?, avatarUrl?}; absent fields stay, avatarUrl null removes the avatar. The token never changes here.',
+        description: 'Needs Manage webhooks. Body {name?, avatarUrl?, avatar?}; absent fields stay, avatarUrl or avatar null removes the avatar; avatar is image data (`data:image/png;base64,…`), stored on Gatehouse. The token never changes here.',
         security,
         params: WebhookIdParams,
         body: WebhookManageBody,

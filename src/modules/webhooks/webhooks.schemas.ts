@@ -108,6 +108,7 @@ export const PatchWebhookByTokenBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: L.username, description: 'May not pass for the service' })),
     avatar_url: Type.Optional(NullableString('https URL, or null to remove')),
     avatarUrl: Type.Optional(NullableString('Alias of avatar_url')),
+    avatar: Type.Optional(NullableString('Image data to upload (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB), or null to remove')),
   },
   { additionalProperties: true },
 );
@@ -120,6 +121,7 @@ export const WebhookManageBody = Type.Object(
     name: Type.Optional(Type.String({ description: `1–${L.username} characters after trimming; must not pass for the service (SPEC §7)` })),
     avatarUrl: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'An https:// image URL; null or "" removes it' })),
     avatar_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Alias of avatarUrl' })),
+    avatar: Type.Optional(Type.Union([Type.Null(), Type.String()], { description: 'Image data to upload (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB), or null to remove' })),
   },
   { additionalProperties: true },
 );

@@ -15,6 +15,7 @@ import { getChannel } from '../directory/channels.service.js';
 import { checkAvatarUrl } from '../directory/people.js';
 import type { Server } from '../directory/servers.js';
 import { getServer, getServerChannels, memberPermissions } from '../directory/servers.service.js';
+import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
 import {
   deleteWebhook,
   findWebhook,
@@ -51,6 +52,8 @@ export interface WebhookInput {
   name?: string | undefined;
   /** null or "" removes the avatar. */
   avatarUrl?: string | null | undefined;
+  /** Discord's `avatar`: image data (`data:image/png;base64,…`) to upload, or null to remove (issue #42 §3); wins over avatarUrl. */
+  avatar?: unknown;
 }
 
 /** SPEC §5.8: creating and managing webhooks needs Manage webhooks; creating also View channel. */
@@ -111,13 +114,19 @@ export async function createWebhook(deps: Deps, acting: Acting, channel: Channel
 async function insertWebhook(deps: Deps, acting: Acting, channel: Channel, creator: WebhookCreator, input: WebhookInput): Promise<IssuedWebhook> {
   if (channel.serverId === null) throw ApiErrors.missingPermissions();
   const { webhook, token } = newWebhook(deps, channel.id, channel.serverId, creator, { name: checkedName(deps, input.name), avatarUrl: checkedAvatar(input.avatarUrl ?? null) });
+  // Issue #42 §3: an uploaded avatar is stored under the new id before the row names it.
+  if (input.avatar !== undefined && input.avatar !== null) webhook.avatarUrl = await storeUploadedImage(deps, 'avatar', 'avatars', webhook.id, input.avatar);
   // Issue #37 §2: the audit row commits with the webhook; a full channel writes neither.
   const inserted = await changing(deps, acting, async (trx, emit) => {
     if (!(await insertWebhookCounted(trx, webhook))) return false;
     emit(createdEvent(webhook));
     return true;
+  }).catch(async (error: unknown) => {
+    await releaseUploadedImage(deps, webhook.avatarUrl, null);
+    throw error;
   });
   if (!inserted) {
+    await releaseUploadedImage(deps, webhook.avatarUrl, null);
     // The channel may have been deleted meanwhile; otherwise it is full.
     if (!(await getChannel(deps, channel.id))) throw ApiErrors.unknownChannel();
     throw ApiErrors.tooManyWebhooks();
@@ -165,14 +174,22 @@ export async function updateWebhookSettings(deps: Deps, acting: Acting<Who>, web
   const changes: { name?: string; avatarUrl?: string | null } = {};
   if (input.name !== undefined) changes.name = checkedName(deps, input.name);
   if (input.avatarUrl !== undefined) changes.avatarUrl = checkedAvatar(input.avatarUrl);
+  // Issue #42 §3: stored before the row names it; the blob it replaces goes once the row no longer does.
+  if (input.avatar !== undefined) changes.avatarUrl = input.avatar === null ? null : await storeUploadedImage(deps, 'avatar', 'avatars', webhook.id, input.avatar);
   const fieldChanges: FieldChange[] = [];
   if (changes.name !== undefined && changes.name !== webhook.name) fieldChanges.push({ key: 'name', old: webhook.name, new: changes.name });
   // Discord's key for a webhook's avatar; here it is the URL (docs/webhooks-management.md).
   if (changes.avatarUrl !== undefined && changes.avatarUrl !== webhook.avatarUrl) fieldChanges.push({ key: 'avatar_url', old: webhook.avatarUrl, new: changes.avatarUrl });
-  await changing(deps, acting, async (trx, emit) => {
-    if (!(await updateWebhook(trx, webhook.id, changes))) throw ApiErrors.unknownWebhook();
-    if (fieldChanges.length > 0) emit({ type: 'webhook.updated', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, changes: fieldChanges });
-  });
+  try {
+    await changing(deps, acting, async (trx, emit) => {
+      if (!(await updateWebhook(trx, webhook.id, changes))) throw ApiErrors.unknownWebhook();
+      if (fieldChanges.length > 0) emit({ type: 'webhook.updated', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, changes: fieldChanges });
+    });
+  } catch (error) {
+    if (changes.avatarUrl !== undefined) await releaseUploadedImage(deps, changes.avatarUrl, webhook.avatarUrl);
+    throw error;
+  }
+  if (changes.avatarUrl !== undefined) await releaseUploadedImage(deps, webhook.avatarUrl, changes.avatarUrl);
   return { ...webhook, ...changes };
 }
 

@@ -25,3 +25,22 @@
     });
   });
 })();
+
+/**
+ * Issue #42 §3: a preview of the image chosen in `<input type="file" data-preview="ID">`, shown in
+ * the `<img id="ID">` before it is uploaded (a data: URL: the pages' CSP allows no blob: images).
+ * The form posts the file itself either way.
+ */
+(function () {
+  document.querySelectorAll("input[type=file][data-preview]").forEach(function (input) {
+    var preview = document.getElementById(input.getAttribute("data-preview"));
+    if (!preview || typeof FileReader === "undefined") return;
+    input.addEventListener("change", function () {
+      var file = input.files && input.files[0];
+      if (!file || !/^image\/(png|jpeg|gif|webp)$/.test(file.type)) { preview.hidden = true; return; }
+      var reader = new FileReader();
+      reader.onload = function () { preview.src = String(reader.result); preview.hidden = false; };
+      reader.readAsDataURL(file);
+    });
+  });
+})();

@@ -1,0 +1,115 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ApiError, invalidField } from '../../core/errors.js';
+import type { Services } from '../../deps.js';
+import { personActing } from '../../http/acting.js';
+import type { App } from '../../http/app-type.js';
+import { apiErrorResponses } from '../../http/error.schemas.js';
+import { sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
+import { setOwnAvatar } from '../accounts/avatar.service.js';
+import { profilePage } from '../accounts/accounts.page.js';
+import { getPerson } from '../accounts/accounts.service.js';
+import { pendingEmail } from '../accounts/email-verification.service.js';
+import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { uploadOf } from '../files/multipart.routes.js';
+import { mailConfigured } from '../mail/mail.service.js';
+import { botUser } from '../oauth/identity.service.js';
+import { UserRecordBody } from '../oauth/oauth.schemas.js';
+import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
+import { IMAGE_BODY_LIMIT, UPLOADED_IMAGE_MAX_BYTES } from './uploaded-images.js';
+
+const ModifyCurrentUserBody = Type.Object(
+  {
+    avatar: Type.Optional(Type.Union([Type.Null(), Type.String()], { description: 'Image data to upload (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB), or null to remove the avatar' })),
+  },
+  { additionalProperties: true },
+);
+
+/** Discord's Modify Current User for a bot (issue #42 §3): its `avatar`. */
+export function registerImageUploadApi(app: App, services: Services): void {
+  app.patch(
+    '/api/v1/users/@me',
+    {
+      onRequest: requireBot(services),
+      // Room for `avatar`, up to 10 MiB of image as base64.
+      bodyLimit: Math.max(services.config.bodyLimit, IMAGE_BODY_LIMIT),
+      schema: {
+        tags: ['Users'],
+        summary: "Change the bot's avatar",
+        description:
+          "With `Authorization: Bot <token>`: Discord's Modify Current User, of which Gatehouse takes `avatar`: image data (`data:image/png;base64,…`: PNG, JPEG, GIF or WebP, at most 10 MiB; anything else 400 50035 at `avatar`, nothing stored), served at `/avatars/{user_id}/{hash}.png`, or null to remove it. Other fields are ignored. People change theirs in Settings → Profile.",
+        security: [{ bot: [] }],
+        body: ModifyCurrentUserBody,
+        response: { 200: UserRecordBody, ...apiErrorResponses(400, 401), 429: RateLimitedBody },
+      },
+    },
+    async (request) => {
+      const bot = botOf(request);
+      if (request.body.avatar !== undefined) await setOwnAvatar(services, botActing(request, services.clock), request.body.avatar);
+      return botUser(services, bot);
+    },
+  );
+}
+
+/** What a page's image form sent: the chosen file's bytes, or a removal. */
+type ImageFormAction = { kind: 'upload'; bytes: Buffer } | { kind: 'remove' };
+
+/**
+ * Reads an image form's multipart body (image-upload.page.ts): `do` (upload | remove) and the
+ * file `image`, at most UPLOADED_IMAGE_MAX_BYTES (one byte more is read, to know it is too large,
+ * and the rest is not kept). 400 50035 at `image` when no file was chosen or it is too large.
+ */
+async function readImageForm(request: FastifyRequest): Promise<ImageFormAction> {
+  const upload = uploadOf(request, UPLOADED_IMAGE_MAX_BYTES, 64);
+  if (upload === undefined) throw invalidField(['image'], 'BASE_TYPE_REQUIRED', 'Choose an image file to upload.');
+  let action = 'upload';
+  let bytes: Buffer | undefined;
+  let tooLarge = false;
+  for await (const part of upload.parts) {
+    if (part.kind === 'field') {
+      if (part.name === 'do') action = part.value;
+      continue;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of part.stream) {
+      size += chunk.length;
+      if (part.name !== 'image' || size > UPLOADED_IMAGE_MAX_BYTES) tooLarge ||= part.name === 'image';
+      else chunks.push(chunk);
+    }
+    if (part.name === 'image' && size > 0 && !tooLarge) bytes = Buffer.concat(chunks, size);
+  }
+  if (action === 'remove') return { kind: 'remove' };
+  if (tooLarge) throw invalidField(['image'], 'BINARY_TYPE_MAX_SIZE', `File cannot be larger than ${UPLOADED_IMAGE_MAX_BYTES / 1024 / 1024} MiB`);
+  if (bytes === undefined) throw invalidField(['image'], 'BASE_TYPE_REQUIRED', 'Choose an image file to upload.');
+  return { kind: 'upload', bytes };
+}
+
+/** The sentence a page shows for a refused image. */
+function refusal(error: ApiError): string {
+  const first = (error.errors as { image?: { _errors?: { message: string }[] } } | undefined)?.image?._errors?.[0]?.message;
+  return first ?? error.message;
+}
+
+/**
+ * The pages' image forms (issue #42 §3), in a pages context with the multipart parser (app.ts):
+ * Settings → Profile's avatar.
+ */
+export function registerImageUploadPages(pages: App, services: Services): void {
+  signedInPages(pages, (scope) => {
+    const body = { content: { 'multipart/form-data': { schema: { type: 'null' } } } } as const;
+    scope.post('/settings/avatar', { schema: { hide: true, body } }, async (request, reply) => {
+      try {
+        const action = await readImageForm(request);
+        await setOwnAvatar(services, personActing(request, services.clock), action.kind === 'remove' ? null : action.bytes, 'image');
+        return reply.redirect('/settings/profile?saved=1', 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        const person = await getPerson(services, request.signedInViewer.id);
+        if (!person) throw error;
+        const pending = await pendingEmail(services, person);
+        return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, imageError: refusal(error), pendingEmail: pending, mail: mailConfigured(services) }), 400);
+      }
+    });
+  });
+}
