@@ -166,6 +166,14 @@ for (const store of stores) {
       expect(await stored()).toEqual(before);
     });
 
+    it('a file part without a file name (busboy takes an application/octet-stream part for a file) is stored as "file", never a 5xx', async () => {
+      const w = await createTestWebhook(t);
+      // undici's FormData leaves out an empty file name: the part has a Content-Type and no filename.
+      const res = await send(w, 'POST', `${w.path}?wait=true`, { content: 'nameless' }, [{ field: 'files[0]', filename: '', type: 'application/octet-stream', data: 'bytes' }]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ attachments: [{ filename: 'file', size: 5 }] });
+    });
+
     it('a truncated multipart body is 400 and stores nothing', async () => {
       const w = await createTestWebhook(t);
       const before = await stored();
