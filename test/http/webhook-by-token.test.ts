@@ -89,9 +89,10 @@ describe('PATCH /api/v1/webhooks/{id}/{token}', () => {
     expect((await call(t, 'PATCH', w.path, { avatarUrl: null })).json().avatar_url).toBeNull();
     await call(t, 'PATCH', w.path, { avatarUrl: 'https://img.example/c.png' });
     expect((await call(t, 'PATCH', w.path, { avatar: null })).json().avatar_url).toBeNull();
+    // Issue #42 §3: `avatar` is image data now; a PNG signature alone is no image (test/http/avatar-uploads.test.ts has the uploads).
     const upload = await call(t, 'PATCH', w.path, { avatar: 'data:image/png;base64,iVBORw0KGgo=' });
     expect(upload.statusCode).toBe(400);
-    expect(upload.json().errors.avatar._errors[0].message).toContain('avatarUrl');
+    expect(upload.json().errors.avatar._errors[0].message).toContain('PNG, JPEG, GIF or WebP');
   });
 
   it('refuses a name that passes for the service (SPEC §7) at name, and bad values, changing nothing', async () => {

@@ -27,10 +27,10 @@ export function imageUploadForm(input: ImageUploadFormInput): SafeHtml {
 <p><strong>${input.label} image</strong></p>
 <div class="message">${input.current ? html`<img class="avatar" id="image-current" src="${input.current}" alt="Current ${input.label.toLowerCase()}" width="64" height="64">` : html`<span class="muted" id="image-current">No ${input.label.toLowerCase()} yet.</span>`}
 <img class="avatar" id="image-preview" alt="Preview of the chosen image" width="64" height="64" hidden></div>
-<label for="image-file">Upload a new ${input.label.toLowerCase()}</label>
+<label for="image-file">Choose a new ${input.label.toLowerCase()}</label>
 <input id="image-file" name="image" type="file" accept="image/png,image/jpeg,image/gif,image/webp" data-preview="image-preview" aria-describedby="image-file-hint${input.error ? ' image-file-error' : ''}"${input.error ? html` aria-invalid="true"` : ''}>
 <p class="hint" id="image-file-hint">PNG, JPEG, GIF or WebP, up to ${mib} MiB. Stored and served by this server.</p>
 ${input.error ? html`<div class="error" id="image-file-error" role="alert">${input.error}</div>` : ''}
-<div class="actions"><button type="submit" name="do" value="upload">Upload</button>${input.current ? html` <button type="submit" name="do" value="remove" class="secondary">Remove ${input.label.toLowerCase()}</button>` : ''}</div>
+<div class="actions"><button type="submit" name="do" value="upload">Upload ${input.label.toLowerCase()}</button>${input.current ? html` <button type="submit" name="do" value="remove" class="secondary">Remove ${input.label.toLowerCase()}</button>` : ''}</div>
 </form>`;
 }
