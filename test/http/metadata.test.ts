@@ -25,7 +25,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       device_authorization_endpoint: 'https://auth.example.com/api/oauth2/device/authorize',
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
       scopes_supported: ['openid', 'profile', 'identify', 'email', 'servers', 'bot', 'applications.commands', 'webhook.incoming'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
