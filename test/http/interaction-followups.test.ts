@@ -34,6 +34,7 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
   let channel: Channel;
   let appServer: Server;
   const received: Received[] = [];
+  const callbackResponses: unknown[] = [];
 
   beforeAll(async () => {
     t = await createTestApp({ env: { GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'true' } });
@@ -57,6 +58,8 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
       { name: 'weird', description: 'Answers with an unknown type' },
       { name: 'long', description: 'Answers with too much' },
       { name: 'ping', description: 'Answers at once' },
+      { name: 'respond', description: 'Answers through the callback route with with_response' },
+      { name: 'respondlater', description: 'Defers through the callback route with with_response' },
       ],
     });
 
@@ -75,6 +78,21 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
             .reply(body.id, body.token, { content: 'Answered by callback' })
             .then(() => res.status(202).end())
             .catch(() => res.status(500).end());
+        case 'respond':
+        case 'respondlater':
+          // @discordjs/core's with_response: the callback answers Discord's interaction callback response.
+          return void (body.data.name === 'respond'
+            ? api.interactions.reply(body.id, body.token, { content: 'Answered with the response', embeds: [{ title: 'Receipt' }], with_response: true })
+            : api.interactions.defer(body.id, body.token, { with_response: true })
+          )
+            .then((response) => {
+              callbackResponses.push(response);
+              res.status(202).end();
+            })
+            .catch((error: unknown) => {
+              callbackResponses.push(error);
+              res.status(500).end();
+            });
         case 'weird':
           return void res.json({ type: 42 });
         case 'long':
@@ -177,6 +195,34 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     const unknown = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}x/callback`, payload: { type: 4, data: { content: 'no' } } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 10062 });
+  });
+
+  it('with_response=true on the callback route answers 200 with Discord’s interaction callback response: the interaction and the message posted', async () => {
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/respond')).statusCode).toBe(303);
+    const interaction = last();
+    const response = callbackResponses.at(-1) as { interaction: Record<string, unknown>; resource: { type: number; message: Record<string, unknown> } };
+    const posted = (await original(interaction)).json() as { id: string };
+    expect(response).toEqual({
+      interaction: { id: interaction.id, type: 2, response_message_id: posted.id, response_message_loading: false, response_message_ephemeral: false },
+      resource: { type: 4, message: expect.objectContaining({ id: posted.id, type: 20, content: 'Answered with the response', embeds: [expect.objectContaining({ title: 'Receipt' })], interaction_metadata: expect.objectContaining({ id: interaction.id, name: 'respond' }) }) },
+    });
+    expect((await send(owner.agent, '/respondlater')).statusCode).toBe(303);
+    const later = callbackResponses.at(-1) as { interaction: Record<string, unknown>; resource: { type: number; message: Record<string, unknown> } };
+    expect(later.interaction).toMatchObject({ id: last().id, response_message_loading: true, response_message_ephemeral: false });
+    expect(later.resource).toMatchObject({ type: 5, message: { flags: 128, content: '', interaction_metadata: { name: 'respondlater' } } });
+  });
+
+  it('without with_response the callback answers 204; a with_response that is not a boolean is 50035 and the answer is not used', async () => {
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/think')).statusCode).toBe(303);
+    const interaction = last();
+    // /think was deferred in the response body, so a callback now is 40060 — but the bad query is refused before the answer is looked at.
+    const bad = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}/callback?with_response=maybe`, payload: { type: 4, data: { content: 'x' } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 50035, errors: { with_response: { _errors: [{ code: 'BASE_TYPE_BAD_TYPE' }] } } });
+    const again = await t.app.inject({ method: 'POST', url: `/api/v1/interactions/${interaction.id}/${interaction.token}/callback?with_response=false`, payload: { type: 4, data: { content: 'x' } } });
+    expect(again.json()).toMatchObject({ code: 40060 });
   });
 
   it('an answer of unknown type or with content over 2000: the invoker reads "The application\'s answer was invalid", nothing is posted, the delivery log says why', async () => {

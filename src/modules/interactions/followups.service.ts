@@ -15,7 +15,7 @@ import { bucketHash, INVALID_REQUEST_RULE, invalidRequestBucketKey } from '../we
 import { acknowledgeInteraction, findInteraction, findInteractionByTokenHash, insertInteraction, setOriginalMessage, type StoredInteraction } from './interactions.repository.js';
 
 export type { StoredInteraction };
-import { checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionType, INTERACTION_TOKEN_PREFIX, INTERACTION_TOKEN_TTL_MS, type CheckedAnswer } from './interactions.js';
+import { CallbackType, checkAnswer, EPHEMERAL, FOLLOWUP_RULE, followupBucketKey, InteractionType, INTERACTION_TOKEN_PREFIX, INTERACTION_TOKEN_TTL_MS, type CheckedAnswer } from './interactions.js';
 
 /**
  * What an app does with an interaction after it was sent (issue #40 §2): answer it once (in the
@@ -114,7 +114,7 @@ export async function useAnswer(deps: Deps, acting: Acting<Who>, interaction: St
  * answer sent by HTTP instead of in the response body, under the rules of checkAnswer. Unknown
  * or expired: 404 10062; answered already: 400 40060; an invalid answer: 50035 naming why.
  */
-export async function answerByCallback(deps: Deps, acting: Acting<Who>, interactionId: string, token: string, body: unknown, clientAddress: string, onLimit: (limit: RateLimitInfo) => void): Promise<void> {
+export async function answerByCallback(deps: Deps, acting: Acting<Who>, interactionId: string, token: string, body: unknown, clientAddress: string, onLimit: (limit: RateLimitInfo) => void): Promise<CallbackAnswer> {
   const found = isSnowflake(interactionId) ? await findInteraction(deps.db, interactionId) : undefined;
   const now = deps.clock.now();
   // Hashes compared in constant time (DESIGN §3).
@@ -130,7 +130,43 @@ export async function answerByCallback(deps: Deps, acting: Acting<Who>, interact
   if (interaction.acknowledged) throw alreadyAcknowledged();
   const checked = checkAnswer(200, Buffer.from(JSON.stringify(body ?? null)), deps.config.serviceName);
   if (checked.kind === 'invalid') throw invalidField(['type'], 'INTERACTION_RESPONSE_INVALID', `The answer was refused: ${checked.reason}.`);
-  await useAnswer(deps, acting, interaction, checked);
+  const used = await useAnswer(deps, acting, interaction, checked);
+  return { interaction, callbackType: checked.kind === 'message' ? CallbackType.CHANNEL_MESSAGE_WITH_SOURCE : CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, used };
+}
+
+/** What answerByCallback did: the interaction, the answer's callback type (4 or 5) and what became of it. */
+export interface CallbackAnswer {
+  interaction: StoredInteraction;
+  callbackType: number;
+  used: AnswerResult;
+}
+
+/** Discord's interaction callback response (`with_response=true`). */
+export interface InteractionCallbackResponse {
+  interaction: { id: string; type: number; response_message_id?: string; response_message_loading: boolean; response_message_ephemeral: boolean };
+  resource: { type: number; message?: InteractionMessageResource };
+}
+
+/**
+ * Discord's interaction callback response object, the callback route's answer with
+ * `with_response=true`: the interaction, whether its answer is "thinking" or ephemeral, and the
+ * message it posted. An ephemeral answer is stored nowhere (useAnswer), so it has no message id
+ * or message here.
+ */
+export async function presentCallbackResponse(deps: Deps, answered: CallbackAnswer): Promise<InteractionCallbackResponse> {
+  const { interaction, callbackType, used } = answered;
+  const message = used.kind === 'ephemeral' ? undefined : used.message;
+  const presented = message === undefined ? undefined : await presentInteractionMessage(deps, interaction, message);
+  return {
+    interaction: {
+      id: interaction.id,
+      type: InteractionType.APPLICATION_COMMAND,
+      ...(presented === undefined ? {} : { response_message_id: presented.id }),
+      response_message_loading: used.kind === 'deferred',
+      response_message_ephemeral: message === undefined,
+    },
+    resource: { type: callbackType, ...(presented === undefined ? {} : { message: presented }) },
+  };
 }
 
 /**

@@ -23,3 +23,26 @@ export const InteractionCallbackBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+export const InteractionCallbackQuery = Type.Object(
+  { with_response: Type.Optional(Type.String({ description: 'true: answer 200 with the interaction callback response instead of 204' })) },
+  { additionalProperties: true },
+);
+
+/** Discord's interaction callback response object (documentation: the route writes it with JSON.stringify). */
+export const InteractionCallbackResponseBody = Type.Object(
+  {
+    interaction: Type.Object({
+      id: Type.String({ description: 'The interaction' }),
+      type: Type.Integer({ description: '2 APPLICATION_COMMAND' }),
+      response_message_id: Type.Optional(Type.String({ description: 'The message the answer posted (none for an ephemeral answer, which is stored nowhere)' })),
+      response_message_loading: Type.Boolean({ description: 'A deferred answer: the message is "thinking"' }),
+      response_message_ephemeral: Type.Boolean({ description: 'Shown to the invoker only' }),
+    }),
+    resource: Type.Object({
+      type: Type.Integer({ description: 'The callback type: 4 or 5' }),
+      message: Type.Optional(Type.Unknown({ description: "Discord's message object (type 20, with interaction_metadata)" })),
+    }),
+  },
+  { description: "Discord's interaction callback response" },
+);
