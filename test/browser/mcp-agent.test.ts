@@ -244,7 +244,7 @@ describe.skipIf(!chromiumAvailable)('an MCP agent (SDK auth(), DCR, consent in C
     redirectUrl = `http://127.0.0.1:${(loopback.address() as { port: number }).port}/callback`;
     codes = [];
     browser = await launchBrowser();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
