@@ -85,16 +85,26 @@ function multipartBody(file) {
   ]);
 }
 
-/** One run of bench/lib/files-load.mjs in a child process; `job.requests[i].body` indexes `job.bodies`. */
-function runFilesLoad(job) {
-  return new Promise((resolve, reject) => {
+let worker;
+/**
+ * One job of bench/lib/files-load.mjs, in its child process (started once, on the first job, so a
+ * short smoke does not pay a process start per measurement); `job.requests[i].body` indexes `job.bodies`.
+ */
+async function runFilesLoad(job) {
+  worker ??= new Promise((resolve, reject) => {
     const child = fork(join(BENCH_DIR, 'lib', 'files-load.mjs'), ['--files-load-worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
-    let result;
-    child.on('message', (m) => {
-      if (m.ready) child.send(job);
-      else result = m;
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`files load worker exited with ${code}`)));
+  });
+  const child = await worker;
+  return new Promise((resolve, reject) => {
+    const exited = (code) => reject(new Error(`files load worker exited with ${code} during a job`));
+    child.once('exit', exited);
+    child.once('message', (result) => {
+      child.off('exit', exited);
+      resolve(result);
     });
-    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`files load worker exited with ${code} and no result`))));
+    child.send(job);
   });
 }
 
@@ -294,6 +304,7 @@ async function main() {
       log('bench/REPORT.md: section "files" written');
     }
   } finally {
+    if (worker) (await worker.catch(() => undefined))?.disconnect();
     for (const p of processes) await p.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }

@@ -132,14 +132,15 @@ export function filesLoad({ base, requests, connections, duration, count }) {
 }
 
 // Run as a child process of bench/files.mjs (so the generator never shares the orchestrator's
-// event loop or its RSS sampling): the job comes over IPC, the figures go back.
+// event loop or its RSS sampling): one process for the whole run, each job over IPC and its figures
+// back; it exits when the orchestrator disconnects.
 if (process.send && process.argv.includes('--files-load-worker')) {
   process.on('message', async (job) => {
     // One Buffer per distinct body, shared by every request that sends it.
     const bodies = (job.bodies ?? []).map((b) => Buffer.from(b));
     const requests = job.requests.map((r) => ({ head: Buffer.from(r.head), body: r.body === undefined ? undefined : bodies[r.body] }));
-    const result = await filesLoad({ ...job, requests });
-    process.send(result, () => process.exit(0));
+    process.send(await filesLoad({ ...job, requests }));
   });
+  process.on('disconnect', () => process.exit(0));
   process.send({ ready: true });
 }
