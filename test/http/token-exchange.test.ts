@@ -169,7 +169,7 @@ describe('token exchange (RFC 8693): a resource server acting for the person on 
       const subject = (await subjectFor(MCP, 'notes:read'))['access_token'] as string;
       expect((await exchange({ subject_token: subject, resource: 'http://localhost:8080/' })).statusCode).toBe(200);
       expect((await exchange({ subject_token: subject, audience: 'http://localhost:8080' })).statusCode).toBe(200);
-      for (const fields of [{ resource: MCP }, { audience: 'https://elsewhere.example/' }, { resource: 'not a url' }]) {
+      for (const fields of [{ resource: MCP }, { audience: 'https://elsewhere.example/' }, { resource: 'not a url' }] as Record<string, string>[]) {
         const res = await exchange({ subject_token: subject, ...fields });
         expect(res.statusCode).toBe(400);
         expect(res.json()).toMatchObject({ error: 'invalid_target' });
