@@ -80,6 +80,55 @@ export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner)
   directRunners.set(db, runner);
 }
 
+/** One statement of an all-or-none group, run at once: its SQL, values and timing label. */
+export type StepRunner = (sql: string, parameters: readonly unknown[], operation: string) => QueryResult<unknown>;
+
+/**
+ * Runs `steps` all or none and settles once what they wrote is committed: a database whose
+ * statements run synchronously (SQLite, storage/sqlite/write-groups.ts `atomically`).
+ */
+export type AtomicRunner = <T>(steps: (run: StepRunner) => T) => Promise<T>;
+
+const atomicRunners = new WeakMap<object, AtomicRunner>();
+
+/** storage/sqlite/connect.ts: this Kysely instance can run prepared statements all or none without a Kysely transaction. */
+export function registerAtomicRunner(db: Kysely<Database>, runner: AtomicRunner): void {
+  atomicRunners.set(db, runner);
+}
+
+/** The prepared statements of an all-or-none group (`atomically`): each runs at once and returns its result. */
+export interface AtomicSteps {
+  run<V, R>(query: PreparedQuery<V, R>, values: V): QueryResult<R>;
+}
+
+/**
+ * Whether `db` runs `atomically` (SQLite); PostgreSQL's statements are round trips, and its
+ * all-or-none writes are single statements or transactions instead.
+ */
+export function runsAtomically(db: Db): boolean {
+  return atomicRunners.has(db);
+}
+
+/**
+ * Runs prepared statements all or none, without a Kysely transaction (DESIGN §5): on SQLite a
+ * savepoint inside the turn's write group, opened, run and released in one synchronous step, so no
+ * other query can interleave and nothing waits on a promise between statements; settles after the
+ * group's COMMIT, like any write. `steps` must be synchronous; a throw undoes every step (ROLLBACK
+ * TO) and rejects with it. Only for a database with `runsAtomically`.
+ */
+export function atomically<T>(db: Db, steps: (tx: AtomicSteps) => T): Promise<T> {
+  const runner = atomicRunners.get(db);
+  if (runner === undefined) return Promise.reject(new Error('atomically: this database runs no atomic steps (runsAtomically)'));
+  return runner((run) =>
+    steps({
+      run: <V, R>(query: PreparedQuery<V, R>, values: V): QueryResult<R> => {
+        const { sql, parameters, operation } = query.statement(db, values);
+        return run(sql, parameters, operation) as QueryResult<R>;
+      },
+    }),
+  );
+}
+
 /** Stands in for a value while the query is compiled; replaced by the call's value afterwards. */
 class Placeholder {
   constructor(readonly name: string) {}
@@ -102,6 +151,8 @@ interface Template {
 /** A template as one database runs it: straight through its direct runner, or through Kysely. */
 interface Binding {
   template: Template;
+  /** 'select', 'insert', 'update' or 'delete': the label its timings carry. */
+  operation: string;
   direct: ((parameters: readonly unknown[]) => Promise<QueryResult<unknown>>) | undefined;
 }
 
@@ -121,7 +172,11 @@ export interface PrepareOptions {
  * `tables`: the tables its operation tree names (storage/query-tables.ts), undefined for raw `sql`;
  * what a cache of its rows watches (storage/coherence.ts) and what table ownership checks.
  */
-export type PreparedQuery<V, R> = ((db: Db, values: V) => Promise<QueryResult<R>>) & { readonly tables: ReadonlySet<string> | undefined };
+export type PreparedQuery<V, R> = ((db: Db, values: V) => Promise<QueryResult<R>>) & {
+  readonly tables: ReadonlySet<string> | undefined;
+  /** The statement as `db` runs it with these values (for `atomically`). */
+  readonly statement: (db: Db, values: V) => { sql: string; parameters: unknown[]; operation: string };
+};
 
 /**
  * `prepareQuery<{ hash: string }>()((db, v) => db.selectFrom('t').selectAll().where('h', '=', v.hash))`
@@ -152,29 +207,42 @@ export function prepareQuery<V extends object>(): <R>(build: (db: Db, values: V)
         templates.set(dialect, template);
       }
       const runner = directRunners.get(db);
-      const direct = runner?.({ sql: template.sql, query: template.query, queryId: template.queryId.queryId, operation: statementOperation(template.query.kind, template.sql), cacheable });
-      const binding = { template, direct };
+      const operation = statementOperation(template.query.kind, template.sql);
+      const direct = runner?.({ sql: template.sql, query: template.query, queryId: template.queryId.queryId, operation, cacheable });
+      const binding = { template, operation, direct };
       bindings.set(db, binding);
       return binding;
     };
-    const run = (db: Db, values: V): Promise<QueryResult<R>> => {
+    const bindingOf = (db: Db): Binding => {
       let binding = db === lastDb ? last : undefined;
       if (binding === undefined) {
         binding = bindings.get(db) ?? bind(db);
         lastDb = db;
         last = binding;
       }
-      const { template, direct } = binding;
+      return binding;
+    };
+    const fill = (template: Template, values: V): unknown[] => {
       const slots = template.slots;
       const parameters = new Array<unknown>(slots.length);
       for (let i = 0; i < slots.length; i += 1) {
         const slot = slots[i] as Slot;
         parameters[i] = slot.name === undefined ? slot.constant : (values as Record<string, unknown>)[slot.name];
       }
+      return parameters;
+    };
+    const run = (db: Db, values: V): Promise<QueryResult<R>> => {
+      const { template, direct } = bindingOf(db);
+      const parameters = fill(template, values);
       if (direct !== undefined) return direct(parameters) as Promise<QueryResult<R>>;
       return db.executeQuery({ sql: template.sql, parameters, query: template.query, queryId: template.queryId } as CompiledQuery<R>);
     };
+    const statement = (db: Db, values: V): { sql: string; parameters: unknown[]; operation: string } => {
+      const { template, operation } = bindingOf(db);
+      return { sql: template.sql, parameters: fill(template, values), operation };
+    };
     let tables: ReadonlySet<string> | undefined | null = null;
+    Object.defineProperty(run, 'statement', { value: statement });
     return Object.defineProperty(run, 'tables', {
       get: () => {
         if (tables === null) tables = tablesNamed(declaredTemplate().query);

@@ -238,6 +238,71 @@ describe('bound statements', () => {
   });
 });
 
+/**
+ * All-or-none groups of statements run in one synchronous step (storage/prepared.ts atomically,
+ * the token endpoint's rotation and redemption on SQLite): a savepoint inside the turn's group.
+ */
+describe('atomic steps', () => {
+  const insert = 'insert into items (id, name) values (?, ?)';
+
+  it('are all or none: a throw undoes the steps before it, and the other writes of the group are kept', async () => {
+    await db.insertInto('items').values({ id: 10, name: 'taken' }).execute();
+    const plain = db.insertInto('items').values({ id: 1, name: 'plain' }).execute();
+    const failed = dialect.core.groups.atomically((run) => {
+      run(insert, [2, 'first step'], 'insert');
+      run(insert, [3, 'taken'], 'insert'); // UNIQUE(name): fails
+      return 'unreachable';
+    });
+    const kept = dialect.core.groups.atomically((run) => {
+      run(insert, [4, 'kept'], 'insert');
+      return run('update items set used_at = 1 where id = ? and used_at is null', [4], 'update').numAffectedRows;
+    });
+    await expect(failed).rejects.toThrow(/UNIQUE/);
+    expect(await kept).toBe(1n);
+    await plain;
+    expect(committedNames()).toEqual(['plain', 'kept', 'taken']);
+  });
+
+  it('share the turn\'s commit and settle with their value only once it is committed', async () => {
+    const before = dialect.core.commits;
+    const plain = db.insertInto('items').values({ id: 1, name: 'plain' }).execute();
+    const atomic = dialect.core.groups.atomically((run) => {
+      run(insert, [2, 'atomic'], 'insert');
+      return 'done';
+    });
+    expect(committedNames()).toEqual([]);
+    expect(await atomic).toBe('done');
+    expect(committedNames()).toEqual(['plain', 'atomic']);
+    await plain;
+    expect(dialect.core.commits - before).toBe(1);
+  });
+
+  it('wait while a db.transaction() holds the connection, then run after it', async () => {
+    const order: string[] = [];
+    let pending: Promise<unknown> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ id: 1, name: 'in transaction' }).execute();
+      pending = dialect.core.groups.atomically((run) => run(insert, [2, 'atomic'], 'insert')).then(() => order.push('atomic'));
+      const seen = await trx.selectFrom('items').select('name').execute();
+      expect(seen.map((row) => row.name)).toEqual(['in transaction']);
+      order.push('transaction');
+    });
+    await pending;
+    expect(order).toEqual(['transaction', 'atomic']);
+    expect(committedNames()).toEqual(['in transaction', 'atomic']);
+  });
+
+  it('of 20 racing single-use steps of one row, in and out of transactions, exactly one wins', async () => {
+    await db.insertInto('items').values({ id: 1, name: 'code' }).execute();
+    const consume = (i: number): Promise<boolean> =>
+      i % 2 === 0
+        ? dialect.core.groups.atomically((run) => run('update items set used_at = 1 where id = 1 and used_at is null', [], 'update').numAffectedRows === 1n)
+        : db.transaction().execute(async (trx) => (await trx.updateTable('items').set({ used_at: 1 }).where('id', '=', 1).where('used_at', 'is', null).executeTakeFirst()).numUpdatedRows === 1n);
+    const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => consume(i)));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+  });
+});
+
 describe('statement cache', () => {
   it('reuses a prepared statement per SQL text and drops the least recently used beyond its bound', () => {
     const cache = new StatementCache(native, 2);

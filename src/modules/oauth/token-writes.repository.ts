@@ -12,9 +12,18 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
-import { prepareQuery } from '../../storage/prepared.js';
+import { atomically, prepareQuery, runsAtomically, type AtomicSteps } from '../../storage/prepared.js';
 import { declareTables } from '../../storage/query-tables.js';
-import { consumeCode, insertAccessToken, insertRefreshToken, rotateRefreshToken } from './tokens.repository.js';
+import {
+  consumeCode,
+  consumeCodeStep,
+  insertAccessToken,
+  insertAccessTokenStep,
+  insertRefreshToken,
+  insertRefreshTokenStep,
+  rotateRefreshToken,
+  rotateRefreshTokenStep,
+} from './tokens.repository.js';
 
 /** The two tokens a rotation or a redemption stores, for the grant of the row its UPDATE returned. */
 interface NewTokens {
@@ -93,6 +102,13 @@ export interface TokenPair {
 export interface AlongsideWrites {
   beforeTokens?: ((trx: Transaction<Database>) => Promise<void>) | undefined;
   afterTokens?: ((trx: Transaction<Database>) => Promise<void>) | undefined;
+}
+
+/** insertPair as steps of an all-or-none group (SQLite, storage/prepared.ts atomically). */
+function insertPairSteps(tx: AtomicSteps, pair: TokenPair): void {
+  const row = { grantId: pair.grantId, applicationId: pair.applicationId, userId: pair.userId, createdAt: pair.now, resourceServerId: pair.resourceServerId };
+  insertAccessTokenStep(tx, { ...row, tokenHash: pair.accessHash, scopes: pair.accessScopes, expiresAt: pair.accessExpiresAt });
+  insertRefreshTokenStep(tx, { ...row, tokenHash: pair.refreshHash, scopes: pair.refreshScopes, expiresAt: pair.refreshExpiresAt, rotationKey: pair.rotationKey() });
 }
 
 async function insertPair(trx: Transaction<Database>, pair: TokenPair): Promise<void> {
@@ -188,6 +204,14 @@ export async function redeemCodeForTokens(db: Kysely<Database>, codeHash: string
     const { rows } = await redeemInOneStatement(db, { codeHash, ...newTokens(pair) });
     return rows[0]?.consumed === 1 ? 'redeemed' : 'lost-race';
   }
+  if (alongside === undefined && runsAtomically(db)) {
+    // SQLite: the UPDATE and both INSERTs in one savepoint, run in one synchronous step.
+    return atomically(db, (tx) => {
+      if (!consumeCodeStep(tx, codeHash, pair.now)) return 'lost-race';
+      insertPairSteps(tx, pair);
+      return 'redeemed';
+    });
+  }
   const consumed = await db.transaction().execute(async (trx) => {
     if (!(await consumeCode(trx, codeHash, pair.now))) return false;
     if (alongside?.beforeTokens) await alongside.beforeTokens(trx);
@@ -208,6 +232,14 @@ export async function rotateToSuccessors(db: Kysely<Database>, tokenHash: string
   if (onPostgres(db)) {
     const { rows } = await rotateInOneStatement(db, { hash: tokenHash, ...newTokens(pair) });
     return rows[0]?.rotated === 1 ? 'rotated' : 'lost-race';
+  }
+  if (runsAtomically(db)) {
+    // SQLite: the UPDATE and both INSERTs in one savepoint, run in one synchronous step.
+    return atomically(db, (tx) => {
+      if (!rotateRefreshTokenStep(tx, tokenHash, pair.refreshHash, pair.now)) return 'lost-race';
+      insertPairSteps(tx, pair);
+      return 'rotated';
+    });
   }
   const rotated = await db.transaction().execute(async (trx) => {
     if (!(await rotateRefreshToken(trx, tokenHash, pair.refreshHash, pair.now))) return false;

@@ -3,7 +3,7 @@ import { coherenceOf, declareCoherentCache, type Coherence } from '../../storage
 import type { Database } from '../../storage/database.js';
 import { onPostgres } from '../../storage/dialect-of.js';
 import { batched } from '../../storage/postgres-batch.js';
-import { affectedRows, firstRow, hotLookup, prepareQuery } from '../../storage/prepared.js';
+import { affectedRows, firstRow, hotLookup, prepareQuery, type AtomicSteps } from '../../storage/prepared.js';
 import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
@@ -161,6 +161,11 @@ export async function consumeCode(db: Db, codeHash: string, now: number): Promis
   return (await affectedRows(consumeCodeRow(db, { hash: codeHash, now }))) === 1n;
 }
 
+/** consumeCode as one step of an all-or-none group (storage/prepared.ts atomically). */
+export function consumeCodeStep(tx: AtomicSteps, codeHash: string, now: number): boolean {
+  return tx.run(consumeCodeRow, { hash: codeHash, now }).numAffectedRows === 1n;
+}
+
 /** Fields common to access and refresh token rows. */
 export interface NewTokenRow {
   tokenHash: string;
@@ -181,6 +186,15 @@ export async function insertAccessToken(db: Db, token: NewTokenRow & { appOnly?:
 
 export async function insertRefreshToken(db: Db, token: NewTokenRow & { rotationKey: string }): Promise<void> {
   await insertRefreshTokenRow(db, { ...tokenValues(token), rotationKey: token.rotationKey });
+}
+
+/** insertAccessToken and insertRefreshToken as steps of an all-or-none group (storage/prepared.ts atomically). */
+export function insertAccessTokenStep(tx: AtomicSteps, token: NewTokenRow): void {
+  tx.run(insertAccessTokenRow, { ...tokenValues(token), appOnly: 0 });
+}
+
+export function insertRefreshTokenStep(tx: AtomicSteps, token: NewTokenRow & { rotationKey: string }): void {
+  tx.run(insertRefreshTokenRow, { ...tokenValues(token), rotationKey: token.rotationKey });
 }
 
 function tokenValues(token: NewTokenRow): TokenValues {
@@ -381,6 +395,11 @@ function toRefreshToken(row: Selectable<OAuthRefreshTokensTable>): StoredRefresh
  */
 export async function rotateRefreshToken(db: Db, tokenHash: string, successorHash: string, now: number): Promise<boolean> {
   return (await affectedRows(rotateRefreshTokenRow(db, { hash: tokenHash, successorHash, now }))) === 1n;
+}
+
+/** rotateRefreshToken as one step of an all-or-none group (storage/prepared.ts atomically). */
+export function rotateRefreshTokenStep(tx: AtomicSteps, tokenHash: string, successorHash: string, now: number): boolean {
+  return tx.run(rotateRefreshTokenRow, { hash: tokenHash, successorHash, now }).numAffectedRows === 1n;
 }
 
 /** Forgets the remembered consent of a person for an app (issue #3: revocation forgets it). */

@@ -11,7 +11,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import type { Database } from '../database.js';
 import type { ConnectOptions, DatabaseHandle, Durability } from '../handle.js';
-import { registerDirectRunner } from '../prepared.js';
+import { registerAtomicRunner, registerDirectRunner } from '../prepared.js';
 import { queryObservers } from '../query-observers.js';
 import { GroupCommitSqliteDialect } from './dialect.js';
 import { startCheckpointer } from './wal-checkpoint.js';
@@ -58,6 +58,8 @@ export function connectSqlite(path: string, durability: Durability, backgroundCh
   // itself; cacheable point lookups may be answered from its row cache (storage/prepared.ts,
   // sqlite/core.ts, sqlite/row-cache.ts).
   registerDirectRunner(db, (statement) => dialect.core.bind(statement.sql, statement));
+  // All-or-none groups of prepared statements without a Kysely transaction (storage/prepared.ts atomically).
+  registerAtomicRunner(db, (steps) => dialect.core.groups.atomically(steps));
   // An in-memory database has no WAL to checkpoint.
   const checkpointer =
     backgroundCheckpoints && path !== ':memory:'

@@ -246,6 +246,52 @@ export class WriteGroups {
     });
   }
 
+  /**
+   * storage/prepared.ts `atomically`: `steps` run inside the savepoint of a db.transaction(), in
+   * one synchronous step (SAVEPOINT, the statements, RELEASE), so the connection is never held
+   * across a promise and no other query can come between them. A throw undoes them all (ROLLBACK
+   * TO) and rejects with it; otherwise it settles with their value after the group's COMMIT.
+   */
+  atomically<T>(steps: (run: (sql: string, parameters: readonly unknown[], operation: string) => QueryResult<unknown>) => T): Promise<T> {
+    if (this.#owner !== undefined) return this.waitForTransaction().then(() => this.atomically(steps));
+    let group: Waiter[];
+    try {
+      group = this.#openGroup();
+      this.#control(`SAVEPOINT ${TRANSACTION_SAVEPOINT}`);
+    } catch (error) {
+      if (!this.native.inTransaction) this.#failGroup(error);
+      return Promise.reject(error);
+    }
+    let value: T;
+    try {
+      value = steps(this.#step);
+      this.#control(`RELEASE ${TRANSACTION_SAVEPOINT}`);
+    } catch (error) {
+      if (this.native.inTransaction) {
+        this.#events.onRollback();
+        try {
+          this.#control(`ROLLBACK TO ${TRANSACTION_SAVEPOINT}`);
+          this.#control(`RELEASE ${TRANSACTION_SAVEPOINT}`);
+        } catch {
+          // As end('ROLLBACK'): the caller hears the original error; a failed undo adds nothing.
+        }
+      } else {
+        // The error ended the group's transaction: every earlier write of the group is gone too.
+        this.#failGroup(error);
+      }
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => group.push({ result: EMPTY_RESULT, resolve: () => resolve(value), reject }));
+  }
+
+  /** One statement of `atomically`: announced to the row cache when it writes, and timed. */
+  readonly #step = (sql: string, parameters: readonly unknown[], operation: string): QueryResult<unknown> => {
+    if (!this.native.inTransaction) throw new Error('the transaction was aborted by an earlier error');
+    const statement = this.statements.prepare(sql);
+    if (!statement.readonly) this.#events.onWrite(statement.table);
+    return statement.timedRun(parameters, operation, this.timer);
+  };
+
   /** RELEASE (resolving after the group's COMMIT) or ROLLBACK TO the transaction's savepoint. */
   end(connection: object, command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     if (this.#owner !== connection) return Promise.resolve();
