@@ -238,5 +238,50 @@ for (const store of stores) {
       expect((await getPersonById(t.services, person.id))?.avatarUrl).toBeNull();
       expect((await t.app.inject({ method: 'GET', url: stored })).statusCode).toBe(404);
     });
+
+    it("the server settings, app portal and Integrations pages upload a server's icon, an app's icon and a webhook's avatar, show them, and keep them when the URL field is saved empty", async () => {
+      const { agent, person } = await given.signedIn(t);
+      const server = await given.server(t, { owner: person });
+      const client = await given.confidentialApp(t, { owner: person });
+      const w = await given.webhook(t, { channel: server.channels[0] });
+      const cookie = () => [...agent.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const upload = async (page: string, action: string, data: Buffer) => {
+        const html = (await agent.get(page)).body;
+        expect(html, page).toContain(`action="${action.replace(/&/g, '&amp;')}`);
+        const csrf = await csrfFrom(agent, page);
+        const form = await multipartBody({ do: 'upload' }, [{ field: 'image', filename: 'i.png', type: 'image/png', data }]);
+        const url = `${action}${action.includes('?') ? '&' : '?'}_csrf=${encodeURIComponent(csrf)}`;
+        return t.app.inject({ method: 'POST', url, payload: form.payload, headers: { ...form.headers, cookie: cookie(), origin: 'http://localhost:8080' } });
+      };
+
+      const icon = pngHeader(32, 32, 901);
+      const r1 = await upload(`/servers/${server.id}/settings`, `/servers/${server.id}/settings/icon`, icon);
+      expect(r1.statusCode, r1.body.slice(0, 300)).toBe(303);
+      const serverIcon = (await t.services.db.selectFrom('servers').select('icon_url').where('id', '=', server.id).executeTakeFirstOrThrow()).icon_url as string;
+      await served(serverIcon, icon, 'image/png');
+      expect((await agent.get(`/servers/${server.id}/settings`)).body).toContain(`src="${serverIcon}"`);
+      // The rename form, sent with its (empty) URL field, keeps the uploaded icon.
+      const renamed = await agent.submit(`/servers/${server.id}/settings`, `/servers/${server.id}/settings`, { name: 'Renamed', iconUrl: '' });
+      expect(renamed.statusCode).toBe(303);
+      expect((await t.services.db.selectFrom('servers').select('icon_url').where('id', '=', server.id).executeTakeFirstOrThrow()).icon_url).toBe(serverIcon);
+      const badIcon = await upload(`/servers/${server.id}/settings`, `/servers/${server.id}/settings/icon`, Buffer.from('not an image'));
+      expect(badIcon.statusCode).toBe(400);
+      expect(badIcon.body).toContain('not a PNG, JPEG, GIF or WebP');
+
+      const appIcon = pngHeader(32, 32, 902);
+      const r2 = await upload(`/developers/applications/${client.app.id}`, `/developers/applications/${client.app.id}/icon`, appIcon);
+      expect(r2.statusCode, r2.body.slice(0, 300)).toBe(303);
+      const storedAppIcon = (await t.services.db.selectFrom('applications').select('icon_url').where('id', '=', client.app.id).executeTakeFirstOrThrow()).icon_url as string;
+      expect(storedAppIcon).toMatch(/^\/app-icons\//);
+      await served(storedAppIcon, appIcon, 'image/png');
+
+      const hookAvatar = pngHeader(32, 32, 903);
+      const integrations = `/servers/${server.id}/settings/integrations`;
+      const r3 = await upload(integrations, `/webhooks/${w.webhook.id}/avatar?back=server`, hookAvatar);
+      expect(r3.statusCode, r3.body.slice(0, 300)).toBe(303);
+      expect(location(r3)).toBe(`${integrations}?done=webhook-saved#webhook-${w.webhook.id}`);
+      const hook = (await t.app.inject({ method: 'GET', url: w.path })).json() as { avatar: string };
+      await served(`/avatars/${w.webhook.id}/${hook.avatar}.png`, hookAvatar, 'image/png');
+    });
   });
 }

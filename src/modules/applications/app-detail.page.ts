@@ -6,6 +6,8 @@ import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDI
 import type { CommandView } from './bots.js';
 import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages } from './portal.page.js';
 import { dangerForm, type PageCtx } from '../../web/components.js';
+import { imageUploadForm } from '../resources/image-upload.page.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 export interface DetailPageInput {
   ctx: PageCtx;
@@ -43,7 +45,9 @@ export function applicationPage(input: DetailPageInput): string {
   const oErrors = input.oauthErrors ?? {};
   const name = general.name ?? app.name;
   const description = general.description ?? app.description;
-  const iconUrl = general.iconUrl ?? app.iconUrl ?? '';
+  // Issue #42 §3: an uploaded icon is no URL to edit; the URL field stays empty and keeps it.
+  const uploadedIcon = parseStoredImage(app.iconUrl) !== undefined;
+  const iconUrl = general.iconUrl ?? (uploadedIcon ? '' : (app.iconUrl ?? ''));
   const redirectText = input.redirectUrisText ?? app.redirectUris.join('\n');
 
   const secretBox = input.newSecret
@@ -86,10 +90,11 @@ ${errorBlock('name-error', gErrors['name'])}
 ${errorBlock('description-error', gErrors['description'])}
 <label for="iconUrl">Icon URL</label>
 <input id="iconUrl" name="iconUrl" type="url" maxlength="${APP_ICON_URL_MAX}" value="${iconUrl}" placeholder="https://example.com/icon.png" autocomplete="off"${describedBy('iconUrl-hint', gErrors['iconUrl']?.length ? 'iconUrl-error' : undefined)}${invalid(gErrors['iconUrl'])}>
-<p class="hint" id="iconUrl-hint">Optional. An https:// image, shown on the consent screen.</p>
+<p class="hint" id="iconUrl-hint">${uploadedIcon ? 'Or an https:// image instead of the uploaded one; empty keeps it.' : 'Optional. An https:// image, shown on the consent screen, or upload one below.'}</p>
 ${errorBlock('iconUrl-error', gErrors['iconUrl'])}
 <div class="actions"><button type="submit">Save changes</button></div>
 </form>
+${imageUploadForm({ action: `/developers/applications/${app.id}/icon`, csrfToken: ctx.csrfToken, current: app.iconUrl, label: 'Icon' })}
 </div>
 <div class="card">
 <h2 id="oauth2">OAuth2</h2>

@@ -27,6 +27,7 @@ import {
 import { openIdPortalView } from '../oidc/oidc.service.js';
 import { listResourceServers } from '../resource-servers/resource-servers.service.js';
 import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 /** Page routes are HTML, not API: kept out of the OpenAPI document. */
 const hide = { hide: true } as const;
@@ -121,7 +122,10 @@ function registerPortal(pages: App, services: Services): void {
   pages.post('/developers/applications/:id', { schema: { ...hide, params: AppParams, body: GeneralBody } }, async (request, reply) => {
     const body = request.body;
     try {
-      await updateApplication(services, personActing(request, services.clock), request.params.id, { name: body.name ?? '', description: body.description ?? '', iconUrl: body.iconUrl ?? '' });
+      // Issue #42 §3: the page shows an uploaded icon's URL field empty; empty keeps it (its own form removes it).
+      const current = await getManagedApplication(services, me(request), request.params.id);
+      const keepIcon = (body.iconUrl ?? '').trim() === '' && parseStoredImage(current.iconUrl) !== undefined;
+      await updateApplication(services, personActing(request, services.clock), request.params.id, { name: body.name ?? '', description: body.description ?? '', ...(keepIcon ? {} : { iconUrl: body.iconUrl ?? '' }) });
       return reply.redirect(`/developers/applications/${request.params.id}?saved=1`, 303);
     } catch (error) {
       if (!isFormError(error)) throw error;

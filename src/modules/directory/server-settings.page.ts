@@ -8,6 +8,8 @@ import { membersSection } from './members.page.js';
 import { roleSection, rolesSection } from './roles.page.js';
 import type { SettingsAbilities, SettingsPageInput, SettingsSection } from './server-settings.js';
 import { SERVER_NAME_MAX_LENGTH } from './servers.js';
+import { imageUploadForm } from '../resources/image-upload.page.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 function sectionNav(input: SettingsPageInput): SafeHtml {
   return settingsNav(input.server, input.can, input.section);
@@ -55,6 +57,8 @@ ${csrfField(ctx.csrfToken)}
 
 function overviewSection(input: SettingsPageInput): SafeHtml {
   const { server, can, ctx } = input;
+  // Issue #42 §3: an uploaded icon is no URL to edit; the URL field stays empty and keeps it.
+  const uploadedIcon = parseStoredImage(server.iconUrl) !== undefined;
   const owner = input.members.find((m) => m.userId === server.ownerId);
   return html`<div class="card">
 <h1>Overview</h1>
@@ -68,10 +72,11 @@ ${csrfField(ctx.csrfToken)}
 <label for="name">Server name</label>
 <input id="name" name="name" type="text" required maxlength="${SERVER_NAME_MAX_LENGTH}" value="${input.error?.form === 'rename' ? formValue(input.values, 'name') : server.name}">
 <label for="icon-url">Icon URL <span class="muted">(optional, https)</span></label>
-<div class="icon-row">${avatar(server.name, server.iconUrl)}<input id="icon-url" name="iconUrl" type="url" maxlength="2048" inputmode="url" value="${input.error?.form === 'rename' ? formValue(input.values, 'iconUrl') : (server.iconUrl ?? '')}" aria-describedby="icon-url-hint"></div>
-<p class="hint" id="icon-url-hint">An https address of a square picture; empty shows the name's first letter.</p>
+<div class="icon-row">${avatar(server.name, server.iconUrl)}<input id="icon-url" name="iconUrl" type="url" maxlength="2048" inputmode="url" value="${input.error?.form === 'rename' ? formValue(input.values, 'iconUrl') : uploadedIcon ? '' : (server.iconUrl ?? '')}" aria-describedby="icon-url-hint"></div>
+<p class="hint" id="icon-url-hint">${uploadedIcon ? 'Or an https address of a square picture instead of the uploaded one; empty keeps it.' : "An https address of a square picture, or upload one below; empty shows the name's first letter."}</p>
 <div class="actions"><button type="submit">Save</button></div>
-</form>`
+</form>
+${imageUploadForm({ action: `/servers/${server.id}/settings/icon`, csrfToken: ctx.csrfToken, current: server.iconUrl, label: 'Icon', error: input.error?.form === 'icon' ? input.error.message : undefined })}`
     : html`<p class="muted">Only people with Manage server can rename it.</p>`
 }
 </div>
@@ -103,5 +108,5 @@ ${sectionNav(input)}
 ${notice(input.notice)}
 ${section}
 </div>
-</div>`, { scripts: input.section === 'channels' ? [...CHANNELS_SECTION_SCRIPTS] : input.section === 'invites' ? [APP_JS_PATH] : [] });
+</div>`, { scripts: input.section === 'channels' ? [...CHANNELS_SECTION_SCRIPTS] : input.section === 'invites' || input.section === 'overview' ? [APP_JS_PATH] : [] });
 }

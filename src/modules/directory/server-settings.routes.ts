@@ -44,6 +44,7 @@ const hide = { hide: true } as const;
 /** Confirmations shown after post/redirect/get, by `?done=` key. */
 const NOTICES: Record<string, string> = {
   renamed: 'Server settings saved.',
+  'icon-saved': 'Server icon saved.',
   'mfa-level': 'The two-factor requirement for moderators was saved.',
   'channel-created': 'Channel created.',
   'channel-deleted': 'Channel deleted.',
@@ -60,7 +61,7 @@ const NOTICES: Record<string, string> = {
   'invitation-cancelled': 'Invitation cancelled.',
 };
 
-interface SettingsExtra {
+export interface SettingsExtra {
   roleId?: string;
   error?: FormError;
   values?: FormValues;
@@ -96,8 +97,8 @@ function inviteUrl(services: Services, code: string): string {
   return `${services.config.baseUrl.replace(/\/+$/, '')}/invite/${code}`;
 }
 
-/** One settings section as the viewer may see it (the service checks their access to it). */
-async function render(services: Services, request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
+/** One settings section as the viewer may see it (the service checks their access to it). Also the icon form's (resources/image-upload.routes.ts). */
+export async function render(services: Services, request: FastifyRequest, reply: FastifyReply, serverId: string, section: SettingsSection, extra: SettingsExtra = {}) {
   const view = await settingsView(services, actorOf(request), serverId, section, extra.roleId);
   const { data, permissions } = view;
   const names = new Map(data.members.map((m) => [m.userId, m.person.name]));

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { ApiError, invalidField } from '../../core/errors.js';
+import { AccessError, ApiError, invalidField, PageError } from '../../core/errors.js';
 import type { Services } from '../../deps.js';
 import { personActing } from '../../http/acting.js';
 import type { App } from '../../http/app-type.js';
@@ -10,13 +10,22 @@ import { setOwnAvatar } from '../accounts/avatar.service.js';
 import { profilePage } from '../accounts/accounts.page.js';
 import { getPerson } from '../accounts/accounts.service.js';
 import { pendingEmail } from '../accounts/email-verification.service.js';
+import { setApplicationIcon } from '../applications/applications.service.js';
 import { botActing, botOf, requireBot } from '../applications/bot-auth.routes.js';
+import { render as renderServerSettings } from '../directory/server-settings.routes.js';
+import { setServerIcon } from '../directory/servers.service.js';
 import { uploadOf } from '../files/multipart.routes.js';
 import { mailConfigured } from '../mail/mail.service.js';
 import { botUser } from '../oauth/identity.service.js';
 import { UserRecordBody } from '../oauth/oauth.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
+import { updateWebhookAs } from '../webhooks/webhooks.service.js';
 import { IMAGE_BODY_LIMIT, UPLOADED_IMAGE_MAX_BYTES } from './uploaded-images.js';
+
+const ServerParams = Type.Object({ serverId: Type.String({ maxLength: 32 }) });
+const AppParams = Type.Object({ appId: Type.String({ maxLength: 32 }) });
+const WebhookParams = Type.Object({ webhookId: Type.String({ maxLength: 32 }) });
+const BackQuery = Type.Object({ back: Type.Optional(Type.String({ maxLength: 16 })), _csrf: Type.Optional(Type.String()) });
 
 const ModifyCurrentUserBody = Type.Object(
   {
@@ -85,15 +94,17 @@ async function readImageForm(request: FastifyRequest): Promise<ImageFormAction> 
   return { kind: 'upload', bytes };
 }
 
-/** The sentence a page shows for a refused image. */
+/** The sentence a page shows for a refused image: the first field error's. */
 function refusal(error: ApiError): string {
-  const first = (error.errors as { image?: { _errors?: { message: string }[] } } | undefined)?.image?._errors?.[0]?.message;
-  return first ?? error.message;
+  const fields = Object.values((error.errors ?? {}) as Record<string, { _errors?: { message: string }[] }>);
+  return fields.find((f) => f._errors?.[0])?._errors?.[0]?.message ?? error.message;
 }
 
 /**
  * The pages' image forms (issue #42 §3), in a pages context with the multipart parser (app.ts):
- * Settings → Profile's avatar.
+ * Settings → Profile's avatar, a server's icon (Server settings → Overview), an app's icon (the
+ * developer portal's app page), a webhook's avatar (Integrations). Each posts, then redirects to its page; a refused image shows the
+ * page again with the reason beside the form (400).
  */
 export function registerImageUploadPages(pages: App, services: Services): void {
   signedInPages(pages, (scope) => {
@@ -109,6 +120,45 @@ export function registerImageUploadPages(pages: App, services: Services): void {
         if (!person) throw error;
         const pending = await pendingEmail(services, person);
         return sendHtml(reply, profilePage({ ctx: signedInContext(request, services), person, errors: {}, imageError: refusal(error), pendingEmail: pending, mail: mailConfigured(services) }), 400);
+      }
+    });
+
+    scope.post('/servers/:serverId/settings/icon', { schema: { hide: true, params: ServerParams, body } }, async (request, reply) => {
+      const { serverId } = request.params;
+      try {
+        const action = await readImageForm(request);
+        await setServerIcon(services, personActing(request, services.clock), serverId, action.kind === 'remove' ? null : action.bytes, 'image');
+        return reply.redirect(`/servers/${serverId}/settings?done=icon-saved`, 303);
+      } catch (error) {
+        // A refusal of the person (not a member, no Manage server) is an error page, not a form to correct.
+        if (!(error instanceof ApiError) || error.status >= 500 || error instanceof AccessError || error.code !== 50035) throw error;
+        return renderServerSettings(services, request, reply, serverId, 'overview', { error: { form: 'icon', message: refusal(error) }, status: 400 });
+      }
+    });
+
+    scope.post('/developers/applications/:appId/icon', { schema: { hide: true, params: AppParams, body } }, async (request, reply) => {
+      const { appId } = request.params;
+      try {
+        const action = await readImageForm(request);
+        await setApplicationIcon(services, personActing(request, services.clock), appId, action.kind === 'remove' ? null : action.bytes, 'image');
+        return reply.redirect(`/developers/applications/${appId}?saved=1`, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500 || error instanceof AccessError || error.code !== 50035) throw error;
+        throw new PageError(400, 'Image refused', `${refusal(error)} Go back and choose another file.`);
+      }
+    });
+
+    // From a webhook's item on a server's or a channel's Integrations page (`back` says which).
+    scope.post('/webhooks/:webhookId/avatar', { schema: { hide: true, params: WebhookParams, querystring: BackQuery, body } }, async (request, reply) => {
+      const { webhookId } = request.params;
+      try {
+        const action = await readImageForm(request);
+        const webhook = await updateWebhookAs(services, personActing(request, services.clock), webhookId, { avatar: action.kind === 'remove' ? null : action.bytes });
+        const base = request.query.back === 'channel' ? `/channels/${webhook.channelId}/settings/integrations` : `/servers/${webhook.serverId}/settings/integrations`;
+        return reply.redirect(`${base}?done=webhook-saved#webhook-${webhook.id}`, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500 || error instanceof AccessError || error.code !== 50035) throw error;
+        throw new PageError(400, 'Image refused', `${refusal(error)} Go back and choose another file.`);
       }
     });
   });

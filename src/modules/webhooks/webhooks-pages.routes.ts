@@ -35,6 +35,7 @@ import { githubSecretsOfServer, setGithubSecret } from './compat-execute.service
 import { GithubSecretFormBody } from './compat.schemas.js';
 import { webhookUrl, type Webhook } from './webhooks.js';
 import { holdOnce, takeOnce } from '../reveals/reveals.service.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 const hide = { hide: true } as const;
 
@@ -162,7 +163,9 @@ function registerIntegrations(pages: App, services: Services): void {
       const { at, webhook } = await openWebhook(request);
       const { name, avatarUrl } = request.body;
       try {
-        await updateWebhookAs(services, personActing(request, services.clock), webhook.id, { name: name ?? '', avatarUrl: avatarUrl ?? null });
+        // Issue #42 §3: the page shows an uploaded avatar's URL field empty; empty keeps it (its own form removes it).
+        const keepAvatar = (avatarUrl ?? '').trim() === '' && parseStoredImage(webhook.avatarUrl) !== undefined;
+        await updateWebhookAs(services, personActing(request, services.clock), webhook.id, { name: name ?? '', ...(keepAvatar ? {} : { avatarUrl: avatarUrl ?? null }) });
       } catch (error) {
         return render(request, reply, at, refused(error, `rename-${webhook.id}`, { name, avatarUrl }));
       }

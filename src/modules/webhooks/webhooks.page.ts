@@ -6,6 +6,8 @@ import type { Channel } from '../directory/channels.js';
 import { avatar, formError as errorFor, page, type FormError, type FormValues, type PageCtx } from '../../web/components.js';
 import type { SettingsAbilities } from '../directory/server-settings.js';
 import { settingsNav } from '../directory/server-settings.page.js';
+import { imageUploadForm } from '../resources/image-upload.page.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 import { GITHUB_SECRET_MAX } from './compat.js';
 import { WEBHOOKS_PER_CHANNEL, WEBHOOK_AVATAR_URL_MAX, WEBHOOK_NAME_MAX, type WebhookWithCreator } from './webhooks.js';
 
@@ -114,7 +116,9 @@ function webhookItem(w: WebhookWithCreator, input: IntegrationsPageInput, base: 
   const form = `rename-${w.id}`;
   const failed = input.error?.form === form || input.error?.form === `github-secret-${w.id}`;
   const name = (failed ? value(input.values, 'name') : undefined) ?? w.name;
-  const avatarUrl = (failed ? value(input.values, 'avatarUrl') : undefined) ?? w.avatarUrl ?? '';
+  // Issue #42 §3: an uploaded avatar is no URL to edit; the URL field stays empty and keeps it.
+  const uploaded = parseStoredImage(w.avatarUrl) !== undefined;
+  const avatarUrl = (failed ? value(input.values, 'avatarUrl') : undefined) ?? (uploaded ? '' : (w.avatarUrl ?? ''));
   return html`<li id="webhook-${w.id}">
 <div class="consent-head">${avatar(w.name, w.avatarUrl)}<div><strong>${w.name}</strong>
 <p class="muted small"># ${channelName(input.channels, w.channelId)} · created by ${creatorText(w)} on ${day(w.createdAt)}</p></div></div>
@@ -128,9 +132,10 @@ ${csrfField(ctx.csrfToken)}
 <input id="name-${w.id}" name="name" type="text" required maxlength="${WEBHOOK_NAME_MAX}" value="${name}" autocomplete="off">
 <label for="avatar-${w.id}">Avatar URL</label>
 <input id="avatar-${w.id}" name="avatarUrl" type="url" maxlength="${WEBHOOK_AVATAR_URL_MAX}" value="${avatarUrl}" placeholder="https://example.com/avatar.png" autocomplete="off">
-<p class="hint">Optional https:// image. Leave empty for none.</p>
+<p class="hint">${uploaded ? 'Or an https:// image instead of the uploaded one. Leave empty to keep it.' : 'Optional https:// image, or upload one below. Leave empty for none.'}</p>
 <div class="actions"><button type="submit">Save</button></div>
 </form>
+${imageUploadForm({ action: `/webhooks/${w.id}/avatar?back=${base.startsWith('/channels/') ? 'channel' : 'server'}`, csrfToken: ctx.csrfToken, current: w.avatarUrl, label: 'Avatar', idPrefix: `webhook-${w.id}-` })}
 ${githubSecretForm(w, input, base)}
 <div class="actions"><a class="button secondary" href="${base}/webhooks/${w.id}/regenerate">Regenerate URL…</a><a class="button secondary" href="${base}/webhooks/${w.id}/delete">Delete…</a></div>
 </details>`
