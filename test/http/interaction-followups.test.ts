@@ -155,16 +155,6 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     expect(refused.json()).toMatchObject({ code: 50035, errors: { content: {} } });
   });
 
-  it('a follow-up with files (multipart) is refused with the reason (50035 at files) and nothing is posted', async () => {
-    const interaction = last();
-    const boundary = 'gatehouse-test-boundary';
-    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="payload_json"', '', JSON.stringify({ content: 'with a file' }), `--${boundary}--`, ''].join('\r\n');
-    const refused = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}`, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
-    expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ code: 50035, errors: { files: {} } });
-    expect((await owner.agent.get(channelPath())).body).not.toContain('with a file');
-  });
-
   it('the interaction token is stored only as a hash', async () => {
     const rows = await t.services.db.selectFrom('interactions').select(['id', 'token_hash']).execute();
     const row = rows.find((r) => String(r.id) === last().id);

@@ -3,6 +3,10 @@ import { ApiError, ApiErrors, invalidField, RateLimitedError } from '../../core/
 import { hashSecret, matchesHash } from '../../core/secrets.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
+import { Permission } from '../../core/permissions.js';
+import { authorize } from '../directory/access.service.js';
+import { getChannel } from '../directory/channels.service.js';
+import { discardFiles, filesOfMessages, presentFiles, receiveUpload, settleMessageFiles, type Attachment, type MessageFiles, type Upload } from '../files/files.service.js';
 import { readUser } from '../directory/guilds.service.js';
 import { deleteInteractionMessage, editInteractionMessage, postInteractionMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import type { Embed } from '../messages/embed.js';
@@ -174,14 +178,17 @@ export async function presentCallbackResponse(deps: Deps, answered: CallbackAnsw
  * the bot, `webhook_id` the application, flag LOADING while a deferred answer waits, and who used
  * which command as `interaction_metadata` and the older `interaction`.
  */
-async function presentInteractionMessage(deps: Deps, interaction: StoredInteraction, stored: InteractionMessage): Promise<InteractionMessageResource> {
+async function presentInteractionMessage(deps: Deps, interaction: StoredInteraction, stored: InteractionMessage, files?: readonly Attachment[]): Promise<InteractionMessageResource> {
   const { message, interaction: of } = stored;
   const author = await readUser(deps, message.authorId);
+  // Issue #42 §3: its files, with fresh signed URLs (the caller passes those it just settled).
+  const attachments = presentFiles(deps, files ?? (await filesOfMessages(deps, [message.id])).get(message.id) ?? []);
   const base = presentMessage({
     id: message.id,
     channelId: message.channelId,
     content: message.content,
     embeds: embedsOf(message.embeds),
+    attachments,
     author: { id: message.authorId, username: message.user?.name ?? '', name: null, avatarUrl: message.user?.avatarUrl ?? null, bot: true },
     webhookId: interaction.applicationId,
     applicationId: interaction.applicationId,
@@ -203,16 +210,46 @@ async function messageOfInteraction(deps: Deps, interaction: StoredInteraction, 
 }
 
 /**
+ * Issue #42 §2: a follow-up or edit with files. The app's bot posts under its own rights here
+ * (View channel and Send messages, interaction-messages.service.ts), so files also need Attach
+ * files in a server channel, as on its REST post (bot-messages.service.ts), checked before a byte
+ * of them is stored (403 50013). A DM has no such permission (Discord: allowed).
+ */
+async function requireMayAttach(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction): Promise<void> {
+  const channel = await getChannel(deps, interaction.channelId);
+  if (!channel) throw ApiErrors.unknownChannel();
+  if (channel.serverId === null) return;
+  await authorize(deps, botActingOf(acting, interaction).actor, channel.serverId, { all: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.ATTACH_FILES }, ApiErrors.unknownChannel);
+}
+
+/**
  * POST /api/v1/webhooks/{application_id}/{token}: a follow-up message, under the rules of webhook
  * execute (content ≤ 2000, embeds, mentions stay literal), posted by the app's bot. Discord answers
  * an interaction follow-up with the message whatever `wait` says. An ephemeral follow-up (flag 64)
  * is refused: ephemeral messages are shown once to the invoker and stored nowhere, so a later one
- * could reach nobody.
+ * could reach nobody. `upload` (multipart/form-data, issue #42 §2): files[n], payload_json and
+ * attachments as webhook execute takes them; the files are stored first and removed again if the
+ * message is not.
  */
-export async function postFollowup(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, body: unknown): Promise<InteractionMessageResource> {
-  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName });
+export async function postFollowup(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, body: unknown, upload?: Upload): Promise<InteractionMessageResource> {
+  if (upload === undefined) return storeFollowup(deps, acting, interaction, body, deps.ids.next(), undefined);
+  await requireMayAttach(deps, acting, interaction);
+  const id = deps.ids.next();
+  const received = await receiveUpload(deps, upload, { messageId: id, channelId: interaction.channelId });
+  try {
+    const files = await settleMessageFiles(deps, received.body, received.files);
+    return await storeFollowup(deps, acting, interaction, received.body, id, files);
+  } catch (error) {
+    await discardFiles(deps, [...received.files.values()]);
+    throw error;
+  }
+}
+
+async function storeFollowup(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, body: unknown, id: string, files: MessageFiles | undefined): Promise<InteractionMessageResource> {
+  const options = { identityOverride: false, serviceName: deps.config.serviceName } as const;
+  const parsed = parseMessagePayload(body ?? {}, files === undefined ? options : { ...options, attachmentNames: files.names });
   if (!parsed.ok) throw parsed.error;
-  const flags = (body as { flags?: unknown }).flags;
+  const flags = (body as { flags?: unknown } | null)?.flags;
   if (typeof flags === 'number' && (flags & EPHEMERAL) !== 0) throw invalidField(['flags'], 'MESSAGE_FLAGS_INVALID', 'Ephemeral follow-ups (flag 64) are not supported here: the invoker would never see them.');
   const stored = await postInteractionMessage(
     deps,
@@ -220,8 +257,9 @@ export async function postFollowup(deps: Deps, acting: Acting<Who>, interaction:
     interaction.channelId,
     { content: parsed.value.content ?? '', embeds: parsed.value.embeds ?? [], loading: false },
     { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName },
+    id,
   );
-  return presentInteractionMessage(deps, interaction, stored);
+  return presentInteractionMessage(deps, interaction, stored, files?.all);
 }
 
 /** GET …/messages/@original or …/messages/{id}. */
@@ -233,18 +271,36 @@ export async function getInteractionMessage(deps: Deps, interaction: StoredInter
  * PATCH …/messages/@original or …/messages/{id}: content and/or embeds under the rules of a
  * webhook message edit. Filling a deferred answer's placeholder ends "thinking" and is not an
  * edit. An ephemeral answer was stored nowhere: its @original is an unknown message.
+ * `upload` (issue #42 §2) adds files as a webhook message edit does: the payload's
+ * `attachments`, when given, lists the files that stay; new files of a refused edit are removed.
  */
-export async function editInteractionMessageOf(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, messageId: string, body: unknown): Promise<InteractionMessageResource> {
+export async function editInteractionMessageOf(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, messageId: string, body: unknown, upload?: Upload): Promise<InteractionMessageResource> {
   const current = await messageOfInteraction(deps, interaction, messageId);
-  const parsed = parseMessagePayload(body ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true });
-  if (!parsed.ok) throw parsed.error;
-  const changes = { ...(parsed.value.content !== undefined ? { content: parsed.value.content } : {}), ...(parsed.value.embeds !== undefined ? { embeds: parsed.value.embeds } : {}) };
-  // A placeholder has nothing yet: filling it must leave something to show (Discord's 50006).
-  const after = { content: changes.content ?? current.message.content, embeds: changes.embeds ?? embedsOf(current.message.embeds) };
-  if (after.content.trim() === '' && after.embeds.length === 0) throw ApiErrors.emptyMessage();
-  const edited = await editInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id, changes);
-  if (!edited) throw ApiErrors.unknownMessage();
-  return presentInteractionMessage(deps, interaction, edited);
+  if (upload !== undefined) await requireMayAttach(deps, acting, interaction);
+  const received = upload === undefined ? undefined : await receiveUpload(deps, upload, { messageId: current.message.id, channelId: interaction.channelId });
+  try {
+    const payload = received === undefined ? body : received.body;
+    // The files the message had before this request (the new ones' rows are already written).
+    const fresh = new Set([...(received?.files.values() ?? [])].map((a) => a.id));
+    const existing = ((await filesOfMessages(deps, [current.message.id])).get(current.message.id) ?? []).filter((a) => !fresh.has(a.id));
+    const files = await settleMessageFiles(deps, payload, received?.files ?? new Map(), existing);
+    const parsed = parseMessagePayload(payload ?? {}, { identityOverride: false, serviceName: deps.config.serviceName, partial: true, attachmentNames: files.names });
+    // An edit of the files alone sends neither content nor embeds: not empty by itself (as webhook-messages.service.ts).
+    const filesOnly = !parsed.ok && parsed.error.code === 50006 && Array.isArray((payload as { attachments?: unknown } | null)?.attachments);
+    if (!parsed.ok && !filesOnly) throw parsed.error;
+    const value = parsed.ok ? parsed.value : {};
+    const changes = { ...(value.content !== undefined ? { content: value.content } : {}), ...(value.embeds !== undefined ? { embeds: value.embeds } : {}) };
+    // A placeholder has nothing yet: filling it must leave something to show (Discord's 50006); files count.
+    const after = { content: changes.content ?? current.message.content, embeds: changes.embeds ?? embedsOf(current.message.embeds) };
+    if (after.content.trim() === '' && after.embeds.length === 0 && files.all.length === 0) throw ApiErrors.emptyMessage();
+    const edited = await editInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id, changes);
+    if (!edited) throw ApiErrors.unknownMessage();
+    await discardFiles(deps, files.dropped);
+    return presentInteractionMessage(deps, interaction, edited, files.all);
+  } catch (error) {
+    if (received) await discardFiles(deps, [...received.files.values()]);
+    throw error;
+  }
 }
 
 /** DELETE …/messages/@original or …/messages/{id}. */

@@ -51,8 +51,9 @@ export async function readInteractionMessage(deps: Deps, channelId: string, mess
 
 /**
  * Posts the bot's message with its interaction. `loading`: a deferred answer's placeholder, which
- * may be empty (the page shows "<App> is thinking…"); otherwise content or embeds are required
- * (the caller's payload check has made sure).
+ * may be empty (the page shows "<App> is thinking…"); otherwise content, embeds or files are
+ * required (the caller's payload check has made sure). `messageId`: the id its files were stored
+ * under beforehand (issue #42 §2), else a new one.
  */
 export async function postInteractionMessage(
   deps: Deps,
@@ -60,10 +61,11 @@ export async function postInteractionMessage(
   channelId: string,
   body: { content: string; embeds: unknown[]; loading: boolean },
   interaction: InteractionOfMessage,
+  messageId?: string,
 ): Promise<InteractionMessage> {
   const channel = await channelOf(deps, channelId);
   await requireMayPost(deps, acting.actor, channel);
-  const id = deps.ids.next();
+  const id = messageId ?? deps.ids.next();
   await insertMessageInteraction(deps.db, { messageId: id, interactionId: interaction.interactionId, type: interaction.type, userId: interaction.userId, commandName: interaction.commandName, loading: body.loading });
   await insertMessage(deps.db, {
     id,

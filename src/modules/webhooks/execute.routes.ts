@@ -7,7 +7,7 @@
  * webhook-messages.test.ts and webhook-hot-path.test.ts.
  */
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { invalidField, RateLimitedError } from '../../core/errors.js';
+import { RateLimitedError } from '../../core/errors.js';
 import type { App } from '../../http/app-type.js';
 import type { Acting, WebhookActor } from '../../core/acting.js';
 import { requestActing } from '../../http/acting.js';
@@ -82,12 +82,6 @@ const rateLimitNote =
  */
 function sendInteractionMessage(reply: FastifyReply, message: InteractionMessageResource): FastifyReply {
   return reply.code(200).type('application/json').serializer(JSON.stringify).send(message);
-}
-
-/** Files on interaction messages are not carried: a multipart body is refused with the reason rather than read as empty. */
-function interactionBody(request: FastifyRequest): unknown {
-  if (request.isMultipart()) throw invalidField(['files'], 'INTERACTION_FILES_UNSUPPORTED', 'Interaction follow-ups and edits carry no files here: send the message as JSON.');
-  return request.body as unknown;
 }
 
 function webhookOf(request: FastifyRequest): Webhook {
@@ -174,10 +168,10 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
     async (request, reply) => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
       // Discord answers an interaction follow-up with its message whatever `wait` says.
-      if (request.interaction) return sendInteractionMessage(reply, await postFollowup(services, botOf(request, request.interaction), request.interaction, interactionBody(request)));
-      const webhook = webhookOf(request);
-      // Issue #42 §2: multipart/form-data carries files (streamed to the store by the service).
+      // Issue #42 §2: multipart/form-data carries files (streamed to the store by the service), follow-ups' too.
       const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
+      if (request.interaction) return sendInteractionMessage(reply, await postFollowup(services, botOf(request, request.interaction), request.interaction, request.body as unknown, upload));
+      const webhook = webhookOf(request);
       const record = await executeWebhook(services, holder(request, webhook), webhook, request.body as unknown, wait, 'unsigned', upload);
       if (record === undefined) return reply.code(204).send(null);
       return record;
@@ -274,9 +268,9 @@ export function registerWebhookExecuteApi(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      if (request.interaction) return sendInteractionMessage(reply, await editInteractionMessageOf(services, botOf(request, request.interaction), request.interaction, request.params.messageId, interactionBody(request)));
-      const webhook = webhookOf(request);
       const upload = uploadOf(request, services.config.attachmentMaxBytes, messageBodyLimit);
+      if (request.interaction) return sendInteractionMessage(reply, await editInteractionMessageOf(services, botOf(request, request.interaction), request.interaction, request.params.messageId, request.body as unknown, upload));
+      const webhook = webhookOf(request);
       return editWebhookMessage(services, holder(request, webhook), webhook, request.params.messageId, request.body as unknown, upload);
     },
   );
