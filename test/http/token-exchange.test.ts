@@ -216,13 +216,15 @@ describe('token exchange (RFC 8693): a resource server acting for the person on 
       expect(await countAccessTokens()).toBe(before);
     });
 
-    it('missing or unsupported token types are invalid_request', async () => {
+    it('missing or unsupported token types, or an actor token, are invalid_request', async () => {
       const subject = (await subjectFor(MCP, 'notes:read'))['access_token'] as string;
       const before = await countAccessTokens();
       const cases: Record<string, string>[] = [
         { subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', subject_token: subject },
         { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token', subject_token: subject },
         { subject_token: subject, requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' },
+        // RFC 8693 §1.1: no separate actor; the authenticated client acts.
+        { subject_token: subject, actor_token: subject, actor_token_type: ACCESS_TOKEN },
       ];
       for (const fields of cases) {
         const res = await exchange(fields);

@@ -39,6 +39,8 @@ async function tokenExchange(deps: Deps, _acting: Acting<Who>, { app }: Authenti
   if (subjectType !== ACCESS_TOKEN_TYPE && subjectType !== JWT_TOKEN_TYPE) {
     throw new OAuthError('invalid_request', `subject_token_type must be ${ACCESS_TOKEN_TYPE} or ${JWT_TOKEN_TYPE}`);
   }
+  // RFC 8693 §1.1: delegation with a separate actor token is not offered; the client itself is the actor.
+  if (p['actor_token'] !== undefined || p['actor_token_type'] !== undefined) throw new OAuthError('invalid_request', 'actor_token is not supported: the authenticated client is the actor');
   const requested = p['requested_token_type'];
   if (requested !== undefined && requested !== ACCESS_TOKEN_TYPE) throw new OAuthError('invalid_request', `requested_token_type must be ${ACCESS_TOKEN_TYPE}: only access tokens are issued`);
   // RFC 8693 §2.1: resource and audience name where the token will be used; only Gatehouse's own API here.
@@ -104,6 +106,8 @@ export const tokenExchangeGrant: GrantType = {
     audience: "RFC 8693: this service's API (its base URL), the only audience of an exchanged token",
     scope: 'the delegated scopes wanted (default: all the person approved)',
     resource: "RFC 8693/8707: this service's API (its base URL)",
+    actor_token: 'RFC 8693: not supported (the authenticated client is the actor); refused with invalid_request',
+    actor_token_type: 'RFC 8693: not supported; refused with invalid_request',
   },
   exchange: tokenExchange,
 };
