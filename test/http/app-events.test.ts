@@ -4,6 +4,8 @@ import express from 'express';
 import { verifyKey, verifyKeyMiddleware } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/core/clock.js';
+import { DELIVERY_LOG_SIZE, insertDeliveries, listDeliveries } from '../../src/modules/app-events/app-events.repository.js';
+import type { Delivery } from '../../src/modules/app-events/app-events.js';
 import { callInteractionsEndpoint, deliverAppEvents } from '../../src/modules/app-events/app-events.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -354,6 +356,23 @@ describe('app events and interactions endpoints (GATEHOUSE_OUTBOUND_ALLOW_PRIVAT
       expect(unknown.statusCode).toBe(400);
       expect(unknown.json()).toMatchObject({ code: 50035, errors: { event_webhooks_types: { _errors: [{ code: 'BASE_TYPE_CHOICES' }] } } });
     });
+  });
+  it("the delivery log keeps each app's last 100 entries when entries of several apps are written in batches", async () => {
+    const other = await given.bot(t, { owner: owner.person, name: 'Log neighbour' });
+    const entry = (applicationId: string, n: number): Delivery => ({ id: t.services.ids.next(), applicationId, kind: 'event', eventType: `E${n}`, outcome: 'delivered', httpStatus: 204, latencyMs: 1, nextRetryAt: null, error: null, createdAt: n });
+    const written: Delivery[] = [];
+    for (const size of [60, 1, 70]) {
+      const batch = Array.from({ length: size }, (_, i) => entry(other.client.app.id, written.length + i));
+      batch.push(entry(bot.client.app.id, written.length));
+      written.push(...batch.filter((e) => e.applicationId === other.client.app.id));
+      await insertDeliveries(t.services.db, batch);
+    }
+    const kept = await listDeliveries(t.services.db, other.client.app.id, 1000);
+    expect(kept).toHaveLength(DELIVERY_LOG_SIZE);
+    expect(kept.map((d) => d.id)).toEqual(written.slice(-DELIVERY_LOG_SIZE).map((d) => d.id).reverse());
+    // The other app's own entries are counted apart: all of its few are still there.
+    const mine = await listDeliveries(t.services.db, bot.client.app.id, 1000);
+    expect(mine.filter((d) => d.eventType !== null && /^E\d+$/.test(d.eventType))).toHaveLength(3);
   });
 });
 

@@ -197,30 +197,47 @@ export const DELIVERY_LOG_SIZE = 100;
 
 /** Appends one entry and forgets the app's entries older than the last DELIVERY_LOG_SIZE. */
 export async function insertDelivery(db: Db, entry: Delivery): Promise<void> {
+  await insertDeliveries(db, [entry]);
+}
+
+/**
+ * Appends `entries` in one statement, then forgets each of their apps' entries older than its
+ * last DELIVERY_LOG_SIZE with one statement per app (the worker logs a batch of deliveries at
+ * once: docs/performance.md, "Interactions and app events").
+ */
+export async function insertDeliveries(db: Db, entries: readonly Delivery[]): Promise<void> {
+  if (entries.length === 0) return;
   await db
     .insertInto('app_deliveries')
-    .values({
-      id: entry.id,
-      application_id: entry.applicationId,
-      kind: entry.kind,
-      event_type: entry.eventType,
-      outcome: entry.outcome,
-      http_status: entry.httpStatus,
-      latency_ms: entry.latencyMs,
-      next_retry_at: entry.nextRetryAt,
-      error: entry.error,
-      created_at: entry.createdAt,
-    })
+    .values(
+      entries.map((entry) => ({
+        id: entry.id,
+        application_id: entry.applicationId,
+        kind: entry.kind,
+        event_type: entry.eventType,
+        outcome: entry.outcome,
+        http_status: entry.httpStatus,
+        latency_ms: entry.latencyMs,
+        next_retry_at: entry.nextRetryAt,
+        error: entry.error,
+        created_at: entry.createdAt,
+      })),
+    )
     .execute();
-  const oldest = await db
-    .selectFrom('app_deliveries')
-    .select('id')
-    .where('application_id', '=', entry.applicationId)
-    .orderBy('id', 'desc')
-    .offset(DELIVERY_LOG_SIZE - 1)
-    .limit(1)
-    .executeTakeFirst();
-  if (oldest) await db.deleteFrom('app_deliveries').where('application_id', '=', entry.applicationId).where('id', '<', toId(oldest.id)).execute();
+  for (const applicationId of new Set(entries.map((e) => e.applicationId))) {
+    // The app's 100th newest id; with fewer entries the subquery is NULL and `id < NULL` keeps all.
+    await db
+      .deleteFrom('app_deliveries')
+      .where('application_id', '=', applicationId)
+      .where('id', '<', (eb) => eb.selectFrom('app_deliveries').select('id').where('application_id', '=', applicationId).orderBy('id', 'desc').limit(1).offset(DELIVERY_LOG_SIZE - 1))
+      .execute();
+  }
+}
+
+/** Delivered: the claimed rows go in one statement (rows whose lease was lost stay). */
+export async function deleteClaimedAppEvents(db: Kysely<Database>, ids: readonly string[], holder: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('app_event_outbox').where('id', 'in', ids).where('lease_holder', '=', holder).execute();
 }
 
 export async function listDeliveries(db: Kysely<Database>, applicationId: string, limit: number): Promise<Delivery[]> {

@@ -40,12 +40,14 @@ import {
 import {
   claimDueAppEvents,
   deleteClaimedAppEvent,
+  deleteClaimedAppEvents,
   deleteQueuedAppEventsOf,
   disableFailingEventWebhooks,
   findAppEndpoints,
   findEnabledEventEndpoints,
   insertAppEvents,
   insertAppKeysIfMissing,
+  insertDeliveries,
   insertDelivery,
   listDeliveries,
   rescheduleAppEvent,
@@ -451,13 +453,36 @@ async function eventData(deps: Deps, data: AppEventData, type: AppEventType): Pr
   };
 }
 
-async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, report: DeliveryReport): Promise<void> {
+/**
+ * What deliveries leave to write in one go (docs/performance.md, "Interactions and app events"):
+ * the log entries, and the delivered events' rows. Written before each claim and at the end of a
+ * round; a crash before that only re-sends delivered events once their leases lapse (at least
+ * once, as a crash between a send and its delete always could).
+ */
+interface PendingWrites {
+  log: Delivery[];
+  delivered: string[];
+}
+
+function queueLog(deps: Deps, pending: PendingWrites, entry: Omit<Delivery, 'id' | 'createdAt'>): void {
+  pending.log.push({ ...entry, id: deps.ids.next(), createdAt: deps.clock.now() });
+}
+
+async function writePending(deps: Deps, holder: string, pending: PendingWrites): Promise<void> {
+  const { log, delivered } = pending;
+  pending.log = [];
+  pending.delivered = [];
+  await deleteClaimedAppEvents(deps.db, delivered, holder);
+  await insertDeliveries(deps.db, log);
+}
+
+async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, report: DeliveryReport, pending: PendingWrites): Promise<void> {
   const endpoints = await findAppEndpoints(deps.db, event.applicationId);
   const url = endpoints?.eventWebhooksUrl ?? null;
   if (!endpoints || url === null || endpoints.eventWebhooksStatus !== EventWebhooksStatus.ENABLED || !endpoints.eventWebhooksTypes.includes(event.eventType)) {
     // Turned off (by its owner, or by the server) since the event was queued: nothing is sent.
     if (await deleteClaimedAppEvent(deps.db, event.id, holder)) {
-      await logDelivery(deps, { applicationId: event.applicationId, kind: 'event', eventType: event.eventType, outcome: 'dropped', httpStatus: null, latencyMs: null, nextRetryAt: null, error: 'event webhooks were turned off for this event before it was sent' });
+      queueLog(deps, pending, { applicationId: event.applicationId, kind: 'event', eventType: event.eventType, outcome: 'dropped', httpStatus: null, latencyMs: null, nextRetryAt: null, error: 'event webhooks were turned off for this event before it was sent' });
       report.dropped += 1;
     }
     return;
@@ -467,8 +492,8 @@ async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, re
   const sent = await sendSigned(deps, endpoints, url, body, { timeoutMs: EVENT_TIMEOUT_MS });
   const failure = sent.failure ?? (isEventAcknowledged(sent.status ?? 0) ? null : `it answered ${sent.status}, not 204`);
   if (failure === null) {
-    await deleteClaimedAppEvent(deps.db, event.id, holder);
-    await logDelivery(deps, logEntry(event.applicationId, 'event', type, 'delivered', sent));
+    pending.delivered.push(event.id);
+    queueLog(deps, pending, logEntry(event.applicationId, 'event', type, 'delivered', sent));
     report.delivered += 1;
     return;
   }
@@ -476,20 +501,20 @@ async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, re
   const next = nextEventAttempt(event.createdAt, event.attempts, now);
   if (next !== undefined) {
     await rescheduleAppEvent(deps.db, event.id, holder, next, failure);
-    await logDelivery(deps, logEntry(event.applicationId, 'event', type, 'retrying', sent, { error: failure, nextRetryAt: next }));
+    queueLog(deps, pending, logEntry(event.applicationId, 'event', type, 'retrying', sent, { error: failure, nextRetryAt: next }));
     report.retrying += 1;
     return;
   }
   // Issue #40 §1: retried for its whole window, then dropped and recorded; an endpoint that kept
   // failing that long is turned off, and its owner reads why in the portal.
   if (!(await deleteClaimedAppEvent(deps.db, event.id, holder))) return;
-  await logDelivery(deps, logEntry(event.applicationId, 'event', type, 'dropped', sent, { error: `given up after ${event.attempts} attempts: ${failure}` }));
+  queueLog(deps, pending, logEntry(event.applicationId, 'event', type, 'dropped', sent, { error: `given up after ${event.attempts} attempts: ${failure}` }));
   report.dropped += 1;
   const reason = `Every attempt to deliver a ${type} event for 15 minutes failed (the last: ${failure}), so ${deps.config.serviceName} turned event webhooks off. Save the settings again to turn them back on.`;
   if (await disableFailingEventWebhooks(deps.db, event.applicationId, url, reason, now)) {
     deps.logger.warn({ applicationId: event.applicationId, reason: failure }, 'app event webhooks disabled: deliveries kept failing');
     for (const dropped of await deleteQueuedAppEventsOf(deps.db, event.applicationId)) {
-      await logDelivery(deps, { applicationId: event.applicationId, kind: 'event', eventType: dropped, outcome: 'dropped', httpStatus: null, latencyMs: null, nextRetryAt: null, error: 'event webhooks were turned off' });
+      queueLog(deps, pending, { applicationId: event.applicationId, kind: 'event', eventType: dropped, outcome: 'dropped', httpStatus: null, latencyMs: null, nextRetryAt: null, error: 'event webhooks were turned off' });
       report.dropped += 1;
     }
   }
@@ -502,18 +527,23 @@ async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, re
  */
 export async function deliverAppEvents(deps: Deps, holder: string): Promise<DeliveryReport> {
   const report: DeliveryReport = { delivered: 0, retrying: 0, dropped: 0 };
+  const pending: PendingWrites = { log: [], delivered: [] };
   for (;;) {
+    await writePending(deps, holder, pending);
     const now = deps.clock.now();
     const batch = await claimDueAppEvents(deps.db, holder, now, now + EVENT_LEASE_MS, CLAIM_BATCH);
     await Promise.all(
       batch.map((event) =>
-        deliverOne(deps, holder, event, report).catch((error: unknown) => {
+        deliverOne(deps, holder, event, report, pending).catch((error: unknown) => {
           // A database fault: the lease lapses and a later round takes the event again.
           deps.logger.warn({ err: error, appEventId: event.id }, 'app event delivery failed; it will be retried');
         }),
       ),
     );
-    if (batch.length < CLAIM_BATCH) return report;
+    if (batch.length < CLAIM_BATCH) {
+      await writePending(deps, holder, pending);
+      return report;
+    }
   }
 }
 
