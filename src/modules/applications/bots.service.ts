@@ -29,8 +29,11 @@ export function botActor(bot: BotPrincipal): Actor {
   return { kind: 'bot', id: bot.botUserId, applicationId: bot.application.id };
 }
 
-/** What a bot may do in a direct-message channel it is part of (there are no roles there): read it (issue #40 §4) and post. */
-export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.READ_MESSAGE_HISTORY;
+/**
+ * What a bot may do in a direct-message channel it is part of (there are no roles there): read it
+ * (issue #40 §4) and post, with files (issue #42 §2: Discord has no Attach files in DMs, files are allowed).
+ */
+export const DM_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.ATTACH_FILES | Permission.READ_MESSAGE_HISTORY;
 
 /**
  * Usernames tried before giving up: `name`, `name_2` … `name_5`, then random four-digit suffixes
