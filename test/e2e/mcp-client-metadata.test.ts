@@ -126,10 +126,10 @@ describe('the MCP SDK names its client with a client ID metadata document (issue
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('auth() sends the document URL as client_id without registering; the person consents on a screen naming the host; the code exchange gives a token that reads the person', async () => {
+  it('auth() sends the document URL as client_id without registering; the person consents on a screen naming the host; the code exchange gives a token that reads the person and an ID token for the URL', async () => {
     const provider = new DocumentClientProvider(documentUrl, redirectUrl);
     // The agent asks for what it needs (the protected resource's metadata lists every scope).
-    expect(await auth(provider, { serverUrl: server.baseUrl, scope: 'identify' })).toBe('REDIRECT');
+    expect(await auth(provider, { serverUrl: server.baseUrl, scope: 'openid identify' })).toBe('REDIRECT');
     expect(provider.info?.client_id).toBe(documentUrl);
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.searchParams.get('client_id')).toBe(documentUrl);
@@ -148,7 +148,10 @@ describe('the MCP SDK names its client with a client ID metadata document (issue
     expect(`${back.origin}${back.pathname}`).toBe(redirectUrl);
     const code = back.searchParams.get('code') as string;
 
-    expect(await auth(provider, { serverUrl: server.baseUrl, scope: 'identify', authorizationCode: code })).toBe('AUTHORIZED');
+    expect(await auth(provider, { serverUrl: server.baseUrl, scope: 'openid identify', authorizationCode: code })).toBe('AUTHORIZED');
+    // Draft §3: the client_id is the URL, so the ID token is for the URL, not for the application behind it.
+    const idToken = provider.saved?.id_token as string;
+    expect(JSON.parse(Buffer.from(idToken.split('.')[1] as string, 'base64url').toString('utf8'))).toMatchObject({ aud: documentUrl });
     const me = await fetch(`${server.baseUrl}/api/v1/users/@me`, { headers: { authorization: `Bearer ${provider.saved?.access_token as string}` } });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { username: string }).username).toBe('robin');

@@ -3,6 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { authorizePath, consentFields, freshPkce, location, signedIn } from './authorize.fixtures.js';
+import { cliActing } from '../../src/core/acting.js';
+import { addResourceServer } from '../../src/modules/resource-servers/resource-servers.service.js';
+import { given } from '../support/given.js';
+import { basicAuth } from '../support/oauth-factory.js';
 
 /**
  * Client ID metadata documents (issue #41 §3; draft-ietf-oauth-client-id-metadata-document): a
@@ -113,6 +117,37 @@ describe('client ID metadata documents (draft-ietf-oauth-client-id-metadata-docu
     const withSecret = await tokenRequest(t, { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, client_id: clientId, client_secret: 'x', code_verifier: other.verifier });
     expect(withSecret.statusCode).toBe(401);
     expect(withSecret.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('the client is known by its URL wherever its client_id is shown: the ID token’s aud, introspection’s client_id and a JWT access token’s client_id', async () => {
+    const clientId = documentAt('/oauth/known-by-url.json');
+    const owner = await given.person(t, { username: 'notesowner' });
+    const api = await given.confidentialApp(t, { owner, name: 'Notes API' });
+    await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: 'https://notes.example/opaque/', scopes: ['notes:read'], scopeDescriptions: ['Read your notes'] });
+    await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: 'https://notes.example/jwt/', scopes: ['notes:read'], scopeDescriptions: ['Read your notes'], jwtAccessTokens: true });
+    const { agent } = await signedIn(t);
+    const tokensFor = async (overrides: Record<string, string>) => {
+      const { pkce, path } = authorizeRequest(clientId, overrides);
+      const page = await agent.get(path);
+      expect(page.statusCode, page.body).toBe(200);
+      const code = location(await agent.postRaw('/app/oauth2/authorize', { ...consentFields(page.body), decision: 'authorize' })).searchParams.get('code') as string;
+      const tokens = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: pkce.verifier, ...('resource' in overrides ? { resource: overrides['resource'] as string } : {}) });
+      expect(tokens.statusCode, tokens.body).toBe(200);
+      return tokens.json() as Json;
+    };
+    const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] as string, 'base64url').toString('utf8')) as Json;
+
+    const openid = await tokensFor({ scope: 'openid identify' });
+    expect(payloadOf(openid.id_token as string)).toMatchObject({ aud: clientId, iss: t.services.config.baseUrl });
+
+    const opaque = await tokensFor({ scope: 'notes:read', resource: 'https://notes.example/opaque/' });
+    const described = await t.app.inject({ method: 'POST', url: '/api/oauth2/token/introspect', payload: new URLSearchParams({ token: opaque.access_token as string }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(api.clientId, api.clientSecret as string) } });
+    expect(described.json()).toMatchObject({ active: true, client_id: clientId, aud: 'https://notes.example/opaque/' });
+
+    const jwt = await tokensFor({ scope: 'notes:read', resource: 'https://notes.example/jwt/' });
+    expect(payloadOf(jwt.access_token as string)).toMatchObject({ client_id: clientId, aud: 'https://notes.example/jwt/' });
+    const jwtDescribed = await t.app.inject({ method: 'POST', url: '/api/oauth2/token/introspect', payload: new URLSearchParams({ token: jwt.access_token as string }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(api.clientId, api.clientSecret as string) } });
+    expect(jwtDescribed.json()).toMatchObject({ active: true, client_id: clientId });
   });
 
   it('consent is asked every time (RFC 8252 as for public clients): prompt=none after an approval is consent_required', async () => {

@@ -74,6 +74,38 @@ export function metadataDocumentUrl(deps: Deps, app: Application): Promise<strin
   return findDocumentUrl(deps.db, app.id);
 }
 
+/** At most this many applications' client_ids are remembered per running service. */
+const CLIENT_ID_CACHE_MAX = 10_000;
+const clientIds = new WeakMap<OutboundClient, Map<string, string>>();
+
+/**
+ * The client_id an OAuth client knows itself by, for what Gatehouse shows to clients and resource
+ * servers (the ID token's `aud`, introspection's and a JWT access token's `client_id`): for a
+ * client ID metadata document's application, the document's URL (draft-ietf-oauth-client-id-metadata-document
+ * §3: the URL is the client identifier), else the application's id. An application's document URL
+ * never changes, so it is remembered (a bounded per-service map: no query on the hot paths of
+ * introspection or ID token issuance after the first).
+ */
+export async function oauthClientId(deps: Deps, applicationId: string): Promise<string> {
+  let cache = clientIds.get(deps.outbound);
+  if (!cache) {
+    cache = new Map();
+    clientIds.set(deps.outbound, cache);
+  }
+  const known = cache.get(applicationId);
+  if (known !== undefined) return known;
+  const clientId = (await findDocumentUrl(deps.db, applicationId)) ?? applicationId;
+  if (cache.size >= CLIENT_ID_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  cache.set(applicationId, clientId);
+  return clientId;
+}
+
+/** The application id a client_id names: a document URL's application (if seen), or the client_id itself. */
+export async function applicationIdOf(deps: Deps, clientId: string): Promise<string> {
+  if (!clientId.startsWith('https://') && !clientId.startsWith('http://')) return clientId;
+  return (await findDocumentApplicationId(deps.db, clientId)) ?? clientId;
+}
+
 async function fetchDocument(deps: Deps, clientId: string): Promise<Checked<{ metadata: DocumentMetadata; lifetimeMs: number }>> {
   let response;
   try {

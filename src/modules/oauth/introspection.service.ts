@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { authenticateClient, DISABLED_CLIENT, invalidClient } from './client-auth.service.js';
 import { findTokenToIntrospect } from './introspection.repository.js';
 import { jwtAccessTokenRow } from './jwt-access-tokens.service.js';
+import { oauthClientId } from '../client-metadata/client-metadata.service.js';
 
 /** Parameters of the introspection endpoint (RFC 7662 §2.1), for the repeated-parameter check. */
 export const INTROSPECT_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -58,7 +59,8 @@ export async function introspectToken(deps: Deps, acting: Acting<Who>, request: 
   const answer: Introspection = {
     active: true,
     scope: found.scopes,
-    client_id: found.applicationId,
+    // Issue #41 §3: a metadata-document client is known by its URL (client-metadata.service.ts oauthClientId).
+    client_id: await oauthClientId(deps, found.applicationId),
     // RFC 9068 §2.2: a token of the client itself has the client as its subject.
     sub: found.appOnly ? found.applicationId : found.userId,
     aud: found.audience?.identifier ?? deps.config.baseUrl,

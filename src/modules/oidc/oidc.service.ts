@@ -15,6 +15,7 @@ import { DEFAULT_SIGNING_ALG, ID_TOKEN_LIFETIME_MS, isSigningAlg, SIGNING_ALGS, 
 import { findOidcClient, findOidcGrant, insertOidcGrant, saveOidcClient, type OidcClientSettings } from './oidc.repository.js';
 import { ACR_VALUES_SUPPORTED, DISCOVERY_PATH } from './discovery.js';
 import { needsFreshSignIn, readOidcRequest, withSignedInAfter, type OidcErrorCode } from './oidc-request.js';
+import { applicationIdOf, oauthClientId } from '../client-metadata/client-metadata.service.js';
 
 /** Whether a request or grant is an OpenID Connect one (Core §3.1.2.1: scope contains openid). */
 export function isOpenIdScope(scopes: readonly string[]): boolean {
@@ -80,7 +81,7 @@ export async function openIdGate(
     if (input.scopes.some((s) => INSTALL_SCOPES.includes(s))) return { kind: 'error', error: 'interaction_required', description: 'an install always needs the person to choose on the consent screen' };
     if (request.idTokenHint !== undefined) {
       const hint = await verifyOwnJwt(deps, request.idTokenHint);
-      if (!hint || !audienceIncludes(hint.aud, input.clientId)) return { kind: 'error', error: 'invalid_request', description: 'id_token_hint is not an ID token this server issued to this application' };
+      if (!hint || !(audienceIncludes(hint.aud, input.clientId) || audienceIncludes(hint.aud, await oauthClientId(deps, input.clientId)))) return { kind: 'error', error: 'invalid_request', description: 'id_token_hint is not an ID token this server issued to this application' };
       // Core §3.1.2.1: the hint names who the app expects; someone else is signed in.
       if (hint.sub !== input.session.userId) return { kind: 'error', error: 'login_required', description: 'the signed-in person is not the one id_token_hint names' };
     }
@@ -127,11 +128,17 @@ export async function idTokenFor(
   input: { clientId: string; grantId: string; userId: string; scopes: readonly string[]; accessToken: string; withNonce: boolean; now: number },
 ): Promise<string | undefined> {
   if (!isOpenIdScope(input.scopes)) return undefined;
-  const [facts, person, settings] = await Promise.all([findOidcGrant(deps.db, input.grantId), getPerson(deps, input.userId), openIdClientSettings(deps, input.clientId)]);
+  const [facts, person, settings, audience] = await Promise.all([
+    findOidcGrant(deps.db, input.grantId),
+    getPerson(deps, input.userId),
+    openIdClientSettings(deps, input.clientId),
+    // Issue #41 §3: a metadata-document client is known by its URL, the ID token's audience (Core §2: aud is the client_id).
+    oauthClientId(deps, input.clientId),
+  ]);
   if (!facts || !person) return undefined;
   const claims = idTokenClaims({
     issuer: deps.config.baseUrl,
-    clientId: input.clientId,
+    clientId: audience,
     person: claimsPerson(person),
     scopes: input.scopes,
     issuedAt: input.now,
@@ -202,7 +209,8 @@ export async function endSession(deps: Deps, acting: Acting<Who>, input: EndSess
   }
   let location: string | undefined;
   let app: Application | undefined;
-  if (clientId !== undefined) app = await findApp(clientId);
+  // A metadata-document client's ID tokens name its URL (oauthClientId): the app is the document's.
+  if (clientId !== undefined) app = await findApp(await applicationIdOf(deps, clientId));
   // Only a URI some named client could have registered is considered at all.
   const returnUri = clientId === undefined ? undefined : input.postLogoutRedirectUri;
   if (returnUri !== undefined) {

@@ -4,6 +4,7 @@ import type { Deps } from '../../../deps.js';
 import { DEFAULT_SIGNING_ALG, signJwt } from '../../oidc/oidc-keys.service.js';
 import type { ResourceServer } from '../../resource-servers/resource-servers.service.js';
 import { ACCESS_TOKEN_LIFETIME_MS } from './issuance.js';
+import { oauthClientId } from '../../client-metadata/client-metadata.service.js';
 
 /**
  * RFC 9068 JWT access tokens (issue #41 §1), for resource servers that chose them: the API verifies
@@ -39,6 +40,12 @@ export interface AccessTokenFacts {
  */
 export function presentedAccessToken(deps: Deps, server: ResourceServer | undefined, facts: AccessTokenFacts): string | Promise<string> {
   if (server?.accessTokenFormat !== 'jwt') return facts.opaque;
+  return signedAccessJwt(deps, server, facts);
+}
+
+async function signedAccessJwt(deps: Deps, server: ResourceServer, facts: AccessTokenFacts): Promise<string> {
+  // Issue #41 §3: a metadata-document client is known by its URL (client-metadata.service.ts oauthClientId).
+  const clientId = await oauthClientId(deps, facts.clientId);
   return signJwt(
     deps,
     DEFAULT_SIGNING_ALG,
@@ -46,7 +53,7 @@ export function presentedAccessToken(deps: Deps, server: ResourceServer | undefi
       iss: deps.config.baseUrl,
       sub: facts.subject,
       aud: server.identifier,
-      client_id: facts.clientId,
+      client_id: clientId,
       scope: facts.scope,
       iat: Math.floor(facts.issuedAt / 1000),
       exp: Math.floor(facts.expiresAt / 1000),
