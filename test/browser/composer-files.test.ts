@@ -5,10 +5,13 @@ import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPerson } from '../../src/modules/accounts/accounts.service.js';
+import { installForUser } from '../../src/modules/applications/user-installs.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { actingOf, ANONYMOUS, operatorActing, personActingOf } from '../support/acting.js';
 import { seriousViolations } from '../support/axe.js';
+import { given } from '../support/given.js';
+import { multipartBody } from '../support/multipart.js';
 import { CHROMIUM_PATH, chromiumAvailable, screenshot, type ServedApp, serveTestApp, submitSignIn, warnIfChromiumMissing } from '../support/browser.js';
 
 warnIfChromiumMissing('test/browser/composer-files.test.ts');
@@ -48,6 +51,7 @@ describe.skipIf(!chromiumAvailable)('sharing files from the composer (Chromium)'
   let browser: Browser;
   let dir: string;
   let channelId: string;
+  let adaId: string;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
 
@@ -97,6 +101,7 @@ describe.skipIf(!chromiumAvailable)('sharing files from the composer (Chromium)'
     const server = await createServer(deps, personActingOf(ada.id), { name: 'Reports' });
     await addMember(deps, operatorActing(), server.id, bob.id);
     channelId = server.channels[0]?.id as string;
+    adaId = ada.id;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   });
 
@@ -251,5 +256,34 @@ describe.skipIf(!chromiumAvailable)('sharing files from the composer (Chromium)'
     expect(await ada.getByRole('list', { name: 'Files to send' }).locator('.chip-name').allTextContents()).toEqual(['f0.txt']);
     expect(await ada.locator('li.message', { hasText: 'f0.txt' }).count()).toBe(0);
     expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
+  });
+  it('in a DM, the app’s bot’s image arrives live and is shown inline at its reserved size with its alt text; the DM’s composer (commands only) offers no files', async () => {
+    const t = served.t;
+    const bot = await given.bot(t, { name: 'Reporter' });
+    await installForUser(t.services, actingOf({ kind: 'person', id: adaId }), bot.client.app.id);
+    await t.app.inject({ method: 'PUT', url: `/api/v1/applications/${bot.client.app.id}/commands`, headers: bot.headers, payload: [{ name: 'report', description: 'Sends the report' }] });
+    const opened = await t.app.inject({ method: 'POST', url: '/api/v1/users/@me/channels', headers: bot.headers, payload: { recipient_id: adaId } });
+    expect(opened.statusCode, opened.body).toBe(200);
+    const dmId = (opened.json() as { id: string }).id;
+    const known = problems.length;
+    const ada = await personPage('ada');
+    await ada.goto(`${served.baseUrl}/messages/${dmId}`);
+    await ada.locator('ol.messages[data-live-state="open"]').waitFor({ state: 'attached' });
+    expect(await ada.locator('#reply textarea[data-composer="commands"]').count()).toBe(1);
+    expect(await ada.locator('#reply input[type=file]').count()).toBe(0);
+
+    const body = await multipartBody({ payload_json: JSON.stringify({ content: 'Weekly report', attachments: [{ id: 0, description: 'Errors per day' }] }) }, [
+      { field: 'files[0]', filename: 'errors.png', type: 'image/png', data: solidPng(480, 240, 0xc0) },
+    ]);
+    const posted = await t.app.inject({ method: 'POST', url: `/api/v1/channels/${dmId}/messages`, headers: { ...bot.headers, ...body.headers }, payload: body.payload });
+    expect(posted.statusCode, posted.body).toBe(200);
+    // Arrives by the live stream (no reload); polled from the test, as the page's CSP forbids waitForFunction's eval.
+    await ada.locator('.file-image img[alt="Errors per day"]').waitFor();
+    await expect.poll(() => ada.evaluate<number>(`document.querySelector('.file-image img[alt="Errors per day"]').complete ? document.querySelector('.file-image img[alt="Errors per day"]').naturalWidth : 0`), { timeout: 10_000 }).toBeGreaterThan(0);
+    const drawn = await ada.evaluate<[number, number, string | null, string | null]>(`(() => { const img = document.querySelector('.file-image img[alt="Errors per day"]'); return [img.naturalWidth, img.naturalHeight, img.getAttribute('width'), img.getAttribute('height')]; })()`);
+    // Drawn from its real bytes; the box reserved at the page's 400 px width, same aspect (files.page.ts).
+    expect(drawn).toEqual([480, 240, '400', '200']);
+    await screenshot(ada, 'composer-files-06-dm', { fullPage: false });
+    expect(problems.slice(known)).toEqual([]);
   });
 });
