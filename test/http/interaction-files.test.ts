@@ -18,6 +18,7 @@ import { given, type TestBot } from '../support/given.js';
 import { multipartBody, pngHeader } from '../support/multipart.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { installWithCommands, serveInteractions } from './interactions.fixtures.js';
+import { openDm, userInstall } from './dms.fixtures.js';
 
 /**
  * Issue #40 §2 with issue #42 §2: an app's follow-ups and edits of its answer carry files as
@@ -219,6 +220,25 @@ describe('files on interaction follow-ups and edits (GATEHOUSE_OUTBOUND_ALLOW_PR
       expect(await stored()).toEqual(before);
       const text = await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'text only' });
       expect(text).toMatchObject({ content: 'text only', attachments: [] });
+    } finally {
+      await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: DEFAULT_EVERYONE_PERMISSIONS });
+    }
+  });
+  it('in a DM with the app’s bot (the person’s user install), a follow-up takes files with no Attach files, as on Discord', async () => {
+    await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: DEFAULT_EVERYONE_PERMISSIONS & ~Permission.ATTACH_FILES });
+    try {
+      await userInstall(t, bot, owner.person);
+      const opened = await openDm(t, bot, { recipient_id: owner.person.id });
+      expect(opened.statusCode, opened.body).toBe(200);
+      const dmId = (opened.json() as { id: string }).id;
+      t.clock.advance(10_000);
+      const before = received.length;
+      const posted = await owner.agent.submit(`/messages/${dmId}`, `/messages/${dmId}`, { content: '/chart' });
+      expect(posted.statusCode).toBe(303);
+      const interaction = received[before] as Received;
+      const followUp = await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'Your chart', files: [{ name: 'dm.png', data: pngHeader(40, 20), contentType: 'image/png' }] });
+      expect(followUp).toMatchObject({ channel_id: dmId, content: 'Your chart', attachments: [{ filename: 'dm.png', width: 40, height: 20 }] });
+      expect((await owner.agent.get(`/messages/${dmId}`)).body).toMatch(/<img src="[^"]*\/dm\.png\?/);
     } finally {
       await updateRole(t.services, operatorActing(), server.id, server.everyoneRoleId, { permissions: DEFAULT_EVERYONE_PERMISSIONS });
     }
