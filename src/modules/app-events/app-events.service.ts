@@ -11,7 +11,9 @@ import { changing, type Writer } from '../../events/event-bus.js';
 import { OutboundError } from '../../http/outbound.js';
 import { nextDueAt, startOutboxWorker } from '../../storage/outbox.js';
 import { getManagedApplication } from '../applications/applications.service.js';
+import type { Person } from '../directory/people.js';
 import { getPersonById } from '../directory/people.service.js';
+import type { Server } from '../directory/servers.js';
 import { getServer } from '../directory/servers.service.js';
 import { presentGuild, presentUser } from '../resources/resources.js';
 import {
@@ -439,12 +441,34 @@ export interface DeliveryReport {
   dropped: number;
 }
 
+/**
+ * What the events of one claim read once between them rather than once each (docs/performance.md,
+ * "Interactions and app events"): the apps' endpoints, the people and the servers. As fresh as a
+ * per-event read was, since a claim's events were all read at once when it started them.
+ */
+interface ClaimReads {
+  endpoints: Map<string, Promise<AppEndpoints | undefined>>;
+  people: Map<string, Promise<Person | undefined>>;
+  servers: Map<string, Promise<Server | undefined>>;
+}
+
+function newClaimReads(): ClaimReads {
+  return { endpoints: new Map(), people: new Map(), servers: new Map() };
+}
+
+function readOnce<V>(reads: Map<string, Promise<V>>, key: string, read: () => Promise<V>): Promise<V> {
+  let value = reads.get(key);
+  if (value === undefined) reads.set(key, (value = read()));
+  return value;
+}
+
 /** The `data` of Discord's event: the user and scopes, and for a server install the guild. */
-async function eventData(deps: Deps, data: AppEventData, type: AppEventType): Promise<Record<string, unknown>> {
-  const person = await getPersonById(deps, data.userId);
+async function eventData(deps: Deps, data: AppEventData, type: AppEventType, reads: ClaimReads): Promise<Record<string, unknown>> {
+  const person = await readOnce(reads.people, data.userId, () => getPersonById(deps, data.userId));
   const user = person ? presentUser(person) : { id: data.userId };
   if (type === 'APPLICATION_DEAUTHORIZED') return { user };
-  const server = data.serverId === undefined ? undefined : await getServer(deps, data.serverId);
+  const serverId = data.serverId;
+  const server = serverId === undefined ? undefined : await readOnce(reads.servers, serverId, () => getServer(deps, serverId));
   return {
     ...(data.integrationType === undefined ? {} : { integration_type: data.integrationType }),
     user,
@@ -476,8 +500,8 @@ async function writePending(deps: Deps, holder: string, pending: PendingWrites):
   await insertDeliveries(deps.db, log);
 }
 
-async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, report: DeliveryReport, pending: PendingWrites): Promise<void> {
-  const endpoints = await findAppEndpoints(deps.db, event.applicationId);
+async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, report: DeliveryReport, pending: PendingWrites, reads: ClaimReads): Promise<void> {
+  const endpoints = await readOnce(reads.endpoints, event.applicationId, () => findAppEndpoints(deps.db, event.applicationId));
   const url = endpoints?.eventWebhooksUrl ?? null;
   if (!endpoints || url === null || endpoints.eventWebhooksStatus !== EventWebhooksStatus.ENABLED || !endpoints.eventWebhooksTypes.includes(event.eventType)) {
     // Turned off (by its owner, or by the server) since the event was queued: nothing is sent.
@@ -488,7 +512,7 @@ async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, re
     return;
   }
   const type = event.eventType as AppEventType;
-  const body = eventBody(event.applicationId, type, event.eventAt, await eventData(deps, JSON.parse(event.data) as AppEventData, type));
+  const body = eventBody(event.applicationId, type, event.eventAt, await eventData(deps, JSON.parse(event.data) as AppEventData, type, reads));
   const sent = await sendSigned(deps, endpoints, url, body, { timeoutMs: EVENT_TIMEOUT_MS });
   const failure = sent.failure ?? (isEventAcknowledged(sent.status ?? 0) ? null : `it answered ${sent.status}, not 204`);
   if (failure === null) {
@@ -532,9 +556,10 @@ export async function deliverAppEvents(deps: Deps, holder: string): Promise<Deli
     await writePending(deps, holder, pending);
     const now = deps.clock.now();
     const batch = await claimDueAppEvents(deps.db, holder, now, now + EVENT_LEASE_MS, CLAIM_BATCH);
+    const reads = newClaimReads();
     await Promise.all(
       batch.map((event) =>
-        deliverOne(deps, holder, event, report, pending).catch((error: unknown) => {
+        deliverOne(deps, holder, event, report, pending, reads).catch((error: unknown) => {
           // A database fault: the lease lapses and a later round takes the event again.
           deps.logger.warn({ err: error, appEventId: event.id }, 'app event delivery failed; it will be retried');
         }),
