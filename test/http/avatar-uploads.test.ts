@@ -124,6 +124,12 @@ for (const store of stores) {
       expect(removed.statusCode, removed.body).toBe(200);
       expect(removed.json().avatar).toBeNull();
       expect(await blobs()).not.toContain(`avatars-${id}-${changed.json().avatar}`);
+      // Deleting the webhook deletes its uploaded avatar.
+      const png3 = pngHeader(16, 16, 102);
+      const again = await api('PATCH', `/api/v1/webhooks/${id}`, { avatar: dataUri('image/png', png3) }, bot.headers);
+      expect(await blobs()).toContain(`avatars-${id}-${again.json().avatar}`);
+      expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${id}`, headers: bot.headers })).statusCode).toBe(204);
+      expect(await blobs()).not.toContain(`avatars-${id}-${again.json().avatar}`);
     });
 
     it("a server's icon (PATCH /guilds/{id} `icon`, Manage server) is served at /icons/{id}/{hash}.png and removed with null", async () => {

@@ -194,11 +194,13 @@ export async function updateWebhookSettings(deps: Deps, acting: Acting<Who>, web
 }
 
 /** Deletes a webhook and frees its slot; its messages stay in the channel. 10015 when already gone. Emits webhook.deleted. */
-export async function removeWebhook(deps: Deps, acting: Acting<Who>, webhook: Pick<Webhook, 'id' | 'serverId' | 'channelId' | 'name'>): Promise<void> {
+export async function removeWebhook(deps: Deps, acting: Acting<Who>, webhook: Pick<Webhook, 'id' | 'serverId' | 'channelId' | 'name'> & { avatarUrl?: string | null }): Promise<void> {
   await changing(deps, acting, async (trx, emit) => {
     if (!(await deleteWebhook(trx, webhook.id))) throw ApiErrors.unknownWebhook();
     emit({ type: 'webhook.deleted', serverId: webhook.serverId, webhookId: webhook.id, channelId: webhook.channelId, name: webhook.name });
   });
+  // Issue #42 §3: its uploaded avatar's blob is its own (uploaded-images.ts imageBlobKey).
+  await releaseUploadedImage(deps, webhook.avatarUrl, null);
 }
 
 /**
