@@ -38,6 +38,8 @@ export const MAINTENANCE_LEASE_MS = 15 * MINUTE;
 export const PURGE_BATCH = 1000;
 /** RFC 8628 device codes stay a day past expiry (a late poll hears expired_token, not invalid_grant). */
 const DEVICE_CODE_RETENTION_MS = DAY;
+/** Issue #41 §3: a client ID metadata document's application idle this long, with nothing of a person's, is deleted. */
+export const UNUSED_DOCUMENT_CLIENT_MS = DAY;
 
 export interface MaintenanceDeps {
   db: Kysely<Database>;
@@ -60,7 +62,7 @@ export const SENT_MAIL_RETENTION_DAYS = 7;
 export const FAILED_MAIL_RETENTION_DAYS = 30;
 
 export interface MaintenanceReport {
-  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens' | 'mfa_pending_sign_ins' | 'passkey_challenges' | 'mfa_session_methods' | 'attachments' | 'oauth_device_codes' | 'interactions' | 'message_interactions', number>;
+  purged: Record<'oauth_codes' | 'oauth_access_tokens' | 'oauth_refresh_tokens' | 'sessions' | 'oauth_grants' | 'webhook_github_deliveries' | 'audit_events' | 'mail_outbox' | 'account_tokens' | 'mfa_pending_sign_ins' | 'passkey_challenges' | 'mfa_session_methods' | 'attachments' | 'oauth_device_codes' | 'interactions' | 'message_interactions' | 'client_metadata_applications', number>;
   partitionsCreated: string[];
   partitionsDropped: string[];
 }
@@ -195,6 +197,42 @@ const PURGES: [keyof MaintenanceReport['purged'], Purge][] = [
           .executeTakeFirst(),
       ),
   ],
+  [
+    // Issue #41 §3 (docs/oauth.md §Client ID metadata documents): anyone may name a URL as a client_id,
+    // and each new one is an application; one that no person ever got anything for (no grant, consent,
+    // code, device code or token) and whose document was not fetched for a day is deleted with its
+    // document row (ON DELETE CASCADE). Naming the URL again creates a new one.
+    'client_metadata_applications',
+    async (db, now, batch) =>
+      deleted(
+        await db
+          .deleteFrom('applications')
+          .where(
+            'id',
+            'in',
+            db
+              .selectFrom('client_metadata_documents as d')
+              .select('d.application_id')
+              .where('d.fetched_at', '<', now - UNUSED_DOCUMENT_CLIENT_MS)
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom('oauth_grants')
+                      .select('oauth_grants.application_id')
+                      .whereRef('oauth_grants.application_id', '=', 'd.application_id')
+                      .unionAll(selectFrom('oauth_consents').select('oauth_consents.application_id').whereRef('oauth_consents.application_id', '=', 'd.application_id'))
+                      .unionAll(selectFrom('oauth_codes').select('oauth_codes.application_id').whereRef('oauth_codes.application_id', '=', 'd.application_id'))
+                      .unionAll(selectFrom('oauth_device_codes').select('oauth_device_codes.application_id').whereRef('oauth_device_codes.application_id', '=', 'd.application_id'))
+                      .unionAll(selectFrom('oauth_access_tokens').select('oauth_access_tokens.application_id').whereRef('oauth_access_tokens.application_id', '=', 'd.application_id'))
+                      .unionAll(selectFrom('oauth_refresh_tokens').select('oauth_refresh_tokens.application_id').whereRef('oauth_refresh_tokens.application_id', '=', 'd.application_id')),
+                  ),
+                ),
+              )
+              .limit(batch),
+          )
+          .executeTakeFirst(),
+      ),
+  ],
 ];
 
 /**
@@ -205,7 +243,7 @@ export async function runMaintenance(deps: MaintenanceDeps, holder: string, batc
   const { db, clock } = deps;
   const keep = () => takeLease(db, MAINTENANCE_LEASE_ID, holder, clock.now(), MAINTENANCE_LEASE_MS);
   if (!(await keep())) return undefined;
-  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 0, interactions: 0, message_interactions: 0 }, partitionsCreated: [], partitionsDropped: [] };
+  const report: MaintenanceReport = { purged: { oauth_codes: 0, oauth_access_tokens: 0, oauth_refresh_tokens: 0, sessions: 0, oauth_grants: 0, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 0, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 0, interactions: 0, message_interactions: 0, client_metadata_applications: 0 }, partitionsCreated: [], partitionsDropped: [] };
   const now = clock.now();
   if (deps.dialect === 'postgres') {
     report.partitionsCreated = await ensureMessagePartitions(db as unknown as Kysely<unknown>, now);

@@ -75,7 +75,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const [a, b] = await Promise.all([runMaintenance(deps, 'instance-a'), runMaintenance(deps, 'instance-b')]);
     const reports = [a, b].filter((r) => r !== undefined);
     expect(reports).toHaveLength(1);
-    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1, message_interactions: 0 });
+    expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1, message_interactions: 0, client_metadata_applications: 0 });
     expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
     expect(await keys(db, 'interactions', 'id')).toEqual(['502']);
     expect(await keys(db, 'oauth_device_codes', 'device_code_hash')).toEqual(['device-just-expired']);
@@ -105,6 +105,29 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     const report = await runMaintenance(deps, 'instance-a');
     expect(report?.purged.message_interactions).toBe(1);
     expect(await keys(db, 'message_interactions', 'message_id')).toEqual([old, justWritten].sort());
+  });
+
+  it('deletes a client ID metadata document’s application idle a day with nothing of a person’s, keeping one with a grant, a consent or a token, and one fetched within the day (issue #41 §3)', async () => {
+    await seed(db, NOW);
+    await sql`insert into users (id, username, username_key, name, created_at) values (2, 'registered', 'registered', 'Registered apps', 0)`.execute(db);
+    const documentApp = async (id: number, fetchedAt: number) => {
+      await sql`insert into applications (id, owner_id, name, confidential, redirect_uris, created_at, updated_at) values (${id}, 2, 'Agent', 0, '[]', 0, 0)`.execute(db);
+      await sql`insert into client_metadata_documents (url, application_id, fetched_at) values (${`https://agent.example/${id}.json`}, ${id}, ${fetchedAt})`.execute(db);
+    };
+    const idle = NOW - DAY - MINUTE;
+    await documentApp(20, idle); // never used: goes
+    await documentApp(21, NOW - DAY + MINUTE); // fetched within the day: stays
+    await documentApp(22, idle); // a person's grant: stays
+    await sql`insert into oauth_grants (id, application_id, user_id, scopes, created_at, revoked_at) values (120, 22, 1, 'identify', 0, null)`.execute(db);
+    await documentApp(23, idle); // a remembered consent: stays
+    await sql`insert into oauth_consents (user_id, application_id, scopes, updated_at) values (1, 23, 'identify', 0)`.execute(db);
+    await documentApp(24, idle); // an access token (of grant 100): stays
+    await sql`insert into oauth_access_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at) values ('access-of-24', 100, 24, 1, 'identify', 0, ${NOW + DAY})`.execute(db);
+    const report = await runMaintenance(deps, 'instance-a');
+    expect(report?.purged.client_metadata_applications).toBe(1);
+    expect(await keys(db, 'client_metadata_documents', 'application_id')).toEqual(['21', '22', '23', '24']);
+    // Applications that are not a document's (app 10) are never taken by this rule.
+    expect(await keys(db, 'applications', 'id')).toEqual(['10', '21', '22', '23', '24']);
   });
 
   it('purges expired pending sign-ins and passkey challenges, and the sign-in methods of ended sessions, keeping live ones (issue #38 §4)', async () => {
