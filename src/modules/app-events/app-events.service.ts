@@ -431,9 +431,12 @@ export function recordAppEvents(deps: Pick<Deps, 'bus' | 'ids'>): void {
 
 // --- Delivering (the worker) --------------------------------------------------------------------
 
-/** How long a claimed event is this worker's: longer than a batch of concurrent 10 s requests takes. */
+/** How long a claimed event is this worker's: much longer than its 10 s request, which starts when it is claimed. */
 const EVENT_LEASE_MS = 2 * 60_000;
-const CLAIM_BATCH = 50;
+/** Events one worker has in flight at most. */
+const EVENT_WINDOW = 50;
+/** Free places in the window that make the worker claim again: one claim per half window, not one per finished event. */
+const EVENT_REFILL_AT = 25;
 
 export interface DeliveryReport {
   delivered: number;
@@ -545,31 +548,39 @@ async function deliverOne(deps: Deps, holder: string, event: ClaimedAppEvent, re
 }
 
 /**
- * Delivers the app events that are due, one claimed batch after another until none is left (the
- * events of a batch at once). `holder` names this worker in the leases; with several instances
- * each event is claimed, and so sent, by one of them (storage/outbox.ts).
+ * Delivers the app events that are due until none is left: up to EVENT_WINDOW events in flight,
+ * the next ones claimed as earlier ones finish (a slow answer holds only its own place, not a
+ * whole batch). `holder` names this worker in the leases; with several instances each event is
+ * claimed, and so sent, by one of them (storage/outbox.ts).
  */
 export async function deliverAppEvents(deps: Deps, holder: string): Promise<DeliveryReport> {
   const report: DeliveryReport = { delivered: 0, retrying: 0, dropped: 0 };
   const pending: PendingWrites = { log: [], delivered: [] };
-  for (;;) {
-    await writePending(deps, holder, pending);
-    const now = deps.clock.now();
-    const batch = await claimDueAppEvents(deps.db, holder, now, now + EVENT_LEASE_MS, CLAIM_BATCH);
-    const reads = newClaimReads();
-    await Promise.all(
-      batch.map((event) =>
-        deliverOne(deps, holder, event, report, pending, reads).catch((error: unknown) => {
-          // A database fault: the lease lapses and a later round takes the event again.
-          deps.logger.warn({ err: error, appEventId: event.id }, 'app event delivery failed; it will be retried');
-        }),
-      ),
-    );
-    if (batch.length < CLAIM_BATCH) {
+  const inFlight = new Set<Promise<void>>();
+  let drained = false;
+  while (!drained || inFlight.size > 0) {
+    const room = EVENT_WINDOW - inFlight.size;
+    if (!drained && room >= EVENT_REFILL_AT) {
       await writePending(deps, holder, pending);
-      return report;
+      const now = deps.clock.now();
+      const batch = await claimDueAppEvents(deps.db, holder, now, now + EVENT_LEASE_MS, room);
+      if (batch.length < room) drained = true;
+      const reads = newClaimReads();
+      for (const event of batch) {
+        const delivery: Promise<void> = deliverOne(deps, holder, event, report, pending, reads)
+          .catch((error: unknown) => {
+            // A database fault: the lease lapses and a later round takes the event again.
+            deps.logger.warn({ err: error, appEventId: event.id }, 'app event delivery failed; it will be retried');
+          })
+          .finally(() => inFlight.delete(delivery));
+        inFlight.add(delivery);
+      }
+      continue;
     }
+    await Promise.race(inFlight);
   }
+  await writePending(deps, holder, pending);
+  return report;
 }
 
 export interface AppEventWorker {
