@@ -1,4 +1,5 @@
 import { presentUser, type MessageResource, type UserResource } from '../resources/resources.js';
+import { LOADING } from '../interactions/interactions.js';
 import type { MessageInteraction } from './message-interactions.repository.js';
 
 /**
@@ -10,8 +11,6 @@ import type { MessageInteraction } from './message-interactions.repository.js';
  * Message type 20 is Discord's CHAT_INPUT_COMMAND: an app's answer to a slash command.
  */
 
-/** Discord's message flag LOADING (1 << 7): a deferred answer's placeholder. */
-const FLAG_LOADING = 128;
 /** Discord's application command type 1, CHAT_INPUT: the only kind invoked here. */
 const COMMAND_TYPE_CHAT_INPUT = 1;
 
@@ -35,7 +34,7 @@ export function withInteraction(message: MessageResource, of: MessageInteraction
     type: 20,
     webhook_id: applicationId,
     application_id: applicationId,
-    flags: of.loading ? FLAG_LOADING : 0,
+    flags: of.loading ? LOADING : 0,
     interaction_metadata: { id: of.interactionId, type: of.type, name: of.commandName, command_type: COMMAND_TYPE_CHAT_INPUT, user, authorizing_integration_owners: {} },
     interaction: { id: of.interactionId, type: of.type, name: of.commandName, user },
   };

@@ -297,4 +297,3 @@ export const GuildDetailBody = Type.Object(
   { description: "A server with its roles (Discord's guild object)" },
 );
 
-export const MessageResourceListBody = Type.Array(MessageResourceBody, { description: 'Newest first' });
