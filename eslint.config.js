@@ -183,7 +183,7 @@ export default tseslint.config(
     files: ['src/web/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', EventSource: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', EventSource: 'readonly', FileReader: 'readonly' },
     },
     rules: { 'no-undef': 'error', strict: ['error', 'global'] },
   },
