@@ -230,9 +230,10 @@ describe.skipIf(!chromiumAvailable)('an MCP agent (SDK auth(), DCR, consent in C
         ...(jwt ? ['--jwt'] : []),
       ]);
     }
-    const oidc = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+    // RFC 8414 §2: the keys are named in the document a resource server reads, not only in OpenID's.
+    const asMetadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { jwks_uri: string };
     introspecting = await startMcpServer(introspectedPort, introspectionVerifier, ACCESS_TOKEN_TYPE);
-    verifyingJwt = await startMcpServer(jwtPort, jwtVerifier(oidc.jwks_uri), JWT_TOKEN_TYPE);
+    verifyingJwt = await startMcpServer(jwtPort, jwtVerifier(asMetadata.jwks_uri), JWT_TOKEN_TYPE);
 
     loopback = createServer((req: IncomingMessage, res: ServerResponse) => {
       const code = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('code');

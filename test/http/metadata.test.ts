@@ -23,6 +23,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       revocation_endpoint: 'https://auth.example.com/api/oauth2/token/revoke',
       introspection_endpoint: 'https://auth.example.com/api/oauth2/token/introspect',
       device_authorization_endpoint: 'https://auth.example.com/api/oauth2/device/authorize',
+      jwks_uri: 'https://auth.example.com/.well-known/jwks.json',
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],

@@ -11,6 +11,8 @@ export const INTROSPECT_PATH = '/api/oauth2/token/introspect';
 /** RFC 8628 §3.1 (issue #41 §2): the device authorization endpoint. */
 export const DEVICE_AUTHORIZATION_PATH = '/api/oauth2/device/authorize';
 export const WELL_KNOWN_PATH = '/.well-known/oauth-authorization-server';
+/** The signing keys of ID tokens and RFC 9068 JWT access tokens (oidc/oidc.routes.ts serves it). */
+export const JWKS_PATH = '/.well-known/jwks.json';
 /** The human-readable API reference (http/openapi.routes.ts). */
 export const SERVICE_DOCUMENTATION_PATH = '/api/docs';
 
@@ -60,6 +62,7 @@ export interface AuthorizationServerMetadata {
   /** RFC 7591 §3 (issue #41 §3): only while GATEHOUSE_CLIENT_REGISTRATION is not off. */
   registration_endpoint?: string;
   device_authorization_endpoint: string;
+  jwks_uri: string;
   response_types_supported: string[];
   response_modes_supported: string[];
   grant_types_supported: string[];
@@ -90,6 +93,9 @@ export function authorizationServerMetadata(baseUrl: string, grantTypes: readonl
     ...(registration ? { registration_endpoint: `${baseUrl}${REGISTER_PATH}` } : {}),
     // RFC 8628 §4.
     device_authorization_endpoint: `${baseUrl}${DEVICE_AUTHORIZATION_PATH}`,
+    // RFC 8414 §2: where the keys are. A resource server reading only this document (the MCP
+    // SDK's discovery does) verifies RFC 9068 JWT access tokens with them.
+    jwks_uri: `${baseUrl}${JWKS_PATH}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...grantTypes],

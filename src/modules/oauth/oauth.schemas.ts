@@ -127,6 +127,7 @@ export const AuthorizationServerMetadataBody = Type.Object({
   introspection_endpoint: Type.String(),
   registration_endpoint: Type.Optional(Type.String()),
   device_authorization_endpoint: Type.String(),
+  jwks_uri: Type.String({ description: 'The JWK Set of the keys signing ID tokens and JWT access tokens (RFC 9068).' }),
   response_types_supported: Type.Array(Type.String()),
   response_modes_supported: Type.Array(Type.String()),
   grant_types_supported: Type.Array(Type.String()),

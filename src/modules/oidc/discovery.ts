@@ -3,7 +3,6 @@ import { SIGNING_ALGS } from './oidc-keys.service.js';
 
 /** Where the OpenID Connect endpoints live, relative to {base_url} (issue #22). */
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
-export const JWKS_PATH = '/.well-known/jwks.json';
 export const USERINFO_PATH = '/api/oauth2/userinfo';
 export const END_SESSION_PATH = '/app/oauth2/logout';
 
@@ -21,7 +20,6 @@ export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'];
 
 /** OpenID Connect Discovery 1.0 §3 provider metadata. */
 export interface OpenIdConfiguration extends AuthorizationServerMetadata {
-  jwks_uri: string;
   userinfo_endpoint: string;
   end_session_endpoint: string;
   subject_types_supported: string[];
@@ -46,7 +44,6 @@ export interface OpenIdConfiguration extends AuthorizationServerMetadata {
 export function openIdConfiguration(baseUrl: string, grantTypes: readonly string[], registration = false, clientIdMetadata = false): OpenIdConfiguration {
   return {
     ...authorizationServerMetadata(baseUrl, grantTypes, registration, clientIdMetadata),
-    jwks_uri: `${baseUrl}${JWKS_PATH}`,
     userinfo_endpoint: `${baseUrl}${USERINFO_PATH}`,
     end_session_endpoint: `${baseUrl}${END_SESSION_PATH}`,
     // Core §8: the person's id is the same for every app (public subject identifiers).

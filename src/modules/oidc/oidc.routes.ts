@@ -12,7 +12,8 @@ import { findApplicationByClientId } from '../applications/applications.service.
 import { bearerOf, requireBearer } from '../oauth/bearer.routes.js';
 import { GRANT_TYPES } from '../oauth/grants/registry.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
-import { discoveryPaths, END_SESSION_PATH, JWKS_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
+import { JWKS_PATH } from '../oauth/metadata.js';
+import { discoveryPaths, END_SESSION_PATH, openIdConfiguration, USERINFO_PATH } from './discovery.js';
 import { jwks, JWKS_MAX_AGE_S } from './oidc-keys.service.js';
 import { endSessionConfirmPage, signedOutPage } from './oidc.page.js';
 import { EndSessionConfirmBody, EndSessionQuery, JwksBody, OpenIdConfigurationBody, OpenIdSettingsBody, UserInfoBody } from './oidc.schemas.js';
