@@ -225,28 +225,23 @@ export async function buildApp(services: Services, options: { appEventPollMs?: n
     registerAuditPages(pages, services);
     registerAdminPages(pages, services);
   });
-  // Issue #42 §2: the composer's post also takes files, so it has a pages context of its own (cookies,
-  // session, CSRF) with the multipart parser besides the small-form one; the context above refuses both.
-  await app.register(async (composer) => {
-    await composer.register(cookie);
-    const pageBodyLimit = Math.min(PAGE_BODY_LIMIT, config.bodyLimit);
-    composer.removeAllContentTypeParsers();
-    composer.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: pageBodyLimit }, (_request, body, done) => {
-      done(null, parseForm(body as string));
+  // Issue #42: the pages that post files (the composer, §2; the avatar and icon forms, §3) have a
+  // pages context of their own (cookies, session, CSRF) with the multipart parser besides the
+  // small-form one; the context above refuses multipart bodies. A small form posted here still
+  // meets the CSRF check (403), not a 415.
+  const pageBodyLimit = Math.min(PAGE_BODY_LIMIT, config.bodyLimit);
+  for (const registerPages of [registerMessagePostPage, registerImageUploadPages]) {
+    await app.register(async (withFiles) => {
+      await withFiles.register(cookie);
+      withFiles.removeAllContentTypeParsers();
+      withFiles.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: pageBodyLimit }, (_request, body, done) => {
+        done(null, parseForm(body as string));
+      });
+      await installMultipart(withFiles);
+      installPageContext(withFiles, services);
+      registerPages(withFiles, services);
     });
-    await installMultipart(composer);
-    installPageContext(composer, services);
-    registerMessagePostPage(composer, services);
-  });
-
-  // Issue #42 §3: the pages' avatar and icon forms post files, so they too have a pages context with the multipart parser.
-  await app.register(async (images) => {
-    await images.register(cookie);
-    images.removeAllContentTypeParsers();
-    await installMultipart(images);
-    installPageContext(images, services);
-    registerImageUploadPages(images, services);
-  });
+  }
 
   await app.ready();
   return app;

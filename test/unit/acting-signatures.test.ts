@@ -49,6 +49,7 @@ const ALLOWED: Record<string, string> = {
   'oauth/identity.service.ts authenticateBearerWithPerson': 'reads the bearer token that will act; the routes build the acting from what it finds',
   'reveals/reveals.service.ts holdOnce': "a one-time display slot of the signed-in session's own page (a new secret shown once after the change that made it, which was audited); nobody's rights are involved",
   'reveals/reveals.service.ts takeOnce': 'reads and clears that slot for the same session; nobody acts on anything of anyone',
+  'resources/uploaded-images.service.ts storeUploadedImage': 'writes image bytes to the blob store under a key no row names yet; the change that names it (a person, server, app or webhook service taking an acting) is the one checked and audited',
   'webhooks/compat-execute.service.ts sealPlainGithubSecrets': 'start-up maintenance: seals secrets a migration carried over in plain text; no one acts',
   'webhooks/execute.service.ts openWebhook': "the webhook URL's gate: it finds the webhook (and takes from its rate-limit bucket) that will then act as Acting<WebhookActor>",
   'accounts/passkeys.service.ts verifySecondFactorPasskey': "checks a passkey assertion and spends its single-use challenge; the change it proves (the session) is completeSecondStep's, which takes the sign-in's Acting and emits signin.succeeded",

@@ -134,6 +134,7 @@ const LISTED: Record<string, string> = {
   'mfa/mfa.repository.ts reads users': 'users.mfa_enabled, the flag the writes above keep',
   'oauth/introspection.repository.ts reads users': "introspection is a hot path (issue #41 §1): the token's person (username, sub) in the token lookup's statement",
   'oauth/introspection.repository.ts reads resource_servers': "introspection is a hot path (issue #41 §1): the token's audience in the token lookup's statement",
+  'oauth/token-exchange.repository.ts reads resource_servers': "token exchange (RFC 8693) checks that the subject token's audience is served by the exchanging app: the audience's app read in the subject token's own statement",
   'applications/bots.repository.ts reads users': "a bot authenticates only while its app's owner is not disabled (issue #39), read in the token lookup's own statement",
   'applications/installs.repository.ts reads users': 'the installs list names each installer in the same query',
   'applications/installs.repository.ts reads roles': "a bot install's managed role (Discord: created and removed with the install)",

@@ -23,7 +23,8 @@ import { updateWebhookAs } from '../webhooks/webhooks.service.js';
 import { IMAGE_BODY_LIMIT, UPLOADED_IMAGE_MAX_BYTES } from './uploaded-images.js';
 
 const ServerParams = Type.Object({ serverId: Type.String({ maxLength: 32 }) });
-const AppParams = Type.Object({ appId: Type.String({ maxLength: 32 }) });
+// `:id`, as the app's other pages name it: one route tree node takes one parameter name.
+const AppParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 const WebhookParams = Type.Object({ webhookId: Type.String({ maxLength: 32 }) });
 const BackQuery = Type.Object({ back: Type.Optional(Type.String({ maxLength: 16 })), _csrf: Type.Optional(Type.String()) });
 
@@ -136,8 +137,8 @@ export function registerImageUploadPages(pages: App, services: Services): void {
       }
     });
 
-    scope.post('/developers/applications/:appId/icon', { schema: { hide: true, params: AppParams, body } }, async (request, reply) => {
-      const { appId } = request.params;
+    scope.post('/developers/applications/:id/icon', { schema: { hide: true, params: AppParams, body } }, async (request, reply) => {
+      const { id: appId } = request.params;
       try {
         const action = await readImageForm(request);
         await setApplicationIcon(services, personActing(request, services.clock), appId, action.kind === 'remove' ? null : action.bytes, 'image');
