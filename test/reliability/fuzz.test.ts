@@ -354,7 +354,9 @@ describe('bad input: fuzzing every route in process (issue #7 §5)', () => {
 
   it(
     `answers ${TOTAL.toLocaleString('en')} generated requests below 500, in the documented error format, changing nothing when it refuses`,
-    { timeout: Math.max(180_000, TOTAL * 10) },
+    // A time limit, not a timed assertion: 10,000 requests took 168 s on PostgreSQL on an idle
+    // 2-core machine once this wave's routes were added, and CI's machine may be busier.
+    { timeout: Math.max(420_000, TOTAL * 42) },
     async () => {
       let before = await snapshot(t, tables);
       let auditBefore = await auditRows(t);
