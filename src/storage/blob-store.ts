@@ -19,9 +19,10 @@ export interface BlobStore {
   readonly kind: 'fs' | 'postgres';
   /**
    * Writes every chunk of `source` under `key`. When `source` throws (an upload over the limit,
-   * truncated or aborted), nothing stays under `key` and the error is rethrown.
+   * truncated or aborted), nothing stays under `key` and the error is rethrown. A Readable is
+   * consumed as a stream (the filesystem store pipes it straight to the file).
    */
-  put(key: string, source: AsyncIterable<Buffer>): Promise<void>;
+  put(key: string, source: Readable | AsyncIterable<Buffer>): Promise<void>;
   /** The bytes of `range` (which must lie within the file), streamed; undefined when `key` holds nothing. */
   read(key: string, range: ByteRange): Promise<Readable | undefined>;
   /** Removes what is stored under each key; a missing key is not an error. */

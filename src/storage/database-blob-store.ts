@@ -44,12 +44,12 @@ export class DatabaseBlobStore implements BlobStore {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  async put(key: string, source: AsyncIterable<Buffer>): Promise<void> {
+  async put(key: string, source: Readable | AsyncIterable<Buffer>): Promise<void> {
     let seq = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     try {
-      for await (const chunk of source) {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
         pending.push(chunk);
         pendingBytes += chunk.length;
         while (pendingBytes >= CHUNK_BYTES) {

@@ -23,6 +23,9 @@ export async function installMultipart(app: App): Promise<void> {
   await app.register(multipart, { throwFileSizeLimit: false });
 }
 
+/** Bytes a file part's stream holds before the parser waits for its consumer (docs/performance.md §Files). */
+const FILE_PART_BUFFER_BYTES = 256 * 1024;
+
 /** Busboy's and the plugin's errors as the API answers them. */
 function asApiError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
@@ -32,14 +35,6 @@ function asApiError(error: unknown): unknown {
   if (code === 'FST_INVALID_JSON_FIELD_ERROR') return new ApiError(400, 50109, 'The request body contains invalid JSON.');
   // Premature close, a missing boundary, a malformed part header, a prototype field name: the body is not one we can read.
   return new ApiError(400, 0, 'The multipart/form-data body is malformed or was cut short.');
-}
-
-async function* fileBytes(stream: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of stream) yield chunk;
-  } catch (error) {
-    throw asApiError(error);
-  }
 }
 
 /**
@@ -52,6 +47,9 @@ export function uploadOf(request: FastifyRequest, maxBytes: number, fieldBytes: 
   const parts = request.parts({
     // One more byte than the limit, so the files service sees the excess and answers 413 itself.
     limits: { fileSize: maxBytes + 1, files: MAX_FILES, fields: 32, fieldSize: fieldBytes, parts: MAX_FILES + 32, headerPairs: 64 },
+    // A file part buffers up to FILE_PART_BUFFER_BYTES before busboy pauses the request (Node's
+    // default, 16 KiB, is less than one socket read: busboy paused and resumed at every chunk).
+    fileHwm: FILE_PART_BUFFER_BYTES,
   });
   async function* mapped(): AsyncGenerator<UploadPart> {
     try {
@@ -64,12 +62,13 @@ export function uploadOf(request: FastifyRequest, maxBytes: number, fieldBytes: 
           yield { kind: 'field', name: part.fieldname, value };
         } else {
           // Busboy takes a part of type application/octet-stream without a file name for a file too (and a browser's empty file input has the name ""): no name is "".
-          yield { kind: 'file', name: part.fieldname, filename: part.filename ?? '', contentType: part.mimetype, stream: fileBytes(part.file) };
+          // The parser's stream as it is: its consumer maps its errors with asError (no generator per chunk on the upload path).
+          yield { kind: 'file', name: part.fieldname, filename: part.filename ?? '', contentType: part.mimetype, stream: part.file };
         }
       }
     } catch (error) {
       throw asApiError(error);
     }
   }
-  return { parts: mapped() };
+  return { parts: mapped(), asError: asApiError };
 }

@@ -159,7 +159,7 @@ function composerParts(deps: Deps, actor: PersonActor, channel: Channel, upload:
       yield part;
     }
   }
-  return { parts: parts() };
+  return { parts: parts(), asError: upload.asError };
 }
 
 /**

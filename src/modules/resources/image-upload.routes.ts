@@ -82,10 +82,14 @@ async function readImageForm(request: FastifyRequest): Promise<ImageFormAction> 
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of part.stream) {
-      size += chunk.length;
-      if (part.name !== 'image' || size > UPLOADED_IMAGE_MAX_BYTES) tooLarge ||= part.name === 'image';
-      else chunks.push(chunk);
+    try {
+      for await (const chunk of part.stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (part.name !== 'image' || size > UPLOADED_IMAGE_MAX_BYTES) tooLarge ||= part.name === 'image';
+        else chunks.push(chunk);
+      }
+    } catch (error) {
+      throw upload.asError(error);
     }
     if (part.name === 'image' && size > 0 && !tooLarge) bytes = Buffer.concat(chunks, size);
   }
