@@ -27,14 +27,15 @@ function milliseconds(elapsed: number): number {
  * execute's logging (docs/performance.md §Logging). Every string is escaped by JSON.stringify:
  * a request id may come from the client's X-Request-Id.
  */
-function accessLine(logger: Logger): (request: FastifyRequest, reply: FastifyReply, url: string) => void {
+function accessLine(logger: Logger): (request: FastifyRequest, reply: FastifyReply, quotedUrl: string) => void {
   const internals = logger as unknown as Record<symbol, unknown>;
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
   const bindings = internals[pino.symbols.chindingsSym] as string;
   const level = `{"level":${logger.levels.values['info'] ?? 30},"time":`;
-  return (request, reply, url) => {
+  // The method needs no escaping: node's parser accepts only the token characters of RFC 9110 §9.1.
+  return (request, reply, quotedUrl) => {
     stream.write(
-      `${level}${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(url)},"ip":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"}\n`,
+      `${level}${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"req":{"method":"${request.method}","url":${quotedUrl},"ip":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${milliseconds(reply.elapsedTime)},"msg":"request completed"}\n`,
     );
   };
 }
@@ -55,12 +56,23 @@ export function installAccessLog(app: App, logger: Logger): void {
     if (pattern.includes(':')) {
       const redact = routeRedaction(pattern);
       log = (request, reply, done) => {
-        line(request, reply, redact(request.url, request.params));
+        line(request, reply, JSON.stringify(redact(request.url, request.params)));
+        done();
+      };
+    } else if (pattern.includes('*')) {
+      log = (request, reply, done) => {
+        line(request, reply, JSON.stringify(redactUrl(request.url)));
         done();
       };
     } else {
+      // A static route matches only its own path (the router compares the decoded path, case and
+      // trailing slash included), so redactUrl of any URL it matched is redactUrl of the pattern,
+      // with `?[REDACTED]` when there was a query: both written once here instead of per request
+      // (docs/performance.md §Logging).
+      const plain = JSON.stringify(redactUrl(pattern));
+      const withQuery = JSON.stringify(redactUrl(`${pattern}?`));
       log = (request, reply, done) => {
-        line(request, reply, redactUrl(request.url));
+        line(request, reply, request.url.includes('?') ? withQuery : plain);
         done();
       };
     }
@@ -69,7 +81,7 @@ export function installAccessLog(app: App, logger: Logger): void {
   });
   // Requests no route matched reach the not-found handler, which has no onRoute.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) line(request, reply, redactUrl(request.url));
+    if (request.is404) line(request, reply, JSON.stringify(redactUrl(request.url)));
     done();
   });
   // At debug, a request is also logged when it arrives, so one that never completes can be seen.

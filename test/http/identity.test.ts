@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR } from '../../src/core/clock.js';
 import type { Person } from '../../src/modules/directory/people.js';
+import { updateProfile } from '../../src/modules/accounts/accounts.service.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -138,6 +139,22 @@ describe('identity endpoints (bearer tokens)', () => {
     const res = await getWithBearer(t, '/api/v1/users/@me/servers', tokens.access_token);
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 50026 });
+  });
+
+  it('GET /users/@me, answered from the body written for the person (docs/performance.md §Issue #43 §2), follows each token\'s scopes and a changed profile', async () => {
+    const bob = await createPerson(t, { username: 'written_bob', name: 'Bob B.', email: 'bob@example.com' });
+    const identify = await obtainTokens(t, client, bob, ['identify']);
+    const withEmail = await obtainTokens(t, client, bob, ['identify', 'email']);
+    const me = async (token: string) => (await getWithBearer(t, '/api/v1/users/@me', token)).json() as Record<string, unknown>;
+    for (let i = 0; i < 2; i += 1) {
+      expect(await me(identify.access_token)).not.toHaveProperty('email');
+      expect(await me(withEmail.access_token)).toMatchObject({ global_name: 'Bob B.', email: 'bob@example.com' });
+    }
+    await updateProfile(t.services, personActingOf(bob.id), { name: 'Robert', email: 'robert@example.com' });
+    expect(await me(identify.access_token)).toMatchObject({ global_name: 'Robert' });
+    expect(await me(withEmail.access_token)).toMatchObject({ global_name: 'Robert', email: 'robert@example.com', verified: false });
+    const res = await getWithBearer(t, '/api/v1/users/@me', identify.access_token);
+    expect(res.headers['content-type']).toBe('application/json');
   });
 
   it('each token carries the scopes of the request that produced it', async () => {

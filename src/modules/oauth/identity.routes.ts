@@ -4,15 +4,23 @@ import type { Services } from '../../deps.js';
 import { botOf, requireBot } from '../applications/bot-auth.routes.js';
 import { ApplicationResourceBody } from '../resources/resources.schemas.js';
 import { bearerOf, requireBearer } from './bearer.routes.js';
-import { botApplication, botUser, currentUser, describeAuthorization, serversOfBearer } from './identity.service.js';
+import { botApplication, botUser, currentUserBody, describeAuthorization, serversOfBearer } from './identity.service.js';
 import { apiErrorResponses } from '../../http/error.schemas.js';
 import { RateLimitedBody } from '../webhooks/webhooks.schemas.js';
 import { AuthorizationInfoBody, ServerListBody, UserRecordBody } from './oauth.schemas.js';
 
 const bearerErrors = apiErrorResponses(401, 403);
 
+/** Fastify's JSON type (its CONTENT_TYPE.JSON), set by hand on a body written as a string. */
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 /** `Authorization: Bot …` (scheme case-insensitive), as bot-auth.routes.ts reads it. */
 const BOT_SCHEME = /^\s*bot\s/i;
+
+/** A JSON body already written as a string: the route's schema typed the object it describes. */
+function sendWritten(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type(JSON_UTF8).send(body);
+}
 
 function presentsBot(request: FastifyRequest): boolean {
   const header = request.headers.authorization;
@@ -55,7 +63,9 @@ export function registerIdentityApi(app: App, services: Services): void {
         response: { 200: UserRecordBody, ...bearerErrors, 429: RateLimitedBody },
       },
     },
-    async (request) => (request.bot ? botUser(services, botOf(request)) : currentUser(services, bearerOf(request))),
+    // The person's body is written once per person object (identity.service.ts currentUserBody);
+    // the type carries the charset Fastify would add, which discord-wire.ts takes off as for every JSON answer.
+    async (request, reply) => (request.bot ? botUser(services, botOf(request)) : sendWritten(reply, await currentUserBody(services, bearerOf(request)))),
   );
 
   for (const url of ['/api/v1/users/@me/servers', '/api/v1/users/@me/guilds']) {

@@ -75,9 +75,37 @@ async function userRecord(deps: Deps, bearer: BearerToken): Promise<UserRecord> 
   return presentCurrentUser({ ...person, mfaEnabled: !person.bot && person.mfaEnabled === true }, bearer.scopes.includes('email'));
 }
 
-/** GET /api/v1/users/@me; the caller has checked the identify scope. */
-export async function currentUser(deps: Deps, bearer: BearerToken): Promise<UserRecord> {
-  return userRecord(deps, bearer);
+/** A person's /users/@me body, valid for as long as the lookup returns that same person object. */
+interface WrittenUser {
+  person: Person;
+  body: string;
+}
+
+/** Bodies per person id, without and with the email scope; each bound like the row cache's lookups. */
+const WRITTEN_USERS = [new Map<string, WrittenUser>(), new Map<string, WrittenUser>()] as const;
+const WRITTEN_USERS_MAX = 20_000;
+
+/**
+ * GET /api/v1/users/@me as the JSON the route sends; the caller has checked the identify scope.
+ * On SQLite the row cache answers the person's lookup with one frozen object while nothing could
+ * have changed its row (docs/performance.md §Row cache: any write to `users` ends its generation),
+ * so the body presented and written for that object is the body for the same object next time:
+ * the bearer check still runs on every request, only presenting and serialising are skipped
+ * (§Issue #43 §2). A lookup that reads the row
+ * again (a new generation; PostgreSQL, which has no row cache) returns a new object, which misses
+ * and replaces the entry. Keyed by id, not a WeakMap: a WeakMap entry per request on PostgreSQL
+ * would be an ephemeron for the collector to weigh (§Request hooks).
+ */
+export async function currentUserBody(deps: Deps, bearer: BearerToken): Promise<string> {
+  const person = bearer.person ?? (await getPerson(deps, bearer.userId));
+  if (!person) throw ApiErrors.unauthorized();
+  const written = WRITTEN_USERS[bearer.scopes.includes('email') ? 1 : 0];
+  const found = written.get(person.id);
+  if (found !== undefined && found.person === person) return found.body;
+  const body = JSON.stringify(await userRecord(deps, { ...bearer, person }));
+  if (found === undefined && written.size >= WRITTEN_USERS_MAX) written.clear();
+  written.set(person.id, { person, body });
+  return body;
 }
 
 /** GET /api/v1/oauth2/@me: the application, the token's scopes and expiry, and the user with identify. */
