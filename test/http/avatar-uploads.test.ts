@@ -6,7 +6,12 @@ import { Permission } from '../../src/core/permissions.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
 import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { getPersonById } from '../../src/modules/directory/people.service.js';
-import { operatorActing } from '../support/acting.js';
+import { deleteAccountByOperator } from '../../src/modules/accounts/account-deletion.service.js';
+import { setOwnAvatar } from '../../src/modules/accounts/avatar.service.js';
+import { deleteAppAsOperator } from '../../src/modules/applications/apps-admin.service.js';
+import { createChannel, deleteChannel } from '../../src/modules/directory/channels.service.js';
+import { deleteServer, setServerIcon } from '../../src/modules/directory/servers.service.js';
+import { operatorActing, personActingOf } from '../support/acting.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { testDialect } from '../support/database.js';
 import { given, type TestBot } from '../support/given.js';
@@ -18,7 +23,8 @@ import { nextAddress } from '../support/oauth-factory.js';
  * Issue #42 §3: avatars and icons uploaded as Discord's image data (people, servers, apps,
  * webhooks), stored in the blob store under their content hash and served from our origin at
  * /avatars/…, /icons/…, /app-icons/…; bad input stores nothing; replacing or removing deletes the
- * old blob. On every store this database offers.
+ * old blob, and deleting the subject (a webhook, a server with its channels' webhooks, a channel's
+ * webhooks, an app and its bot, a person) deletes its blobs. On every store this database offers.
  */
 const stores = testDialect === 'postgres' ? (['fs', 'postgres'] as const) : (['fs'] as const);
 if (testDialect !== 'postgres') console.log('avatar-uploads: the database store runs with TEST_DATABASE_URL (PostgreSQL) only');
@@ -145,6 +151,67 @@ for (const store of stores) {
       expect(removed.statusCode, removed.body).toBe(200);
       expect(removed.json().icon).toBeNull();
       expect(await blobs()).not.toContain(`icons-${server.id}-${icon}`);
+    });
+
+    /** Uploads `bytes` as the webhook's avatar by its URL; answers the blob key. */
+    async function webhookAvatar(w: { path: string; webhook: { id: string } }, bytes: Buffer): Promise<string> {
+      const res = await api('PATCH', w.path, { avatar: dataUri('image/png', bytes) });
+      expect(res.statusCode, res.body).toBe(200);
+      const key = `avatars-${w.webhook.id}-${res.json().avatar as string}`;
+      expect(await blobs()).toContain(key);
+      return key;
+    }
+
+    it("deleting a server deletes its uploaded icon's blob and its webhooks' uploaded avatars", async () => {
+      const server = await given.server(t);
+      const owner = personActingOf(server.owner.id);
+      await setServerIcon(t.services, owner, server.id, dataUri('image/png', pngHeader(24, 24, 510)));
+      const icon = (await t.services.db.selectFrom('servers').select('icon_url').where('id', '=', server.id).executeTakeFirstOrThrow()).icon_url as string;
+      const iconKey = `icons-${server.id}-${icon.slice(-36, -4)}`;
+      expect(await blobs()).toContain(iconKey);
+      const hook = await webhookAvatar(await given.webhook(t, { channel: server.channels[0] }), pngHeader(24, 24, 511));
+      await deleteServer(t.services, owner, server.id);
+      const left = await blobs();
+      expect(left).not.toContain(iconKey);
+      expect(left).not.toContain(hook);
+    });
+
+    it("deleting a channel deletes its webhooks' uploaded avatars", async () => {
+      const server = await given.server(t);
+      const owner = personActingOf(server.owner.id);
+      const channel = await createChannel(t.services, owner, server.id, { name: 'alerts' });
+      const hook = await webhookAvatar(await given.webhook(t, { channel }), pngHeader(24, 24, 520));
+      const other = await webhookAvatar(await given.webhook(t, { channel: server.channels[0] }), pngHeader(24, 24, 521));
+      await deleteChannel(t.services, owner, server.id, channel.id);
+      const left = await blobs();
+      expect(left).not.toContain(hook);
+      // A webhook of another channel keeps its avatar.
+      expect(left).toContain(other);
+    });
+
+    it("deleting an app deletes its uploaded icon's blob and its bot's own uploaded avatar; the bot account stays, without an avatar", async () => {
+      const bot = await given.bot(t);
+      const icon = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 530)) }, bot.headers);
+      expect(icon.statusCode, icon.body).toBe(200);
+      const iconKey = `app-icons-${bot.client.app.id}-${icon.json().icon as string}`;
+      const own = await api('PATCH', '/api/v1/users/@me', { avatar: dataUri('image/png', pngHeader(24, 24, 531)) }, bot.headers);
+      expect(own.statusCode, own.body).toBe(200);
+      const ownKey = `avatars-${bot.botUserId}-${own.json().avatar as string}`;
+      expect(await blobs()).toEqual(expect.arrayContaining([iconKey, ownKey]));
+      await deleteAppAsOperator(t.services, operatorActing(), bot.client.app.id);
+      const left = await blobs();
+      expect(left).not.toContain(iconKey);
+      expect(left).not.toContain(ownKey);
+      expect((await getPersonById(t.services, bot.botUserId))?.avatarUrl).toBeNull();
+    });
+
+    it("deleting a person's account deletes their uploaded avatar's blob", async () => {
+      const person = await given.person(t);
+      const updated = await setOwnAvatar(t.services, personActingOf(person.id), dataUri('image/png', pngHeader(24, 24, 540)));
+      const key = `avatars-${person.id}-${(updated.avatarUrl as string).slice(-36, -4)}`;
+      expect(await blobs()).toContain(key);
+      await deleteAccountByOperator(t.services, operatorActing(), person.id);
+      expect(await blobs()).not.toContain(key);
     });
 
     it('a bot without Manage server may not change the icon: 403 50013, nothing stored', async () => {

@@ -9,6 +9,7 @@ import { installedApps, removeUserInstall } from '../applications/user-installs.
 import { anonymizePersonIn } from '../directory/deleted-people.service.js';
 import { leaveServer } from '../directory/members.service.js';
 import { getPasswordHash, getPersonById } from '../directory/people.service.js';
+import { releaseUploadedImages } from '../resources/uploaded-images.service.js';
 import { listServersForPerson } from '../directory/servers.service.js';
 import { authorizedApps, deauthorizeApp } from '../oauth/authorized-apps.service.js';
 import { deleteSessionsOfUser } from './sessions.repository.js';
@@ -91,6 +92,7 @@ async function removeAccount(deps: Deps, acting: Acting, personId: string): Prom
     throw invalidField(['servers'], 'OWNS_SERVERS', `${who} ${preview.ownedServers.length === 1 ? 'a server' : `${preview.ownedServers.length} servers`} (${names}): transfer or delete ${preview.ownedServers.length === 1 ? 'it' : 'them'} first.`);
   }
   const asPerson = actingAs(acting, personActor(personId));
+  const avatarUrl = (await getPersonById(deps, personId))?.avatarUrl;
   for (const app of await listOwnedApplications(deps, personId)) await deleteApplication(deps, asPerson, app.id);
   for (const app of await authorizedApps(deps, personId)) await deauthorizeApp(deps, asPerson, app.applicationId);
   for (const install of await installedApps(deps, personId)) await removeUserInstall(deps, asPerson, install.applicationId);
@@ -104,4 +106,6 @@ async function removeAccount(deps: Deps, acting: Acting, personId: string): Prom
     emit({ type: 'account.deleted', userId: personId });
     emit({ type: 'access.changed', topicId: personId });
   });
+  // Issue #42 §3: anonymizing cleared the avatar; its uploaded blob was the person's alone.
+  await releaseUploadedImages(deps, [avatarUrl]);
 }

@@ -6,6 +6,7 @@ import { changing } from '../../events/event-bus.js';
 import type { Person } from '../directory/people.js';
 import { getPersonById, saveProfile } from '../directory/people.service.js';
 import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
+import { parseStoredImage } from '../resources/uploaded-images.js';
 
 /**
  * Uploads (image data: Discord's `data:image/png;base64,…`, or a page's file bytes) or removes
@@ -28,6 +29,9 @@ export async function setOwnAvatar(deps: Deps, acting: Acting<Actor>, data: unkn
     await releaseUploadedImage(deps, avatarUrl, account.avatarUrl);
     throw error;
   }
-  await releaseUploadedImage(deps, account.avatarUrl, avatarUrl);
+  // A bot's avatar may be its app's icon (`/app-icons/…`, the app's blob, which the app still
+  // names): only the account's own upload is released.
+  const previous = parseStoredImage(account.avatarUrl);
+  if (previous?.kind === 'avatars' && previous.id === account.id) await releaseUploadedImage(deps, account.avatarUrl, avatarUrl);
   return { ...account, avatarUrl };
 }

@@ -9,9 +9,9 @@ import { changing, type Emit } from '../../events/event-bus.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Person } from '../directory/people.js';
-import { getPersonByUsername, saveProfile } from '../directory/people.service.js';
+import { getPersonById, getPersonByUsername, saveProfile } from '../directory/people.service.js';
 import { checkMayCreate } from '../directory/people-admin.service.js';
-import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
+import { releaseUploadedImage, releaseUploadedImages, storeUploadedImage } from '../resources/uploaded-images.service.js';
 import { checkAppDescription, checkAppIconUrl, checkAppName, checkRedirectUris, type Application } from './applications.js';
 import type { Checked } from '../../core/checked.js';
 import {
@@ -259,12 +259,17 @@ export async function deleteApplication(deps: Deps, acting: Acting, appId: strin
  * with it. 404 (10002) when the app is already gone.
  */
 export async function deleteCheckedApplication(deps: Deps, acting: Acting, app: Application, alongside?: (trx: Transaction<Database>, emit: Emit, app: Application) => Promise<void>): Promise<void> {
+  // The bot account stays (its messages name it); its avatar, the app's icon or its own upload, goes with the app.
+  const bot = app.botUserId === null ? undefined : await getPersonById(deps, app.botUserId);
   await changing(deps, acting, async (trx, emit) => {
     // Issue #39: the operator's deletion also removes what the app left in servers, in this commit.
     if (alongside) await alongside(trx, emit, app);
     if (!(await deleteApplicationRow(trx, app.id))) throw ApiErrors.unknownApplication();
+    if (bot?.avatarUrl) await saveProfile(trx, bot.id, { avatarUrl: null });
     emit({ type: 'app.deleted', applicationId: app.id });
   });
+  // Issue #42 §3: the uploaded icon and the bot's uploaded avatar are the app's alone (uploaded-images.ts imageBlobKey).
+  await releaseUploadedImages(deps, [app.iconUrl, bot?.avatarUrl]);
 }
 
 /** The applications a person owns, oldest first. */

@@ -14,6 +14,7 @@ import { deleteIncomingWebhooksOf, incomingWebhooksOf } from '../webhooks/webhoo
 import type { Application } from './applications.js';
 import { findApplication } from './applications.repository.js';
 import { deleteCheckedApplication } from './applications.service.js';
+import { releaseUploadedImages } from '../resources/uploaded-images.service.js';
 import { listApplicationsPage, markApplicationDisabled, markApplicationEnabled } from './apps-admin.repository.js';
 import { appInstallCounts, removeBotFromEveryServer } from './installs.service.js';
 
@@ -154,5 +155,7 @@ export async function deleteAppAsOperator(deps: Deps, acting: Acting, appId: str
     serverIds = await removeBotFromEveryServer(trx, emit, current);
     webhooks = await deleteIncomingWebhooksOf(trx, emit, current);
   });
+  // Issue #42 §3: the deleted webhooks' uploaded avatars go with them.
+  await releaseUploadedImages(deps, webhooks.map((w) => w.avatarUrl));
   return { application: app, serverIds, webhooks };
 }

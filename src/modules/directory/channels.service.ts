@@ -10,7 +10,8 @@ import { ServerAction } from './policy.js';
 import { CHANNEL_NAME_MAX_LENGTH, CHANNEL_TOPIC_MAX_LENGTH, CHANNEL_TYPE_TEXT, normalizeChannelName, type Channel } from './channels.js';
 import { countChannelMessages, deleteChannel as deleteChannelRow, findChannel, insertChannel, listChannels, maxChannelPosition, updateChannelRow, writeChannelOrder } from './channels.repository.js';
 import { codePointLength } from './servers.js';
-import { findServer } from './servers.repository.js';
+import { findServer, webhookAvatarUrlsIn } from './servers.repository.js';
+import { releaseUploadedImages } from '../resources/uploaded-images.service.js';
 
 /**
  * Creates a text channel at the end of the server's list; the actor needs Manage channels.
@@ -95,12 +96,16 @@ export async function moveChannel(deps: Deps, acting: Acting<Actor>, serverId: s
 export async function deleteChannel(deps: Deps, acting: Acting<Actor>, serverId: string, channelId: string): Promise<void> {
   await authorize(deps, acting.actor, serverId, ServerAction.manageChannels);
   const channel = await channelOf(deps, serverId, channelId);
+  let avatars: string[] = [];
   await changing(deps, acting, async (trx, emit) => {
+    avatars = await webhookAvatarUrlsIn(trx, { channelId });
     if (!(await deleteChannelRow(trx, serverId, channelId))) throw ApiErrors.unknownChannel();
     emit({ type: 'channel.deleted', serverId, channelId, name: channel.name });
     // Open live views of the channel end at once (issue #21 §5).
     emit({ type: 'access.changed', topicId: channelId });
   });
+  // Issue #42 §3: its webhooks go with it, and their uploaded avatars' blobs with them.
+  await releaseUploadedImages(deps, avatars);
 }
 
 /**

@@ -93,6 +93,17 @@ export async function deleteServerRow(db: Db, serverId: string): Promise<boolean
   return result.numDeletedRows > 0n;
 }
 
+/**
+ * The avatar_url of every webhook in a server or one channel: what deleting it removes with them
+ * (ON DELETE CASCADE), read in the deletion's transaction so their uploaded avatars' blobs can go
+ * after it commits (issue #42 §3).
+ */
+export async function webhookAvatarUrlsIn(db: Db, where: { serverId: string } | { channelId: string }): Promise<string[]> {
+  const query = db.selectFrom('webhooks').select('avatar_url').where('avatar_url', 'is not', null);
+  const rows = await ('serverId' in where ? query.where('server_id', '=', where.serverId) : query.where('channel_id', '=', where.channelId)).execute();
+  return rows.map((r) => r.avatar_url).filter((v): v is string => v !== null);
+}
+
 /** Sets the server's MFA level (issue #38 §4). */
 export async function saveMfaLevel(db: Db, serverId: string, mfaLevel: 0 | 1): Promise<void> {
   await db.updateTable('servers').set({ mfa_level: mfaLevel }).where('id', '=', serverId).execute();

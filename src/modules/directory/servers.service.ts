@@ -15,6 +15,7 @@ import { DEFAULT_CHANNEL_NAME, validateServerName, type Server, type ServerConte
 import {
   countServerContents,
   deleteServerRow,
+  webhookAvatarUrlsIn,
   findServer,
   findServerByOwnerAndName,
   insertServer,
@@ -35,7 +36,7 @@ import type { Acting } from '../../core/acting.js';
 import { checkHttpsImageUrl } from '../../core/checked.js';
 import type { FieldChange } from '../../events/domain-events.js';
 import { changing } from '../../events/event-bus.js';
-import { releaseUploadedImage, storeUploadedImage } from '../resources/uploaded-images.service.js';
+import { releaseUploadedImage, releaseUploadedImages, storeUploadedImage } from '../resources/uploaded-images.service.js';
 import { parseStoredImage } from '../resources/uploaded-images.js';
 
 /** Re-exported: other modules ask the directory for a member's permissions here. */
@@ -262,12 +263,16 @@ export async function serverDeletionPreview(deps: Deps, serverId: string, actor:
  */
 export async function deleteServer(deps: Deps, acting: Acting<Actor>, serverId: string): Promise<void> {
   const server = await deletableServer(deps, serverId, acting.actor);
+  let images: (string | null)[] = [];
   await changing(deps, acting, async (trx, emit) => {
+    images = [server.iconUrl, ...(await webhookAvatarUrlsIn(trx, { serverId }))];
     if (!(await deleteServerRow(trx, serverId))) throw ApiErrors.unknownServer();
     emit({ type: 'server.deleted', serverId, name: server.name });
     // Issue #21 §5: open live views of its channels end at once.
     emit({ type: 'access.changed', topicId: serverId });
   });
+  // Issue #42 §3: its uploaded icon and its webhooks' uploaded avatars are theirs alone (uploaded-images.ts imageBlobKey).
+  await releaseUploadedImages(deps, images);
 }
 
 /** Enabling the MFA level needs the owner's own second factor, as on Discord. */

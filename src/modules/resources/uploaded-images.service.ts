@@ -42,6 +42,20 @@ export async function releaseUploadedImage(deps: Deps, previous: string | null |
   await deps.files.delete([imageBlobKey(old)]);
 }
 
+/**
+ * After subjects were deleted (and the deletion is committed): deletes the blobs of the uploaded
+ * images their columns named (`values`: avatar_url / icon_url as they were), each its subject's
+ * own. External URLs and nulls are skipped.
+ */
+export async function releaseUploadedImages(deps: Deps, values: readonly (string | null | undefined)[]): Promise<void> {
+  const keys = new Set<string>();
+  for (const value of values) {
+    const image = parseStoredImage(value);
+    if (image) keys.add(imageBlobKey(image));
+  }
+  if (keys.size > 0) await deps.files.delete([...keys]);
+}
+
 /** The bytes and type of an uploaded image, or undefined when the store no longer has them. */
 export async function loadUploadedImage(deps: Deps, image: StoredImage): Promise<ServedImage | undefined> {
   const key = imageBlobKey(image);
