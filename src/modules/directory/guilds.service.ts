@@ -68,6 +68,19 @@ export async function readGuildMember(deps: Deps, readerId: string, serverId: st
 }
 
 /**
+ * A member's own member object in a server, for a caller that has just established their
+ * membership (an interaction's `member`, issue #40 §2: the invoker's permissions were read and
+ * checked); readGuildMember's check of the reader would read the same permission rows again.
+ * 10007 when they are not a member (any more).
+ */
+export async function readOwnMember(deps: Deps, serverId: string, userId: string): Promise<MemberResource> {
+  const member = isSnowflake(serverId) && isSnowflake(userId) ? await findMember(deps.db, serverId, userId) : undefined;
+  const person = member ? await findPersonById(deps.db, userId) : undefined;
+  if (!member || !person) throw ApiErrors.unknownMember();
+  return presentMember(member, person);
+}
+
+/**
  * GET /users/{id}: anyone's public user object, as Discord answers bots (username, display name,
  * avatar, bot; never the e-mail address); 10013 for no such user.
  */

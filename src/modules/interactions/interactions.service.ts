@@ -8,9 +8,10 @@ import { callInteractionsEndpoint, logInteractionDelivery } from '../app-events/
 import { listApplicationCommands } from '../applications/commands.service.js';
 import { listServerInstalls } from '../applications/installs.service.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
+import { check } from '../directory/policy.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
-import { readGuildMember, readUser } from '../directory/guilds.service.js';
+import { readOwnMember, readUser } from '../directory/guilds.service.js';
 import { dmBotOf } from '../messages/dms.service.js';
 import { readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import { toMessageView, type MessageView } from '../messages/messages.js';
@@ -41,6 +42,16 @@ interface Reachable {
   appName: string;
   botUserId: string;
   command: { id: string; name: string; type: number; options: Record<string, unknown>[] };
+}
+
+/**
+ * The invoker's server-wide permissions in `serverId` as the caller read them in the same request
+ * (messages.routes.ts reads them for the answer's own rights), so invokeCommand need not read them
+ * again; ignored for any other server.
+ */
+export interface InvokerStanding {
+  serverId: string;
+  permissions: bigint;
 }
 
 /** DM permissions Discord reports as an app's `app_permissions` in a DM with its bot: see, send, read history. */
@@ -100,7 +111,7 @@ export async function commandsForComposer(deps: Deps, channel: { id: string; ser
  * through its follow-up routes (followups.service.ts). No answer, or one that is invalid, posts
  * nothing: the invoker reads NO_RESPONSE / INVALID_ANSWER and the app's delivery log records why.
  */
-export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId: string, content: string): Promise<InvocationOutcome | undefined> {
+export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId: string, content: string, known?: InvokerStanding): Promise<InvocationOutcome | undefined> {
   const input = parseSlashInput(content);
   if (!input) return undefined;
   const actor = acting.actor;
@@ -113,7 +124,15 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   const serverId = channel.serverId;
   // Discord: invoking in a server needs to see the channel and Use application commands there; in a
   // DM, reachableCommand has found the person's user install of the bot's app.
-  const permissions = serverId === null ? undefined : await authorize(deps, actor, serverId, { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS }, ApiErrors.unknownChannel);
+  // The composer's route has just read the invoker's permissions in this server: checked here as
+  // they stand, not read again (the server, member and permission rows, once per invocation).
+  const need = { all: Permission.VIEW_CHANNEL | Permission.USE_APPLICATION_COMMANDS };
+  const permissions =
+    serverId === null
+      ? undefined
+      : known !== undefined && known.serverId === serverId
+        ? check({ actor, held: known.permissions }, need, ApiErrors.unknownChannel)
+        : await authorize(deps, actor, serverId, need, ApiErrors.unknownChannel);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
   const limited = await invocationLimited(deps, reachable.applicationId, channel.id, actor.id);
@@ -134,7 +153,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       : {
           guild_id: serverId,
           channel_id: channel.id,
-          member: { ...(await readGuildMember(deps, actor.id, serverId, actor.id)), permissions: permissions.toString() },
+          // The invoker's own member object: their membership is what `permissions` established.
+          member: { ...(await readOwnMember(deps, serverId, actor.id)), permissions: permissions.toString() },
           app_permissions: ((await memberPermissions(deps, serverId, reachable.botUserId)) ?? 0n).toString(),
           context: InteractionContext.GUILD,
           authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
