@@ -45,12 +45,12 @@ interface Reachable {
 }
 
 /**
- * The invoker's server-wide permissions in `serverId` as the caller read them in the same request
- * (messages.routes.ts reads them for the answer's own rights), so invokeCommand need not read them
- * again; ignored for any other server.
+ * The server channel and the invoker's server-wide permissions there as the caller read them in
+ * the same request (messages.routes.ts reads both for the page and the answer's own rights), so
+ * invokeCommand need not read them again; ignored for any other channel.
  */
 export interface InvokerStanding {
-  serverId: string;
+  channel: { id: string; serverId: string };
   permissions: bigint;
 }
 
@@ -116,7 +116,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   if (!input) return undefined;
   const actor = acting.actor;
   if (actor.kind !== 'person') return undefined;
-  const channel = isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined;
+  const given = known !== undefined && known.channel.id === channelId ? known : undefined;
+  const channel = given?.channel ?? (isSnowflake(channelId) ? await getChannel(deps, channelId) : undefined);
   if (!channel) throw ApiErrors.unknownChannel();
   const reachable = await reachableCommand(deps, channel, actor.id, input.name);
   if (!reachable) return undefined;
@@ -130,8 +131,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   const permissions =
     serverId === null
       ? undefined
-      : known !== undefined && known.serverId === serverId
-        ? check({ actor, held: known.permissions }, need, ApiErrors.unknownChannel)
+      : given !== undefined
+        ? check({ actor, held: given.permissions }, need, ApiErrors.unknownChannel)
         : await authorize(deps, actor, serverId, need, ApiErrors.unknownChannel);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);

@@ -120,7 +120,7 @@ export function registerMessagePostPage(pages: App, services: Services): void {
           content = sent.content;
         }
         // Issue #40 §2: `/name option:value` where an app's command `name` is reachable runs it instead of posting text.
-        const invoked = await invokeCommand(services, personActing(request, services.clock), channel.id, content, { serverId: channel.serverId, permissions });
+        const invoked = await invokeCommand(services, personActing(request, services.clock), channel.id, content, { channel, permissions });
         if (invoked?.kind === 'failed') return render(request, reply, channel.id, { error: invoked.sentence, content, status: 200 });
         if (invoked?.kind === 'ephemeral') return render(request, reply, channel.id, undefined, undefined, invoked);
         const posted = invoked?.kind === 'posted' ? invoked.message : await postMessage(services, personActing(request, services.clock), channel.id, content);
