@@ -158,7 +158,8 @@ interface Binding {
 
 export interface PrepareOptions {
   /**
-   * A lookup of one row by a key (webhook, access token, person, application), read on a hot
+   * A lookup of one row by a unique key (webhook, access token, person, application; the row
+   * cache lets plain INSERTs pass on that ground, storage/sqlite/row-cache.ts), read on a hot
    * path and rarely written: outside transactions it may be answered from memory until a write
    * could have changed it (storage/sqlite/row-cache.ts). The caller must not modify the rows it gets.
    * Checked when the query is declared: one that names a table of NON_INVALIDATING_TABLES or calls
@@ -307,7 +308,7 @@ type Column<TB extends Table> = keyof Selectable<Database[TB]> & string;
 /** One cached point lookup: the table it reads, the column it is looked up by, and what a row becomes. */
 export interface HotLookupDeclaration<TB extends Table, C extends Column<TB>, T extends object> {
   table: TB;
-  /** A column whose value identifies at most one row (a primary key or a unique hash). */
+  /** A column whose value identifies at most one row (a primary key or a unique hash): the row cache relies on it (plain INSERTs end no generation). */
   key: Column<TB>;
   /** The columns read; every column when absent. */
   columns?: readonly C[];

@@ -80,6 +80,21 @@ describe('row cache', () => {
     expect(await cachedName(1)).toBe('upserted');
   });
 
+  it('a plain INSERT leaves cached lookups in place, and a row it adds is found by the very next lookup of its key', async () => {
+    expect(await cachedName(1)).toBe('first');
+    // A miss: were it kept, the INSERT below (which ends no generation) would leave it stale.
+    expect(await cachedName(2)).toBeUndefined();
+    await db.insertInto('webhooks').values({ id: 2, name: 'second' }).execute();
+    const hits = dialect.core.rows.hits;
+    expect(await cachedName(1)).toBe('first');
+    expect(dialect.core.rows.hits).toBe(hits + 1);
+    expect(await cachedName(2)).toBe('second');
+    // In one group: the lookup of a key an INSERT of the same turn adds.
+    const [missing] = await Promise.all([cachedName(3), db.insertInto('webhooks').values({ id: 3, name: 'third' }).execute()]);
+    expect(missing).toBeUndefined();
+    expect(await cachedName(3)).toBe('third');
+  });
+
   it('writes to messages (the hot path’s one write) leave cached lookups in place', async () => {
     expect(await cachedName(1)).toBe('first');
     await db.insertInto('messages').values({ id: 10, webhook_id: 1, content: 'hi' }).execute();
@@ -157,7 +172,7 @@ describe('row cache', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % size;
     });
-    const result: QueryResult<unknown> = { rows: [] };
+    const result: QueryResult<unknown> = { rows: [{ n: 1 }] };
     for (let round = 0; round < 20; round += 1) {
       for (let key = 0; key < 140; key += 1) {
         if (cache.get('select a', String(key)) === undefined) cache.set('select a', String(key), cache.generation, result);
@@ -175,14 +190,33 @@ describe('row cache', () => {
     expect(cache.get('select a', '1')).toBeUndefined();
   });
 
-  it('exempts only plain writes to messages; any other write, or one it cannot read, ends the generation', () => {
+  it('keeps no miss: a plain INSERT, which ends no generation, could add its row', () => {
+    const cache = new RowCache();
+    cache.set('select a', '1', cache.generation, { rows: [] });
+    expect(cache.get('select a', '1')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('exempts plain writes to the exempt tables and plain INSERTs into any table; any other write, or one it cannot read, ends the generation', () => {
     expect(writeInvalidatesRows('insert into "messages" ("id", "content") values (?, ?)')).toBe(false);
     expect(writeInvalidatesRows('update "messages" set "content" = ? where "id" = ?')).toBe(false);
     expect(writeInvalidatesRows('delete from "messages" where "id" = ?')).toBe(false);
-    expect(writeInvalidatesRows('insert into "webhooks" ("id") values (?)')).toBe(true);
+    // The token endpoint's single-use rows: used up by an UPDATE, read by no cached lookup.
+    expect(writeInvalidatesRows('update "oauth_refresh_tokens" set "used_at" = ?, "successor_hash" = ? where "token_hash" = ?')).toBe(false);
+    expect(writeInvalidatesRows('update "oauth_codes" set "used_at" = ? where "code_hash" = ?')).toBe(false);
+    // A plain INSERT only adds a row, and a kept answer is a row found by a unique key.
+    expect(writeInvalidatesRows('insert into "webhooks" ("id") values (?)')).toBe(false);
+    expect(writeInvalidatesRows('insert into "oauth_access_tokens" ("token_hash", "grant_id") values (?, ?)')).toBe(false);
+    // Writes that can change or delete an existing row are not plain INSERTs.
+    expect(writeInvalidatesRows('insert into "webhooks" ("id", "name") values (?, ?) on conflict ("id") do update set "name" = ?')).toBe(true);
+    expect(writeInvalidatesRows('insert or replace into "webhooks" ("id") values (?)')).toBe(true);
+    expect(writeInvalidatesRows('replace into "webhooks" ("id") values (?)')).toBe(true);
+    expect(writeInvalidatesRows('update "webhooks" set "name" = ?')).toBe(true);
+    expect(writeInvalidatesRows('delete from "oauth_access_tokens" where "grant_id" = ?')).toBe(true);
     expect(writeInvalidatesRows('update "oauth_access_tokens" set "expires_at" = ?')).toBe(true);
     expect(writeInvalidatesRows('delete from "users" where "id" = ?')).toBe(true);
-    expect(writeInvalidatesRows('insert into "messages_archive" select * from "messages"')).toBe(true);
+    // INSERT … SELECT adds rows too, whatever it reads.
+    expect(writeInvalidatesRows('insert into "messages_archive" select * from "messages"')).toBe(false);
     expect(writeInvalidatesRows('with gone as (select 1) delete from "messages"')).toBe(true);
     expect(writeInvalidatesRows('create table t (x)')).toBe(true);
   });

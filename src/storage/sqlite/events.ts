@@ -12,8 +12,12 @@
  * (sqlite/row-cache.ts) listens and decides what each one means for the rows it holds.
  */
 export interface WriteEvents {
-  /** A statement that may change rows is about to run: the one table it writes, or undefined when unknown (PRAGMA, ATTACH, a CTE…). */
-  onWrite(table: string | undefined): void;
+  /**
+   * A statement that may change rows is about to run: the one table it writes, or undefined when
+   * unknown (PRAGMA, ATTACH, a CTE…); `addsRowsOnly` when it is a plain INSERT into that table
+   * (sqlite/statements.ts addsRowsOnly), which changes and deletes no row.
+   */
+  onWrite(table: string | undefined, addsRowsOnly?: boolean): void;
   /** A group's transaction ended without its COMMIT (the COMMIT failed, or an error such as disk full ended it): whatever it wrote is gone. */
   onCommitFailed(): void;
   /** A db.transaction() rolled back to its savepoint: its writes are gone. */

@@ -10,7 +10,7 @@
 
 import type { QueryResult } from 'kysely';
 import type { WriteEvents } from './events.js';
-import { writeTarget } from './statements.js';
+import { addsRowsOnly, writeTarget } from './statements.js';
 
 /**
  * Why cache at all (DESIGN §5: the hot paths read "as few times as the semantics allow"): every
@@ -35,9 +35,19 @@ export const ROW_CACHE_ENTRIES = 20_000;
  * run on the child, not on the parent) nor a trigger (the schema has none) make its writes reach
  * another table. Messages are the one write on the hot path (webhook execute, bot messages);
  * a signed GitHub delivery also records its id against replays (webhook_github_deliveries, read
- * only by that check); everything else is rare.
+ * only by that check); the token endpoint's refresh tokens and codes are used up by an UPDATE on
+ * every grant and read by no cached lookup (nothing references them either); everything else is rare.
+ *
+ * Plain INSERTs (sqlite/statements.ts addsRowsOnly) end no generation, whatever their table: every
+ * cached lookup is a point lookup by a unique key (storage/prepared.ts hotLookup), and only a row
+ * is kept, never a miss (RowCache.set), so a row added later cannot be what a kept answer lacks,
+ * and a row with a kept row's key cannot be added (the key is unique). An INSERT fires no foreign
+ * key action (those run on deletes and updates of the parent), the schema has no trigger, and no
+ * table declares a conflict clause (ON CONFLICT REPLACE would make a plain INSERT delete a row;
+ * test/http/token-row-cache.test.ts reads the schema for both). So a
+ * token grant's new access token leaves the app, person and webhook lookups in memory.
  */
-export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages', 'webhook_github_deliveries']);
+export const NON_INVALIDATING_TABLES: ReadonlySet<string> = new Set(['messages', 'webhook_github_deliveries', 'oauth_refresh_tokens', 'oauth_codes']);
 
 /**
  * SQL whose answer depends on when or how often it runs, not only on its parameters: SQLite's and
@@ -78,9 +88,9 @@ function tableInvalidatesRows(table: string | undefined): boolean {
   return table === undefined || !NON_INVALIDATING_TABLES.has(table);
 }
 
-/** Whether a statement that writes may change a cached row: unless it plainly writes one exempt table. */
+/** Whether a statement that writes may change a cached row: unless it plainly writes one exempt table, or only adds rows. */
 export function writeInvalidatesRows(sql: string): boolean {
-  return tableInvalidatesRows(writeTarget(sql));
+  return !addsRowsOnly(sql) && tableInvalidatesRows(writeTarget(sql));
 }
 
 /**
@@ -153,7 +163,9 @@ export class RowCache implements WriteEvents {
     this.#statements.clear();
   }
 
-  onWrite(table: string | undefined): void {
+  onWrite(table: string | undefined, addsRowsOnly = false): void {
+    // A plain INSERT changes no kept answer (NON_INVALIDATING_TABLES says why).
+    if (addsRowsOnly && table !== undefined) return;
     if (tableInvalidatesRows(table)) this.invalidate();
   }
 
@@ -180,9 +192,12 @@ export class RowCache implements WriteEvents {
     return undefined;
   }
 
-  /** Keeps a result read in `generation`, unless a write has ended that generation since. */
+  /**
+   * Keeps a result read in `generation`, unless a write has ended that generation since. A miss
+   * (no row) is not kept: a plain INSERT, which ends no generation, could add its row.
+   */
   set(sql: string, key: string, generation: number, result: QueryResult<unknown>): void {
-    if (generation !== this.#generation) return;
+    if (generation !== this.#generation || result.rows.length === 0) return;
     let entries = this.#statements.get(sql);
     if (entries === undefined) {
       entries = { results: new Map(), keys: [] };

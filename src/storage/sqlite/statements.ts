@@ -34,6 +34,19 @@ export function writeTarget(sql: string): string | undefined {
   return WRITE_TARGET.exec(sql)?.[1]?.toLowerCase();
 }
 
+/** INSERT INTO (not OR REPLACE/IGNORE, not REPLACE INTO), without ON CONFLICT: it can only add rows. */
+const PLAIN_INSERT = /^\s*insert\s+into\s/i;
+const UPSERT = /\bon\s+conflict\b/i;
+
+/**
+ * Whether a write can only add rows to its one table: a plain INSERT, which changes and deletes
+ * nothing (an upsert, INSERT OR REPLACE and REPLACE INTO can). The row cache keeps such writes'
+ * lookups (sqlite/row-cache.ts, docs/performance.md §Row cache).
+ */
+export function addsRowsOnly(sql: string): boolean {
+  return PLAIN_INSERT.test(sql) && !UPSERT.test(sql) && writeTarget(sql) !== undefined;
+}
+
 /**
  * A prepared statement and how it runs. Readers run in raw mode (rows as arrays of values) and
  * their objects are built here: better-sqlite3 builds each row object in C++, internalizing every
@@ -48,12 +61,15 @@ export class CachedStatement {
   readonly readonly: boolean;
   /** What a write announces (sqlite/write-groups.ts WriteEvents): its one table, or undefined when unknown. */
   readonly table: string | undefined;
+  /** What a write announces too: it can only add rows (a plain INSERT, addsRowsOnly). */
+  readonly addsRowsOnly: boolean;
   readonly #columns: readonly string[] | undefined;
 
   constructor(statement: Statement) {
     this.#statement = statement;
     this.readonly = statement.readonly;
     this.table = this.readonly ? undefined : writeTarget(statement.source);
+    this.addsRowsOnly = !this.readonly && addsRowsOnly(statement.source);
     let columns: string[] | undefined;
     if (statement.reader) {
       columns = statement.columns().map((column) => column.name);

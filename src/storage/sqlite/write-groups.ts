@@ -117,7 +117,7 @@ export class WriteGroups {
           return Promise.resolve(result);
         }
       } else {
-        this.#events.onWrite(statement.table);
+        this.#events.onWrite(statement.table, statement.addsRowsOnly);
         group = this.#openGroup();
       }
     } catch (error) {
@@ -222,7 +222,7 @@ export class WriteGroups {
     if (!this.native.inTransaction) return Promise.reject(new Error('the transaction was aborted by an earlier error'));
     try {
       const statement = this.statements.prepare(sql);
-      if (!statement.readonly) this.#events.onWrite(statement.table);
+      if (!statement.readonly) this.#events.onWrite(statement.table, statement.addsRowsOnly);
       return Promise.resolve(statement.run(parameters));
     } catch (error) {
       if (!this.native.inTransaction) this.#failGroup(error);
@@ -288,7 +288,7 @@ export class WriteGroups {
   readonly #step = (sql: string, parameters: readonly unknown[], operation: string): QueryResult<unknown> => {
     if (!this.native.inTransaction) throw new Error('the transaction was aborted by an earlier error');
     const statement = this.statements.prepare(sql);
-    if (!statement.readonly) this.#events.onWrite(statement.table);
+    if (!statement.readonly) this.#events.onWrite(statement.table, statement.addsRowsOnly);
     return statement.timedRun(parameters, operation, this.timer);
   };
 
