@@ -12,6 +12,13 @@ import { migrations } from '../../src/storage/migrations/index.js';
 export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] || undefined;
 export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] || undefined;
 export const testDialect = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+/**
+ * CI (.ci/run) runs the suite on SQLite, then again with TEST_DATABASE_URL set. A test that is
+ * the same whatever TEST_DATABASE_URL says (it starts its own SQLite server, or checks no storage)
+ * skips itself in that second step: it has run in the first.
+ */
+export const IN_CI_POSTGRES_STEP = process.env['CI'] === 'true' && Boolean(TEST_DATABASE_URL);
+export const RAN_IN_CI_SQLITE_STEP = 'in CI it runs once, in the SQLite step: it does not depend on TEST_DATABASE_URL';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
