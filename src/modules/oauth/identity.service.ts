@@ -88,7 +88,7 @@ const WRITTEN_USERS_MAX = 20_000;
 /**
  * GET /api/v1/users/@me as the JSON the route sends; the caller has checked the identify scope.
  * On SQLite the row cache answers the person's lookup with one frozen object while nothing could
- * have changed its row (docs/performance.md §Row cache: any write to `users` ends its generation),
+ * have changed its row (any write to `users` but a plain INSERT ends its generation: docs/performance.md §Row cache),
  * so the body presented and written for that object is the body for the same object next time:
  * the bearer check still runs on every request, only presenting and serialising are skipped
  * (§Issue #43 §2). A lookup that reads the row
