@@ -143,7 +143,7 @@ const LISTED: Record<string, string> = {
   'directory/channels.repository.ts reads messages': "a channel's delete confirmation counts what it removes",
   'directory/mfa-level.repository.ts reads applications': "a server's MFA level holds a bot to its owner's second factor, on every permission check (issue #38 §4)",
   'directory/servers.repository.ts reads messages': "a server's delete confirmation counts what it removes",
-  'directory/servers.repository.ts reads webhooks': "a server's delete confirmation counts what it removes",
+  'directory/servers.repository.ts reads webhooks': "a server's delete confirmation counts what it removes, and deleting a server or channel reads the avatars of the webhooks it removes (ON DELETE CASCADE) to delete their uploaded blobs after the commit (webhooks → directory would be an import cycle)",
   'directory/servers.repository.ts reads server_installs': "a server's delete confirmation counts what it removes",
   'messages/dms.repository.ts reads dm_channels': "DM pairs: the table's type is declared in applications/bots.table.ts, but only DMs use it",
   'messages/dms.repository.ts writes dm_channels': 'a DM channel and its pair are created together (dm_channels_pair_unique decides a race)',

@@ -37,9 +37,7 @@ export async function storeUploadedImage(deps: Deps, field: string, kind: ImageK
  * External URLs and unchanged values are left alone.
  */
 export async function releaseUploadedImage(deps: Deps, previous: string | null | undefined, current: string | null | undefined): Promise<void> {
-  const old = parseStoredImage(previous);
-  if (old === undefined || previous === current) return;
-  await deps.files.delete([imageBlobKey(old)]);
+  if (previous !== current) await releaseUploadedImages(deps, [previous]);
 }
 
 /**
