@@ -147,6 +147,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // services do not choose (issue #37 §4).
   if (coherence) attachCoherence(database.db, coherence);
 
+  const outbound = createOutboundClient({ allowPrivate: config.outboundAllowPrivate });
   return {
     config,
     secrets,
@@ -156,7 +157,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     clock,
     random,
     ids: new SnowflakeGenerator(clock, workerId),
-    outbound: createOutboundClient({ allowPrivate: config.outboundAllowPrivate }),
+    outbound,
     files,
     logger,
     buckets,
@@ -172,6 +173,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       stopObservingQueries();
       await buckets.close();
       await events.close();
+      outbound.close();
       if (coherence && coherenceOf(database.db) === coherence) attachCoherence(database.db, undefined);
       await coherence?.close();
       if (overrides.workerId === undefined) await releaseWorkerLease(database.db, workerId, holder).catch(() => undefined);

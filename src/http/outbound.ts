@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BlockList, isIP, isIPv4, type LookupFunction, type Socket } from 'node:net';
 
 /**
@@ -11,6 +11,8 @@ import { BlockList, isIP, isIPv4, type LookupFunction, type Socket } from 'node:
  * is checked where the connection is made: a custom `lookup` checks every address DNS returns for
  * the socket, and the connected socket's remote address is checked again, so a name that resolves
  * to a public address when checked and a private one when connected (DNS rebinding) gets nowhere.
+ * Connections are kept alive and reused (an app's interactions and events go to one host): a
+ * pooled socket stays connected to the address that was checked when it was made.
  */
 
 export interface OutboundOptions {
@@ -54,10 +56,18 @@ export class OutboundError extends Error {
 
 export interface OutboundClient {
   request(url: string, options?: OutboundRequest): Promise<OutboundResponse>;
+  /** Closes the pooled idle connections (the service's shutdown). */
+  close(): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
+/**
+ * How long an idle pooled connection is kept. Below the 5 s idle timeout of Node's and Express's
+ * servers (and a server's shorter `Keep-Alive: timeout=` hint wins, as Node's agent reads it), so
+ * we close first rather than send into a socket the app is closing.
+ */
+const IDLE_SOCKET_MS = 4000;
 
 /**
  * Addresses that are not public unicast: IANA's special-purpose registries (RFC 6890 and its
@@ -163,14 +173,34 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
 /** The client of DESIGN §4; `options` come from the configuration (services.ts). */
 export function createOutboundClient(options: OutboundOptions): OutboundClient {
   const lookup = checkedLookup(options.allowPrivate);
+  // One pool per client and scheme. `lookup` runs for every new connection, so every socket in the
+  // pool was checked when it connected; LIFO keeps the warmest sockets in use and lets the rest expire.
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }),
+    'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' }),
+  };
   return {
     request(url, req = {}) {
-      return send(url, req, options, lookup);
+      return send(url, req, options, lookup, agents);
+    },
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
     },
   };
 }
 
-function send(rawUrl: string, req: OutboundRequest, client: OutboundOptions, lookup: LookupFunction): Promise<OutboundResponse> {
+/**
+ * Whether a request failed only because the pooled socket it was written to had been closed by the
+ * server while idle (the race every keep-alive client meets): nothing of an answer arrived, so the
+ * server never acted on it, and it is sent once more on a new connection (Node's http docs,
+ * `request.reusedSocket`).
+ */
+function closedWhileIdle(request: ClientRequest, error: NodeJS.ErrnoException, answered: boolean): boolean {
+  return request.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+}
+
+function send(rawUrl: string, req: OutboundRequest, client: OutboundOptions, lookup: LookupFunction, agents: Record<'http:' | 'https:', HttpAgent>): Promise<OutboundResponse> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -191,13 +221,13 @@ function send(rawUrl: string, req: OutboundRequest, client: OutboundOptions, loo
     method: req.method ?? 'GET',
     headers: { 'user-agent': 'Gatehouse (outbound)', ...req.headers },
     lookup,
-    // A fresh connection each time: a pooled socket would skip the address check of this request.
-    agent: false,
   };
   const make = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const pooled = agents[url.protocol];
 
   return new Promise<OutboundResponse>((resolve, reject) => {
     let settled = false;
+    let request: ClientRequest;
     const fail = (error: OutboundError) => {
       if (settled) return;
       settled = true;
@@ -205,34 +235,48 @@ function send(rawUrl: string, req: OutboundRequest, client: OutboundOptions, loo
       request.destroy();
       reject(error);
     };
-    const request = make(url, options, (response) => {
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) return fail(new OutboundError('too-large', `the body is larger than ${maxBytes} bytes`));
-      const chunks: Buffer[] = [];
-      let length = 0;
-      response.on('data', (chunk: Buffer) => {
-        length += chunk.length;
-        if (length > maxBytes) return fail(new OutboundError('too-large', `the body is larger than ${maxBytes} bytes`));
-        chunks.push(chunk);
-      });
-      response.on('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks, length) });
-      });
-      response.on('error', () => fail(new OutboundError('network', 'the connection failed while reading the answer')));
-    });
+    // One deadline for the request, a resend on a new connection included.
     const deadline = setTimeout(() => fail(new OutboundError('timeout', `no complete answer within ${timeoutMs} ms`)), timeoutMs);
     deadline.unref();
-    // The address actually connected to, checked once more (defence in depth beside `lookup`).
-    request.on('socket', (socket: Socket) => {
-      socket.once('connect', () => {
-        const remote = socket.remoteAddress;
-        if (!client.allowPrivate && (remote === undefined || isNonPublicAddress(remote))) fail(new OutboundError('forbidden-address', 'the address is not public'));
+
+    const attempt = (agent: HttpAgent | false) => {
+      let answered = false;
+      request = make(url, { ...options, agent }, (response) => {
+        answered = true;
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) return fail(new OutboundError('too-large', `the body is larger than ${maxBytes} bytes`));
+        const chunks: Buffer[] = [];
+        let length = 0;
+        response.on('data', (chunk: Buffer) => {
+          length += chunk.length;
+          if (length > maxBytes) return fail(new OutboundError('too-large', `the body is larger than ${maxBytes} bytes`));
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(deadline);
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks, length) });
+        });
+        response.on('error', () => fail(new OutboundError('network', 'the connection failed while reading the answer')));
       });
-    });
-    request.on('error', (error: Error) => fail(error instanceof OutboundError ? error : new OutboundError('network', error.message)));
-    request.end(req.body);
+      // The address actually connected to, checked once more (defence in depth beside `lookup`);
+      // a pooled socket was checked when it connected.
+      request.on('socket', (socket: Socket) => {
+        if (!socket.connecting) return;
+        socket.once('connect', () => {
+          const remote = socket.remoteAddress;
+          if (!client.allowPrivate && (remote === undefined || isNonPublicAddress(remote))) fail(new OutboundError('forbidden-address', 'the address is not public'));
+        });
+      });
+      const sent = request;
+      sent.on('error', (error: NodeJS.ErrnoException) => {
+        if (settled || sent !== request) return;
+        if (agent !== false && closedWhileIdle(sent, error, answered)) return attempt(false);
+        fail(error instanceof OutboundError ? error : new OutboundError('network', error.message));
+      });
+      sent.end(req.body);
+    };
+    attempt(pooled);
   });
 }

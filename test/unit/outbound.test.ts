@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, isNonPublicAddress, OutboundError, type OutboundFailure } from '../../src/http/outbound.js';
 
@@ -72,6 +72,68 @@ describe('createOutboundClient', () => {
     expect(await reason(client.request(`http://127.0.0.1:${port}/silent`, { timeoutMs: 200 }))).toBe('timeout');
     for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'http://user:pass@127.0.0.1/', 'not a url']) {
       expect(await reason(client.request(url)), url).toBe('invalid-url');
+    }
+  });
+});
+
+describe('createOutboundClient keeps connections alive (issue #40: an app’s interactions and events go to one host)', () => {
+  let server: Server;
+  let port: number;
+  let connections: Socket[] = [];
+  /** The sockets that have answered once; the handler below closes them at their next request when asked to. */
+  const served = new WeakSet<Socket>();
+  let closeReusedSockets = false;
+  const received: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        // The app closing a kept-alive connection just as a request is written to it.
+        if (closeReusedSockets && served.has(req.socket)) return req.socket.destroy();
+        received.push(body);
+        served.add(req.socket);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`got ${body}`);
+      });
+    });
+    server.on('connection', (socket: Socket) => connections.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends successive requests to one host over one connection, and close() ends it', async () => {
+    connections = [];
+    closeReusedSockets = false;
+    const client = createOutboundClient({ allowPrivate: true });
+    for (const body of ['one', 'two', 'three']) {
+      const answer = await client.request(`http://127.0.0.1:${port}/`, { method: 'POST', body });
+      expect(answer.body.toString()).toBe(`got ${body}`);
+    }
+    expect(connections.length).toBe(1);
+    client.close();
+    await expect.poll(() => (connections[0] as Socket).destroyed).toBe(true);
+  });
+
+  it('sends a request once more, on a new connection, when the app closed the idle connection it was written to', async () => {
+    connections = [];
+    received.length = 0;
+    closeReusedSockets = true;
+    const client = createOutboundClient({ allowPrivate: true });
+    try {
+      expect((await client.request(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'first' })).status).toBe(200);
+      const answer = await client.request(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'second' });
+      expect(answer.status).toBe(200);
+      expect(answer.body.toString()).toBe('got second');
+      // The kept connection was closed under the second request; it went again on a second connection.
+      expect(connections.length).toBe(2);
+      expect(received).toEqual(['first', 'second']);
+    } finally {
+      client.close();
     }
   });
 });
