@@ -191,10 +191,11 @@ export function createOutboundClient(options: OutboundOptions): OutboundClient {
 }
 
 /**
- * Whether a request failed only because the pooled socket it was written to had been closed by the
- * server while idle (the race every keep-alive client meets): nothing of an answer arrived, so the
- * server never acted on it, and it is sent once more on a new connection (Node's http docs,
- * `request.reusedSocket`).
+ * Whether a request failed because the pooled socket it was written to had been closed by the
+ * server while idle (the race every keep-alive client meets): the socket was reset before any byte
+ * of an answer, so the request is sent once more on a new connection (Node's http docs,
+ * `request.reusedSocket`). A server that read the request and then reset the connection without
+ * answering would see it twice; that is the price of this handling (docs/interactions.md).
  */
 function closedWhileIdle(request: ClientRequest, error: NodeJS.ErrnoException, answered: boolean): boolean {
   return request.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
