@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toId, toNum } from '../../storage/types.js';
 import { toPerson } from '../directory/people.rows.js';
 import type { Person } from '../directory/people.js';
@@ -29,15 +30,19 @@ export async function insertSession(db: Db, s: SessionRecord & { userAgent: stri
     .execute();
 }
 
-/** The session and its person in one round trip: this runs on every page view. */
-export async function findSessionWithPerson(db: Db, idHash: string): Promise<{ session: SessionRecord; person: Person } | undefined> {
-  const row = await db
+// Prepared (storage/prepared.ts): it runs on every signed-in request.
+const sessionWithPerson = prepareQuery<{ idHash: string }>()((db, v) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .selectAll('users')
     .select(['sessions.id_hash', 'sessions.created_at as s_created_at', 'sessions.last_seen_at', 'sessions.expires_at'])
-    .where('sessions.id_hash', '=', idHash)
-    .executeTakeFirst();
+    .where('sessions.id_hash', '=', v.idHash),
+);
+
+/** The session and its person in one round trip: this runs on every page view. */
+export async function findSessionWithPerson(db: Db, idHash: string): Promise<{ session: SessionRecord; person: Person } | undefined> {
+  const row = await firstRow(sessionWithPerson(db, { idHash }));
   if (!row) return undefined;
   const person = toPerson(row);
   return {

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { Channel } from './channels.js';
 import type { ChannelsTable } from './directory.table.js';
@@ -33,8 +34,11 @@ export async function insertChannel(db: Db, channel: Channel): Promise<void> {
     .execute();
 }
 
+// Prepared (storage/prepared.ts): every channel page, post and command reads it.
+const channelById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('channels').selectAll().where('id', '=', v.id));
+
 export async function findChannel(db: Db, id: string): Promise<Channel | undefined> {
-  const row = await db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(channelById(db, { id }));
   return row ? toChannel(row) : undefined;
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum } from '../../storage/types.js';
 import type { ServerInvitation } from './invitations.js';
 import type { JoinedVia, Member, MemberInvitation, MemberWithPerson } from './members.js';
@@ -13,10 +14,16 @@ export async function insertMember(db: Db, member: { serverId: string; userId: s
     .execute();
 }
 
+// Prepared (storage/prepared.ts): every permission check in a server reads the member (access.service.ts memberStanding).
+const memberByIds = prepareQuery<{ serverId: string; userId: string }>()((db, v) => db.selectFrom('members').selectAll().where('server_id', '=', v.serverId).where('user_id', '=', v.userId));
+const roleIdsOfMember = prepareQuery<{ serverId: string; userId: string }>()((db, v) =>
+  db.selectFrom('member_roles').select('role_id').where('server_id', '=', v.serverId).where('user_id', '=', v.userId).orderBy('role_id'),
+);
+
 export async function findMember(db: Db, serverId: string, userId: string): Promise<Member | undefined> {
-  const row = await db.selectFrom('members').selectAll().where('server_id', '=', serverId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await firstRow(memberByIds(db, { serverId, userId }));
   if (!row) return undefined;
-  const roles = await db.selectFrom('member_roles').select('role_id').where('server_id', '=', serverId).where('user_id', '=', userId).orderBy('role_id').execute();
+  const roles = (await roleIdsOfMember(db, { serverId, userId })).rows;
   return {
     serverId: toId(row.server_id),
     userId: toId(row.user_id),

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { prepareQuery } from '../../storage/prepared.js';
 import { toId, toIdOrNull, toNum } from '../../storage/types.js';
 import type { RolesTable } from './directory.table.js';
 import type { Role } from './roles.js';
@@ -73,10 +74,16 @@ export async function deleteRole(db: Db, serverId: string, roleId: string): Prom
  */
 export async function listPermissionRows(db: Db, userId: string, serverIds: readonly string[]): Promise<Array<{ id: string; serverId: string; permissions: string }>> {
   if (serverIds.length === 0) return [];
-  const rows = await db
+  const rows = serverIds.length === 1 ? (await permissionRowsInServer(db, { userId, serverId: serverIds[0] as string })).rows : await permissionRows(db, userId, { in: serverIds }).execute();
+  return rows.map((row) => ({ id: toId(row.id), serverId: toId(row.server_id), permissions: row.permissions }));
+}
+
+/** @everyone and the person's roles in each of the servers, by the rule of listPermissionRows. */
+function permissionRows(db: Db, userId: string, servers: { in: readonly string[] } | { is: string }) {
+  return db
     .selectFrom('roles')
     .select(['roles.id', 'roles.server_id', 'roles.permissions'])
-    .where('roles.server_id', 'in', serverIds)
+    .where((eb) => ('in' in servers ? eb('roles.server_id', 'in', servers.in) : eb('roles.server_id', '=', servers.is)))
     .where((eb) =>
       eb.or([
         eb('roles.id', '=', eb.ref('roles.server_id')),
@@ -86,10 +93,11 @@ export async function listPermissionRows(db: Db, userId: string, serverIds: read
           eb.selectFrom('member_roles').select('member_roles.role_id').where('member_roles.user_id', '=', userId).whereRef('member_roles.server_id', '=', 'roles.server_id'),
         ),
       ]),
-    )
-    .execute();
-  return rows.map((row) => ({ id: toId(row.id), serverId: toId(row.server_id), permissions: row.permissions }));
+    );
 }
+
+// Prepared (storage/prepared.ts): one server's rows are read by every permission check there (access.service.ts memberStanding).
+const permissionRowsInServer = prepareQuery<{ userId: string; serverId: string }>()((db, v) => permissionRows(db, v.userId, { is: v.serverId }));
 
 /**
  * Each of these members' display colour in this server (issue #24, Discord's rule): the colour of

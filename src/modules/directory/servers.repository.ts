@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toId, toNum } from '../../storage/types.js';
 import type { ServersTable } from './directory.table.js';
 import type { Server, ServerContents } from './servers.js';
@@ -18,8 +19,11 @@ export async function insertServer(db: Db, server: Server): Promise<void> {
 }
 
 /** Callers check `isSnowflake` first so bad input never reaches SQL. */
+// Prepared (storage/prepared.ts): every permission check in a server reads it (access.service.ts memberStanding).
+const serverById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('servers').selectAll().where('id', '=', v.id));
+
 export async function findServer(db: Db, id: string): Promise<Server | undefined> {
-  const row = await db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(serverById(db, { id }));
   return row ? toServer(row) : undefined;
 }
 
