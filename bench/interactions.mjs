@@ -10,10 +10,12 @@
 //     interaction (both on CLOCK_MONOTONIC), which is Gatehouse's own time plus two loopback hops;
 //     and the full round trip, until the composer's 303 (the bot's answer posted). Target: submit
 //     → app p99 ≤ 5 ms. Server CPU per invocation from /proc. Beside it, --serial invocations one
-//     at a time: the same delays with no queue in front of them.
+//     at a time: the same delays with no queue in front of them; and, for each of --rates, --at-rate
+//     invocations started at a steady rate whatever the others are doing (an open loop, as people
+//     invoke commands): the delays at a stated load instead of with 50 always waiting.
 //     The per-person (5 per 10 s per app) and per-channel (20 per 10 s per app) limits hold at
 //     their defaults: every person is used at most 5 times and every channel at most 20 times,
-//     so the run seeds (warm-up + measured) / 5 people and / 20 channels.
+//     so the run seeds (warm-up + measured + one steady-rate phase) / 5 people and / 20 channels.
 //  2. Event delivery. With the server stopped, bench/lib/queue-app-events.mjs queues --events
 //     app events through the service layer (a user install made and removed again and again:
 //     APPLICATION_AUTHORIZED and APPLICATION_DEAUTHORIZED); the server started again finds them
@@ -21,12 +23,13 @@
 //     Throughput: events received per second from the first to the last. Target ≥ 1,000/s.
 //     Fails on a lost or doubled event.
 //
-// Usage: npm run bench:interactions [-- --invocations 1000 --concurrency 50 --serial 100 --events 5000 --smoke --no-build --postgres --profile --no-report]
-//   --smoke       50 invocations (10 at a time), 10 one at a time and 200 events: checks it runs, judges nothing (CI)
+// Usage: npm run bench:interactions [-- --invocations 1000 --concurrency 50 --serial 100 --rates 100,200,300 --at-rate 1000 --events 5000 --smoke --no-build --postgres --profile --no-report]
+//   --smoke       50 invocations (10 at a time), 10 one at a time, 50 at 50/s and 200 events: checks it runs, judges nothing (CI)
 //   --no-build    use the existing dist/
 //   --postgres    PostgreSQL (BENCH_POSTGRES_URL) + Redis instead of the default SQLite
-//   --profile     node --cpu-prof on the server; the measured invocations' summary in bench/results/
+//   --profile     node --cpu-prof on the server; a summary per measured phase in bench/results/
 //   --no-report   do not write the section of bench/REPORT.md (a smoke run never writes it)
+//   BENCH_KEEP=1  keep the run's directory (its database and, with --profile, the raw .cpuprofile files for DevTools)
 import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -45,18 +48,22 @@ const EVENTS_TARGET_PER_S = 1000;
 /** The defaults of INVOKE_PERSON_RULE and INVOKE_CHANNEL_RULE (src/modules/interactions/interactions.ts). */
 const PER_PERSON = 5;
 const PER_CHANNEL = 20;
+/** Their window: a member or channel may be used again this long after its first use. */
+const INVOKE_WINDOW_MS = 10_000;
 /** View channel | Send messages: the bot posts the type 4 answers (Discord bit positions, docs/permissions.md). */
 const BOT_PERMISSIONS = (1n << 10n) | (1n << 11n);
 const COMMAND = { name: 'ping', description: 'Answers at once', options: [{ type: 4, name: 'n', description: 'Sequence number', required: true }] };
 
 function parseArgs(argv) {
-  const o = { invocations: 1000, concurrency: 50, warmup: 100, serial: 100, events: 5000, smoke: false, build: true, postgres: false, profile: false, report: true };
+  const o = { invocations: 1000, concurrency: 50, warmup: 100, serial: 100, rates: [100, 200, 300], atRate: 1000, events: 5000, smoke: false, build: true, postgres: false, profile: false, report: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--invocations') o.invocations = Number(argv[++i]);
     else if (a === '--concurrency') o.concurrency = Number(argv[++i]);
     else if (a === '--serial') o.serial = Number(argv[++i]);
     else if (a === '--events') o.events = Number(argv[++i]);
+    else if (a === '--rates') o.rates = argv[++i].split(',').filter(Boolean).map(Number);
+    else if (a === '--at-rate') o.atRate = Number(argv[++i]);
     else if (a === '--smoke') o.smoke = true;
     else if (a === '--no-build') o.build = false;
     else if (a === '--postgres') o.postgres = true;
@@ -64,8 +71,8 @@ function parseArgs(argv) {
     else if (a === '--no-report') o.report = false;
     else throw new Error(`unknown argument ${a}`);
   }
-  if (o.smoke) Object.assign(o, { invocations: 50, concurrency: 10, warmup: 10, serial: 10, events: 200, report: false });
-  if (![o.invocations, o.concurrency, o.serial, o.events].every((n) => Number.isInteger(n) && n >= 1)) throw new Error('--invocations, --concurrency, --serial and --events must be whole numbers ≥ 1');
+  if (o.smoke) Object.assign(o, { invocations: 50, concurrency: 10, warmup: 10, serial: 10, rates: [50], atRate: 50, events: 200, report: false });
+  if (![o.invocations, o.concurrency, o.serial, o.events, o.atRate, ...o.rates].every((n) => Number.isInteger(n) && n >= 1)) throw new Error('--invocations, --concurrency, --serial, --events, --at-rate and each of --rates must be whole numbers ≥ 1');
   return o;
 }
 
@@ -133,7 +140,9 @@ async function main() {
   const app = await startApp();
   let server;
   try {
-    const total = opts.warmup + opts.serial + opts.invocations;
+    // The first steady-rate phase has members and channels of its own; later ones use the first
+    // ones again once their limits' windows have passed.
+    const total = opts.warmup + opts.serial + opts.invocations + (opts.rates.length > 0 ? opts.atRate : 0);
     const peopleCount = Math.ceil(total / PER_PERSON);
     const channelCount = Math.ceil(total / PER_CHANNEL);
     log(`seeding the server, the bot app, ${channelCount} channels and ${peopleCount} members through gatehouse batch`);
@@ -183,12 +192,26 @@ async function main() {
       }
       return { i, sent, done };
     };
-    /** Invocations `first`…`first + count - 1`, `concurrency` at a time: the two delays of each (ms), server CPU, wall time. */
-    const measure = async (first, count, concurrency) => {
+    /** Invocations `first`…`first + count - 1`, started as fast as `concurrency` allows: the two delays of each (ms), server CPU, wall time. */
+    const measure = (first, count, concurrency) => measured(first, count, { concurrency }, (indices) => pool(indices, concurrency, invoke));
+    /** The same, each started at its time of a steady `rate` per second whatever the others are doing (an open loop). */
+    const measureAtRate = (first, count, rate) =>
+      measured(first, count, { rate }, async (indices) => {
+        const started = nowNs();
+        const runs = [];
+        for (let k = 0; k < indices.length; k += 1) {
+          const due = started + BigInt(Math.round((k * 1e9) / rate));
+          const wait = Number(due - nowNs()) / 1e6;
+          if (wait > 1) await sleep(wait);
+          runs.push(invoke(indices[k]));
+        }
+        return Promise.all(runs);
+      });
+    const measured = async (first, count, shape, run) => {
       await app.ask({ type: 'clear' }, 'cleared');
       const cpu0 = cpuMicros(server.pid);
       const started = nowNs();
-      const timings = await pool(Array.from({ length: count }, (_, k) => first + k), concurrency, invoke);
+      const timings = await run(Array.from({ length: count }, (_, k) => first + k));
       const wallS = Number(nowNs() - started) / 1e9;
       const cpu1 = cpuMicros(server.pid);
       const received = await app.ask({ type: 'report' }, 'report');
@@ -198,19 +221,34 @@ async function main() {
       const toApp = timings.map((t) => Number(arrivals.get(t.i) - t.sent) / 1e6);
       const roundTrip = timings.map((t) => Number(t.done - t.sent) / 1e6);
       const stats = (xs) => ({ p50: round(percentile(xs, 50)), p99: round(percentile(xs, 99)), max: round(Math.max(...xs)) });
-      const result = { invocations: count, concurrency, perSecond: round(count / wallS, 0), toAppMs: stats(toApp), roundTripMs: stats(roundTrip), cpuUsPerInvocation: round((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / count, 0) };
+      const result = { invocations: count, ...shape, perSecond: round(count / wallS, 0), toAppMs: stats(toApp), roundTripMs: stats(roundTrip), cpuUsPerInvocation: round((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / count, 0) };
       log(`  submit → app p50 ${result.toAppMs.p50} ms, p99 ${result.toAppMs.p99} ms; round trip p50 ${result.roundTripMs.p50} ms, p99 ${result.roundTripMs.p99} ms; ${result.cpuUsPerInvocation} µs server CPU per invocation; ${result.perSecond}/s`);
       return result;
     };
     log(`warm-up: ${opts.warmup} invocations`);
     await pool(Array.from({ length: opts.warmup }, (_, i) => i), opts.concurrency, invoke);
+    /** The server's CPU profile is summarised over each of these (--profile). */
+    const windows = [];
+    const window = async (name, measuring) => {
+      const start = Number(nowNs() / 1000n);
+      const result = await measuring;
+      windows.push({ name, start, end: Number(nowNs() / 1000n) });
+      return result;
+    };
     log(`one at a time: ${opts.serial} invocations`);
-    const serial = await measure(opts.warmup, opts.serial, 1);
+    const serial = await window(`${opts.serial} invocations one at a time`, measure(opts.warmup, opts.serial, 1));
 
     log(`measured: ${opts.invocations} invocations, ${opts.concurrency} at a time`);
-    const windowStart = Number(nowNs() / 1000n);
-    const commands = await measure(opts.warmup + opts.serial, opts.invocations, opts.concurrency);
-    const windowEnd = Number(nowNs() / 1000n);
+    const commands = await window(`${opts.invocations} invocations, ${opts.concurrency} at a time`, measure(opts.warmup + opts.serial, opts.invocations, opts.concurrency));
+
+    // Open loops: each invocation starts at its time whatever the others are doing, as people do.
+    const atRates = [];
+    for (const [n, rate] of opts.rates.entries()) {
+      const first = n === 0 ? opts.warmup + opts.serial + opts.invocations : 0;
+      if (n > 0) await sleep(INVOKE_WINDOW_MS + 500);
+      log(`at a steady ${rate} per second: ${opts.atRate} invocations`);
+      atRates.push(await window(`${opts.atRate} invocations at a steady ${rate} per second`, measureAtRate(first, opts.atRate, rate)));
+    }
 
     // Event delivery: queue while no server runs, then time the start-up round's sending.
     await server.stop();
@@ -255,7 +293,7 @@ async function main() {
       const first = firstProfiles.find(mainThread);
       const second = readdirSync(profileDir).find((f) => mainThread(f) && !firstProfiles.includes(f));
       const parts = [];
-      if (first) parts.push(profileMarkdown(summariseProfile(join(profileDir, first), [{ name: `${opts.invocations} invocations, ${opts.concurrency} at a time`, start: windowStart, end: windowEnd }])));
+      if (first) parts.push(profileMarkdown(summariseProfile(join(profileDir, first), windows)));
       if (second && times.length > 1) parts.push(profileMarkdown(summariseProfile(join(profileDir, second), [{ name: `${events.received} app events delivered`, start: Number(times[0] / 1000n), end: Number(times.at(-1) / 1000n) }])));
       profile = parts.join('\n');
     }
@@ -274,13 +312,17 @@ async function main() {
       `| submit → composer's 303 (the bot's answer posted) | ${commands.roundTripMs.p50} ms | ${commands.roundTripMs.p99} ms | ${commands.roundTripMs.max} ms |`,
       `| one at a time (${serial.invocations} invocations): submit → app | ${serial.toAppMs.p50} ms | ${serial.toAppMs.p99} ms | ${serial.toAppMs.max} ms |`,
       `| one at a time: submit → 303 | ${serial.roundTripMs.p50} ms | ${serial.roundTripMs.p99} ms | ${serial.roundTripMs.max} ms |`,
+      ...atRates.flatMap((r) => [
+        `| at a steady ${r.rate}/s (${r.invocations} invocations, ${r.cpuUsPerInvocation} µs server CPU each): submit → app | ${r.toAppMs.p50} ms | ${r.toAppMs.p99} ms | ${r.toAppMs.max} ms |`,
+        `| at a steady ${r.rate}/s: submit → 303 | ${r.roundTripMs.p50} ms | ${r.roundTripMs.p99} ms | ${r.roundTripMs.max} ms |`,
+      ]),
       '',
       `Server CPU per invocation: ${commands.cpuUsPerInvocation} µs at ${commands.concurrency} at a time (${commands.perSecond} invocations/s), ${serial.cpuUsPerInvocation} µs one at a time.`,
       '',
       `Event delivery: ${events.received} of ${events.queued} queued events (APPLICATION_AUTHORIZED and _DEAUTHORIZED) reached the local receiver, ${events.perSecond} events/s from the first to the last (target ≥ ${EVENTS_TARGET_PER_S}/s: ${verdict(events.perSecond >= EVENTS_TARGET_PER_S)}); ${events.cpuUsPerEvent ?? '–'} µs server CPU per event.`,
     ].join('\n');
     process.stdout.write(`${text}\n`);
-    const record = { date, database: db.kind, load: [load0, loadavg()[0]], commands, serial, events };
+    const record = { date, database: db.kind, load: [load0, loadavg()[0]], commands, serial, atRates, events };
     process.stdout.write(`${JSON.stringify(record)}\n`);
     const results = join(BENCH_DIR, 'results');
     mkdirSync(results, { recursive: true });
@@ -308,7 +350,7 @@ async function main() {
     await server?.stop();
     await app.stop();
     await db.drop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true }); else log(`kept ${dir}`);
   }
 }
 
