@@ -205,6 +205,26 @@ for (const store of stores) {
       expect((await getPersonById(t.services, bot.botUserId))?.avatarUrl).toBeNull();
     });
 
+    it("a new app icon replaces its bot's own uploaded avatar, and deletes that avatar's blob and the old icon's", async () => {
+      const bot = await given.bot(t);
+      const first = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 532)) }, bot.headers);
+      expect(first.statusCode, first.body).toBe(200);
+      const firstKey = `app-icons-${bot.client.app.id}-${first.json().icon as string}`;
+      const own = await api('PATCH', '/api/v1/users/@me', { avatar: dataUri('image/png', pngHeader(24, 24, 533)) }, bot.headers);
+      expect(own.statusCode, own.body).toBe(200);
+      const ownKey = `avatars-${bot.botUserId}-${own.json().avatar as string}`;
+      expect(await blobs()).toEqual(expect.arrayContaining([firstKey, ownKey]));
+      const second = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 534)) }, bot.headers);
+      expect(second.statusCode, second.body).toBe(200);
+      const secondKey = `app-icons-${bot.client.app.id}-${second.json().icon as string}`;
+      const left = await blobs();
+      expect(left).toContain(secondKey);
+      expect(left).not.toContain(firstKey);
+      expect(left).not.toContain(ownKey);
+      const user = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: bot.headers });
+      expect(user.json().avatar).toBe(second.json().icon);
+    });
+
     it("deleting a person's account deletes their uploaded avatar's blob", async () => {
       const person = await given.person(t);
       const updated = await setOwnAvatar(t.services, personActingOf(person.id), dataUri('image/png', pngHeader(24, 24, 540)));

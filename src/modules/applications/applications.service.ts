@@ -164,6 +164,8 @@ export async function updateApplication(deps: Deps, acting: Acting, appId: strin
 
   const now = deps.clock.now();
   const fieldChanges = applicationChanges(app, checked);
+  // The bot's avatar as it was: its own upload, which the new icon replaces, is deleted below.
+  const botAvatar = checked.iconUrl !== undefined && app.botUserId !== null ? (await getPersonById(deps, app.botUserId))?.avatarUrl : undefined;
   await changing(deps, acting, async (trx, emit) => {
     if (!(await updateApplicationRow(trx, appId, checked, now))) throw ApiErrors.unknownApplication();
     // Issue #4: the bot account carries the app's name and icon, so it follows their changes.
@@ -173,6 +175,9 @@ export async function updateApplication(deps: Deps, acting: Acting, appId: strin
     // A save that changed nothing (the form sent the same values) is no event.
     if (fieldChanges.length > 0) emit({ type: 'app.updated', applicationId: app.id, changes: fieldChanges });
   });
+  // Issue #42 §3: once committed, the uploaded icon and the bot's own uploaded avatar that the new
+  // icon replaced are named by nothing (each blob is its subject's alone, uploaded-images.ts imageBlobKey).
+  if (checked.iconUrl !== undefined) await releaseUploadedImages(deps, [app.iconUrl, botAvatar].filter((value) => value !== checked.iconUrl));
   return {
     ...app,
     ...(checked.name !== undefined ? { name: checked.name } : {}),
@@ -188,8 +193,8 @@ export async function updateApplication(deps: Deps, acting: Acting, appId: strin
 /**
  * Uploads (image data, `data:image/png;base64,…`) or removes (null) an application's icon
  * (issue #42 §3), which its bot account's avatar follows. 404 10002 for an app the actor may not
- * manage; 400 50035 at `field` with nothing stored. The icon it replaces is deleted from the blob
- * store once the app no longer names it.
+ * manage; 400 50035 at `field` with nothing stored. The icon it replaces, and the bot's own
+ * uploaded avatar, are deleted from the blob store once nothing names them (updateApplication).
  */
 export async function setApplicationIcon(deps: Deps, acting: Acting, appId: string, data: unknown, field = 'icon'): Promise<Application> {
   const app = await getManagedApplication(deps, acting.actor, appId, true);
@@ -201,7 +206,6 @@ export async function setApplicationIcon(deps: Deps, acting: Acting, appId: stri
     await releaseUploadedImage(deps, iconUrl, app.iconUrl);
     throw error;
   }
-  await releaseUploadedImage(deps, app.iconUrl, iconUrl);
   return updated;
 }
 
