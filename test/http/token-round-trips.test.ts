@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { statementsDuring, testDialect } from '../support/database.js';
-import { codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
+import { basicAuth, codeExchangeFields, createClient, createPerson, getWithBearer, issueCode, obtainTokens, postForm, type TestClient, type Tokens } from '../support/oauth-factory.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { findCodeInTurn, findRefreshTokenInTurn } from '../../src/modules/oauth/tokens.repository.js';
 import { hashSecret } from '../../src/core/secrets.js';
+import { addResourceServer } from '../../src/modules/resource-servers/resource-servers.service.js';
+import { cliActing } from '../../src/core/acting.js';
 
 /**
  * Issue #26 §1 on PostgreSQL (without Redis: nothing remembered, test/http/bearer-coherence.test.ts
@@ -50,6 +52,25 @@ describe.skipIf(!onPostgres)('token endpoint and bearer round trips on PostgreSQ
     expect((await getWithBearer(t, '/api/v1/users/@me', tokens.access_token)).statusCode).toBe(200);
     // Single use (SPEC §3): the same code again is a replay.
     expect((await postForm(t, '/api/oauth2/token', codeExchangeFields(client, issued))).statusCode).toBe(400);
+  });
+
+  it("client credentials write in one statement: the app's grant for the resource server, made on first use, and the token under it", async () => {
+    const api = await createClient(t, { owner: person, confidential: true });
+    await addResourceServer(t.services, cliActing(t.clock), api.clientId, { identifier: 'https://round-trips.example/', scopes: ['read'], scopeDescriptions: [] });
+    const grant = () => postForm(t, '/api/oauth2/token', { grant_type: 'client_credentials', resource: 'https://round-trips.example/' }, { headers: { authorization: basicAuth(api.clientId, api.clientSecret as string) } });
+    for (const call of ['first', 'second']) {
+      const { result, statements } = await statementsOf(grant);
+      expect(result.statusCode, `${call}: ${result.body}`).toBe(200);
+      expect(statements.filter((s) => s.operation !== 'select').map((s) => s.operation), call).toEqual(['raw']);
+    }
+    // Both tokens hang under one grant; it was made by the first call.
+    const grants = await t.services.db.selectFrom('oauth_grants').select('id').where('application_id', '=', api.clientId).where('app_only', '=', 1).execute();
+    expect(grants).toHaveLength(1);
+    const tokens = await t.services.db.selectFrom('oauth_access_tokens').select(['grant_id', 'app_only']).where('application_id', '=', api.clientId).execute();
+    expect(tokens.map((row) => [String(row.grant_id), Number(row.app_only)])).toEqual([
+      [String(grants[0]?.id), 1],
+      [String(grants[0]?.id), 1],
+    ]);
   });
 
   it('GET /users/@me is one statement: the token and its person read together', async () => {

@@ -1,5 +1,5 @@
 /**
- * What: the token endpoint's writes, all or none (redeemCodeForTokens, rotateToSuccessors), each
+ * What: the token endpoint's writes, all or none (redeemCodeForTokens, rotateToSuccessors, storeAppOnlyToken), each
  * choosing its database's strategy (issue #37 §3). On PostgreSQL as one statement each (issue #26 §1): a refresh
  * token's rotation (the UPDATE that marks it used and names its successor) or a code's redemption
  * (the UPDATE that consumes it), with the inserts of the new access and refresh tokens, as
@@ -146,11 +146,38 @@ export interface AppOnlyToken {
 }
 
 /**
+ * An app-only token on PostgreSQL in one statement: the app's live client-credentials grant for the
+ * resource server, or a new one when it has none (`where not exists`), and the token under it.
+ */
+const storeAppOnlyInOneStatement = prepareQuery<{ applicationId: string; ownerId: string; resourceServerId: string; grantId: string; accessHash: string; scopes: string; now: number; expiresAt: number }>()((db, v) => ({
+  compile: () =>
+    sql`
+      with existing as (
+        select id from oauth_grants
+        where resource_server_id = ${v.resourceServerId} and application_id = ${v.applicationId} and app_only = 1 and revoked_at is null
+        limit 1
+      ), created as (
+        insert into oauth_grants (id, application_id, user_id, scopes, created_at, revoked_at, server_id, permissions, resource_server_id, app_only)
+        select ${v.grantId}::bigint, ${v.applicationId}::bigint, ${v.ownerId}::bigint, ${v.scopes}, ${v.now}, null, null, null, ${v.resourceServerId}::bigint, 1
+        where not exists (select 1 from existing)
+        returning id
+      )
+      insert into oauth_access_tokens (token_hash, grant_id, application_id, user_id, scopes, created_at, expires_at, resource_server_id, app_only)
+      select ${v.accessHash}, coalesce((select id from existing), (select id from created)), ${v.applicationId}::bigint, ${v.ownerId}::bigint, ${v.scopes}, ${v.now}, ${v.expiresAt}, ${v.resourceServerId}::bigint, 1${declareTables({ reads: ['oauth_grants'], inserts: ['oauth_grants', 'oauth_access_tokens'] })}`.compile(db),
+}));
+
+/**
  * Stores an application's own access token under its one client-credentials grant for that
- * resource server (made on first use, and again after a revocation ended it), in one transaction.
- * A grant per app and resource server, not per token: the grants table does not grow with each call.
+ * resource server (made on first use, and again after a revocation ended it), all or none: on
+ * PostgreSQL one statement (storeAppOnlyInOneStatement), on SQLite one transaction. A grant per app
+ * and resource server, not per token: the grants table does not grow with each call.
  */
 export async function storeAppOnlyToken(db: Kysely<Database>, t: AppOnlyToken): Promise<void> {
+  if (onPostgres(db)) {
+    const { applicationId, ownerId, resourceServerId, accessHash, now, expiresAt } = t;
+    await storeAppOnlyInOneStatement(db, { applicationId, ownerId, resourceServerId, grantId: t.newGrantId(), accessHash, scopes: t.scopes.join(' '), now, expiresAt });
+    return;
+  }
   await db.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('oauth_grants')
