@@ -18,10 +18,10 @@ export async function insertServer(db: Db, server: Server): Promise<void> {
     .execute();
 }
 
-/** Callers check `isSnowflake` first so bad input never reaches SQL. */
 // Prepared (storage/prepared.ts): every permission check in a server reads it (access.service.ts memberStanding).
 const serverById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('servers').selectAll().where('id', '=', v.id));
 
+/** Callers check `isSnowflake` first so bad input never reaches SQL. */
 export async function findServer(db: Db, id: string): Promise<Server | undefined> {
   const row = await firstRow(serverById(db, { id }));
   return row ? toServer(row) : undefined;
