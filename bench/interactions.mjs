@@ -192,21 +192,7 @@ async function main() {
       }
       return { i, sent, done };
     };
-    /** Invocations `first`…`first + count - 1`, started as fast as `concurrency` allows: the two delays of each (ms), server CPU, wall time. */
-    const measure = (first, count, concurrency) => measured(first, count, { concurrency }, (indices) => pool(indices, concurrency, invoke));
-    /** The same, each started at its time of a steady `rate` per second whatever the others are doing (an open loop). */
-    const measureAtRate = (first, count, rate) =>
-      measured(first, count, { rate }, async (indices) => {
-        const started = nowNs();
-        const runs = [];
-        for (let k = 0; k < indices.length; k += 1) {
-          const due = started + BigInt(Math.round((k * 1e9) / rate));
-          const wait = Number(due - nowNs()) / 1e6;
-          if (wait > 1) await sleep(wait);
-          runs.push(invoke(indices[k]));
-        }
-        return Promise.all(runs);
-      });
+    /** Runs invocations `first`…`first + count - 1` as `run` starts them: the two delays of each (ms), server CPU, wall time; `shape` says how they were started. */
     const measured = async (first, count, shape, run) => {
       await app.ask({ type: 'clear' }, 'cleared');
       const cpu0 = cpuMicros(server.pid);
@@ -225,6 +211,21 @@ async function main() {
       log(`  submit → app p50 ${result.toAppMs.p50} ms, p99 ${result.toAppMs.p99} ms; round trip p50 ${result.roundTripMs.p50} ms, p99 ${result.roundTripMs.p99} ms; ${result.cpuUsPerInvocation} µs server CPU per invocation; ${result.perSecond}/s`);
       return result;
     };
+    /** Started as fast as `concurrency` allows. */
+    const measure = (first, count, concurrency) => measured(first, count, { concurrency }, (indices) => pool(indices, concurrency, invoke));
+    /** The same, each started at its time of a steady `rate` per second whatever the others are doing (an open loop). */
+    const measureAtRate = (first, count, rate) =>
+      measured(first, count, { rate }, async (indices) => {
+        const started = nowNs();
+        const runs = [];
+        for (let k = 0; k < indices.length; k += 1) {
+          const due = started + BigInt(Math.round((k * 1e9) / rate));
+          const wait = Number(due - nowNs()) / 1e6;
+          if (wait > 1) await sleep(wait);
+          runs.push(invoke(indices[k]));
+        }
+        return Promise.all(runs);
+      });
     log(`warm-up: ${opts.warmup} invocations`);
     await pool(Array.from({ length: opts.warmup }, (_, i) => i), opts.concurrency, invoke);
     /** The server's CPU profile is summarised over each of these (--profile). */
@@ -350,7 +351,8 @@ async function main() {
     await server?.stop();
     await app.stop();
     await db.drop();
-    if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true }); else log(`kept ${dir}`);
+    if (process.env.BENCH_KEEP) log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

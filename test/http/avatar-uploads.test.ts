@@ -189,15 +189,27 @@ for (const store of stores) {
       expect(left).toContain(other);
     });
 
-    it("deleting an app deletes its uploaded icon's blob and its bot's own uploaded avatar; the bot account stays, without an avatar", async () => {
+    /** Uploads a new icon for the bot's app (PATCH /applications/@me): its hash and its blob's key. */
+    async function uploadAppIcon(bot: TestBot, seed: number): Promise<{ icon: string; key: string }> {
+      const res = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, seed)) }, bot.headers);
+      expect(res.statusCode, res.body).toBe(200);
+      const icon = res.json().icon as string;
+      return { icon, key: `app-icons-${bot.client.app.id}-${icon}` };
+    }
+
+    /** A bot whose app has an uploaded icon and which then uploaded its own avatar; both blobs are stored. */
+    async function botWithIconAndOwnAvatar(seed: number): Promise<{ bot: TestBot; iconKey: string; ownKey: string }> {
       const bot = await given.bot(t);
-      const icon = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 530)) }, bot.headers);
-      expect(icon.statusCode, icon.body).toBe(200);
-      const iconKey = `app-icons-${bot.client.app.id}-${icon.json().icon as string}`;
-      const own = await api('PATCH', '/api/v1/users/@me', { avatar: dataUri('image/png', pngHeader(24, 24, 531)) }, bot.headers);
+      const iconKey = (await uploadAppIcon(bot, seed)).key;
+      const own = await api('PATCH', '/api/v1/users/@me', { avatar: dataUri('image/png', pngHeader(24, 24, seed + 1)) }, bot.headers);
       expect(own.statusCode, own.body).toBe(200);
       const ownKey = `avatars-${bot.botUserId}-${own.json().avatar as string}`;
       expect(await blobs()).toEqual(expect.arrayContaining([iconKey, ownKey]));
+      return { bot, iconKey, ownKey };
+    }
+
+    it("deleting an app deletes its uploaded icon's blob and its bot's own uploaded avatar; the bot account stays, without an avatar", async () => {
+      const { bot, iconKey, ownKey } = await botWithIconAndOwnAvatar(530);
       await deleteAppAsOperator(t.services, operatorActing(), bot.client.app.id);
       const left = await blobs();
       expect(left).not.toContain(iconKey);
@@ -206,23 +218,14 @@ for (const store of stores) {
     });
 
     it("a new app icon replaces its bot's own uploaded avatar, and deletes that avatar's blob and the old icon's", async () => {
-      const bot = await given.bot(t);
-      const first = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 532)) }, bot.headers);
-      expect(first.statusCode, first.body).toBe(200);
-      const firstKey = `app-icons-${bot.client.app.id}-${first.json().icon as string}`;
-      const own = await api('PATCH', '/api/v1/users/@me', { avatar: dataUri('image/png', pngHeader(24, 24, 533)) }, bot.headers);
-      expect(own.statusCode, own.body).toBe(200);
-      const ownKey = `avatars-${bot.botUserId}-${own.json().avatar as string}`;
-      expect(await blobs()).toEqual(expect.arrayContaining([firstKey, ownKey]));
-      const second = await api('PATCH', '/api/v1/applications/@me', { icon: dataUri('image/png', pngHeader(24, 24, 534)) }, bot.headers);
-      expect(second.statusCode, second.body).toBe(200);
-      const secondKey = `app-icons-${bot.client.app.id}-${second.json().icon as string}`;
+      const { bot, iconKey: firstKey, ownKey } = await botWithIconAndOwnAvatar(532);
+      const second = await uploadAppIcon(bot, 534);
       const left = await blobs();
-      expect(left).toContain(secondKey);
+      expect(left).toContain(second.key);
       expect(left).not.toContain(firstKey);
       expect(left).not.toContain(ownKey);
       const user = await t.app.inject({ method: 'GET', url: '/api/v1/users/@me', headers: bot.headers });
-      expect(user.json().avatar).toBe(second.json().icon);
+      expect(user.json().avatar).toBe(second.icon);
     });
 
     it("deleting a person's account deletes their uploaded avatar's blob", async () => {
