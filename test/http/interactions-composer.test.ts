@@ -156,6 +156,36 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
     expect(received[before]).toMatchObject({ guild_id: channel.serverId, channel_id: channel.id, context: 0, authorizing_integration_owners: { '0': channel.serverId } });
   });
 
+  it('a typed /name runs the command of the first app installed with applications.commands and a bot; an app installed without its commands is passed over', async () => {
+    const other = await given.server(t, { owner: owner.person });
+    const otherChannel = other.channels[0] as Channel;
+    const roll = { name: 'roll', description: 'Rolls too', options: [{ name: 'sides', description: 'Sides', type: 4, required: true }] };
+    const botOnly = await given.bot(t, { owner: owner.person, name: 'Coin' });
+    const later = await given.bot(t, { owner: owner.person, name: 'Echo' });
+    const laterReceived: unknown[] = [];
+    const laterServer = await serveInteractions(t, later, (req, res) => {
+      laterReceived.push(req.body);
+      res.json({ type: InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE, data: { content: 'Echo rolled' } });
+    });
+    try {
+      // Install order: Coin (bot alone), then Dice, then Echo; all three have a command `roll`.
+      await installWithCommands(t, { bot: botOnly, appName: 'Coin', installerId: owner.person.id, serverId: other.id, commands: [roll], commandsInServer: false });
+      t.clock.advance(1000);
+      await installWithCommands(t, { bot, appName: 'Dice', installerId: owner.person.id, serverId: other.id });
+      t.clock.advance(1000);
+      await installWithCommands(t, { bot: later, appName: 'Echo', installerId: owner.person.id, serverId: other.id, commands: [roll] });
+
+      const before = received.length;
+      const posted = await owner.agent.submit(`/channels/${otherChannel.id}`, `/channels/${otherChannel.id}/messages`, { content: '/roll sides:6' });
+      expect(posted.statusCode).toBe(303);
+      expect(received.slice(before)).toMatchObject([{ guild_id: other.id, data: { name: 'roll', options: [{ name: 'sides', value: 6 }] } }]);
+      expect(laterReceived).toEqual([]);
+      expect((await messagesOf(otherChannel.id))[0]).toMatchObject({ content: 'Rolled a d6 in a server', author: { id: bot.botUserId } });
+    } finally {
+      await new Promise<void>((resolve) => laterServer.close(() => resolve()));
+    }
+  });
+
   describe('in a DM with the app’s bot', () => {
     it('the person’s user install makes the app’s commands reachable: Discord’s BOT_DM interaction, answered by the bot in the DM', async () => {
       const { agent, person, dmId } = await dmWithDice('dmuser');

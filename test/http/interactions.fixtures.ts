@@ -11,18 +11,20 @@ import type { TestBot } from '../support/given.js';
 
 /**
  * Issue #40 §2: `bot`'s app installed into a server with `applications.commands` (View channel and
- * Send messages granted), and `commands` registered as its global commands.
+ * Send messages granted; `commandsInServer: false` installs the bot alone), and `commands`
+ * registered as its global commands (when given: without, the app keeps the ones it has).
  */
-export async function installWithCommands(t: TestApp, input: { bot: TestBot; appName: string; installerId: string; serverId: string; commands: unknown[] }): Promise<void> {
+export async function installWithCommands(t: TestApp, input: { bot: TestBot; appName: string; installerId: string; serverId: string; commands?: unknown[]; commandsInServer?: boolean }): Promise<void> {
   await t.services.db.transaction().execute((trx) =>
     writeServerInstall(t.services, personActingOf(input.installerId), trx, {
       application: { id: input.bot.client.app.id, name: input.appName, botUserId: input.bot.botUserId },
       serverId: input.serverId,
       installerId: input.installerId,
       granted: Permission.VIEW_CHANNEL | Permission.SEND_MESSAGES,
-      commands: true,
+      commands: input.commandsInServer ?? true,
     }),
   );
+  if (input.commands === undefined) return;
   const put = await t.app.inject({ method: 'PUT', url: `/api/v1/applications/${input.bot.client.app.id}/commands`, headers: input.bot.headers, payload: input.commands });
   expect(put.statusCode).toBe(200);
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { claimDueRows } from '../../storage/outbox.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toId, toNum, toNumOrNull } from '../../storage/types.js';
 import type { AppEndpoints, Delivery, DeliveryKind, DeliveryOutcome, EventWebhooksStatus } from './app-events.js';
 
@@ -50,8 +51,11 @@ function endpointsOf(row: EndpointRow): AppEndpoints {
   };
 }
 
+// Read for every interaction sent (docs/performance.md, Interactions): compiled once.
+const endpointsByApp = prepareQuery<{ applicationId: string }>()((db, v) => db.selectFrom('app_endpoints').select(ENDPOINT_COLUMNS).where('application_id', '=', v.applicationId));
+
 export async function findAppEndpoints(db: Db, applicationId: string): Promise<AppEndpoints | undefined> {
-  const row = await db.selectFrom('app_endpoints').select(ENDPOINT_COLUMNS).where('application_id', '=', applicationId).executeTakeFirst();
+  const row = await firstRow(endpointsByApp(db, { applicationId }));
   return row ? endpointsOf(row) : undefined;
 }
 
@@ -196,8 +200,37 @@ export async function deleteQueuedAppEventsOf(db: Db, applicationId: string): Pr
 export const DELIVERY_LOG_SIZE = 100;
 
 /** Appends one entry and forgets the app's entries older than the last DELIVERY_LOG_SIZE. */
+/** A delivery log row's columns. */
+function deliveryRow(entry: Delivery) {
+  return {
+    id: entry.id,
+    application_id: entry.applicationId,
+    kind: entry.kind,
+    event_type: entry.eventType,
+    outcome: entry.outcome,
+    http_status: entry.httpStatus,
+    latency_ms: entry.latencyMs,
+    next_retry_at: entry.nextRetryAt,
+    error: entry.error,
+    created_at: entry.createdAt,
+  };
+}
+
+// One entry per interaction sent (docs/performance.md, Interactions): compiled once.
+const insertDeliveryRow = prepareQuery<Delivery>()((db, v) => db.insertInto('app_deliveries').values(deliveryRow(v)));
+
+// The app's 100th newest id; with fewer entries the subquery is NULL and `id < NULL` keeps all.
+const trimDeliveryLog = prepareQuery<{ applicationId: string }>()((db, v) =>
+  db
+    .deleteFrom('app_deliveries')
+    .where('application_id', '=', v.applicationId)
+    .where('id', '<', (eb) => eb.selectFrom('app_deliveries').select('id').where('application_id', '=', v.applicationId).orderBy('id', 'desc').limit(1).offset(DELIVERY_LOG_SIZE - 1)),
+);
+
+/** Appends one entry and forgets the app's entries older than its last DELIVERY_LOG_SIZE. */
 export async function insertDelivery(db: Db, entry: Delivery): Promise<void> {
-  await insertDeliveries(db, [entry]);
+  await insertDeliveryRow(db, entry);
+  await trimDeliveryLog(db, { applicationId: entry.applicationId });
 }
 
 /**
@@ -207,31 +240,8 @@ export async function insertDelivery(db: Db, entry: Delivery): Promise<void> {
  */
 export async function insertDeliveries(db: Db, entries: readonly Delivery[]): Promise<void> {
   if (entries.length === 0) return;
-  await db
-    .insertInto('app_deliveries')
-    .values(
-      entries.map((entry) => ({
-        id: entry.id,
-        application_id: entry.applicationId,
-        kind: entry.kind,
-        event_type: entry.eventType,
-        outcome: entry.outcome,
-        http_status: entry.httpStatus,
-        latency_ms: entry.latencyMs,
-        next_retry_at: entry.nextRetryAt,
-        error: entry.error,
-        created_at: entry.createdAt,
-      })),
-    )
-    .execute();
-  for (const applicationId of new Set(entries.map((e) => e.applicationId))) {
-    // The app's 100th newest id; with fewer entries the subquery is NULL and `id < NULL` keeps all.
-    await db
-      .deleteFrom('app_deliveries')
-      .where('application_id', '=', applicationId)
-      .where('id', '<', (eb) => eb.selectFrom('app_deliveries').select('id').where('application_id', '=', applicationId).orderBy('id', 'desc').limit(1).offset(DELIVERY_LOG_SIZE - 1))
-      .execute();
-  }
+  await db.insertInto('app_deliveries').values(entries.map(deliveryRow)).execute();
+  for (const applicationId of new Set(entries.map((e) => e.applicationId))) await trimDeliveryLog(db, { applicationId });
 }
 
 /** Delivered: the claimed rows go in one statement (rows whose lease was lost stay). */

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -125,6 +126,47 @@ export async function listCommandsOfApplications(db: Db, applicationIds: readonl
     .orderBy('name')
     .execute();
   return rows.map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description }));
+}
+
+/** One command of an app installed in a server with its commands and a bot (installedCommandRow). */
+export interface InstalledCommandRow {
+  applicationId: string;
+  applicationName: string;
+  botUserId: string;
+  command: { id: string; name: string; type: number; options: Record<string, unknown>[] };
+}
+
+// The server's installs in the order listServerInstallRows lists them, narrowed to those whose
+// commands are on, whose app has a bot and has a command of that name (unique per app).
+const installedCommandByName = prepareQuery<{ serverId: string; name: string }>()((db, v) =>
+  db
+    .selectFrom('server_installs')
+    .innerJoin('applications', 'applications.id', 'server_installs.application_id')
+    .innerJoin('application_commands', 'application_commands.application_id', 'server_installs.application_id')
+    .select(['server_installs.application_id', 'applications.name as application_name', 'applications.bot_user_id', 'application_commands.id as command_id', 'application_commands.name as command_name', 'application_commands.type', 'application_commands.options'])
+    .where('server_installs.server_id', '=', v.serverId)
+    .where('server_installs.commands', '=', 1)
+    .where('applications.bot_user_id', 'is not', null)
+    .where('application_commands.name', '=', v.name)
+    .orderBy('server_installs.created_at')
+    .orderBy('server_installs.application_id')
+    .limit(1),
+);
+
+/**
+ * The command `name` of the first app installed in the server with applications.commands and a
+ * bot that has one (issue #40 §2: what a typed `/name` runs there), in one prepared statement
+ * instead of listing every install and its commands.
+ */
+export async function installedCommandRow(db: Db, serverId: string, name: string): Promise<InstalledCommandRow | undefined> {
+  const row = await firstRow(installedCommandByName(db, { serverId, name }));
+  if (!row || row.bot_user_id === null) return undefined;
+  return {
+    applicationId: toId(row.application_id),
+    applicationName: row.application_name,
+    botUserId: toId(row.bot_user_id),
+    command: { id: toId(row.command_id), name: row.command_name, type: toNum(row.type), options: JSON.parse(row.options) as Record<string, unknown>[] },
+  };
 }
 
 /** The role an app's install manages in a server, if any (roles.managed_application_id). */

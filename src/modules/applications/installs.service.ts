@@ -23,10 +23,12 @@ import {
   findManagedRoleId,
   findManagedRolePermissions,
   countInstalls,
+  installedCommandRow,
   listCommandsOfApplications,
   listInstalledServerIds,
   listServerInstallRows,
   upsertServerInstall,
+  type InstalledCommandRow,
 } from './installs.repository.js';
 import {
   describeRequestedPermissions,
@@ -38,6 +40,14 @@ import {
   type InstallRequest,
 } from './installs.js';
 import { insertUserInstall } from './user-installs.repository.js';
+
+/**
+ * What a typed `/name` runs in a server's channel (issue #40 §2): the command of that name of the
+ * first app (in install order) installed with applications.commands and a bot; undefined when none has one.
+ */
+export async function installedCommandNamed(deps: Deps, serverId: string, name: string): Promise<InstalledCommandRow | undefined> {
+  return isSnowflake(serverId) ? installedCommandRow(deps.db, serverId, name) : undefined;
+}
 
 /** The apps installed in a server (the caller has checked that the viewer may see the page). */
 export async function listServerInstalls(deps: Deps, serverId: string): Promise<InstalledApp[]> {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 
 /** An interaction the app may still answer (interactions.table.ts). */
@@ -29,24 +30,27 @@ export interface NewInteraction {
   expiresAt: number;
 }
 
+// Every invocation stores its interaction, reads it back when the app answers and marks it
+// answered: compiled once (docs/performance.md, Interactions).
+const insertInteractionRow = prepareQuery<NewInteraction>()((db, v) =>
+  db.insertInto('interactions').values({
+    id: v.id,
+    token_hash: v.tokenHash,
+    application_id: v.applicationId,
+    bot_user_id: v.botUserId,
+    channel_id: v.channelId,
+    user_id: v.userId,
+    command_name: v.commandName,
+    ephemeral: 0,
+    acknowledged: 0,
+    original_message_id: null,
+    created_at: v.createdAt,
+    expires_at: v.expiresAt,
+  }),
+);
+
 export async function insertInteraction(db: Kysely<Database>, row: NewInteraction): Promise<void> {
-  await db
-    .insertInto('interactions')
-    .values({
-      id: row.id,
-      token_hash: row.tokenHash,
-      application_id: row.applicationId,
-      bot_user_id: row.botUserId,
-      channel_id: row.channelId,
-      user_id: row.userId,
-      command_name: row.commandName,
-      ephemeral: 0,
-      acknowledged: 0,
-      original_message_id: null,
-      created_at: row.createdAt,
-      expires_at: row.expiresAt,
-    })
-    .execute();
+  await insertInteractionRow(db, row);
 }
 
 function fromRow(row: {
@@ -83,8 +87,10 @@ export async function findInteractionByTokenHash(db: Kysely<Database>, tokenHash
   return row ? fromRow(row) : undefined;
 }
 
+const interactionById = prepareQuery<{ id: string }>()((db, v) => db.selectFrom('interactions').selectAll().where('id', '=', v.id));
+
 export async function findInteraction(db: Kysely<Database>, id: string): Promise<StoredInteraction | undefined> {
-  const row = await db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(interactionById(db, { id }));
   return row ? fromRow(row) : undefined;
 }
 
@@ -92,11 +98,15 @@ export async function findInteraction(db: Kysely<Database>, id: string): Promise
  * Marks the interaction answered, once: true for the one caller that did, false when it was
  * already (Discord's 40060), whichever instance answered first.
  */
+const acknowledgeOnce = prepareQuery<{ id: string; ephemeral: 0 | 1 }>()((db, v) => db.updateTable('interactions').set({ acknowledged: 1, ephemeral: v.ephemeral }).where('id', '=', v.id).where('acknowledged', '=', 0));
+
 export async function acknowledgeInteraction(db: Kysely<Database>, id: string, ephemeral: boolean): Promise<boolean> {
-  const result = await db.updateTable('interactions').set({ acknowledged: 1, ephemeral: ephemeral ? 1 : 0 }).where('id', '=', id).where('acknowledged', '=', 0).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const result = await acknowledgeOnce(db, { id, ephemeral: ephemeral ? 1 : 0 });
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
+const originalMessageOf = prepareQuery<{ id: string; messageId: string | null }>()((db, v) => db.updateTable('interactions').set({ original_message_id: v.messageId }).where('id', '=', v.id));
+
 export async function setOriginalMessage(db: Kysely<Database>, id: string, messageId: string | null): Promise<void> {
-  await db.updateTable('interactions').set({ original_message_id: messageId }).where('id', '=', id).execute();
+  await originalMessageOf(db, { id, messageId });
 }

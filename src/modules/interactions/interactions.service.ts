@@ -6,7 +6,7 @@ import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { callInteractionsEndpoint, logInteractionDelivery } from '../app-events/app-events.service.js';
 import { listApplicationCommands } from '../applications/commands.service.js';
-import { listServerInstalls } from '../applications/installs.service.js';
+import { installedCommandNamed, listServerInstalls } from '../applications/installs.service.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
 import { check } from '../directory/policy.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
@@ -78,6 +78,11 @@ async function reachableApps(deps: Deps, channel: { id: string; serverId: string
 
 /** The command `name` among the apps reachable in the channel; undefined when none has it. */
 async function reachableCommand(deps: Deps, channel: { id: string; serverId: string | null }, personId: string, name: string): Promise<Reachable | undefined> {
+  if (channel.serverId !== null) {
+    // The same first app as reachableApps' order finds, in one prepared statement (docs/performance.md, Interactions).
+    const found = await installedCommandNamed(deps, channel.serverId, name);
+    return found && { applicationId: found.applicationId, appName: found.applicationName, botUserId: found.botUserId, command: found.command };
+  }
   for (const app of await reachableApps(deps, channel, personId)) {
     if (!app.commandNames.includes(name)) continue;
     const command = (await listApplicationCommands(deps, app.applicationId)).find((c) => c.name === name);
@@ -142,24 +147,7 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   // Discord: a server's interaction carries guild_id and the invoker as `member`, context 0 and the
   // server as the authorizing guild install; a DM's carries the invoker as `user`, context 1 (BOT_DM)
   // and the person as the authorizing user install, and no guild_id.
-  const where =
-    serverId === null || permissions === undefined
-      ? {
-          channel_id: channel.id,
-          user: await readUser(deps, actor.id),
-          app_permissions: DM_APP_PERMISSIONS.toString(),
-          context: InteractionContext.BOT_DM,
-          authorizing_integration_owners: { [IntegrationType.USER_INSTALL]: actor.id },
-        }
-      : {
-          guild_id: serverId,
-          channel_id: channel.id,
-          // The invoker's own member object: their membership is what `permissions` established.
-          member: { ...(await readOwnMember(deps, serverId, actor.id)), permissions: permissions.toString() },
-          app_permissions: ((await memberPermissions(deps, serverId, reachable.botUserId)) ?? 0n).toString(),
-          context: InteractionContext.GUILD,
-          authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
-        };
+  const where = serverId === null || permissions === undefined ? await dmContext(deps, channel.id, actor.id) : await serverContext(deps, serverId, channel.id, actor.id, permissions, reachable.botUserId);
   const interactionId = deps.ids.next();
   const token = newInteractionToken(deps);
   // Stored before it is sent: the app may answer by callback or follow up at once, on any instance.
@@ -213,6 +201,35 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer could not be posted: ${error.message}.`);
     return { kind: 'failed', sentence: CANNOT_POST, commandName };
   }
+}
+
+/** A DM interaction's context: the invoker as `user`, context 1 (BOT_DM), the person's user install. */
+async function dmContext(deps: Deps, channelId: string, personId: string) {
+  return {
+    channel_id: channelId,
+    user: await readUser(deps, personId),
+    app_permissions: DM_APP_PERMISSIONS.toString(),
+    context: InteractionContext.BOT_DM,
+    authorizing_integration_owners: { [IntegrationType.USER_INSTALL]: personId },
+  };
+}
+
+/**
+ * A server interaction's context: guild_id, the invoker as `member` (their membership is what
+ * `permissions` established), the bot's permissions there as `app_permissions`, context 0 and the
+ * server's install. The member and the bot's permissions are read together: under load each read
+ * that waits for a write group's COMMIT costs the invocation a turn of the event loop.
+ */
+async function serverContext(deps: Deps, serverId: string, channelId: string, personId: string, permissions: bigint, botUserId: string) {
+  const [member, appPermissions] = await Promise.all([readOwnMember(deps, serverId, personId), memberPermissions(deps, serverId, botUserId)]);
+  return {
+    guild_id: serverId,
+    channel_id: channelId,
+    member: { ...member, permissions: permissions.toString() },
+    app_permissions: (appPermissions ?? 0n).toString(),
+    context: InteractionContext.GUILD,
+    authorizing_integration_owners: { [IntegrationType.GUILD_INSTALL]: serverId },
+  };
 }
 
 /** A message an app posted in answer to a command, as the channel view shows it (who used which command). */
