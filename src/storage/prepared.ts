@@ -13,7 +13,6 @@ import {
   Kysely,
   SqliteAdapter,
   SqliteIntrospector,
-  SqliteQueryCompiler,
   type Compilable,
   type CompiledQuery,
   type QueryResult,
@@ -26,6 +25,7 @@ import { coherenceOf, declareCoherentCache } from './coherence.js';
 import { statementOperation } from './query-observers.js';
 import { tablesNamed } from './query-tables.js';
 import { assertCacheable, convertOnce } from './sqlite/row-cache.js';
+import { SqliteLiteralLimitCompiler } from './sqlite/query-compiler.js';
 
 /**
  * Hot-path queries built once (DESIGN §5: "the hot paths run without an ORM, with prepared
@@ -262,7 +262,7 @@ function declarationDb(): Kysely<Database> {
       createAdapter: () => new SqliteAdapter(),
       createDriver: () => new DummyDriver(),
       createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
+      createQueryCompiler: () => new SqliteLiteralLimitCompiler(),
     },
   });
   return declarationKysely;

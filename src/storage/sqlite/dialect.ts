@@ -11,7 +11,6 @@ import {
   CompiledQuery,
   SqliteAdapter,
   SqliteIntrospector,
-  SqliteQueryCompiler,
   type DatabaseConnection,
   type DatabaseIntrospector,
   type Dialect,
@@ -23,6 +22,7 @@ import {
 } from 'kysely';
 import { SqliteCore } from './core.js';
 import type { WriteGroups } from './write-groups.js';
+import { SqliteLiteralLimitCompiler } from './query-compiler.js';
 
 /** A handle Kysely holds for one query or one transaction; all share the core's connection. */
 class GroupConnection implements DatabaseConnection {
@@ -100,7 +100,7 @@ export class GroupCommitSqliteDialect implements Dialect {
   }
 
   createQueryCompiler(): QueryCompiler {
-    return new SqliteQueryCompiler();
+    return new SqliteLiteralLimitCompiler();
   }
 
   createAdapter(): DialectAdapter {
