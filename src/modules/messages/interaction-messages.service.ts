@@ -6,7 +6,7 @@ import { emitted } from '../../events/event-bus.js';
 import { getChannel } from '../directory/channels.service.js';
 import { removeFilesOfMessages } from '../files/files.service.js';
 import { deleteMessageRow } from './message-actions.repository.js';
-import { clearLoading, deleteMessageInteraction, insertMessageInteraction, listMessageInteractions, updateInteractionMessage, type MessageInteraction } from './message-interactions.repository.js';
+import { clearLoading, deleteMessageInteraction, findMessageInteraction, insertMessageInteraction, updateInteractionMessage, type MessageInteraction } from './message-interactions.repository.js';
 import { findStoredMessage, insertMessage } from './messages.repository.js';
 import { requireMayPost } from './messages.service.js';
 import type { StoredMessage } from './messages.js';
@@ -45,7 +45,7 @@ async function channelOf(deps: Deps, channelId: string) {
 export async function readInteractionMessage(deps: Deps, channelId: string, messageId: string): Promise<InteractionMessage | undefined> {
   const message = await findStoredMessage(deps.db, channelId, messageId);
   if (!message) return undefined;
-  const interaction = (await listMessageInteractions(deps.db, [messageId])).get(messageId);
+  const interaction = await findMessageInteraction(deps.db, messageId);
   return interaction ? { message, interaction } : undefined;
 }
 

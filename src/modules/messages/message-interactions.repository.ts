@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toNum } from '../../storage/types.js';
 
 /** What a message shows of the command it answers (message-interactions.table.ts), with the invoker's names. */
@@ -26,11 +27,13 @@ export interface NewMessageInteraction {
   loading: boolean;
 }
 
+// Every answer a bot posts records its command (docs/performance.md, Interactions): compiled once.
+const insertRow = prepareQuery<{ messageId: string; interactionId: string; type: number; userId: string; commandName: string; loading: 0 | 1 }>()((db, v) =>
+  db.insertInto('message_interactions').values({ message_id: v.messageId, interaction_id: v.interactionId, interaction_type: v.type, user_id: v.userId, command_name: v.commandName, loading: v.loading }),
+);
+
 export async function insertMessageInteraction(db: Kysely<Database>, row: NewMessageInteraction): Promise<void> {
-  await db
-    .insertInto('message_interactions')
-    .values({ message_id: row.messageId, interaction_id: row.interactionId, interaction_type: row.type, user_id: row.userId, command_name: row.commandName, loading: row.loading ? 1 : 0 })
-    .execute();
+  await insertRow(db, { ...row, loading: row.loading ? 1 : 0 });
 }
 
 /** Issue #40 §2: the deferred answer's placeholder became the answer (no longer LOADING). */
@@ -42,44 +45,52 @@ export async function deleteMessageInteraction(db: Kysely<Database>, messageId: 
   await db.deleteFrom('message_interactions').where('message_id', '=', messageId).execute();
 }
 
+const COLUMNS = [
+  'message_interactions.message_id',
+  'message_interactions.interaction_id',
+  'message_interactions.interaction_type',
+  'message_interactions.user_id',
+  'message_interactions.command_name',
+  'message_interactions.loading',
+  'users.name as user_name',
+  'users.username as username',
+  'users.avatar_url as user_avatar_url',
+] as const;
+
+function withInvoker(db: Kysely<Database>) {
+  return db.selectFrom('message_interactions').leftJoin('users', 'users.id', 'message_interactions.user_id').select(COLUMNS);
+}
+
+function toMessageInteraction(row: Awaited<ReturnType<ReturnType<typeof withInvoker>['executeTakeFirstOrThrow']>>): MessageInteraction {
+  return {
+    messageId: toId(row.message_id),
+    interactionId: toId(row.interaction_id),
+    type: toNum(row.interaction_type),
+    userId: toId(row.user_id),
+    userName: row.user_name ?? 'Deleted user',
+    username: row.username ?? 'deleted-user',
+    userAvatarUrl: row.user_avatar_url ?? null,
+    commandName: row.command_name,
+    loading: toBool(row.loading),
+  };
+}
+
 /** The interactions of these messages, in one query (the channel view's page and live updates). */
 export async function listMessageInteractions(db: Kysely<Database>, messageIds: readonly string[]): Promise<Map<string, MessageInteraction>> {
   if (messageIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('message_interactions')
-    .leftJoin('users', 'users.id', 'message_interactions.user_id')
-    .select([
-      'message_interactions.message_id',
-      'message_interactions.interaction_id',
-      'message_interactions.interaction_type',
-      'message_interactions.user_id',
-      'message_interactions.command_name',
-      'message_interactions.loading',
-      'users.name as user_name',
-      'users.username as username',
-      'users.avatar_url as user_avatar_url',
-    ])
+  const rows = await withInvoker(db)
     .where('message_interactions.message_id', 'in', [...messageIds])
     .execute();
-  return new Map(
-    rows.map((row) => {
-      const messageId = toId(row.message_id);
-      return [
-        messageId,
-        {
-          messageId,
-          interactionId: toId(row.interaction_id),
-          type: toNum(row.interaction_type),
-          userId: toId(row.user_id),
-          userName: row.user_name ?? 'Deleted user',
-          username: row.username ?? 'deleted-user',
-          userAvatarUrl: row.user_avatar_url ?? null,
-          commandName: row.command_name,
-          loading: toBool(row.loading),
-        },
-      ];
-    }),
-  );
+  return new Map(rows.map((row) => [toId(row.message_id), toMessageInteraction(row)]));
+}
+
+// An answer read back once posted, and a follow-up's message (docs/performance.md, Interactions).
+const interactionOfMessage = prepareQuery<{ messageId: string }>()((db, v) => withInvoker(db).where('message_interactions.message_id', '=', v.messageId));
+
+/** The interaction of one message; undefined when it records none. */
+export async function findMessageInteraction(db: Kysely<Database>, messageId: string): Promise<MessageInteraction | undefined> {
+  const row = await firstRow(interactionOfMessage(db, { messageId }));
+  return row ? toMessageInteraction(row) : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { toBool, toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/type
 import type { StoredMessage, WebhookMessage } from './messages.js';
 import type { Embed } from './embed.js';
 import type { MessageSource, UserSource } from '../resources/resources.js';
-import { prepareQuery } from '../../storage/prepared.js';
+import { firstRow, prepareQuery } from '../../storage/prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -198,9 +198,12 @@ function toStoredMessage(row: StoredMessageRow): StoredMessage {
   };
 }
 
+// Read for every live update and every answer a bot posts (docs/performance.md, Interactions): compiled once.
+const storedMessageById = prepareQuery<{ channelId: string; messageId: string }>()((db, v) => storedMessages(db).where('messages.id', '=', v.messageId).where('messages.channel_id', '=', v.channelId));
+
 /** One message of a channel with its author, for a live update; undefined when gone or elsewhere. */
 export async function findStoredMessage(db: Db, channelId: string, messageId: string): Promise<StoredMessage | undefined> {
-  const row = await storedMessages(db).where('messages.id', '=', messageId).where('messages.channel_id', '=', channelId).executeTakeFirst();
+  const row = await firstRow(storedMessageById(db, { channelId, messageId }));
   return row ? toStoredMessage(row) : undefined;
 }
 
