@@ -199,7 +199,6 @@ export async function deleteQueuedAppEventsOf(db: Db, applicationId: string): Pr
 /** Issue #40 §3: the log keeps the last 100 entries of each app. */
 export const DELIVERY_LOG_SIZE = 100;
 
-/** Appends one entry and forgets the app's entries older than the last DELIVERY_LOG_SIZE. */
 /** A delivery log row's columns. */
 function deliveryRow(entry: Delivery) {
   return {
