@@ -120,6 +120,11 @@ export interface EventPayloads {
   'message.created': { serverId: string | null; channelId: string; messageId: string };
   'message.updated': { serverId: string | null; channelId: string; messageId: string };
   'message.deleted': { serverId: string | null; channelId: string; messageId: string; authorId: string | null };
+  /**
+   * Issue #40 §2: an app's ephemeral message for `recipientId` was posted, edited or deleted; only
+   * that person's live views of the channel hear it (messages/ephemeral-messages.table.ts).
+   */
+  'message.ephemeral': { channelId: string; recipientId: string; messageId: string };
   'channel.read': { userId: string; channelId: string; messageId: string };
   /**
    * Who may read what changed for `topicId` (a person, a server or a channel): open live views
@@ -153,7 +158,7 @@ export const EVENT_TYPES = [
   'server.created', 'server.updated', 'server.deleted', 'server.transferred', 'member.joined', 'member.removed', 'member.roles_updated',
   'role.created', 'role.updated', 'role.deleted', 'channel.created', 'channel.updated', 'channel.deleted',
   'invite.created', 'invite.deleted', 'invitation.created', 'invitation.deleted',
-  'message.created', 'message.updated', 'message.deleted', 'channel.read', 'access.changed',
+  'message.created', 'message.updated', 'message.deleted', 'message.ephemeral', 'channel.read', 'access.changed',
 ] as const satisfies readonly EventType[];
 
 // The list above names every type once (a type missing from it fails to compile here).

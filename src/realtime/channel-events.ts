@@ -6,11 +6,13 @@ import { EventEmitter } from 'node:events';
  * Redis fan-out (several instances) carries a few bytes per message.
  */
 export interface ChannelEvent {
-  type: 'message_create' | 'message_update' | 'message_delete' | 'access_change';
+  type: 'message_create' | 'message_update' | 'message_delete' | 'access_change' | 'ephemeral_message';
   /**
    * The channel. For `access_change`, the topic whose access changed: a person's id (signed out,
    * removed from or left a server), a server's id (deleted, roles changed) or a channel's id
-   * (deleted). Snowflakes are unique across tables, so topics never collide.
+   * (deleted). For `ephemeral_message` (an app's message for one person: posted, edited or
+   * deleted), that person's id: only their views hear it, and each looks up the message's channel.
+   * Snowflakes are unique across tables, so topics never collide.
    */
   channelId: string;
   /** The message; `'0'` for `access_change`. */

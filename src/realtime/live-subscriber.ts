@@ -14,8 +14,13 @@ export function feedLiveViews(bus: EventBus, channels: Pick<ChannelEvents, 'publ
   const offAccess = bus.on(['access.changed'], (event) => {
     announceAccessChange(channels, event.topicId);
   });
+  // Issue #40 §2: on the recipient's topic, so no one else's view is even told it exists.
+  const offEphemeral = bus.on(['message.ephemeral'], (event) => {
+    channels.publish({ type: 'ephemeral_message', channelId: event.recipientId, messageId: event.messageId });
+  });
   return () => {
     offMessages();
     offAccess();
+    offEphemeral();
   };
 }

@@ -5,7 +5,7 @@ import { connectRedis } from '../storage/redis.js';
 import { MemoryChannelEvents, type ChannelEvent, type ChannelEvents, type ChannelListener } from './channel-events.js';
 import { RedisOutbox } from './redis-outbox.js';
 
-const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete', 'access_change']);
+const TYPES = new Set<ChannelEvent['type']>(['message_create', 'message_update', 'message_delete', 'access_change', 'ephemeral_message']);
 const ID = /^\d{1,20}$/;
 
 /** How long a live view waits for Redis to confirm a subscription before it goes on without. */

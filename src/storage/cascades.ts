@@ -18,6 +18,7 @@ export const CASCADES_FROM: Readonly<Record<string, readonly string[]>> = {
   channels: ['servers'],
   client_metadata_documents: ['applications'],
   dm_channels: ['channels', 'users'],
+  ephemeral_messages: ['interactions'],
   interactions: ['applications'],
   invites: ['servers'],
   member_invitations: ['servers', 'users'],

@@ -32,6 +32,7 @@ import type { ClientMetadataDocumentsTable } from '../modules/client-metadata/cl
 import type { OAuthDeviceCodesTable } from '../modules/oauth/device-codes.table.js';
 import type { InteractionsTable } from '../modules/interactions/interactions.table.js';
 import type { MessageInteractionsTable } from '../modules/messages/message-interactions.table.js';
+import type { EphemeralMessagesTable } from '../modules/messages/ephemeral-messages.table.js';
 
 /** The one Database interface, composed of each module's table types (DESIGN §9.3). */
 export interface Database {
@@ -85,4 +86,5 @@ export interface Database {
   oauth_device_codes: OAuthDeviceCodesTable;
   interactions: InteractionsTable;
   message_interactions: MessageInteractionsTable;
+  ephemeral_messages: EphemeralMessagesTable;
 }

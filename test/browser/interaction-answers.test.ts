@@ -20,7 +20,8 @@ warnIfChromiumMissing('test/browser/interaction-answers.test.ts');
  * Issue #40 §2 in Chromium: a command answered with type 5 shows the bot's "Oracle is thinking…"
  * under "Ada Lovelace used /think"; when the app (discord-interactions' verifyKeyMiddleware,
  * @discordjs/core's interactions API) edits @original and follows up, the open page updates live,
- * each answer keeping its "used /think" line.
+ * each answer keeping its "used /think" line; an ephemeral follow-up arrives live marked "Only you
+ * can see this".
  */
 
 const PASSWORD = 'correct horse battery 9';
@@ -99,6 +100,12 @@ describe.skipIf(!chromiumAvailable)('deferred answers in the channel view (Chrom
     expect(await answer.innerText()).toContain('Ada Lovelace used /think');
     expect(await answer.innerText()).not.toContain('thinking');
     expect(await page.locator('li.message', { hasText: 'Ask again tomorrow' }).innerText()).toContain('Ada Lovelace used /think');
+    // An ephemeral follow-up (flag 64) arrives live, for Ada alone, marked as such.
+    await api.interactions.followUp(sent.application_id, sent.token, { content: 'Between us: **7**', flags: 64 });
+    const whisper = page.locator('li.message.ephemeral', { hasText: 'Between us: 7' });
+    await whisper.waitFor();
+    expect(await whisper.innerText()).toContain('Only you can see this');
+    expect(await whisper.getByRole('button').count()).toBe(0);
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'interaction-answered-dark', { fullPage: false });

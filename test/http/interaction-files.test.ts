@@ -9,6 +9,7 @@ import { InteractionResponseType, InteractionType } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from '../../src/core/permissions.js';
 import type { Channel } from '../../src/modules/directory/channels.js';
+import { addMember } from '../../src/modules/directory/members.service.js';
 import { updateRole } from '../../src/modules/directory/roles.service.js';
 import type { Person } from '../../src/modules/directory/people.js';
 import { operatorActing } from '../support/acting.js';
@@ -175,7 +176,7 @@ describe('files on interaction follow-ups and edits (GATEHOUSE_OUTBOUND_ALLOW_PR
     expect(await stored()).toEqual({ rows: before.rows - 2, blobs: before.blobs - 2 });
   });
 
-  it('refusals store nothing: over the limit 413 (40005), attachment:// naming no file 400 (50035), an ephemeral follow-up 400, text over 2000 400', async () => {
+  it('refusals store nothing: over the limit 413 (40005), attachment:// naming no file 400 (50035), text over 2000 400', async () => {
     const interaction = await invoke();
     const before = await stored();
     const big = await refusedBy(api.interactions.followUp(interaction.application_id, interaction.token, { content: 'too big', files: [{ name: 'big.bin', data: Buffer.alloc(LIMIT + 1, 1) }] }));
@@ -186,14 +187,29 @@ describe('files on interaction follow-ups and edits (GATEHOUSE_OUTBOUND_ALLOW_PR
     );
     expect(dangling.status).toBe(400);
     expect(dangling.code).toBe(50035);
-    const ephemeral = await refusedBy(api.interactions.followUp(interaction.application_id, interaction.token, { content: 'secret', flags: 64, files: [{ name: 'x.txt', data: 'x' }] }));
-    expect(ephemeral.status).toBe(400);
     const long = await refusedBy(api.interactions.editReply(interaction.application_id, interaction.token, { content: 'y'.repeat(2001), files: [{ name: 'y.txt', data: 'y' }] }));
     expect(long.status).toBe(400);
     expect(await stored()).toEqual(before);
     const page = await owner.agent.get(channelPath());
     expect(page.body).not.toContain('too big');
-    expect(page.body).not.toContain('secret');
+  });
+
+  it('an ephemeral follow-up (flag 64) with a file: Discord\'s message with flags 64 and the attachment, on the invoker\'s page alone; deleting it removes the file', async () => {
+    const interaction = await invoke();
+    const before = await stored();
+    const whisper = await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'Your private report', flags: 64, files: [{ name: 'private.txt', data: 'for your eyes' }] });
+    expect(whisper).toMatchObject({ type: 20, flags: 64, content: 'Your private report', attachments: [{ filename: 'private.txt', size: 13 }] });
+    expect(await stored()).toEqual({ rows: before.rows + 1, blobs: before.blobs + 1 });
+    const file = await fetchFile((whisper.attachments[0] as { url: string }).url);
+    expect(file.body).toBe('for your eyes');
+    const page = await owner.agent.get(channelPath());
+    expect(page.body).toMatch(/<li class="message ephemeral"[\s\S]*?Your private report[\s\S]*?private\.txt[\s\S]*?Only you can see this/);
+    const other = await given.signedIn(t, { username: 'bystander' });
+    await addMember(t.services, operatorActing(), server.id, other.person.id);
+    expect((await other.agent.get(channelPath())).body).not.toContain('Your private report');
+    await api.interactions.deleteReply(interaction.application_id, interaction.token, whisper.id);
+    expect(await stored()).toEqual(before);
+    expect((await owner.agent.get(channelPath())).body).not.toContain('Your private report');
   });
 
   it('a payload_json that is not JSON is 400 (50109) and a body cut short is 400, nothing stored', async () => {

@@ -9,6 +9,9 @@ import type { Person } from '../../src/modules/directory/people.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { given, type TestBot } from '../support/given.js';
 import { installWithCommands, serveInteractions } from './interactions.fixtures.js';
+import { addMember } from '../../src/modules/directory/members.service.js';
+import { operatorActing } from '../support/acting.js';
+import { cookieOf, SseReader } from '../support/sse.js';
 import type { PageAgent } from '../support/page-agent.js';
 
 /**
@@ -104,6 +107,8 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
   });
   afterAll(async () => {
     if (appServer) await new Promise<void>((resolve) => appServer.close(() => resolve()));
+    // fetch's spare connection from the event streams would hold up the server's close (support/sse.ts).
+    t?.app.server.closeAllConnections();
     await t?.close();
   });
 
@@ -163,12 +168,55 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     expect(rows.map((r) => r.token_hash).join(' ')).not.toContain(last().token);
   });
 
-  it('an ephemeral deferral (flag 64) shows "Oracle is thinking…" to the invoker only and stores nothing', async () => {
-    const page = await send(owner.agent, '/whisper');
-    expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Only you can see this');
-    expect(page.body).toContain('Oracle is thinking…');
-    expect((await original(last())).statusCode).toBe(404);
+  it('an ephemeral deferral (flag 64): "Oracle is thinking…" for the invoker alone; editReply fills it and followUp adds to it with flags 64, live on their stream, never on another member’s or in a bot’s read', async () => {
+    // Past the invocation and follow-up buckets of the tests before (SPEC §8 limits are not under test here).
+    t.clock.advance(10_000);
+    const other = await given.signedIn(t, { username: 'bystander' });
+    await addMember(t.services, operatorActing(), channel.serverId as string, other.person.id);
+    const stream = (agent: PageAgent) => SseReader.open(`${baseUrl}${channelPath()}/events`, { cookie: cookieOf(agent) });
+    const [mine, theirs] = await Promise.all([stream(owner.agent), stream(other.agent)]);
+    try {
+      await Promise.all([mine.next(), theirs.next()]);
+      expect((await send(owner.agent, '/whisper')).statusCode).toBe(303);
+      const interaction = last();
+      const thinking = await mine.next((e) => e.event === 'message' && e.data.includes('Oracle is thinking…'));
+      // Never a Last-Event-ID: only the channel's history names where a reconnect resumes.
+      expect(thinking.id).toBeUndefined();
+      expect(thinking.data).toContain('Only you can see this');
+      const placeholder = (await original(interaction)).json() as { id: string };
+      expect(placeholder).toMatchObject({ type: 20, flags: 64 | 128, content: '', author: { id: bot.botUserId }, interaction_metadata: { id: interaction.id, name: 'whisper', user: { id: owner.person.id } } });
+      expect((await owner.agent.get(channelPath())).body).toMatch(/<li class="message ephemeral"[^>]*>[\s\S]*?asker\b[^<]*used <span class="command-name">\/whisper<\/span>[\s\S]*?Oracle is thinking…/);
+
+      const edited = await api.interactions.editReply(interaction.application_id, interaction.token, { content: 'Psst: 42' });
+      expect(edited).toMatchObject({ id: placeholder.id, flags: 64, content: 'Psst: 42', edited_timestamp: null });
+      const filled = await mine.next((e) => e.event === 'message' && e.data.includes('Psst: 42'));
+      expect(filled.data).toContain(`id="m${placeholder.id}"`);
+      expect(filled.data).not.toContain('thinking');
+      const followUp = await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'Also: 7', flags: 64 });
+      expect(followUp).toMatchObject({ type: 20, flags: 64, content: 'Also: 7', interaction_metadata: { name: 'whisper' } });
+      expect((await api.webhooks.getMessage(interaction.application_id, interaction.token, followUp.id)).flags).toBe(64);
+      await mine.next((e) => e.event === 'message' && e.data.includes('Also: 7'));
+      const page = await owner.agent.get(channelPath());
+      expect(page.body).toContain('Psst: 42');
+      expect(page.body).toContain('Also: 7');
+
+      // A public follow-up reaches everyone: by then the other member's stream has had all it would get.
+      await api.interactions.followUp(interaction.application_id, interaction.token, { content: 'Public: done' });
+      const seen: string[] = [];
+      await theirs.next((e) => (seen.push(e.data), e.data.includes('Public: done')));
+      expect(seen.join('\n')).not.toMatch(/Psst|Also: 7|ephemeral/);
+      expect((await other.agent.get(channelPath())).body).not.toMatch(/Psst|Also: 7/);
+      const read = (await t.app.inject({ method: 'GET', url: `/api/v1/channels/${channel.id}/messages?limit=50`, headers: bot.headers })).json() as Array<{ content: string }>;
+      expect(read.map((m) => m.content)).toContain('Public: done');
+      expect(read.map((m) => m.content).join('\n')).not.toMatch(/Psst|Also: 7/);
+
+      await api.interactions.deleteReply(interaction.application_id, interaction.token, followUp.id);
+      expect((await mine.next((e) => e.event === 'delete')).data).toBe(followUp.id);
+      expect((await owner.agent.get(channelPath())).body).not.toContain('Also: 7');
+    } finally {
+      mine.close();
+      theirs.close();
+    }
   });
 
   it('an answer by POST …/callback is posted once; a second answer is Discord’s 400 40060', async () => {
@@ -278,5 +326,13 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     const expired = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}`, payload: { content: 'late' } });
     expect(expired.statusCode).toBe(401);
     expect(expired.json()).toMatchObject({ code: 50027, message: 'Invalid Webhook Token' });
+  });
+
+  it('an ephemeral answer lasts as long as its token: after 15 minutes it is on no page', async () => {
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/whisper')).statusCode).toBe(303);
+    expect((await owner.agent.get(channelPath())).body).toContain('<li class="message ephemeral"');
+    t.clock.advance(15 * 60_000 + 1);
+    expect((await owner.agent.get(channelPath())).body).not.toContain('<li class="message ephemeral"');
   });
 });

@@ -216,12 +216,12 @@ describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_
       expect((await agent.get(`/messages/${dmId}`)).body).toContain('Rolled a d12 in a DM');
     });
 
-    it('an answer with flag 64 is shown to the person beside the DM’s composer and not posted', async () => {
+    it('an answer with flag 64 is on the person’s view of the DM alone, marked "Only you can see this", and not among its messages', async () => {
       const { agent, dmId } = await dmWithDice('dmwhisper');
       const page = await agent.submit(`/messages/${dmId}`, `/messages/${dmId}`, { content: '/whisper' });
-      expect(page.statusCode).toBe(200);
-      expect(page.body).toContain('Only you can see this');
-      expect(page.body).toContain('Only for you');
+      expect(page.statusCode).toBe(303);
+      const view = await agent.get(`/messages/${dmId}`);
+      expect(view.body).toMatch(/<li class="message ephemeral"[\s\S]*?Only for you[\s\S]*?Only you can see this/);
       expect(await messagesOf(dmId)).toEqual([]);
     });
 

@@ -150,11 +150,16 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     expect(received.length).toBe(before + 1);
   });
 
-  it('an answer with flag 64 is shown to the invoker only and stored nowhere', async () => {
+  it('an answer with flag 64 is on the invoker’s view of the channel alone, marked "Only you can see this"; no other member and no bot read of the channel has it', async () => {
     const page = await send('/roll sides:20 secret:true');
-    expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Only you can see this');
-    expect(page.body).toContain('Rolled a d20');
+    expect(page.statusCode).toBe(303);
+    const mine = await owner.agent.get(channelPath());
+    expect(mine.body).toMatch(/<li class="message ephemeral"[^>]*>[\s\S]*?invoker\b[^<]*used <span class="command-name">\/roll<\/span>[\s\S]*?Rolled a d20[\s\S]*?Only you can see this[\s\S]*?<\/li>/);
+    const other = await given.signedIn(t, { username: 'onlooker' });
+    await addMember(t.services, operatorActing(), channel.serverId as string, other.person.id);
+    const theirs = await other.agent.get(channelPath());
+    expect(theirs.statusCode).toBe(200);
+    expect(theirs.body).not.toContain('Rolled a d20');
     expect((await history()).some((m) => m.content.includes('d20'))).toBe(false);
   });
 
@@ -208,12 +213,12 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     expect(page.body).toContain('Ace of spades');
   });
 
-  it('an ephemeral (flag 64) answer of embeds alone is shown to the invoker only, as the embed\'s text', async () => {
+  it('an ephemeral (flag 64) answer of embeds alone is shown to the invoker alone, as an embed', async () => {
     const count = (await history()).length;
     const page = await send('/privatecard');
-    expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Only you can see this');
-    expect(page.body).toContain('Ace of spades — Drawn from a fresh deck');
+    expect(page.statusCode).toBe(303);
+    const mine = await owner.agent.get(channelPath());
+    expect(mine.body).toMatch(/<li class="message ephemeral"[\s\S]*?Ace of spades[\s\S]*?Drawn from a fresh deck[\s\S]*?Only you can see this/);
     expect((await history()).length).toBe(count);
   });
 

@@ -50,6 +50,11 @@ async function seed(db: Kysely<unknown>, now: number): Promise<void> {
     sql`insert into interactions (id, token_hash, application_id, bot_user_id, channel_id, user_id, command_name, ephemeral, acknowledged, original_message_id, created_at, expires_at) values (${id}, ${`interaction-${id}`}, 10, 1, 1, 1, 'roll', 0, 1, null, 0, ${expires})`.execute(db);
   await interaction(501, now - 1);
   await interaction(502, now + MINUTE);
+  // An ephemeral message (flag 64) goes with its interaction.
+  const ephemeral = (id: number, interactionId: number) =>
+    sql`insert into ephemeral_messages (id, interaction_id, channel_id, recipient_id, author_id, content, embeds, loading, created_at, edited_at) values (${id}, ${interactionId}, 1, 1, 1, 'psst', '[]', 0, 0, null)`.execute(db);
+  await ephemeral(601, 501);
+  await ephemeral(602, 502);
 }
 
 async function keys(db: Kysely<unknown>, table: string, column: string): Promise<string[]> {
@@ -78,6 +83,7 @@ describe('the maintenance job (purge of expired credentials, one instance at a t
     expect(reports[0]?.purged).toEqual({ oauth_codes: 1, oauth_access_tokens: 1, oauth_refresh_tokens: 1, sessions: 1, oauth_grants: 1, webhook_github_deliveries: 0, audit_events: 0, mail_outbox: 0, account_tokens: 1, mfa_pending_sign_ins: 0, passkey_challenges: 0, mfa_session_methods: 0, attachments: 0, oauth_device_codes: 1, interactions: 1, message_interactions: 0, client_metadata_applications: 0 });
     expect(await keys(db, 'account_tokens', 'token_hash')).toEqual(['verify-live']);
     expect(await keys(db, 'interactions', 'id')).toEqual(['502']);
+    expect(await keys(db, 'ephemeral_messages', 'id')).toEqual(['602']);
     expect(await keys(db, 'oauth_device_codes', 'device_code_hash')).toEqual(['device-just-expired']);
 
     expect(await keys(db, 'oauth_codes', 'code_hash')).toEqual(['code-live', 'code-of-revoked']);

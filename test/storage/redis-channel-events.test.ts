@@ -109,7 +109,7 @@ describe.skipIf(!TEST_REDIS_URL)('two instances sharing one Redis (REDIS_URL)', 
     streams.push(stream);
     expect(stream.response.status).toBe(200);
     await stream.next();
-    return { owner, general, stream };
+    return { owner, viewer, general, stream };
   }
 
   it('a message posted through instance A reaches the live view open on instance B', async () => {
@@ -120,6 +120,16 @@ describe.skipIf(!TEST_REDIS_URL)('two instances sharing one Redis (REDIS_URL)', 
     const received = await stream.next((e) => e.event === 'message');
     expect(received.data).toContain('<div class="body">from <strong>A</strong></div>');
     expect(received.data).toContain('Ann on A');
+  });
+
+  it('issue #40 §2: an ephemeral message announced on A reaches its one person’s view on B, on that person’s topic', async () => {
+    const { viewer, stream } = await setup();
+    const viewerId = viewer.person.id;
+    await b.events.ready(viewerId);
+    // Gone by the time it is looked up (deleted by its app): the view is told to remove it.
+    a.events.publish({ type: 'ephemeral_message', channelId: viewerId, messageId: '1000000000000000777' });
+    const received = await stream.next((e) => e.event === 'delete');
+    expect(received.data).toBe('1000000000000000777');
   });
 
   it('a webhook message announced on A arrives on B with its APP badge, exactly once', async () => {

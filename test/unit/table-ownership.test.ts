@@ -152,6 +152,8 @@ const LISTED: Record<string, string> = {
   'messages/dms.repository.ts reads members': 'whether two people share a server, for the DM rule, in one query',
   'messages/messages.repository.ts reads users': 'a channel view shows each author in the same query',
   'messages/message-interactions.repository.ts reads users': 'an app’s answer names who used the command ("<person> used /name") in the same query',
+  'messages/ephemeral-messages.repository.ts reads users': 'an ephemeral message names its bot and who used the command in the same query, as message-interactions does',
+  'messages/ephemeral-messages.repository.ts reads interactions': 'an ephemeral message lasts while its interaction’s token does (expires_at) and shows its command, read in the same query',
   'messages/read-state.repository.ts reads channels': "a server's unread channels in one index probe per channel",
   'messages/webhook-message.repository.ts reads webhooks': "PostgreSQL's execute checks the token in the insert's own statement (issue #26 §1)",
   'oauth/consents.repository.ts reads users': 'Authorized apps names each app’s owner in the same query',

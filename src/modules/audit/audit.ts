@@ -65,7 +65,7 @@ export interface AuditEntry {
 }
 
 /** The events that are not security-relevant, which the audit log does not keep (a moderator's message delete is kept: message.deleted). */
-const NOT_AUDITED: ReadonlySet<EventType> = new Set(['profile.updated', 'commands.updated', 'message.created', 'message.updated', 'channel.read', 'access.changed']);
+const NOT_AUDITED: ReadonlySet<EventType> = new Set(['profile.updated', 'commands.updated', 'message.created', 'message.updated', 'message.ephemeral', 'channel.read', 'access.changed']);
 
 /** The events the audit log keeps: every event type but NOT_AUDITED, so a new type is kept unless said otherwise. */
 export const AUDITED_EVENTS: readonly EventType[] = EVENT_TYPES.filter((type) => !NOT_AUDITED.has(type));

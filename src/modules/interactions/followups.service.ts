@@ -8,8 +8,7 @@ import { authorize } from '../directory/access.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { discardFiles, filesOfMessages, presentFiles, receiveUpload, settleMessageFiles, type Attachment, type MessageFiles, type Upload } from '../files/files.service.js';
 import { readUser } from '../directory/guilds.service.js';
-import { deleteInteractionMessage, editInteractionMessage, postInteractionMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
-import type { Embed } from '../messages/embed.js';
+import { deleteInteractionMessage, editEphemeralMessage, editInteractionMessage, postEphemeralMessage, postInteractionMessage, readEphemeralMessage, readInteractionMessage, removeEphemeralMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import { parseMessagePayload } from '../messages/message-payload.js';
 import { withInteraction, type InteractionMessageResource } from '../messages/interaction-metadata.js';
 import { presentMessage } from '../resources/resources.js';
@@ -85,32 +84,28 @@ function botActingOf(acting: Acting<Who>, interaction: StoredInteraction) {
   return actingAs(acting, { kind: 'bot', id: interaction.botUserId, applicationId: interaction.applicationId } as const);
 }
 
-function ephemeralText(content: string, embeds: readonly Embed[]): string {
-  if (content.trim() !== '') return content;
-  return embeds.map((e) => [e.title, e.description].filter((part) => part !== undefined && part !== '').join(' — ')).filter((line) => line !== '').join('\n');
-}
-
-/** What became of an answer: posted (its message), shown to the invoker only, or deferred. */
-export type AnswerResult =
-  | { kind: 'posted'; message: InteractionMessage }
-  | { kind: 'ephemeral'; content: string }
-  | { kind: 'deferred'; message: InteractionMessage | undefined };
+/** What became of an answer: a message (type 4) or a deferral's placeholder (type 5), public or ephemeral. */
+export type AnswerResult = { kind: 'posted' | 'deferred'; message: InteractionMessage };
 
 /**
  * Uses a checked answer of type 4 or 5, once (the first of the response body and the callback
  * route wins; the other is 40060). Type 4 posts the bot's message; type 5 posts its placeholder
- * with Discord's flag LOADING, or with flag 64 shows "thinking" to the invoker only. Either
- * message records who used which command.
+ * with Discord's flag LOADING. With flag 64 either is ephemeral: stored for the invoker alone
+ * (postEphemeralMessage) and still the interaction's `@original`. Each records who used which command.
  */
 export async function useAnswer(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, answer: Exclude<CheckedAnswer, { kind: 'invalid' }>): Promise<AnswerResult> {
   if (!(await acknowledgeInteraction(deps.db, interaction.id, answer.ephemeral))) throw alreadyAcknowledged();
-  const of = { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName };
-  // An ephemeral answer is shown once as a note to the invoker: its embeds are shown as their text.
-  if (answer.ephemeral) return answer.kind === 'message' ? { kind: 'ephemeral', content: ephemeralText(answer.content, answer.embeds) } : { kind: 'deferred', message: undefined };
   const body = answer.kind === 'message' ? { content: answer.content, embeds: answer.embeds, loading: false } : { content: '', embeds: [], loading: true };
-  const message = await postInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, body, of);
+  const message = answer.ephemeral
+    ? await postEphemeralMessage(deps, botActingOf(acting, interaction), interaction.channelId, interaction.userId, body, interaction.id)
+    : await postInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, body, interactionOf(interaction));
   await setOriginalMessage(deps.db, interaction.id, message.message.id);
-  return answer.kind === 'message' ? { kind: 'posted', message } : { kind: 'deferred', message };
+  return { kind: answer.kind === 'message' ? 'posted' : 'deferred', message };
+}
+
+/** What a public message of the interaction records of it: who used which command. */
+function interactionOf(interaction: StoredInteraction) {
+  return { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName };
 }
 
 /**
@@ -147,29 +142,27 @@ export interface CallbackAnswer {
 
 /** Discord's interaction callback response (`with_response=true`). */
 export interface InteractionCallbackResponse {
-  interaction: { id: string; type: number; response_message_id?: string; response_message_loading: boolean; response_message_ephemeral: boolean };
-  resource: { type: number; message?: InteractionMessageResource };
+  interaction: { id: string; type: number; response_message_id: string; response_message_loading: boolean; response_message_ephemeral: boolean };
+  resource: { type: number; message: InteractionMessageResource };
 }
 
 /**
  * Discord's interaction callback response object, the callback route's answer with
  * `with_response=true`: the interaction, whether its answer is "thinking" or ephemeral, and the
- * message it posted. An ephemeral answer is stored nowhere (useAnswer), so it has no message id
- * or message here.
+ * message it posted (an ephemeral one with flag 64).
  */
 export async function presentCallbackResponse(deps: Deps, answered: CallbackAnswer): Promise<InteractionCallbackResponse> {
   const { interaction, callbackType, used } = answered;
-  const message = used.kind === 'ephemeral' ? undefined : used.message;
-  const presented = message === undefined ? undefined : await presentInteractionMessage(deps, interaction, message);
+  const presented = await presentInteractionMessage(deps, interaction, used.message);
   return {
     interaction: {
       id: interaction.id,
       type: InteractionType.APPLICATION_COMMAND,
-      ...(presented === undefined ? {} : { response_message_id: presented.id }),
+      response_message_id: presented.id,
       response_message_loading: used.kind === 'deferred',
-      response_message_ephemeral: message === undefined,
+      response_message_ephemeral: used.message.ephemeral,
     },
-    resource: { type: callbackType, ...(presented === undefined ? {} : { message: presented }) },
+    resource: { type: callbackType, message: presented },
   };
 }
 
@@ -195,7 +188,9 @@ async function presentInteractionMessage(deps: Deps, interaction: StoredInteract
     createdAt: message.createdAt,
     editedAt: message.editedAt,
   });
-  return { ...withInteraction(base, of, interaction.applicationId), author };
+  const presented = { ...withInteraction(base, of, interaction.applicationId), author };
+  // Discord's flag EPHEMERAL (64), beside LOADING (128) while an ephemeral deferral thinks.
+  return stored.ephemeral ? { ...presented, flags: presented.flags | EPHEMERAL } : presented;
 }
 
 export type { InteractionMessageResource };
@@ -204,7 +199,7 @@ export type { InteractionMessageResource };
 async function messageOfInteraction(deps: Deps, interaction: StoredInteraction, messageId: string): Promise<InteractionMessage> {
   const id = messageId === '@original' ? interaction.originalMessageId : isSnowflake(messageId) ? messageId : null;
   if (id === null) throw ApiErrors.unknownMessage();
-  const stored = await readInteractionMessage(deps, interaction.channelId, id);
+  const stored = (await readInteractionMessage(deps, interaction.channelId, id)) ?? (await readEphemeralMessage(deps, id));
   if (!stored || stored.interaction.interactionId !== interaction.id) throw ApiErrors.unknownMessage();
   return stored;
 }
@@ -225,11 +220,10 @@ async function requireMayAttach(deps: Deps, acting: Acting<Who>, interaction: St
 /**
  * POST /api/v1/webhooks/{application_id}/{token}: a follow-up message, under the rules of webhook
  * execute (content ≤ 2000, embeds, mentions stay literal), posted by the app's bot. Discord answers
- * an interaction follow-up with the message whatever `wait` says. An ephemeral follow-up (flag 64)
- * is refused: ephemeral messages are shown once to the invoker and stored nowhere, so a later one
- * could reach nobody. `upload` (multipart/form-data, issue #42 §2): files[n], payload_json and
- * attachments as webhook execute takes them; the files are stored first and removed again if the
- * message is not.
+ * an interaction follow-up with the message whatever `wait` says. With flag 64 it is ephemeral,
+ * for the person who used the command alone (postEphemeralMessage). `upload` (multipart/form-data,
+ * issue #42 §2): files[n], payload_json and attachments as webhook execute takes them; the files
+ * are stored first and removed again if the message is not.
  */
 export async function postFollowup(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, body: unknown, upload?: Upload): Promise<InteractionMessageResource> {
   if (upload === undefined) return storeFollowup(deps, acting, interaction, body, deps.ids.next(), undefined);
@@ -250,15 +244,12 @@ async function storeFollowup(deps: Deps, acting: Acting<Who>, interaction: Store
   const parsed = parseMessagePayload(body ?? {}, files === undefined ? options : { ...options, attachmentNames: files.names });
   if (!parsed.ok) throw parsed.error;
   const flags = (body as { flags?: unknown } | null)?.flags;
-  if (typeof flags === 'number' && (flags & EPHEMERAL) !== 0) throw invalidField(['flags'], 'MESSAGE_FLAGS_INVALID', 'Ephemeral follow-ups (flag 64) are not supported here: the invoker would never see them.');
-  const stored = await postInteractionMessage(
-    deps,
-    botActingOf(acting, interaction),
-    interaction.channelId,
-    { content: parsed.value.content ?? '', embeds: parsed.value.embeds ?? [], loading: false },
-    { interactionId: interaction.id, type: InteractionType.APPLICATION_COMMAND, userId: interaction.userId, commandName: interaction.commandName },
-    id,
-  );
+  const content = { content: parsed.value.content ?? '', embeds: parsed.value.embeds ?? [], loading: false };
+  // Discord: flag 64 makes a follow-up ephemeral, for the person who used the command alone.
+  const stored =
+    typeof flags === 'number' && (flags & EPHEMERAL) !== 0
+      ? await postEphemeralMessage(deps, botActingOf(acting, interaction), interaction.channelId, interaction.userId, content, interaction.id, id)
+      : await postInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, content, interactionOf(interaction), id);
   return presentInteractionMessage(deps, interaction, stored, files?.all);
 }
 
@@ -270,7 +261,7 @@ export async function getInteractionMessage(deps: Deps, interaction: StoredInter
 /**
  * PATCH …/messages/@original or …/messages/{id}: content and/or embeds under the rules of a
  * webhook message edit. Filling a deferred answer's placeholder ends "thinking" and is not an
- * edit. An ephemeral answer was stored nowhere: its @original is an unknown message.
+ * edit. An ephemeral message is edited in its own store, for its one reader.
  * `upload` (issue #42 §2) adds files as a webhook message edit does: the payload's
  * `attachments`, when given, lists the files that stay; new files of a refused edit are removed.
  */
@@ -293,7 +284,8 @@ export async function editInteractionMessageOf(deps: Deps, acting: Acting<Who>, 
     // A placeholder has nothing yet: filling it must leave something to show (Discord's 50006); files count.
     const after = { content: changes.content ?? current.message.content, embeds: changes.embeds ?? embedsOf(current.message.embeds) };
     if (after.content.trim() === '' && after.embeds.length === 0 && files.all.length === 0) throw ApiErrors.emptyMessage();
-    const edited = await editInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id, changes);
+    const bot = botActingOf(acting, interaction);
+    const edited = current.ephemeral ? await editEphemeralMessage(deps, bot, current.message.id, changes) : await editInteractionMessage(deps, bot, interaction.channelId, current.message.id, changes);
     if (!edited) throw ApiErrors.unknownMessage();
     await discardFiles(deps, files.dropped);
     return presentInteractionMessage(deps, interaction, edited, files.all);
@@ -306,7 +298,9 @@ export async function editInteractionMessageOf(deps: Deps, acting: Acting<Who>, 
 /** DELETE …/messages/@original or …/messages/{id}. */
 export async function deleteInteractionMessageOf(deps: Deps, acting: Acting<Who>, interaction: StoredInteraction, messageId: string): Promise<void> {
   const current = await messageOfInteraction(deps, interaction, messageId);
-  if (!(await deleteInteractionMessage(deps, botActingOf(acting, interaction), interaction.channelId, current.message.id))) throw ApiErrors.unknownMessage();
+  const bot = botActingOf(acting, interaction);
+  const deleted = current.ephemeral ? await removeEphemeralMessage(deps, bot, current.message.id) : await deleteInteractionMessage(deps, bot, interaction.channelId, current.message.id);
+  if (!deleted) throw ApiErrors.unknownMessage();
   if (current.message.id === interaction.originalMessageId) await setOriginalMessage(deps.db, interaction.id, null);
 }
 

@@ -35,13 +35,13 @@ export const InteractionCallbackResponseBody = Type.Object(
     interaction: Type.Object({
       id: Type.String({ description: 'The interaction' }),
       type: Type.Integer({ description: '2 APPLICATION_COMMAND' }),
-      response_message_id: Type.Optional(Type.String({ description: 'The message the answer posted (none for an ephemeral answer, which is stored nowhere)' })),
+      response_message_id: Type.String({ description: 'The message the answer posted (an ephemeral one too: the invoker alone sees it)' }),
       response_message_loading: Type.Boolean({ description: 'A deferred answer: the message is "thinking"' }),
       response_message_ephemeral: Type.Boolean({ description: 'Shown to the invoker only' }),
     }),
     resource: Type.Object({
       type: Type.Integer({ description: 'The callback type: 4 or 5' }),
-      message: Type.Optional(Type.Unknown({ description: "Discord's message object (type 20, with interaction_metadata)" })),
+      message: Type.Unknown({ description: "Discord's message object (type 20, with interaction_metadata; flags 64 when ephemeral)" }),
     }),
   },
   { description: "Discord's interaction callback response" },

@@ -13,8 +13,8 @@ import { isUserInstalled } from '../applications/user-installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
 import { readOwnMember, readUser } from '../directory/guilds.service.js';
 import { dmBotOf } from '../messages/dms.service.js';
-import { readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
-import { toMessageView, type MessageView } from '../messages/messages.js';
+import { readEphemeralMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
+import { interactionMessageView, type MessageView } from '../messages/messages.js';
 import { interactionNow, newInteractionToken, recordInteraction, useAnswer } from './followups.service.js';
 import type { StoredInteraction } from './interactions.repository.js';
 import { checkAnswer, composerCommands, INVOKE_CHANNEL_RULE, INVOKE_PERSON_RULE, invokeChannelBucketKey, invokePersonBucketKey, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
@@ -26,13 +26,14 @@ const INTERACTION_VERSION = 1;
 export const NO_RESPONSE = 'The application did not respond';
 export const INVALID_ANSWER = "The application's answer was invalid";
 const CANNOT_POST = 'The application may not post in this channel';
+const ANSWER_GONE = 'The application answered, then deleted its answer';
 
 /** What became of a command typed in the composer. */
 export type InvocationOutcome =
   /** The app's bot posted its answer in the channel (type 4). */
   | { kind: 'posted'; message: MessageView; commandName: string }
-  /** An ephemeral answer (flag 64): shown to the invoker only, stored nowhere. */
-  | { kind: 'ephemeral'; content: string; appName: string; commandName: string }
+  /** An ephemeral answer or deferral (flag 64): for the invoker alone, on their view of the channel. */
+  | { kind: 'ephemeral'; message: MessageView; commandName: string }
   /** Nothing was posted; `sentence` is what the invoker reads (the delivery log has why). */
   | { kind: 'failed'; sentence: string; commandName: string };
 
@@ -175,7 +176,7 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   const stored = await interactionNow(deps, interactionId);
   if (stored?.acknowledged) {
     if (answer !== undefined) await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, null);
-    return answeredByCallback(deps, stored, reachable.appName, commandName);
+    return answeredByCallback(deps, stored, commandName);
   }
   if (answer === undefined || stored === undefined) return { kind: 'failed', sentence: NO_RESPONSE, commandName };
   if (answer.failure !== null || answer.status === null) {
@@ -190,14 +191,12 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   try {
     const used = await useAnswer(deps, acting, stored, checked);
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, null);
-    if (used.kind === 'ephemeral') return { kind: 'ephemeral', content: used.content, appName: reachable.appName, commandName };
-    if (used.message === undefined) return { kind: 'ephemeral', content: `${reachable.appName} is thinking…`, appName: reachable.appName, commandName };
-    return { kind: 'posted', message: interactionView(used.message), commandName };
+    return outcomeOf(used.message, commandName);
   } catch (error) {
     // The bot's own rights decide where it posts (View channel and Send messages, as for its REST posts).
     if (!(error instanceof ApiError) || error.status >= 500) throw error;
     // A callback answered between the endpoint's answer and this one: that answer stands.
-    if (error.code === 40060) return answeredByCallback(deps, (await interactionNow(deps, interactionId)) ?? stored, reachable.appName, commandName);
+    if (error.code === 40060) return answeredByCallback(deps, (await interactionNow(deps, interactionId)) ?? stored, commandName);
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer could not be posted: ${error.message}.`);
     return { kind: 'failed', sentence: CANNOT_POST, commandName };
   }
@@ -232,19 +231,17 @@ async function serverContext(deps: Deps, serverId: string, channelId: string, pe
   };
 }
 
-/** A message an app posted in answer to a command, as the channel view shows it (who used which command). */
-function interactionView(stored: InteractionMessage): MessageView {
-  return { ...toMessageView(stored.message), interaction: { userName: stored.interaction.userName, commandName: stored.interaction.commandName, loading: stored.interaction.loading } };
+/** What the invoker is shown of the app's answer: its message, public or for them alone. */
+function outcomeOf(stored: InteractionMessage, commandName: string): InvocationOutcome {
+  return { kind: stored.ephemeral ? 'ephemeral' : 'posted', message: interactionMessageView(stored), commandName };
 }
 
-/** What the invoker sees of an answer the app sent by POST …/callback: its message, or an ephemeral note. */
-async function answeredByCallback(deps: Deps, interaction: StoredInteraction, appName: string, commandName: string): Promise<InvocationOutcome> {
-  if (interaction.originalMessageId !== null) {
-    const message = await readInteractionMessage(deps, interaction.channelId, interaction.originalMessageId);
-    if (message) return { kind: 'posted', message: interactionView(message), commandName };
-  }
-  // Ephemeral answers are stored nowhere: the invoker learns that the app answered them alone.
-  return { kind: 'ephemeral', content: interaction.ephemeral ? `${appName} answered you privately.` : `${appName} answered.`, appName, commandName };
+/** What the invoker sees of an answer the app sent by POST …/callback while its endpoint's request was open. */
+async function answeredByCallback(deps: Deps, interaction: StoredInteraction, commandName: string): Promise<InvocationOutcome> {
+  const id = interaction.originalMessageId;
+  const message = id === null ? undefined : interaction.ephemeral ? await readEphemeralMessage(deps, id) : await readInteractionMessage(deps, interaction.channelId, id);
+  // Deleted by the app already: nothing is left to show, as when nothing was posted.
+  return message ? outcomeOf(message, commandName) : { kind: 'failed', sentence: ANSWER_GONE, commandName };
 }
 
 /**

@@ -70,8 +70,6 @@ export interface DmComposer {
   error?: string;
   /** What was typed, when the command was refused. */
   content?: string;
-  /** The app's ephemeral answer (flag 64): shown to the invoker once, stored nowhere. */
-  ephemeral?: { appName: string; commandName: string; content: string };
 }
 
 function commandForm(ctx: DmPageCtx, conversation: DmConversation, composer: DmComposer): SafeHtml {
@@ -79,7 +77,6 @@ function commandForm(ctx: DmPageCtx, conversation: DmConversation, composer: DmC
   return html`<form method="post" action="/messages/${conversation.channelId}" id="reply" class="card">
 ${csrfField(ctx.csrfToken)}
 ${composer.error ? html`<div class="error" role="alert">${composer.error}</div>` : ''}
-${composer.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${composer.ephemeral.appName} answered /${composer.ephemeral.commandName}</p><p>${composer.ephemeral.content}</p></div>` : ''}
 <label for="content">Use a command of ${other.name}</label>
 <textarea id="content" name="content" required rows="2" data-composer="commands"${commandsAttribute(composer.commands)} aria-describedby="composer-hint">${composer.content ?? ''}</textarea>
 <p class="hint" id="composer-hint">Type / for its commands, written /name option:value. ${other.name} is an app’s bot: it receives commands here, not messages.</p>

@@ -42,7 +42,7 @@ export function registerDmPages(pages: App, services: Services): void {
       return sendHtml(reply, dmListPage({ ctx: signedInContext(request, services), conversations }));
     });
 
-    /** The conversation page; `composer` adds what a refused or ephemeral command leaves beside the form. */
+    /** The conversation page; `composer` adds what a refused command leaves beside the form. */
     async function conversationPage(request: FastifyRequest, reply: FastifyReply, channelId: string, before: string | undefined, composer: Omit<DmComposer, 'commands'> = {}, status = 200) {
       const viewerId = request.signedInViewer.id;
       const conversation = await loadDmConversation(services, viewerId, channelId, before).catch((error: unknown) => {
@@ -72,7 +72,6 @@ export function registerDmPages(pages: App, services: Services): void {
           return conversationPage(request, reply, channelId, undefined, { error, content }, 400);
         }
         if (invoked.kind === 'failed') return conversationPage(request, reply, channelId, undefined, { error: invoked.sentence, content });
-        if (invoked.kind === 'ephemeral') return conversationPage(request, reply, channelId, undefined, { ephemeral: invoked });
       } catch (error) {
         if (!(error instanceof ApiError) || error instanceof AccessError || error.status >= 500) throw error;
         if (error.code === 10003) return conversationPage(request, reply, channelId, undefined);

@@ -11,7 +11,7 @@ import { JOINED_BY_OWN_ACT } from '../directory/members.js';
 import { getPersonById } from '../directory/people.service.js';
 import { type DmConversation, type DmConversationSummary, type DmParty } from './dms.js';
 import { findDmChannelIdForPair, findDmPair, findMessageContents, findParty, insertDmChannel, listDmConversations, shareAServer } from './dms.repository.js';
-import { channelHistory } from './messages.service.js';
+import { channelHistory, withEphemeral } from './messages.service.js';
 import { presentDmChannel, type DmChannelResource } from '../resources/resources.js';
 
 /** POST /api/v1/users/@me/channels answers Discord's DM channel object (resources.ts). */
@@ -130,7 +130,9 @@ export async function loadDmConversation(deps: Deps, viewerId: string, channelId
     channelHistory(deps, channelId, before),
     other.bot && other.applicationId !== null ? botMayMessage(deps, { applicationId: other.applicationId, botUserId: other.id }, { id: viewerId, bot: false }) : Promise.resolve(false),
   ]);
-  return { channelId, other, messages: history.messages, hasOlder: history.hasOlder, before, botMayStillMessage: mayMessage };
+  // Issue #40 §2: the answers of the bot's app that are for the viewer alone, on the newest page.
+  const messages = before === undefined ? await withEphemeral(deps, viewerId, channelId, history) : history.messages;
+  return { channelId, other, messages, hasOlder: history.hasOlder, before, botMayStillMessage: mayMessage };
 }
 
 /**

@@ -7,6 +7,7 @@ import { getChannel } from '../directory/channels.service.js';
 import { removeFilesOfMessages } from '../files/files.service.js';
 import { deleteMessageRow } from './message-actions.repository.js';
 import { clearLoading, deleteMessageInteraction, findMessageInteraction, insertMessageInteraction, updateInteractionMessage, type MessageInteraction } from './message-interactions.repository.js';
+import { deleteEphemeralMessage, findEphemeralMessage, insertEphemeralMessage, updateEphemeralMessage, type StoredEphemeral } from './ephemeral-messages.repository.js';
 import { findStoredMessage, insertMessage } from './messages.repository.js';
 import { requireMayPost } from './messages.service.js';
 import type { StoredMessage } from './messages.js';
@@ -33,6 +34,8 @@ export interface InteractionOfMessage {
 export interface InteractionMessage {
   message: StoredMessage;
   interaction: MessageInteraction;
+  /** Discord's flag EPHEMERAL (64): for the person who used the command alone (ephemeral-messages.table.ts). */
+  ephemeral: boolean;
 }
 
 async function channelOf(deps: Deps, channelId: string) {
@@ -46,7 +49,7 @@ export async function readInteractionMessage(deps: Deps, channelId: string, mess
   const message = await findStoredMessage(deps.db, channelId, messageId);
   if (!message) return undefined;
   const interaction = await findMessageInteraction(deps.db, messageId);
-  return interaction ? { message, interaction } : undefined;
+  return interaction ? { message, interaction, ephemeral: false } : undefined;
 }
 
 /**
@@ -115,5 +118,59 @@ export async function deleteInteractionMessage(deps: Deps, acting: Acting<BotAct
   await removeFilesOfMessages(deps, [messageId]);
   const channel = await channelOf(deps, channelId);
   await emitted(deps, acting, { type: 'message.deleted', serverId: channel.serverId, channelId, messageId, authorId: acting.actor.id });
+  return true;
+}
+
+/**
+ * Issue #40 §2, Discord's ephemeral messages (flag 64): an answer, a deferral's placeholder or a
+ * follow-up that the person who used the command alone sees, in their views of the channel, for
+ * as long as the interaction's token can edit it (15 minutes). Stored apart from `messages`
+ * (ephemeral-messages.table.ts), so no other reader can come across one; only that person's live
+ * views are told of it (`message.ephemeral`). Unlike the app's public answers, the bot needs no
+ * rights in the channel: as on Discord, only the person who asked reads it.
+ */
+export async function postEphemeralMessage(
+  deps: Deps,
+  acting: Acting<BotActor>,
+  channelId: string,
+  recipientId: string,
+  body: { content: string; embeds: unknown[]; loading: boolean },
+  interactionId: string,
+  messageId?: string,
+): Promise<InteractionMessage> {
+  const id = messageId ?? deps.ids.next();
+  await insertEphemeralMessage(deps.db, { id, interactionId, channelId, recipientId, authorId: acting.actor.id, content: body.content, embeds: body.embeds, loading: body.loading, createdAt: deps.clock.now() });
+  await emitted(deps, acting, { type: 'message.ephemeral', channelId, recipientId, messageId: id });
+  const stored = await readEphemeralMessage(deps, id);
+  if (!stored) throw ApiErrors.unknownMessage();
+  return stored;
+}
+
+/** An ephemeral message as an interaction message, with its one reader and expiry; undefined when gone or expired. */
+export async function readEphemeralMessage(deps: Deps, messageId: string): Promise<(InteractionMessage & { recipientId: string }) | undefined> {
+  const found = await findEphemeralMessage(deps.db, messageId);
+  return found && found.expiresAt > deps.clock.now() ? ephemeralMessage(found) : undefined;
+}
+
+function ephemeralMessage(found: StoredEphemeral): InteractionMessage & { recipientId: string } {
+  return { message: found.message, interaction: found.interaction, ephemeral: true, recipientId: found.recipientId };
+}
+
+/** Edits an ephemeral message of the bot (filling a deferral is not an edit); undefined when it is gone. */
+export async function editEphemeralMessage(deps: Deps, acting: Acting<BotActor>, messageId: string, changes: { content?: string; embeds?: unknown[] }): Promise<InteractionMessage | undefined> {
+  const current = await readEphemeralMessage(deps, messageId);
+  if (!current || current.message.authorId !== acting.actor.id) return undefined;
+  if (!(await updateEphemeralMessage(deps.db, messageId, { ...changes, editedAt: current.interaction.loading ? null : deps.clock.now() }))) return undefined;
+  await emitted(deps, acting, { type: 'message.ephemeral', channelId: current.message.channelId, recipientId: current.recipientId, messageId });
+  return readEphemeralMessage(deps, messageId);
+}
+
+/** Deletes an ephemeral message of the bot, with its files; false when it was gone already. */
+export async function removeEphemeralMessage(deps: Deps, acting: Acting<BotActor>, messageId: string): Promise<boolean> {
+  const current = await readEphemeralMessage(deps, messageId);
+  if (!current || current.message.authorId !== acting.actor.id) return false;
+  if (!(await deleteEphemeralMessage(deps.db, messageId))) return false;
+  await removeFilesOfMessages(deps, [messageId]);
+  await emitted(deps, acting, { type: 'message.ephemeral', channelId: current.message.channelId, recipientId: current.recipientId, messageId });
   return true;
 }

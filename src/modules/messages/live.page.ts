@@ -84,6 +84,14 @@ export class LiveFrames {
     return Buffer.from(messages.map((message) => sseEvent('message', withActions(this.render(message), rights).value, message.id)).join(''));
   }
 
+  /**
+   * Issue #40 §2: the reader's ephemeral messages, rendered for this stream alone and sent without
+   * an `id:`, so Last-Event-ID only ever names a message of the channel's history.
+   */
+  ephemeral(messages: readonly MessageView[], rights: MessageRights): Buffer {
+    return Buffer.from(messages.map((message) => sseEvent('message', withActions(this.render(message), rights).value)).join(''));
+  }
+
   private render(message: MessageView): SharedMessageItem {
     this.onRender();
     return sharedMessageItem(message);

@@ -11,7 +11,7 @@ import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { BEHIND_EVENT, END_EVENT, KEEP_ALIVE, LiveFrames } from './live.page.js';
 import type { LiveUpdate } from './live.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
-import { liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
+import { ephemeralCatchUp, ephemeralUpdate, liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
 import { rightsIn } from './message-actions.service.js';
 import type { MessageRights } from './message-rights.js';
 import { person } from '../../core/actor.js';
@@ -228,7 +228,14 @@ export function registerLivePages(pages: App, services: Services, options: { hea
         const fill = takePlace();
         loaded.wait(event, (update) => fill(update && (() => outbox.send(frames.frame(update, rights)))));
       }),
-      services.events.subscribe(viewer.id, recheck),
+      // Issue #40 §2: the viewer's own topic also carries their ephemeral messages (any channel's).
+      services.events.subscribe(viewer.id, (event: ChannelEvent) => {
+        if (event.type !== 'ephemeral_message') return recheck();
+        enqueue(async () => {
+          const update = await ephemeralUpdate(services, viewer.id, channel.id, event.messageId);
+          return update && (() => outbox.send(update.kind === 'message' ? frames.ephemeral([update.message], rights) : frames.frame(update, rights)));
+        });
+      }),
       ...(channel.serverId !== null ? [services.events.subscribe(channel.serverId, recheck)] : []),
     ];
     const heartbeat = setInterval(() => {
@@ -256,11 +263,11 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // Subscribed first, then caught up: nothing posted in between is missed (a duplicate is
     // harmless, the page replaces a message with the same id).
     enqueue(async () => {
-      await services.events.ready?.(channel.id);
-      if (after === '') return undefined;
-      const missed = await messagesAfter(services, channel.id, after);
+      await Promise.all([services.events.ready?.(channel.id), services.events.ready?.(viewer.id)]);
+      const [missed, mine] = await Promise.all([after === '' ? [] : messagesAfter(services, channel.id, after), ephemeralCatchUp(services, viewer.id, channel.id)]);
       return () => {
         if (missed.length > 0) outbox.send(frames.missed(missed, rights));
+        if (mine.length > 0) outbox.send(frames.ephemeral(mine, rights));
       };
     });
   });

@@ -9,7 +9,8 @@ import { getChannel } from '../directory/channels.service.js';
 import { memberPermissions } from '../directory/servers.service.js';
 import { findDmPair } from './dms.repository.js';
 import type { LiveUpdate } from './live.js';
-import { CHANNEL_VIEW_LIMIT, toMessageView, type MessageView } from './messages.js';
+import { CHANNEL_VIEW_LIMIT, interactionMessageView, toMessageView, type MessageView } from './messages.js';
+import { findEphemeralMessage, listEphemeralMessages } from './ephemeral-messages.repository.js';
 import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
 import { withFiles } from './messages.service.js';
 
@@ -84,4 +85,27 @@ export async function messagesAfter(deps: Deps, channelId: string, afterId: stri
   if (!isSnowflake(afterId)) return [];
   const rows = await listMessagesAfter(deps.db, channelId, afterId, CHANNEL_VIEW_LIMIT);
   return withFiles(deps, rows.map(toMessageView));
+}
+
+/**
+ * Issue #40 §2: what `viewerId`'s stream of `channelId` sends for an `ephemeral_message` on their
+ * topic: the message, when it is theirs, in this channel and unexpired; its removal when it is
+ * gone (deleted by its app; an id the page does not show is ignored); nothing for another channel's.
+ */
+export async function ephemeralUpdate(deps: Deps, viewerId: string, channelId: string, messageId: string): Promise<LiveUpdate | undefined> {
+  const found = await findEphemeralMessage(deps.db, messageId);
+  if (!found || found.expiresAt <= deps.clock.now()) return { kind: 'delete', messageId };
+  if (found.recipientId !== viewerId || found.message.channelId !== channelId) return undefined;
+  const [message] = await withFiles(deps, [interactionMessageView({ ...found, ephemeral: true })]);
+  return message && { kind: 'message', created: false, message };
+}
+
+/**
+ * The viewer's unexpired ephemeral messages in the channel, sent again when a stream connects: one
+ * filled or deleted between the page's load and the stream's subscription is not missed (the page
+ * replaces a message with the same id).
+ */
+export async function ephemeralCatchUp(deps: Deps, viewerId: string, channelId: string): Promise<MessageView[]> {
+  const mine = await listEphemeralMessages(deps.db, viewerId, channelId, deps.clock.now());
+  return withFiles(deps, mine.map((m) => interactionMessageView({ ...m, ephemeral: true })));
 }

@@ -102,7 +102,7 @@ export function sharedMessageItem(m: MessageView, options: Omit<MessageItemOptio
   const meta = options.grouped
     ? html`<span class="visually-hidden">${m.author.name}</span>${edited}`
     : html`<div class="meta"><span class="author">${m.author.name}</span>${m.author.app ? html`<span class="badge" title="Sent by an app">APP</span>` : ''}${time(m.createdAt, options.now)}${edited}</div>`;
-  const before = html`<li class="message${options.grouped ? ' grouped' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
+  const before = html`<li class="message${options.grouped ? ' grouped' : ''}${m.ephemeral ? ' ephemeral' : ''}" id="m${m.id}" data-id="${m.id}" data-author="${m.author.id}">
 ${head}
 <div class="message-main">
 ${m.interaction && !options.grouped ? html`<p class="interaction-line small muted">${m.interaction.userName} used <span class="command-name">/${m.interaction.commandName}</span></p>` : ''}
@@ -111,6 +111,7 @@ ${m.interaction?.loading ? html`<p class="body thinking" role="status">${m.autho
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
 ${filesBlock(m.attachments)}
+${m.ephemeral ? html`<p class="ephemeral-note small muted">Only you can see this</p>` : ''}
 </div>
 `;
   return { message: m, before: before.value, after: '\n</li>' };
@@ -122,8 +123,9 @@ export function withActions(item: SharedMessageItem, rights: MessageRights | und
 }
 
 const sameGroup = (a: MessageView, b: MessageView): boolean =>
-  // Issue #40 §2: an answer to a command starts a group, so its "<person> used /name" line shows.
-  b.interaction === undefined &&
+  // Issue #40 §2: an answer to a command starts a group, so its "<person> used /name" line shows;
+  // nothing joins an ephemeral one, which stands apart on its one reader's page.
+  b.interaction === undefined && a.ephemeral !== true &&
   a.author.id === b.author.id && a.author.name === b.author.name && b.createdAt - a.createdAt >= 0 && b.createdAt - a.createdAt <= GROUP_WINDOW && dayOf(a.createdAt) === dayOf(b.createdAt);
 
 /** The items of a list: messages with day separators, grouping and the "New messages" marker. */

@@ -18,6 +18,7 @@ export function mayEdit(rights: MessageRights, message: Pick<MessageView, 'autho
   return message.author.id === rights.viewerId;
 }
 
-export function mayDelete(rights: MessageRights, message: Pick<MessageView, 'author'>): boolean {
-  return rights.manageMessages || message.author.id === rights.viewerId;
+/** An app's ephemeral message (issue #40 §2) is its app's to change: no moderator ever sees it. */
+export function mayDelete(rights: MessageRights, message: Pick<MessageView, 'author' | 'ephemeral'>): boolean {
+  return message.ephemeral !== true && (rights.manageMessages || message.author.id === rights.viewerId);
 }

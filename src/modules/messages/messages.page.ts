@@ -41,8 +41,6 @@ export interface ChannelPageInput {
   error?: string;
   /** What was typed, when posting failed. */
   content?: string;
-  /** An app's ephemeral answer to the viewer's command (issue #40 §2: flag 64, stored nowhere). */
-  ephemeral?: { appName: string; commandName: string; content: string };
   /** Which messages the viewer may edit or delete (message-actions.page.ts). */
   rights?: MessageRights;
   /** The apps' commands the viewer reaches here: the composer's `/` list (commands.js). */
@@ -131,7 +129,6 @@ ${serverList(input.servers, server.id)}
     ? html`<form method="post" action="${action}" id="post" class="card"${attach ? html` enctype="multipart/form-data" data-max-bytes="${String(attach.maxBytes)}" data-max-files="${String(attach.maxFiles)}"` : ''}>
 ${csrfField(ctx.csrfToken)}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
-${input.ephemeral ? html`<div class="notice" role="status"><p class="small muted">Only you can see this · ${input.ephemeral.appName} answered /${input.ephemeral.commandName}</p><p>${input.ephemeral.content}</p></div>` : ''}
 <label for="content">Message #${channel.name}</label>
 <textarea id="content" name="content"${attach ? '' : html` required`} rows="3" data-composer${commandsAttribute(input.commands)} aria-describedby="composer-hint">${input.content ?? ''}</textarea>
 <p class="hint" id="composer-hint">Enter sends, Shift+Enter adds a line. Up to 2000 characters. **bold**, *italics*, \`code\` and links work.${input.commands?.length ? ' Type / for the apps’ commands.' : ''}</p>

@@ -41,7 +41,6 @@ function channelView(services: Services) {
     channelId: string,
     failed?: { error: string; content: string; status: number },
     before?: string,
-    ephemeral?: { appName: string; commandName: string; content: string },
   ) {
     const data = await loadChannelPage(services, personActing(request, services.clock), channelId, before);
     const { channel, permissions } = data;
@@ -65,7 +64,6 @@ function channelView(services: Services) {
       canManageWebhooks: has(permissions, Permission.MANAGE_WEBHOOKS),
       rights: { viewerId: request.signedInViewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) },
       ...(failed ? { error: failed.error, content: failed.content } : {}),
-      ...(ephemeral ? { ephemeral } : {}),
       ...(has(permissions, Permission.SEND_MESSAGES)
         ? { commands: await commandsForComposer(services, channel, request.signedInViewer.id, has(permissions, Permission.USE_APPLICATION_COMMANDS)) }
         : {}),
@@ -122,7 +120,8 @@ export function registerMessagePostPage(pages: App, services: Services): void {
         // Issue #40 §2: `/name option:value` where an app's command `name` is reachable runs it instead of posting text.
         const invoked = await invokeCommand(services, personActing(request, services.clock), channel.id, content, { channel, permissions });
         if (invoked?.kind === 'failed') return render(request, reply, channel.id, { error: invoked.sentence, content, status: 200 });
-        if (invoked?.kind === 'ephemeral') return render(request, reply, channel.id, undefined, undefined, invoked);
+        // Issue #40 §2: an ephemeral answer is on the channel view for the invoker alone (the redirect shows it).
+        if (invoked?.kind === 'ephemeral') return reply.redirect(`/channels/${channel.id}#post`, 303);
         const posted = invoked?.kind === 'posted' ? invoked.message : await postMessage(services, personActing(request, services.clock), channel.id, content);
         // composer.js: the new message in the answer; the live stream may bring it too (same id, replaced).
         if (wantsJson(request)) return reply.code(201).send({ id: posted.id, html: messageItem(posted, { rights }).value });

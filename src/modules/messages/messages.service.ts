@@ -14,7 +14,8 @@ import type { Server } from '../directory/servers.js';
 import { getServer, listServersForPerson } from '../directory/servers.service.js';
 import { getPersonById } from '../directory/people.service.js';
 import { memberNameColors } from '../directory/roles.service.js';
-import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, toMessageView, type MessageView } from './messages.js';
+import { CHANNEL_VIEW_LIMIT, MESSAGE_MAX_LENGTH, checkContent, interactionMessageView, toMessageView, type MessageView } from './messages.js';
+import { listEphemeralMessages } from './ephemeral-messages.repository.js';
 import {
   deleteWebhookMessage,
   findWebhookMessage,
@@ -175,6 +176,20 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
   return { messages: await withFiles(deps, (hasOlder ? rows.slice(1) : rows).map(toMessageView)), hasOlder };
 }
 
+/**
+ * Issue #40 §2: the newest page with the viewer's ephemeral messages in the channel placed among
+ * its messages by id (only from the page's oldest message on: they last 15 minutes). Read state
+ * and the "New messages" marker are worked out from the channel's messages alone.
+ */
+export async function withEphemeral(deps: Deps, viewerId: string, channelId: string, page: { messages: MessageView[]; hasOlder: boolean }): Promise<MessageView[]> {
+  const mine = await listEphemeralMessages(deps.db, viewerId, channelId, deps.clock.now());
+  const oldest = page.hasOlder ? page.messages[0]?.id : undefined;
+  const shown = mine.filter((m) => oldest === undefined || newer(m.message.id, oldest));
+  if (shown.length === 0) return page.messages;
+  const views = await withFiles(deps, shown.map((m) => interactionMessageView({ ...m, ephemeral: true })));
+  return [...page.messages, ...views].sort((a, b) => (newer(a.id, b.id) ? 1 : -1));
+}
+
 /** Issue #42 §3: the views with their files (one query for all), URLs signed for this viewer now. */
 export async function withFiles(deps: Deps, views: MessageView[]): Promise<MessageView[]> {
   if (views.length === 0) return views;
@@ -256,7 +271,8 @@ export async function loadChannelPage(deps: Deps, acting: Acting<PersonActor>, c
   await emitted(deps, acting, { type: 'channel.read', userId: viewerId, channelId: channel.id, messageId: readUpTo });
   unreadChannelIds.delete(channel.id);
   const firstUnread = lastRead === undefined ? undefined : history.messages.find((m) => m.author.id !== viewerId && newer(m.id, lastRead));
-  return { channel, permissions, server, servers, channels, ...history, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
+  const messages = await withEphemeral(deps, viewerId, channel.id, history);
+  return { channel, permissions, server, servers, channels, messages, hasOlder: history.hasOlder, unreadChannelIds, authorColors, ...(firstUnread ? { firstUnreadId: firstUnread.id } : {}) };
 }
 
 /**

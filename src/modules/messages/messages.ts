@@ -20,6 +20,11 @@ export interface MessageView {
    * deferred answer's placeholder ("<App> is thinking…"). Absent on other messages.
    */
   interaction?: { userName: string; commandName: string; loading: boolean };
+  /**
+   * Issue #40 §2: an app's ephemeral message (Discord's flag 64), on the page of the person who
+   * used the command alone: marked "Only you can see this", with nothing to edit or delete.
+   */
+  ephemeral?: true;
 }
 
 /** A message row with what is known about its author, before it becomes a view. */
@@ -71,6 +76,12 @@ export function toMessageView(m: StoredMessage): MessageView {
     createdAt: m.createdAt,
     editedAt: m.editedAt,
   };
+}
+
+/** An app's message answering a command, as the channel view shows it: who used which command, and whether only they see it. */
+export function interactionMessageView(stored: { message: StoredMessage; interaction: { userName: string; commandName: string; loading: boolean }; ephemeral: boolean }): MessageView {
+  const { userName, commandName, loading } = stored.interaction;
+  return { ...toMessageView(stored.message), interaction: { userName, commandName, loading }, ...(stored.ephemeral ? { ephemeral: true as const } : {}) };
 }
 
 /**

@@ -72,7 +72,7 @@ const withBodyErrors = { ...apiErrorResponses(400), ...errors };
 const withBodyWriteErrors = { ...apiErrorResponses(400), ...writeErrors };
 const signedOnlyNote = 'A webhook with a GitHub secret answers 403 (50013) here: it accepts only signed GitHub deliveries (docs/webhooks.md "GitHub secret").';
 const interactionNote =
-  'With an interaction token instead of a webhook token, the id is the application id and the route is Discord’s interaction follow-up: the app’s bot posts, reads, edits or deletes the messages of that interaction (messages/@original is its answer) for 15 minutes; an expired token is 401 (50027), an unknown one or another app’s 404 (10015). The answer is Discord’s message of type 20 with interaction_metadata.';
+  'With an interaction token instead of a webhook token, the id is the application id and the route is Discord’s interaction follow-up: the app’s bot posts, reads, edits or deletes the messages of that interaction (messages/@original is its answer) for 15 minutes; a follow-up with flags 64 is ephemeral, for the person who used the command alone; an expired token is 401 (50027), an unknown one or another app’s 404 (10015). The answer is Discord’s message of type 20 with interaction_metadata.';
 const rateLimitNote =
   'Every answer carries X-RateLimit-Limit, -Remaining, -Reset, -Reset-After and -Bucket; SPEC §8: 10 requests per 2 s per webhook over all of its URL routes (docs/webhooks.md).';
 

@@ -34,6 +34,7 @@ import * as clientMetadataDocuments from './2026-11-30-40-client-metadata-docume
 import * as deviceCodes from './2026-11-29-70-device-codes.js';
 import * as delegatedScopes from './2026-12-01-10-delegated-scopes.js';
 import * as interactionTokens from './2026-11-30-10-interaction-tokens.js';
+import * as ephemeralMessages from './2026-12-02-10-ephemeral-messages.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-10-interaction-tokens': interactionTokens,
   '2026-11-30-40-client-metadata-documents': clientMetadataDocuments,
   '2026-12-01-10-delegated-scopes': delegatedScopes,
+  '2026-12-02-10-ephemeral-messages': ephemeralMessages,
 };
