@@ -59,9 +59,30 @@ describe('PUT and GET /api/v1/applications/{id}/commands (issue #4 "Commands")',
       version: stored[1]?.id,
       default_member_permissions: null,
       dm_permission: true,
+      integration_types: [0, 1],
+      contexts: null,
       nsfw: false,
     });
     expect((await get()).json()).toEqual(stored);
+  });
+
+  it('issue #40 §2: default_member_permissions, integration_types and contexts are kept and answered as Discord does; dm_permission follows contexts', async () => {
+    const res = await put([
+      { ...cmd('ban'), default_member_permissions: '4', contexts: [0] },
+      { ...cmd('note'), integration_types: [1], contexts: [1, 2] },
+      { ...cmd('old'), dm_permission: false },
+    ]);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject([
+      { name: 'ban', default_member_permissions: '4', integration_types: [0, 1], contexts: [0], dm_permission: false },
+      { name: 'note', default_member_permissions: null, integration_types: [1], contexts: [1, 2], dm_permission: true },
+      { name: 'old', contexts: [0], dm_permission: false },
+    ]);
+    // Overwritten without them: back to the defaults.
+    expect((await put([cmd('ban')])).json()).toMatchObject([{ name: 'ban', default_member_permissions: null, integration_types: [0, 1], contexts: null, dm_permission: true }]);
+    const bad = await put([{ ...cmd('ban'), default_member_permissions: 'mods', contexts: [3] }]);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 50035, errors: { '0': { default_member_permissions: { _errors: [{ code: 'BASE_TYPE_BAD_TYPE' }] }, contexts: { '0': { _errors: [{ code: 'BASE_TYPE_CHOICES' }] } } } } });
   });
 
   it('is a bulk overwrite: names left out are deleted, kept names keep their id, new ones are added', async () => {

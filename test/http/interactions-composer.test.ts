@@ -10,7 +10,7 @@ import { updateRole } from '../../src/modules/directory/roles.service.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { operatorActing, personActingOf } from '../support/acting.js';
 import { given, type TestBot } from '../support/given.js';
-import { installWithCommands, serveInteractions } from './interactions.fixtures.js';
+import { installWithCommands, listedCommands, serveInteractions } from './interactions.fixtures.js';
 import type { PageAgent } from '../support/page-agent.js';
 import { openDm, userInstall } from './dms.fixtures.js';
 
@@ -32,21 +32,6 @@ interface Received {
   context?: number;
   authorizing_integration_owners?: Record<string, string>;
   app_permissions: string;
-}
-
-interface ListedCommand {
-  name: string;
-  description: string;
-  app: string;
-  options: Array<{ name: string; description: string; required: boolean; kind: string; choices?: string[] }>;
-}
-
-/** The composer's `/` list data in a page; undefined when the page offers none. */
-function listedCommands(markup: string): ListedCommand[] | undefined {
-  const raw = /data-commands="([^"]*)"/.exec(markup)?.[1];
-  if (raw === undefined) return undefined;
-  const unescaped = raw.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
-  return JSON.parse(unescaped) as ListedCommand[];
 }
 
 describe('the composer’s command list and commands in DMs (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)', () => {

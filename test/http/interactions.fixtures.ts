@@ -46,3 +46,18 @@ export async function serveInteractions(t: TestApp, bot: TestBot, handle: Reques
   expect(saved.statusCode).toBe(200);
   return server;
 }
+
+export interface ListedCommand {
+  name: string;
+  description: string;
+  app: string;
+  options: Array<{ name: string; description: string; required: boolean; kind: string; choices?: string[] }>;
+}
+
+/** The composer's `/` list data in a page (the textarea's data-commands); undefined when the page offers none. */
+export function listedCommands(markup: string): ListedCommand[] | undefined {
+  const raw = /data-commands="([^"]*)"/.exec(markup)?.[1];
+  if (raw === undefined) return undefined;
+  const unescaped = raw.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+  return JSON.parse(unescaped) as ListedCommand[];
+}

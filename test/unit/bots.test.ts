@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Permission } from '../../src/core/permissions.js';
-import { botUsername, checkCommands, generateInstallAwareLink, parseBotAuthorization } from '../../src/modules/applications/bots.js';
+import { ALL_PERMISSIONS, Permission } from '../../src/core/permissions.js';
+import { botUsername, checkCommands, commandAvailable, generateInstallAwareLink, memberMayUse, parseBotAuthorization } from '../../src/modules/applications/bots.js';
 import { USERNAME_PATTERN } from '../../src/modules/directory/people.js';
 
 const BASE_URL = 'https://chat.example';
@@ -89,8 +89,44 @@ describe('checkCommands: the bulk-overwrite body (issue #4 "Commands")', () => {
   });
 
   it('defaults the type to 1 and refuses other types', () => {
-    expect(checkCommands([command()])).toEqual({ ok: true, value: [{ name: 'ping', description: 'Answers pong', options: [], type: 1 }] });
+    expect(checkCommands([command()])).toEqual({ ok: true, value: [{ name: 'ping', description: 'Answers pong', options: [], type: 1, defaultMemberPermissions: null, integrationTypes: null, contexts: null }] });
     expect(checkCommands([command({ type: 2 })])).toMatchObject({ ok: false, problems: [{ path: [0, 'type'] }] });
+  });
+
+  it('issue #40 §2: keeps Discord\'s default_member_permissions (decimal, as sent), integration_types and contexts (as bit sets); dm_permission false means server channels only', () => {
+    expect(checkCommands([command({ default_member_permissions: '32', integration_types: [0], contexts: [0, 2] })])).toMatchObject({ ok: true, value: [{ defaultMemberPermissions: '32', integrationTypes: 0b1, contexts: 0b101 }] });
+    expect(checkCommands([command({ default_member_permissions: 8, dm_permission: false })])).toMatchObject({ ok: true, value: [{ defaultMemberPermissions: '8', contexts: 0b1 }] });
+    // contexts, the newer field, wins over dm_permission.
+    expect(checkCommands([command({ dm_permission: false, contexts: [1] })])).toMatchObject({ ok: true, value: [{ contexts: 0b10 }] });
+    expect(checkCommands([command({ default_member_permissions: null, integration_types: null, contexts: null })])).toMatchObject({ ok: true, value: [{ defaultMemberPermissions: null, integrationTypes: null, contexts: null }] });
+    const bad = checkCommands([command({ default_member_permissions: 'admins', integration_types: [2], contexts: [], dm_permission: 'no' })]);
+    expect(bad).toMatchObject({
+      ok: false,
+      problems: [
+        { path: [0, 'default_member_permissions'], code: 'BASE_TYPE_BAD_TYPE' },
+        { path: [0, 'integration_types', 0], code: 'BASE_TYPE_CHOICES' },
+        { path: [0, 'contexts'], code: 'BASE_TYPE_BAD_TYPE' },
+        { path: [0, 'dm_permission'], code: 'BASE_TYPE_BAD_TYPE' },
+      ],
+    });
+    expect(checkCommands([command({ default_member_permissions: '18446744073709551616' })]).ok).toBe(false);
+  });
+
+  it('issue #40 §2: a command runs where its integration_types and contexts allow, for members holding its default_member_permissions', () => {
+    const view = (integrationTypes: number[], contexts: number[] | null) => ({ integrationTypes, contexts });
+    expect(commandAvailable(view([0, 1], null), 'server')).toBe(true);
+    expect(commandAvailable(view([0, 1], null), 'bot-dm')).toBe(true);
+    expect(commandAvailable(view([1], null), 'server')).toBe(false);
+    expect(commandAvailable(view([0], [0, 1]), 'bot-dm')).toBe(false);
+    expect(commandAvailable(view([0, 1], [1]), 'server')).toBe(false);
+    expect(memberMayUse(null, 0n)).toBe(true);
+    expect(memberMayUse(String(Permission.MANAGE_SERVER), Permission.MANAGE_SERVER | Permission.SEND_MESSAGES)).toBe(true);
+    expect(memberMayUse(String(Permission.MANAGE_SERVER | Permission.KICK_MEMBERS), Permission.MANAGE_SERVER)).toBe(false);
+    // "0": administrators only; so is a bit Gatehouse does not know, which no member can hold.
+    expect(memberMayUse('0', Permission.MANAGE_SERVER)).toBe(false);
+    expect(memberMayUse('0', Permission.ADMINISTRATOR)).toBe(true);
+    expect(memberMayUse(String(1n << 60n), ALL_PERMISSIONS & ~Permission.ADMINISTRATOR)).toBe(false);
+    expect(memberMayUse(String(1n << 60n), ALL_PERMISSIONS)).toBe(true);
   });
 
   it('keeps options as sent when each has a name, a description and a type; at most 25', () => {

@@ -3,7 +3,8 @@ import { csrfField } from '../../web/layout.js';
 import { openIdSection, type OpenIdSectionInput } from '../oidc/oidc.page.js';
 import { resourceServersSection, type ResourceServersSectionInput } from '../resource-servers/resource-servers.page.js';
 import { APP_DESCRIPTION_MAX, APP_ICON_URL_MAX, APP_NAME_MAX, APP_NAME_MIN, REDIRECT_URIS_MAX, type Application } from './applications.js';
-import type { CommandView } from './bots.js';
+import { commandAvailable, neededPermissions, type CommandView } from './bots.js';
+import { permissionLabelList } from './installs.js';
 import { appPath, CLIENT_TYPE_HELP, clientTypeName, copyField, describedBy, errorBlock, invalid, page, withAppNav, type FieldMessages } from './portal.page.js';
 import { dangerForm, type PageCtx } from '../../web/components.js';
 import { imageUploadForm } from '../resources/image-upload.page.js';
@@ -35,6 +36,18 @@ export interface DetailPageInput {
 export interface BotSection {
   account: { id: string; username: string; name: string; avatarUrl: string | null } | undefined;
   commands: readonly CommandView[];
+}
+
+/** Issue #40 §2: where a command does not run, and who may use it, in words (nothing for a command that runs everywhere for everyone). */
+function commandLimits(c: CommandView): string[] {
+  const limits: string[] = [];
+  if (!commandAvailable(c, 'server')) limits.push('not in servers');
+  if (!commandAvailable(c, 'bot-dm')) limits.push('not in DMs');
+  if (c.defaultMemberPermissions !== null) {
+    const needed = neededPermissions(c.defaultMemberPermissions);
+    limits.push(needed === 0n ? 'administrators only' : `needs ${permissionLabelList(needed).join(', ')}`);
+  }
+  return limits;
 }
 
 /** /developers/applications/:id — General and OAuth2 settings. */
@@ -170,7 +183,7 @@ ${toggle('botRequireCodeGrant', app.botRequireCodeGrant, 'Require full OAuth2 au
 ${
   commands.length === 0
     ? html`<p class="muted small">No commands yet. Your bot registers them with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
-    : html`<ul class="plain">${commands.map((c) => html`<li><code>/${c.name}</code> <span class="muted">${c.description}</span>${c.options.length ? html` <span class="pill">${c.options.length} option${c.options.length === 1 ? '' : 's'}</span>` : ''}</li>`)}</ul>
+    : html`<ul class="plain">${commands.map((c) => html`<li><code>/${c.name}</code> <span class="muted">${c.description}</span>${c.options.length ? html` <span class="pill">${c.options.length} option${c.options.length === 1 ? '' : 's'}</span>` : ''}${commandLimits(c).map((limit) => html` <span class="pill">${limit}</span>`)}</li>`)}</ul>
 <p class="hint">Read-only here: your bot replaces the whole list with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
 }
 </div>`;

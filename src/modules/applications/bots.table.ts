@@ -1,4 +1,4 @@
-import type { DbBool, DbId, DbInt } from '../../storage/types.js';
+import type { DbBool, DbId, DbInt, DbIntNullable } from '../../storage/types.js';
 
 /** Application commands (PUT /api/v1/applications/{id}/commands: bulk overwrite). */
 export interface ApplicationCommandsTable {
@@ -11,6 +11,12 @@ export interface ApplicationCommandsTable {
   /** 1: chat input (slash) command, as Discord's type 1. */
   type: DbInt;
   created_at: DbInt;
+  /** Discord's `default_member_permissions` (decimal bits a member needs in a server); null: none. */
+  default_member_permissions: string | null;
+  /** Discord's `integration_types` as a bit set (bit 0 server install, bit 1 user install); null: both. */
+  integration_types: DbIntNullable;
+  /** Discord's `contexts` as a bit set (bit 0 server channel, bit 1 DM with the bot, bit 2 group DM); null: all. */
+  contexts: DbIntNullable;
 }
 
 /**

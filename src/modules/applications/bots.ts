@@ -1,5 +1,5 @@
 import { codePoints } from '../../core/checked.js';
-import { formatPermissions } from '../../core/permissions.js';
+import { ALL_PERMISSIONS, formatPermissions, Permission } from '../../core/permissions.js';
 import { USERNAME_MAX_LENGTH } from '../directory/people.js';
 import { generateAuthorizeLink, type Application, type GeneratorRequest, type GeneratorResult } from './applications.js';
 
@@ -72,6 +72,55 @@ export interface CommandInput {
   /** Discord-style option objects, kept as sent (each has at least name, description, type). */
   options: Record<string, unknown>[];
   type: number;
+  /**
+   * Discord's `default_member_permissions`: the permission bits (decimal, as sent) a member needs
+   * to use the command in a server; "0": administrators only; null: anyone who may use commands.
+   */
+  defaultMemberPermissions: string | null;
+  /** Discord's `integration_types` as a bit set (bit n: value n listed); null: not sent, every install type. */
+  integrationTypes: number | null;
+  /** Discord's `contexts` as a bit set; null: not sent, every context. */
+  contexts: number | null;
+}
+
+/** Discord's install types (`integration_types`): 0 server install, 1 user install. */
+export const COMMAND_INTEGRATION_TYPES = [0, 1] as const;
+/** Discord's interaction contexts (`contexts`): 0 server channel, 1 DM with the app's bot, 2 group DM. */
+export const COMMAND_CONTEXTS = [0, 1, 2] as const;
+
+/** Where a composer reaches a command: a server channel (its server's install) or a DM with the bot (the person's user install). */
+export type CommandPlace = 'server' | 'bot-dm';
+
+/**
+ * Whether a command may run in `place` (issue #40 §2): its `integration_types` must list the
+ * install that reaches it there (0 server, 1 user) and its `contexts` the place (0 server
+ * channel, 1 DM with the bot).
+ */
+export function commandAvailable(command: Pick<CommandView, 'integrationTypes' | 'contexts'>, place: CommandPlace): boolean {
+  const value = place === 'server' ? 0 : 1;
+  return command.integrationTypes.includes(value) && (command.contexts === null || command.contexts.includes(value));
+}
+
+/**
+ * Whether a member holding `held` in the server may use a command with Discord's
+ * `default_member_permissions` (issue #40 §2): every bit it names that Gatehouse knows (held
+ * counts every bit for the owner and Administrators); "0" is for administrators only.
+ */
+export function memberMayUse(defaultMemberPermissions: string | null, held: bigint): boolean {
+  if (defaultMemberPermissions === null) return true;
+  if ((held & Permission.ADMINISTRATOR) !== 0n || held === ALL_PERMISSIONS) return true;
+  const needed = neededPermissions(defaultMemberPermissions);
+  return needed !== 0n && (held & needed) === needed;
+}
+
+/** The bits of a `default_member_permissions` Gatehouse checks; 0n: administrators only (also for bits it does not know). */
+export function neededPermissions(defaultMemberPermissions: string): bigint {
+  return BigInt(defaultMemberPermissions) & ALL_PERMISSIONS;
+}
+
+/** The values of a bit set, ascending (Discord's list form). */
+function listOf(set: number): number[] {
+  return [0, 1, 2].filter((value) => (set & (1 << value)) !== 0);
 }
 
 /** A stored command. */
@@ -89,10 +138,24 @@ export interface CommandView {
   description: string;
   options: Record<string, unknown>[];
   type: number;
+  defaultMemberPermissions: string | null;
+  /** Discord's lists; integration types default to both (Gatehouse runs a command under either install). */
+  integrationTypes: number[];
+  contexts: number[] | null;
 }
 
 export function presentCommand(command: ApplicationCommand): CommandView {
-  return { id: command.id, applicationId: command.applicationId, name: command.name, description: command.description, options: command.options, type: command.type };
+  return {
+    id: command.id,
+    applicationId: command.applicationId,
+    name: command.name,
+    description: command.description,
+    options: command.options,
+    type: command.type,
+    defaultMemberPermissions: command.defaultMemberPermissions,
+    integrationTypes: listOf(command.integrationTypes ?? 0b11),
+    contexts: command.contexts === null ? null : listOf(command.contexts),
+  };
 }
 
 /** Orders commands by name, code point by code point (the same on every database). */
@@ -186,10 +249,41 @@ function checkOptions(value: unknown, path: (string | number)[], problems: Comma
 }
 
 /**
+ * Discord's `default_member_permissions`: a permission bit set, as a decimal string (or a whole
+ * number), under 2^64; kept as sent, in decimal. Absent or null: null.
+ */
+function checkMemberPermissions(value: unknown, path: (string | number)[], problems: CommandProblem[]): string | null {
+  if (value === undefined || value === null) return null;
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) >= 1n << 64n) {
+    problems.push({ path, code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a permission bit set: a whole number as a string, e.g. "32".' });
+    return null;
+  }
+  return BigInt(text).toString();
+}
+
+/** Discord's `integration_types` or `contexts`: a non-empty list of distinct values of `allowed`, as a bit set. Absent or null: null. */
+function checkValueList(value: unknown, path: (string | number)[], problems: CommandProblem[], allowed: readonly number[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.push({ path, code: 'BASE_TYPE_BAD_TYPE', message: `Must be a non-empty array of ${allowed.join(', ')}.` });
+    return null;
+  }
+  let set = 0;
+  value.forEach((item: unknown, index) => {
+    if (typeof item !== 'number' || !allowed.includes(item)) problems.push({ path: [...path, index], code: 'BASE_TYPE_CHOICES', message: `Must be one of ${allowed.join(', ')}.` });
+    else set |= 1 << item;
+  });
+  return set;
+}
+
+/**
  * Checks the body of PUT /api/v1/applications/{id}/commands (issue #4 "Commands"): an array of
- * at most 100 commands, each {name, description, options?, type?}; names unique. Unknown keys
- * (Discord's name_localizations, default_member_permissions, …) are ignored (DESIGN §1: lenient
- * input). Every problem is reported at once, at its path in the body.
+ * at most 100 commands, each {name, description, options?, type?}; names unique. Where and by
+ * whom a command may be used, as Discord's fields say (issue #40 §2): `default_member_permissions`,
+ * `integration_types`, `contexts`, and the older `dm_permission` (false: not in DMs, when
+ * `contexts` is not sent). Other keys (name_localizations, nsfw, …) are ignored (DESIGN §1:
+ * lenient input). Every problem is reported at once, at its path in the body.
  */
 export function checkCommands(body: unknown): { ok: true; value: CommandInput[] } | { ok: false; problems: CommandProblem[] } {
   const problems: CommandProblem[] = [];
@@ -213,7 +307,14 @@ export function checkCommands(body: unknown): { ok: true; value: CommandInput[] 
       if (seen.has(name)) problems.push({ path: [index, 'name'], code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: `Another command in this list is also named "${name}".` });
       seen.add(name);
     }
-    if (name !== undefined && description !== undefined) commands.push({ name, description, options, type: COMMAND_TYPE_CHAT_INPUT });
+    const defaultMemberPermissions = checkMemberPermissions(item['default_member_permissions'], [index, 'default_member_permissions'], problems);
+    const integrationTypes = checkValueList(item['integration_types'], [index, 'integration_types'], problems, COMMAND_INTEGRATION_TYPES);
+    const listedContexts = checkValueList(item['contexts'], [index, 'contexts'], problems, COMMAND_CONTEXTS);
+    const dmPermission = item['dm_permission'];
+    if (dmPermission !== undefined && dmPermission !== null && typeof dmPermission !== 'boolean') problems.push({ path: [index, 'dm_permission'], code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a boolean.' });
+    // Discord: dm_permission false keeps a command out of DMs; `contexts`, its successor, wins when sent.
+    const contexts = listedContexts ?? (dmPermission === false ? 1 << 0 : null);
+    if (name !== undefined && description !== undefined) commands.push({ name, description, options, type: COMMAND_TYPE_CHAT_INPUT, defaultMemberPermissions, integrationTypes, contexts });
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: commands };
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { toId, toNum } from '../../storage/types.js';
+import { toId, toNum, toNumOrNull } from '../../storage/types.js';
 import type { ApplicationCommandsTable } from './bots.table.js';
 import { byName, type ApplicationCommand } from './bots.js';
 
@@ -15,6 +15,9 @@ function toCommand(row: Selectable<ApplicationCommandsTable>): ApplicationComman
     options: JSON.parse(row.options) as Record<string, unknown>[],
     type: toNum(row.type),
     createdAt: toNum(row.created_at),
+    defaultMemberPermissions: row.default_member_permissions,
+    integrationTypes: toNumOrNull(row.integration_types),
+    contexts: toNumOrNull(row.contexts),
   };
 }
 
@@ -36,15 +39,25 @@ export async function insertCommand(db: Db, command: ApplicationCommand): Promis
       options: JSON.stringify(command.options),
       type: command.type,
       created_at: command.createdAt,
+      default_member_permissions: command.defaultMemberPermissions,
+      integration_types: command.integrationTypes,
+      contexts: command.contexts,
     })
     .execute();
 }
 
-/** Rewrites a command's description, options and type; its id and name stay. */
+/** Rewrites a command's description, options, type and where it may be used; its id and name stay. */
 export async function updateCommand(db: Db, command: ApplicationCommand): Promise<void> {
   await db
     .updateTable('application_commands')
-    .set({ description: command.description, options: JSON.stringify(command.options), type: command.type })
+    .set({
+      description: command.description,
+      options: JSON.stringify(command.options),
+      type: command.type,
+      default_member_permissions: command.defaultMemberPermissions,
+      integration_types: command.integrationTypes,
+      contexts: command.contexts,
+    })
     .where('id', '=', command.id)
     .execute();
 }

@@ -46,7 +46,7 @@ export function registerCommandsApi(app: App, services: Services): void {
         tags: ['Commands'],
         summary: "Overwrite the application's commands",
         description:
-          'Issue #4 bulk overwrite: the body is the complete list (at most 100); commands missing from it are deleted, commands keeping their name keep their id. All or nothing: any problem is a 50035 and nothing changes.',
+          'Issue #4 bulk overwrite: the body is the complete list (at most 100); commands missing from it are deleted, commands keeping their name keep their id. Where and by whom each may be used, as Discord: default_member_permissions, integration_types, contexts (or the older dm_permission). All or nothing: any problem is a 50035 and nothing changes.',
         security: [{ bot: [] }],
         params: CommandParams,
         body: CommandsPutBody,

@@ -21,6 +21,10 @@ export const CommandInputBody = Type.Object(
     description: Type.String({ description: '1–100 characters' }),
     options: Type.Optional(Type.Array(CommandOption, { maxItems: COMMAND_OPTIONS_MAX })),
     type: Type.Optional(Type.Literal(1, { description: '1: chat input command (the default and only type)' })),
+    default_member_permissions: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Permission bits (decimal) a member needs to see and use it in a server; "0": administrators only; null: anyone with Use application commands' })),
+    integration_types: Type.Optional(Type.Union([Type.Array(Type.Integer({ minimum: 0, maximum: 1 })), Type.Null()], { description: 'Install types it runs under: 0 server install, 1 user install (DMs with the bot); default both' })),
+    contexts: Type.Optional(Type.Union([Type.Array(Type.Integer({ minimum: 0, maximum: 2 })), Type.Null()], { description: 'Where it may be used: 0 server channel, 1 DM with the bot, 2 group DM; default everywhere' })),
+    dm_permission: Type.Optional(Type.Boolean({ description: 'Older form of contexts: false keeps it out of DMs when contexts is not sent' })),
   },
   { additionalProperties: true },
 );

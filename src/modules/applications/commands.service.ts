@@ -53,7 +53,7 @@ export async function overwriteCommands(deps: Deps, acting: Acting, appId: strin
     for (const input of checked.value) {
       const before = existing.get(input.name);
       if (before) {
-        const command = { ...before, description: input.description, options: input.options, type: input.type };
+        const command = { ...before, ...input };
         await updateCommand(trx, command);
         result.push(command);
       } else {

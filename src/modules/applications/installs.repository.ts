@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
@@ -133,21 +133,33 @@ export interface InstalledCommandRow {
   applicationId: string;
   applicationName: string;
   botUserId: string;
-  command: { id: string; name: string; type: number; options: Record<string, unknown>[] };
+  command: { id: string; name: string; type: number; options: Record<string, unknown>[]; defaultMemberPermissions: string | null };
 }
 
 // The server's installs in the order listServerInstallRows lists them, narrowed to those whose
-// commands are on, whose app has a bot and has a command of that name (unique per app).
+// commands are on, whose app has a bot and has a command of that name (unique per app) that runs
+// under a server install (integration type 0) in a server channel (context 0): bit 0 of each set.
 const installedCommandByName = prepareQuery<{ serverId: string; name: string }>()((db, v) =>
   db
     .selectFrom('server_installs')
     .innerJoin('applications', 'applications.id', 'server_installs.application_id')
     .innerJoin('application_commands', 'application_commands.application_id', 'server_installs.application_id')
-    .select(['server_installs.application_id', 'applications.name as application_name', 'applications.bot_user_id', 'application_commands.id as command_id', 'application_commands.name as command_name', 'application_commands.type', 'application_commands.options'])
+    .select([
+      'server_installs.application_id',
+      'applications.name as application_name',
+      'applications.bot_user_id',
+      'application_commands.id as command_id',
+      'application_commands.name as command_name',
+      'application_commands.type',
+      'application_commands.options',
+      'application_commands.default_member_permissions',
+    ])
     .where('server_installs.server_id', '=', v.serverId)
     .where('server_installs.commands', '=', 1)
     .where('applications.bot_user_id', 'is not', null)
     .where('application_commands.name', '=', v.name)
+    .where(sql<boolean>`(application_commands.integration_types is null or (application_commands.integration_types & 1) <> 0)`)
+    .where(sql<boolean>`(application_commands.contexts is null or (application_commands.contexts & 1) <> 0)`)
     .orderBy('server_installs.created_at')
     .orderBy('server_installs.application_id')
     .limit(1),
@@ -165,7 +177,13 @@ export async function installedCommandRow(db: Db, serverId: string, name: string
     applicationId: toId(row.application_id),
     applicationName: row.application_name,
     botUserId: toId(row.bot_user_id),
-    command: { id: toId(row.command_id), name: row.command_name, type: toNum(row.type), options: JSON.parse(row.options) as Record<string, unknown>[] },
+    command: {
+      id: toId(row.command_id),
+      name: row.command_name,
+      type: toNum(row.type),
+      options: JSON.parse(row.options) as Record<string, unknown>[],
+      defaultMemberPermissions: row.default_member_permissions,
+    },
   };
 }
 

@@ -5,8 +5,10 @@ import { Permission } from '../../core/permissions.js';
 import { isSnowflake } from '../../core/snowflake.js';
 import type { Deps } from '../../deps.js';
 import { callInteractionsEndpoint, logInteractionDelivery } from '../app-events/app-events.service.js';
+import { commandAvailable, memberMayUse, neededPermissions, type CommandPlace, type CommandView } from '../applications/bots.js';
 import { listApplicationCommands } from '../applications/commands.service.js';
 import { installedCommandNamed, listServerInstalls } from '../applications/installs.service.js';
+import { permissionLabelList } from '../applications/installs.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
 import { check } from '../directory/policy.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
@@ -42,7 +44,7 @@ interface Reachable {
   applicationId: string;
   appName: string;
   botUserId: string;
-  command: { id: string; name: string; type: number; options: Record<string, unknown>[] };
+  command: { id: string; name: string; type: number; options: Record<string, unknown>[]; defaultMemberPermissions: string | null };
 }
 
 /**
@@ -68,7 +70,7 @@ async function reachableApps(deps: Deps, channel: { id: string; serverId: string
   if (channel.serverId === null) {
     const bot = await dmBotOf(deps, channel.id, personId);
     if (!bot || !(await isUserInstalled(deps, bot.applicationId, personId))) return [];
-    const commands = await listApplicationCommands(deps, bot.applicationId);
+    const commands = (await listApplicationCommands(deps, bot.applicationId)).filter((c) => commandAvailable(c, 'bot-dm'));
     return [{ applicationId: bot.applicationId, appName: bot.name, botUserId: bot.botUserId, commandNames: commands.map((c) => c.name) }];
   }
   return (await listServerInstalls(deps, channel.serverId)).flatMap((install) => {
@@ -86,8 +88,11 @@ async function reachableCommand(deps: Deps, channel: { id: string; serverId: str
   }
   for (const app of await reachableApps(deps, channel, personId)) {
     if (!app.commandNames.includes(name)) continue;
-    const command = (await listApplicationCommands(deps, app.applicationId)).find((c) => c.name === name);
-    if (command) return { applicationId: app.applicationId, appName: app.appName, botUserId: app.botUserId, command: { id: command.id, name: command.name, type: command.type, options: command.options } };
+    const command = (await listApplicationCommands(deps, app.applicationId)).find((c) => c.name === name && commandAvailable(c, 'bot-dm'));
+    if (command) {
+      const { id, type, options, defaultMemberPermissions } = command;
+      return { applicationId: app.applicationId, appName: app.appName, botUserId: app.botUserId, command: { id, name, type, options, defaultMemberPermissions } };
+    }
   }
   return undefined;
 }
@@ -95,13 +100,16 @@ async function reachableCommand(deps: Deps, channel: { id: string; serverId: str
 /**
  * What the composer's `/` list offers `personId` in the channel (issue #40 §2): the commands a
  * typed `/name` would run there, with their app, description and options. The caller has checked
- * that the person may view the channel; in a server the list is empty without Use application
- * commands (`mayUseCommands`), which invoking would refuse.
+ * that the person may view the channel and passes what they hold in its server (`held`; undefined
+ * in a DM): without Use application commands the list is empty, as invoking would be refused,
+ * and a command whose `default_member_permissions` they lack is left out, as on Discord.
  */
-export async function commandsForComposer(deps: Deps, channel: { id: string; serverId: string | null }, personId: string, mayUseCommands: boolean): Promise<ComposerCommand[]> {
-  if (!mayUseCommands) return [];
+export async function commandsForComposer(deps: Deps, channel: { id: string; serverId: string | null }, personId: string, held: bigint | undefined): Promise<ComposerCommand[]> {
+  if (channel.serverId !== null && (held === undefined || (held & Permission.USE_APPLICATION_COMMANDS) === 0n)) return [];
+  const place: CommandPlace = channel.serverId === null ? 'bot-dm' : 'server';
+  const usable = (c: CommandView) => commandAvailable(c, place) && (held === undefined || memberMayUse(c.defaultMemberPermissions, held));
   const apps = await reachableApps(deps, channel, personId);
-  const withCommands = await Promise.all(apps.map(async (app) => ({ appName: app.appName, commands: await listApplicationCommands(deps, app.applicationId) })));
+  const withCommands = await Promise.all(apps.map(async (app) => ({ appName: app.appName, commands: (await listApplicationCommands(deps, app.applicationId)).filter(usable) })));
   return composerCommands(withCommands);
 }
 
@@ -140,6 +148,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       : given !== undefined
         ? check({ actor, held: given.permissions }, need, ApiErrors.unknownChannel)
         : await authorize(deps, actor, serverId, need, ApiErrors.unknownChannel);
+  // Discord's default_member_permissions: the member needs those bits here (Administrators always may).
+  if (permissions !== undefined && !memberMayUse(reachable.command.defaultMemberPermissions, permissions)) throw commandNeeds(reachable.command.name, reachable.command.defaultMemberPermissions);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
   const limited = await invocationLimited(deps, reachable.applicationId, channel.id, actor.id);
@@ -200,6 +210,15 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
     await logInteractionDelivery(deps, reachable.applicationId, `/${commandName}`, answer, `The answer could not be posted: ${error.message}.`);
     return { kind: 'failed', sentence: CANNOT_POST, commandName };
   }
+}
+
+/**
+ * The refusal of a command the member may not use (403 50013, shown beside the composer with what
+ * they typed): which permission it needs, or that it is for administrators.
+ */
+function commandNeeds(name: string, defaultMemberPermissions: string | null): ApiError {
+  const needed = neededPermissions(defaultMemberPermissions ?? '0');
+  return new ApiError(403, 50013, needed === 0n ? `Only administrators can use /${name} here.` : `You need the ${permissionLabelList(needed).join(', ')} permission to use /${name} here.`);
 }
 
 /** A DM interaction's context: the invoker as `user`, context 1 (BOT_DM), the person's user install. */

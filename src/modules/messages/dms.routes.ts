@@ -51,7 +51,7 @@ export function registerDmPages(pages: App, services: Services): void {
         throw error;
       });
       // Issue #40 §2: the commands of the bot's app when the person user-installed it.
-      const commands = await commandsForComposer(services, { id: conversation.channelId, serverId: null }, viewerId, true);
+      const commands = await commandsForComposer(services, { id: conversation.channelId, serverId: null }, viewerId, undefined);
       return sendHtml(reply, dmConversationPage({ ctx: signedInContext(request, services), conversation, now: services.clock.now(), composer: { ...composer, commands } }), status);
     }
 

@@ -65,7 +65,7 @@ function channelView(services: Services) {
       rights: { viewerId: request.signedInViewer.id, manageMessages: has(permissions, Permission.MANAGE_MESSAGES) },
       ...(failed ? { error: failed.error, content: failed.content } : {}),
       ...(has(permissions, Permission.SEND_MESSAGES)
-        ? { commands: await commandsForComposer(services, channel, request.signedInViewer.id, has(permissions, Permission.USE_APPLICATION_COMMANDS)) }
+        ? { commands: await commandsForComposer(services, channel, request.signedInViewer.id, permissions) }
         : {}),
     });
     return sendHtml(reply, markup, failed?.status ?? 200);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { CommandView } from '../applications/bots.js';
 import type { AttachmentResource } from '../files/attachments.js';
 import { ATTACHMENT_SCHEME, type Embed } from '../messages/embed.js';
 import { parseStoredImage } from './uploaded-images.js';
@@ -421,12 +422,14 @@ export interface CommandResource {
   options: Record<string, unknown>[];
   /** Discord's version: the id, since a command keeps its id when overwritten. */
   version: string;
-  default_member_permissions: null;
-  dm_permission: true;
+  default_member_permissions: string | null;
+  dm_permission: boolean;
+  integration_types: number[];
+  contexts: number[] | null;
   nsfw: false;
 }
 
-export function presentCommand(c: { id: string; applicationId: string; name: string; description: string; options: Record<string, unknown>[]; type: number }): CommandResource {
+export function presentCommand(c: CommandView): CommandResource {
   return {
     id: c.id,
     type: c.type,
@@ -435,8 +438,11 @@ export function presentCommand(c: { id: string; applicationId: string; name: str
     description: c.description,
     options: c.options,
     version: c.id,
-    default_member_permissions: null,
-    dm_permission: true,
+    default_member_permissions: c.defaultMemberPermissions,
+    // Discord's older field, read from `contexts`: 1 is a DM with the bot.
+    dm_permission: c.contexts === null || c.contexts.includes(1),
+    integration_types: c.integrationTypes,
+    contexts: c.contexts,
     nsfw: false,
   };
 }

@@ -35,6 +35,7 @@ import * as deviceCodes from './2026-11-29-70-device-codes.js';
 import * as delegatedScopes from './2026-12-01-10-delegated-scopes.js';
 import * as interactionTokens from './2026-11-30-10-interaction-tokens.js';
 import * as ephemeralMessages from './2026-12-02-10-ephemeral-messages.js';
+import * as commandContexts from './2026-12-02-20-command-contexts.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-40-client-metadata-documents': clientMetadataDocuments,
   '2026-12-01-10-delegated-scopes': delegatedScopes,
   '2026-12-02-10-ephemeral-messages': ephemeralMessages,
+  '2026-12-02-20-command-contexts': commandContexts,
 };
