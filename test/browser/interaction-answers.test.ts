@@ -21,7 +21,7 @@ warnIfChromiumMissing('test/browser/interaction-answers.test.ts');
  * under "Ada Lovelace used /think"; when the app (discord-interactions' verifyKeyMiddleware,
  * @discordjs/core's interactions API) edits @original and follows up, the open page updates live,
  * each answer keeping its "used /think" line; an ephemeral follow-up arrives live marked "Only you
- * can see this".
+ * can see this", and "Dismiss message" removes it in place.
  */
 
 const PASSWORD = 'correct horse battery 9';
@@ -106,6 +106,12 @@ describe.skipIf(!chromiumAvailable)('deferred answers in the channel view (Chrom
     await whisper.waitFor();
     expect(await whisper.innerText()).toContain('Only you can see this');
     expect(await whisper.getByRole('button').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'interaction-ephemeral', { fullPage: false });
+    // Discord's "Dismiss message": gone at once, without leaving the page.
+    await whisper.getByRole('link', { name: 'Dismiss message' }).click();
+    await whisper.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(`/channels/${channelId}`);
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'interaction-answered-dark', { fullPage: false });

@@ -328,6 +328,37 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     expect(expired.json()).toMatchObject({ code: 50027, message: 'Invalid Webhook Token' });
   });
 
+  it('Dismiss message: the one reader of an ephemeral message removes it from their view (the page script gets 204, a form 303); anyone else gets 404; the app’s later edit is 10008', async () => {
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/whisper')).statusCode).toBe(303);
+    const interaction = last();
+    const id = ((await original(interaction)).json() as { id: string }).id;
+    const dismiss = `${channelPath()}/messages/${id}/dismiss`;
+    expect((await owner.agent.get(channelPath())).body).toContain(`<a href="${dismiss}" data-dismiss>Dismiss message</a>`);
+    const stranger = await given.signedIn(t, { username: 'stranger' });
+    await addMember(t.services, operatorActing(), channel.serverId as string, stranger.person.id);
+    expect((await stranger.agent.get(dismiss)).statusCode).toBe(404);
+    expect((await stranger.agent.submit(channelPath(), dismiss, {})).statusCode).toBe(404);
+    const confirm = await owner.agent.get(dismiss);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain('Dismiss this message?');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(confirm.body)?.[1] ?? '';
+    const byScript = await owner.agent.postRaw(dismiss, { _csrf: csrf }, { accept: 'application/json' });
+    expect(byScript.statusCode).toBe(204);
+    expect((await owner.agent.get(channelPath())).body).not.toContain(`id="m${id}"`);
+    const late = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${interaction.application_id}/${interaction.token}/messages/@original`, payload: { content: 'too late' } });
+    expect(late.statusCode).toBe(404);
+    expect(late.json()).toMatchObject({ code: 10008 });
+    // Without JavaScript: the form's 303 back to the channel.
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/whisper')).statusCode).toBe(303);
+    const second = ((await original(last())).json() as { id: string }).id;
+    const byForm = await owner.agent.submit(`${channelPath()}/messages/${second}/dismiss`, `${channelPath()}/messages/${second}/dismiss`, {});
+    expect(byForm.statusCode).toBe(303);
+    expect(byForm.headers.location).toBe(channelPath());
+    expect((await owner.agent.get(channelPath())).body).not.toContain(`id="m${second}"`);
+  });
+
   it('an ephemeral answer lasts as long as its token: after 15 minutes it is on no page', async () => {
     t.clock.advance(10_000);
     expect((await send(owner.agent, '/whisper')).statusCode).toBe(303);

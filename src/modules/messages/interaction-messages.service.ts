@@ -1,5 +1,5 @@
 import type { Acting } from '../../core/acting.js';
-import type { Actor } from '../../core/actor.js';
+import type { Actor, PersonActor } from '../../core/actor.js';
 import { ApiErrors } from '../../core/errors.js';
 import type { Deps } from '../../deps.js';
 import { emitted } from '../../events/event-bus.js';
@@ -10,7 +10,9 @@ import { clearLoading, deleteMessageInteraction, findMessageInteraction, insertM
 import { deleteEphemeralMessage, findEphemeralMessage, insertEphemeralMessage, updateEphemeralMessage, type StoredEphemeral } from './ephemeral-messages.repository.js';
 import { findStoredMessage, insertMessage } from './messages.repository.js';
 import { requireMayPost } from './messages.service.js';
-import type { StoredMessage } from './messages.js';
+import { interactionMessageView, type MessageView, type StoredMessage } from './messages.js';
+import type { Channel } from '../directory/channels.js';
+import { isSnowflake } from '../../core/snowflake.js';
 
 type BotActor = Extract<Actor, { kind: 'bot' }>;
 
@@ -173,4 +175,24 @@ export async function removeEphemeralMessage(deps: Deps, acting: Acting<BotActor
   await removeFilesOfMessages(deps, [messageId]);
   await emitted(deps, acting, { type: 'message.ephemeral', channelId: current.message.channelId, recipientId: current.recipientId, messageId });
   return true;
+}
+
+/**
+ * Discord's "Dismiss message" (issue #40 §2): the one reader of an ephemeral message removes it
+ * from their views (every open one, live); the app's later edits of it are then 10008, as for a
+ * message it deleted. Anyone else, or a message not of this channel, gets 10008: an ephemeral
+ * message's existence does not leak.
+ */
+export async function ephemeralToDismiss(deps: Deps, personId: string, channelId: string, messageId: string): Promise<{ channel: Channel; message: MessageView }> {
+  const found = isSnowflake(messageId) ? await readEphemeralMessage(deps, messageId) : undefined;
+  if (!found || found.recipientId !== personId || found.message.channelId !== channelId) throw ApiErrors.unknownMessage();
+  return { channel: await channelOf(deps, channelId), message: interactionMessageView(found) };
+}
+
+export async function dismissEphemeralMessage(deps: Deps, acting: Acting<PersonActor>, channelId: string, messageId: string): Promise<{ channel: Channel }> {
+  const { channel } = await ephemeralToDismiss(deps, acting.actor.id, channelId, messageId);
+  if (!(await deleteEphemeralMessage(deps.db, messageId))) throw ApiErrors.unknownMessage();
+  await removeFilesOfMessages(deps, [messageId]);
+  await emitted(deps, acting, { type: 'message.ephemeral', channelId, recipientId: acting.actor.id, messageId });
+  return { channel };
 }

@@ -79,3 +79,24 @@ ${dangerForm(ctx.csrfToken, `${messageUrl(message)}/delete`, 'Delete message', `
 </div>`,
   );
 }
+
+/**
+ * GET /channels/:channelId/messages/:messageId/dismiss (issue #40 §2): without JavaScript, the
+ * ephemeral message's reader confirms Discord's "Dismiss message" (message-actions.js posts at once).
+ */
+export function confirmDismissPage(input: MessageScreenInput): string {
+  const { ctx, channel, message } = input;
+  return page(
+    ctx,
+    'Dismiss message',
+    html`<div class="card">
+<h1>Dismiss this message?</h1>
+<p>Only you can see this answer of <strong>${message.author.name}</strong>. Dismissed, it is gone from your view.</p>
+${shown(message)}
+<form method="post" action="${messageUrl(message)}/dismiss">
+${csrfField(ctx.csrfToken)}
+<div class="actions"><button type="submit">Dismiss message</button><a class="button secondary" href="${conversationUrl(channel)}#m${message.id}">Cancel</a></div>
+</form>
+</div>`,
+  );
+}

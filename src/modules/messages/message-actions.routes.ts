@@ -5,7 +5,8 @@ import type { Services } from '../../deps.js';
 import { personActing } from '../../http/acting.js';
 import { formErrorMessage } from '../../web/components.js';
 import { actorOf, sendHtml, signedInContext, signedInPages } from '../../http/pages.js';
-import { confirmDeleteMessagePage, conversationUrl, editMessagePage } from './message-actions.page.js';
+import { confirmDeleteMessagePage, confirmDismissPage, conversationUrl, editMessagePage } from './message-actions.page.js';
+import { dismissEphemeralMessage, ephemeralToDismiss } from './interaction-messages.service.js';
 import { DeleteMessageBody, EditMessageBody, MessageParams } from './message-actions.schemas.js';
 import { deleteMessage, editMessage, messageToDelete, messageToEdit } from './message-actions.service.js';
 import { messageItem } from './message-list.page.js';
@@ -20,7 +21,7 @@ export function wantsJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('application/json');
 }
 
-/** Editing and deleting a message (issue #24 "Writing"): forms for pages without JavaScript, JSON for the page scripts. */
+/** Editing and deleting a message (issue #24 "Writing"), and dismissing an app's ephemeral one (issue #40 §2): forms for pages without JavaScript, JSON for the page scripts. */
 export function registerMessageActionPages(pages: App, services: Services): void {
   signedInPages(pages, (scope) => {
     const base = '/channels/:channelId/messages/:messageId';
@@ -54,6 +55,18 @@ export function registerMessageActionPages(pages: App, services: Services): void
       const deleted = await deleteMessage(services, personActing(request, services.clock), request.params.channelId, request.params.messageId);
       if (wantsJson(request)) return reply.code(204).send();
       return reply.redirect(conversationUrl(deleted.channel), 303);
+    });
+
+    // Issue #40 §2: Discord's "Dismiss message" on an ephemeral message, by its one reader.
+    scope.get(`${base}/dismiss`, { schema: { ...hide, params: MessageParams } }, async (request, reply) => {
+      const found = await ephemeralToDismiss(services, request.signedInViewer.id, request.params.channelId, request.params.messageId);
+      return sendHtml(reply, confirmDismissPage({ ctx: signedInContext(request, services), channel: found.channel, message: found.message }));
+    });
+
+    scope.post(`${base}/dismiss`, { schema: { ...hide, params: MessageParams, body: DeleteMessageBody } }, async (request, reply) => {
+      const dismissed = await dismissEphemeralMessage(services, personActing(request, services.clock), request.params.channelId, request.params.messageId);
+      if (wantsJson(request)) return reply.code(204).send();
+      return reply.redirect(conversationUrl(dismissed.channel), 303);
     });
   });
 }

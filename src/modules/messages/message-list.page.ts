@@ -111,7 +111,7 @@ ${m.interaction?.loading ? html`<p class="body thinking" role="status">${m.autho
 ${m.content ? html`<div class="body">${renderMarkdown(m.content)}</div>` : ''}
 ${embedsBlock(m.embeds)}
 ${filesBlock(m.attachments)}
-${m.ephemeral ? html`<p class="ephemeral-note small muted">Only you can see this</p>` : ''}
+${m.ephemeral ? html`<p class="ephemeral-note small muted">Only you can see this · <a href="/channels/${m.channelId}/messages/${m.id}/dismiss" data-dismiss>Dismiss message</a></p>` : ''}
 </div>
 `;
   return { message: m, before: before.value, after: '\n</li>' };

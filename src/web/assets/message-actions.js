@@ -6,7 +6,8 @@
  * Both post with fetch asking for JSON; the answer goes to live.js (`gatehouse:upsert`,
  * `gatehouse:remove`), which also receives other people's edits and deletes over the stream. A
  * refused edit or a lost connection submits the small form as without JavaScript, so the
- * server's own page explains.
+ * server's own page explains. "Dismiss message" on an app's ephemeral message (issue #40 §2)
+ * posts at once, as on Discord; should that fail, its confirmation page takes over.
  */
 (function () {
   var list = document.querySelector("ol.messages[data-live]");
@@ -135,7 +136,24 @@
     });
   }
 
+  function dismiss(link, item) {
+    send(postForm(link.href, "inline-dismiss"))
+      .then(function (response) {
+        if (response.status !== 204) throw new Error("not dismissed");
+        var neighbour = item.nextElementSibling || item.previousElementSibling;
+        list.dispatchEvent(new window.CustomEvent("gatehouse:remove", { detail: item.getAttribute("data-id") }));
+        keepFocusNear(neighbour);
+      })
+      .catch(function () { window.location.href = link.href; });
+  }
+
   list.addEventListener("click", function (event) {
+    var dismissLink = event.target.closest("a[data-dismiss]");
+    if (dismissLink && dismissLink.closest("li.message")) {
+      event.preventDefault();
+      dismiss(dismissLink, dismissLink.closest("li.message"));
+      return;
+    }
     var link = event.target.closest("a[data-edit], a[data-delete]");
     if (!link) return;
     var item = link.closest("li.message");
