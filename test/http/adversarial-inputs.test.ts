@@ -169,7 +169,7 @@ describe('webhook execute reads what the largest real message needs, and no deep
   });
 
   it('deep JSON gets 400 on the other JSON routes too', async () => {
-    const res = await post('/api/v1/applications/1/commands', { ...JSON_TYPE, authorization: 'Bot x' }, '['.repeat(100_000) + ']'.repeat(100_000));
+    const res = await post('/api/v1/applications/1/emojis', { ...JSON_TYPE, authorization: 'Bot x' }, '['.repeat(100_000) + ']'.repeat(100_000));
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe(50109);
   });

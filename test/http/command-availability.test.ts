@@ -30,6 +30,7 @@ describe('where and by whom a command may be used (GATEHOUSE_OUTBOUND_ALLOW_PRIV
   let channel: Channel;
   let appServer: Server;
   const received: string[] = [];
+  let api: API;
   let registered: Array<{ name: string; default_member_permissions?: string | null; integration_types?: number[]; contexts?: number[] | null; dm_permission?: boolean }> = [];
 
   beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('where and by whom a command may be used (GATEHOUSE_OUTBOUND_ALLOW_PRIV
     await addMember(t.services, operatorActing(), made.id, member.person.id);
     await installWithCommands(t, { bot, appName: 'Warden', installerId: owner.person.id, serverId: made.id });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const api = new API(new REST({ api: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`, version: '1', retries: 0 }).setToken(bot.token));
+    api = new API(new REST({ api: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`, version: '1', retries: 0 }).setToken(bot.token));
     registered = await api.applicationCommands.bulkOverwriteGlobalCommands(bot.client.app.id, [
       { name: 'anywhere', description: 'Runs everywhere' },
       { name: 'purge', description: 'For moderators', default_member_permissions: PermissionFlagsBits.ManageMessages.toString() },
@@ -141,5 +142,17 @@ describe('where and by whom a command may be used (GATEHOUSE_OUTBOUND_ALLOW_PRIV
       expect(refused.body).toContain('receives commands here, not messages');
     }
     expect(received.length).toBe(before);
+  });
+
+  it('one command at a time through @discordjs/core (create, edit, delete): the composer follows each change', async () => {
+    const created = await api.applicationCommands.createGlobalCommand(bot.client.app.id, { name: 'audit', description: 'Shows the log', default_member_permissions: PermissionFlagsBits.ManageGuild.toString() });
+    expect(await listIn(member.agent, channelPath())).not.toContain('audit');
+    expect(await listIn(owner.agent, channelPath())).toContain('audit');
+    const edited = await api.applicationCommands.editGlobalCommand(bot.client.app.id, created.id, { default_member_permissions: null });
+    expect(edited).toMatchObject({ id: created.id, name: 'audit', default_member_permissions: null });
+    expect(await listIn(member.agent, channelPath())).toContain('audit');
+    expect((await api.applicationCommands.getGlobalCommand(bot.client.app.id, created.id)).description).toBe('Shows the log');
+    await api.applicationCommands.deleteGlobalCommand(bot.client.app.id, created.id);
+    expect(await listIn(owner.agent, channelPath())).not.toContain('audit');
   });
 });

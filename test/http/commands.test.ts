@@ -173,3 +173,66 @@ describe('PUT and GET /api/v1/applications/{id}/commands (issue #4 "Commands")',
     expect((await put([], client.app.id, 'Bot ghbt_wrong')).statusCode).toBe(401);
   });
 });
+
+describe('one command at a time: POST, GET, PATCH and DELETE /api/v1/applications/{id}/commands[/{command_id}] (issue #40 §2, Discord’s routes)', () => {
+  async function call(method: 'POST' | 'GET' | 'PATCH' | 'DELETE', path: string, body?: unknown, auth = `Bot ${token}`) {
+    // Past the bots' write bucket (10 per 10 s; not under test here).
+    t.clock.advance(10_000);
+    return t.app.inject({ method, url: path, headers: { authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+  }
+
+  it('POST adds a command (201) and, for a name it has, overwrites it keeping its id (200)', async () => {
+    await put([cmd('keep')]);
+    const added = await call('POST', url(client.app.id), { ...cmd('report'), contexts: [0] });
+    expect(added.statusCode).toBe(201);
+    const id = (added.json() as { id: string }).id;
+    expect(added.json()).toMatchObject({ name: 'report', contexts: [0], application_id: client.app.id });
+    const again = await call('POST', url(client.app.id), cmd('report', 'Reports again'));
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ id, description: 'Reports again', contexts: null });
+    expect((await get()).json<{ name: string }[]>().map((c) => c.name)).toEqual(['keep', 'report']);
+    const bad = await call('POST', url(client.app.id), { name: 'Bad Name', description: '' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 50035, errors: { name: { _errors: [{ code: 'APPLICATION_COMMAND_INVALID_NAME' }] }, description: { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH' }] } } });
+    expect((await call('POST', url(client.app.id), [cmd('list')])).statusCode).toBe(400);
+  });
+
+  it('POST past 100 commands is Discord’s 400 30032 and adds nothing', async () => {
+    await put(Array.from({ length: 100 }, (_, i) => cmd(`c${i}`)));
+    const refused = await call('POST', url(client.app.id), cmd('one-more'));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 30032 });
+    expect((await get()).json<unknown[]>()).toHaveLength(100);
+    // Overwriting one of the 100 is not adding.
+    expect((await call('POST', url(client.app.id), cmd('c0', 'Still here'))).statusCode).toBe(200);
+  });
+
+  it('GET and PATCH one command: the fields sent replace its own, checked as a whole; a taken name is 50035; an unknown id 10063', async () => {
+    const [first, second] = (await put([cmd('alpha'), cmd('beta')])).json<{ id: string }[]>();
+    const one = `${url(client.app.id)}/${first?.id}`;
+    expect((await call('GET', one)).json()).toMatchObject({ id: first?.id, name: 'alpha' });
+    const renamed = await call('PATCH', one, { name: 'gamma', default_member_permissions: '32' });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json()).toMatchObject({ id: first?.id, name: 'gamma', description: 'Does alpha', default_member_permissions: '32' });
+    expect((await call('PATCH', one, { dm_permission: false })).json()).toMatchObject({ contexts: [0], dm_permission: false, default_member_permissions: '32' });
+    const taken = await call('PATCH', one, { name: 'beta' });
+    expect(taken.statusCode).toBe(400);
+    expect(taken.json()).toMatchObject({ code: 50035, errors: { name: { _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME' }] } } });
+    expect((await call('PATCH', one, { description: '' })).statusCode).toBe(400);
+    expect((await get()).json<{ id: string; name: string }[]>().map((c) => c.name)).toEqual(['beta', 'gamma']);
+    for (const missing of [`${url(client.app.id)}/1234567890123456789`, `${url(client.app.id)}/nope`]) {
+      expect((await call('GET', missing)).json()).toMatchObject({ code: 10063 });
+      expect((await call('PATCH', missing, { description: 'x' })).json()).toMatchObject({ code: 10063 });
+    }
+    expect((await call('GET', `${url(client.app.id)}/${second?.id}`, undefined, `Bot ${other.token}`)).statusCode).toBe(403);
+  });
+
+  it('DELETE one command: 204, then 10063; another app’s bot gets 403', async () => {
+    const [only] = (await put([cmd('solo')])).json<{ id: string }[]>();
+    const one = `${url(client.app.id)}/${only?.id}`;
+    expect((await call('DELETE', one, undefined, `Bot ${other.token}`)).statusCode).toBe(403);
+    expect((await call('DELETE', one)).statusCode).toBe(204);
+    expect((await get()).json()).toEqual([]);
+    expect((await call('DELETE', one)).json()).toMatchObject({ code: 10063 });
+  });
+});

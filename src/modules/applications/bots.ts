@@ -292,31 +292,66 @@ export function checkCommands(body: unknown): { ok: true; value: CommandInput[] 
   const seen = new Set<string>();
   const commands: CommandInput[] = [];
   body.forEach((item: unknown, index) => {
-    if (!isObject(item)) {
-      problems.push({ path: [index], code: 'BASE_TYPE_BAD_TYPE', message: 'Must be an object.' });
-      return;
-    }
-    const name = checkName(item['name'], [index, 'name'], problems);
-    const description = checkDescription(item['description'], [index, 'description'], problems);
-    const options = checkOptions(item['options'], [index, 'options'], problems);
-    const rawType = item['type'] ?? COMMAND_TYPE_CHAT_INPUT;
-    if (rawType !== COMMAND_TYPE_CHAT_INPUT) {
-      problems.push({ path: [index, 'type'], code: 'BASE_TYPE_CHOICES', message: 'Only chat input commands (type 1) are supported.' });
-    }
+    const command = checkCommandObject(item, [index], problems);
+    // A valid name is checked for repeats even when another field of its command is refused.
+    const name = command?.name ?? (isObject(item) ? checkName(item['name'], [], []) : undefined);
     if (name !== undefined) {
       if (seen.has(name)) problems.push({ path: [index, 'name'], code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: `Another command in this list is also named "${name}".` });
       seen.add(name);
     }
-    const defaultMemberPermissions = checkMemberPermissions(item['default_member_permissions'], [index, 'default_member_permissions'], problems);
-    const integrationTypes = checkValueList(item['integration_types'], [index, 'integration_types'], problems, COMMAND_INTEGRATION_TYPES);
-    const listedContexts = checkValueList(item['contexts'], [index, 'contexts'], problems, COMMAND_CONTEXTS);
-    const dmPermission = item['dm_permission'];
-    if (dmPermission !== undefined && dmPermission !== null && typeof dmPermission !== 'boolean') problems.push({ path: [index, 'dm_permission'], code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a boolean.' });
-    // Discord: dm_permission false keeps a command out of DMs; `contexts`, its successor, wins when sent.
-    const contexts = listedContexts ?? (dmPermission === false ? 1 << 0 : null);
-    if (name !== undefined && description !== undefined) commands.push({ name, description, options, type: COMMAND_TYPE_CHAT_INPUT, defaultMemberPermissions, integrationTypes, contexts });
+    if (command) commands.push(command);
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: commands };
+}
+
+/** One command, as POST /api/v1/applications/{id}/commands and its PATCH (merged) take it; problems at their paths in it. */
+export function checkCommand(body: unknown): { ok: true; value: CommandInput } | { ok: false; problems: CommandProblem[] } {
+  const problems: CommandProblem[] = [];
+  const command = checkCommandObject(body, [], problems);
+  return command && problems.length === 0 ? { ok: true, value: command } : { ok: false, problems };
+}
+
+/** One command object at `at` of a body: its fields checked (every problem added), or undefined. */
+function checkCommandObject(item: unknown, at: (string | number)[], problems: CommandProblem[]): CommandInput | undefined {
+  if (!isObject(item)) {
+    problems.push({ path: at, code: 'BASE_TYPE_BAD_TYPE', message: 'Must be an object.' });
+    return undefined;
+  }
+  const name = checkName(item['name'], [...at, 'name'], problems);
+  const description = checkDescription(item['description'], [...at, 'description'], problems);
+  const options = checkOptions(item['options'], [...at, 'options'], problems);
+  const rawType = item['type'] ?? COMMAND_TYPE_CHAT_INPUT;
+  if (rawType !== COMMAND_TYPE_CHAT_INPUT) {
+    problems.push({ path: [...at, 'type'], code: 'BASE_TYPE_CHOICES', message: 'Only chat input commands (type 1) are supported.' });
+  }
+  const defaultMemberPermissions = checkMemberPermissions(item['default_member_permissions'], [...at, 'default_member_permissions'], problems);
+  const integrationTypes = checkValueList(item['integration_types'], [...at, 'integration_types'], problems, COMMAND_INTEGRATION_TYPES);
+  const listedContexts = checkValueList(item['contexts'], [...at, 'contexts'], problems, COMMAND_CONTEXTS);
+  const dmPermission = item['dm_permission'];
+  if (dmPermission !== undefined && dmPermission !== null && typeof dmPermission !== 'boolean') problems.push({ path: [...at, 'dm_permission'], code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a boolean.' });
+  // Discord: dm_permission false keeps a command out of DMs; `contexts`, its successor, wins when sent.
+  const contexts = listedContexts ?? (dmPermission === false ? 1 << 0 : null);
+  if (name === undefined || description === undefined) return undefined;
+  return { name, description, options, type: COMMAND_TYPE_CHAT_INPUT, defaultMemberPermissions, integrationTypes, contexts };
+}
+
+/**
+ * A stored command as the body that would make it, with `changes` (a PATCH body) laid over it:
+ * what PATCH /api/v1/applications/{id}/commands/{command_id} checks as a whole. A `dm_permission`
+ * without `contexts` replaces the stored contexts, as it would have on creation.
+ */
+export function patchedCommandBody(command: ApplicationCommand, changes: Record<string, unknown>): Record<string, unknown> {
+  const stored = {
+    name: command.name,
+    description: command.description,
+    options: command.options,
+    type: command.type,
+    default_member_permissions: command.defaultMemberPermissions,
+    integration_types: command.integrationTypes === null ? null : listOf(command.integrationTypes),
+    contexts: command.contexts === null ? null : listOf(command.contexts),
+  };
+  const contexts = 'dm_permission' in changes && !('contexts' in changes) ? { contexts: null } : {};
+  return { ...stored, ...contexts, ...changes };
 }
 
 /** Scopes that install something and need no redirect back to the app (SPEC §1.3, §5.2). */

@@ -46,11 +46,12 @@ export async function insertCommand(db: Db, command: ApplicationCommand): Promis
     .execute();
 }
 
-/** Rewrites a command's description, options, type and where it may be used; its id and name stay. */
+/** Rewrites a command (a PATCH may rename it: the caller has checked the name is free); its id stays. */
 export async function updateCommand(db: Db, command: ApplicationCommand): Promise<void> {
   await db
     .updateTable('application_commands')
     .set({
+      name: command.name,
       description: command.description,
       options: JSON.stringify(command.options),
       type: command.type,
@@ -67,4 +68,10 @@ export async function deleteCommandsExcept(db: Db, applicationId: string, keep: 
   let query = db.deleteFrom('application_commands').where('application_id', '=', applicationId);
   if (keep.length > 0) query = query.where('name', 'not in', [...keep]);
   await query.execute();
+}
+
+/** Deletes one of the application's commands; false when it has none with that id. */
+export async function deleteCommand(db: Db, applicationId: string, commandId: string): Promise<boolean> {
+  const result = await db.deleteFrom('application_commands').where('application_id', '=', applicationId).where('id', '=', commandId).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }

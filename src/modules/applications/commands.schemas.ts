@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { CommandResourceListBody } from '../resources/resources.schemas.js';
+import { CommandResourceBody, CommandResourceListBody } from '../resources/resources.schemas.js';
 import { COMMAND_OPTIONS_MAX, COMMANDS_MAX } from './bots.js';
 
 /** TypeBox schemas of the commands API (issue #4). They document; the service checks the body. */
 
 export const CommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }) });
+
+export const OneCommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }), commandId: Type.String({ description: 'The command id' }) });
 
 const CommandOption = Type.Object(
   {
@@ -33,3 +35,8 @@ export const CommandsPutBody = Type.Array(CommandInputBody, { maxItems: COMMANDS
 
 export const CommandListBody = CommandResourceListBody;
 
+
+export const CommandBody = CommandResourceBody;
+
+/** PATCH: any of the create fields; those sent replace the command's. */
+export const CommandPatchBody = Type.Partial(CommandInputBody);
