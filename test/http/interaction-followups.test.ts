@@ -63,6 +63,7 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
       { name: 'ping', description: 'Answers at once' },
       { name: 'respond', description: 'Answers through the callback route with with_response' },
       { name: 'respondlater', description: 'Defers through the callback route with with_response' },
+      { name: 'respondquietly', description: 'Answers the invoker alone through the callback route with with_response' },
       ],
     });
 
@@ -83,10 +84,13 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
             .catch(() => res.status(500).end());
         case 'respond':
         case 'respondlater':
+        case 'respondquietly':
           // @discordjs/core's with_response: the callback answers Discord's interaction callback response.
           return void (body.data.name === 'respond'
             ? api.interactions.reply(body.id, body.token, { content: 'Answered with the response', embeds: [{ title: 'Receipt' }], with_response: true })
-            : api.interactions.defer(body.id, body.token, { with_response: true })
+            : body.data.name === 'respondquietly'
+              ? api.interactions.reply(body.id, body.token, { content: 'Between us', flags: 64, with_response: true })
+              : api.interactions.defer(body.id, body.token, { with_response: true })
           )
             .then((response) => {
               callbackResponses.push(response);
@@ -249,6 +253,12 @@ describe('deferred answers and follow-ups (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for 
     const later = callbackResponses.at(-1) as { interaction: Record<string, unknown>; resource: { type: number; message: Record<string, unknown> } };
     expect(later.interaction).toMatchObject({ id: last().id, response_message_loading: true, response_message_ephemeral: false });
     expect(later.resource).toMatchObject({ type: 5, message: { flags: 128, content: '', interaction_metadata: { name: 'respondlater' } } });
+    t.clock.advance(10_000);
+    expect((await send(owner.agent, '/respondquietly')).statusCode).toBe(303);
+    const quiet = callbackResponses.at(-1) as { interaction: Record<string, unknown>; resource: { type: number; message: Record<string, unknown> } };
+    const stored = (await original(last())).json() as { id: string };
+    expect(quiet.interaction).toEqual({ id: last().id, type: 2, response_message_id: stored.id, response_message_loading: false, response_message_ephemeral: true });
+    expect(quiet.resource).toMatchObject({ type: 4, message: { id: stored.id, flags: 64, content: 'Between us', interaction_metadata: { name: 'respondquietly' } } });
   });
 
   it('without with_response the callback answers 204; a with_response that is not a boolean is 50035 and the answer is not used', async () => {
