@@ -21,10 +21,25 @@ import type { PageAgent } from '../support/page-agent.js';
  */
 
 interface Received {
+  resolved?: never;
+  entitlements?: unknown[];
+  attachment_size_limit?: number;
+  guild?: { id: string; locale: string; features: unknown[] };
   id: string;
   application_id: string;
   type: number;
-  data: { id: string; name: string; type: number; options?: Array<{ name: string; type: number; value: unknown }> };
+  data: {
+    id: string;
+    name: string;
+    type: number;
+    options?: Array<{ name: string; type: number; value: unknown }>;
+    resolved?: {
+      users?: Record<string, { id: string; username: string }>;
+      members?: Record<string, { permissions: string; roles: string[]; user?: unknown }>;
+      roles?: Record<string, { id: string; name: string }>;
+      channels?: Record<string, { id: string; name: string; type: number; permissions: string }>;
+    };
+  };
   guild_id?: string;
   channel_id: string;
   member?: { user: { id: string; username: string }; permissions: string; roles: string[] };
@@ -72,6 +87,16 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
       { name: 'card', description: 'Answers with an embed' },
       { name: 'privatecard', description: 'Answers with an embed to the invoker only' },
       { name: 'badcard', description: 'Answers with an embed that breaks the rules' },
+      {
+        name: 'greet',
+        description: 'Names someone, a role and a channel',
+        options: [
+          { name: 'who', description: 'Whom', type: 6, required: true },
+          { name: 'role', description: 'Which role', type: 8 },
+          { name: 'where', description: 'Which channel', type: 7 },
+          { name: 'either', description: 'A user or a role', type: 9 },
+        ],
+      },
       ],
     });
 
@@ -161,6 +186,43 @@ describe('commands invoked from the composer (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE f
     expect(theirs.statusCode).toBe(200);
     expect(theirs.body).not.toContain('Rolled a d20');
     expect((await history()).some((m) => m.content.includes('d20'))).toBe(false);
+  });
+
+  it('user, role, channel and mentionable options arrive with Discord\'s data.resolved (users, their member objects with permissions, roles, channels), beside entitlements and attachment_size_limit', async () => {
+    t.clock.advance(10_000);
+    const before = received.length;
+    const posted = await send(`/greet who:<@${owner.person.id}> role:<@&${everyoneRoleId}> where:<#${channel.id}> either:${owner.person.id}`);
+    expect(posted.statusCode).toBe(303);
+    const interaction = received[before] as Received;
+    expect(interaction.data.options).toEqual([
+      { name: 'who', type: 6, value: owner.person.id },
+      { name: 'role', type: 8, value: everyoneRoleId },
+      { name: 'where', type: 7, value: channel.id },
+      { name: 'either', type: 9, value: owner.person.id },
+    ]);
+    const resolved = interaction.data.resolved;
+    expect(resolved?.users?.[owner.person.id]).toMatchObject({ id: owner.person.id, username: 'invoker' });
+    expect(resolved?.members?.[owner.person.id]).toMatchObject({ roles: expect.any(Array) });
+    expect(resolved?.members?.[owner.person.id]).not.toHaveProperty('user');
+    expect(BigInt(resolved?.members?.[owner.person.id]?.permissions ?? '0') & Permission.ADMINISTRATOR).toBe(Permission.ADMINISTRATOR);
+    expect(resolved?.roles?.[everyoneRoleId]).toMatchObject({ id: everyoneRoleId, name: '@everyone' });
+    expect(resolved?.channels?.[channel.id]).toMatchObject({ id: channel.id, name: channel.name, type: 0 });
+    expect(interaction).toMatchObject({ entitlements: [], attachment_size_limit: expect.any(Number), guild: { id: channel.serverId, locale: 'en-US', features: [] } });
+  });
+
+  it('an option naming a user who does not exist, or a role or channel of no such kind here, is refused in the composer and nothing is sent', async () => {
+    t.clock.advance(10_000);
+    const before = received.length;
+    const nobody = await send('/greet who:<@1234567890123456789>');
+    expect(nobody.statusCode).toBe(400);
+    expect(nobody.body).toContain('The option who of /greet names no user here.');
+    const otherRole = await send(`/greet who:<@${owner.person.id}> role:<@&1234567890123456789>`);
+    expect(otherRole.statusCode).toBe(400);
+    expect(otherRole.body).toContain('The option role of /greet names no role of this server here.');
+    const notAChannel = await send(`/greet who:<@${owner.person.id}> where:<#${owner.person.id}>`);
+    expect(notAChannel.statusCode).toBe(400);
+    expect(notAChannel.body).toContain('The option where of /greet names no channel of this server here.');
+    expect(received.length).toBe(before);
   });
 
   it('a bad option is refused in the composer with the reason, and nothing is sent', async () => {

@@ -14,7 +14,7 @@ import {
   type RoleResource,
   type UserResource,
 } from '../resources/resources.js';
-import { memberStanding } from './access.service.js';
+import { memberPermissions, memberStanding } from './access.service.js';
 import { listChannels } from './channels.repository.js';
 import { findMember } from './members.repository.js';
 import { findPersonById } from './people.repository.js';
@@ -88,4 +88,60 @@ export async function readUser(deps: Deps, userId: string): Promise<UserResource
   const person = isSnowflake(userId) ? await findPersonById(deps.db, userId) : undefined;
   if (!person) throw ApiErrors.unknownUser();
   return presentUser(person);
+}
+
+/** Who and what an interaction's user, channel, role and mentionable options name (issue #40 §2). */
+export interface OptionTargets {
+  users: readonly string[];
+  channels: readonly string[];
+  roles: readonly string[];
+  /** A user or a role, whichever the id is. */
+  mentionables: readonly string[];
+}
+
+/**
+ * Discord's `data.resolved` of an interaction, for the ids its options name: `users`, in a server
+ * each user's member object without `user` but with their `permissions` there (when they are a
+ * member), `roles` of the server and `channels` of the server with the invoker's permissions
+ * there (`invokerPermissions`; server-wide, as Gatehouse has no overwrites). `missing`: ids that
+ * name nothing of the kind here (a role or channel of another server, a user that does not
+ * exist), which the composer refuses.
+ */
+export async function resolveOptionTargets(deps: Deps, serverId: string | null, targets: OptionTargets, invokerPermissions: bigint): Promise<{ resolved: ResolvedTargets; missing: Array<{ kind: keyof OptionTargets; id: string }> }> {
+  const resolved: ResolvedTargets = {};
+  const missing: Array<{ kind: keyof OptionTargets; id: string }> = [];
+  const [roles, channels] = serverId === null ? [[], []] : await Promise.all([targets.roles.length + targets.mentionables.length > 0 ? listRoles(deps.db, serverId) : [], targets.channels.length > 0 ? listChannels(deps.db, serverId) : []]);
+  const addUser = async (id: string): Promise<boolean> => {
+    const person = isSnowflake(id) ? await findPersonById(deps.db, id) : undefined;
+    if (!person) return false;
+    (resolved.users ??= {})[id] = presentUser(person);
+    const member = serverId === null ? undefined : await findMember(deps.db, serverId, id);
+    if (serverId !== null && member) {
+      const { user: _user, ...withoutUser } = presentMember(member, person);
+      (resolved.members ??= {})[id] = { ...withoutUser, permissions: ((await memberPermissions(deps, serverId, id)) ?? 0n).toString() };
+    }
+    return true;
+  };
+  const addRole = (id: string): boolean => {
+    const role = roles.find((r) => r.id === id);
+    if (role) (resolved.roles ??= {})[id] = presentRole(role);
+    return role !== undefined;
+  };
+  for (const id of targets.users) if (!(await addUser(id))) missing.push({ kind: 'users', id });
+  for (const id of targets.roles) if (!addRole(id)) missing.push({ kind: 'roles', id });
+  for (const id of targets.mentionables) if (!addRole(id) && !(await addUser(id))) missing.push({ kind: 'mentionables', id });
+  for (const id of targets.channels) {
+    const channel = channels.find((c) => c.id === id);
+    if (!channel || serverId === null) missing.push({ kind: 'channels', id });
+    else (resolved.channels ??= {})[id] = { id, name: channel.name, type: presentGuildChannel({ ...channel, serverId }).type, permissions: invokerPermissions.toString() };
+  }
+  return { resolved, missing };
+}
+
+/** Discord's `data.resolved`: only the kinds an interaction's options name are present. */
+export interface ResolvedTargets {
+  users?: Record<string, UserResource>;
+  members?: Record<string, Omit<MemberResource, 'user'> & { permissions: string }>;
+  roles?: Record<string, RoleResource>;
+  channels?: Record<string, { id: string; name: string; type: number; permissions: string }>;
 }

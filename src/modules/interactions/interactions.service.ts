@@ -13,13 +13,13 @@ import { authorize, memberPermissions } from '../directory/access.service.js';
 import { check } from '../directory/policy.js';
 import { isUserInstalled } from '../applications/user-installs.service.js';
 import { getChannel } from '../directory/channels.service.js';
-import { readOwnMember, readUser } from '../directory/guilds.service.js';
+import { readOwnMember, readUser, resolveOptionTargets } from '../directory/guilds.service.js';
 import { dmBotOf } from '../messages/dms.service.js';
 import { readEphemeralMessage, readInteractionMessage, type InteractionMessage } from '../messages/interaction-messages.service.js';
 import { interactionMessageView, type MessageView } from '../messages/messages.js';
 import { interactionNow, newInteractionToken, recordInteraction, useAnswer } from './followups.service.js';
 import type { StoredInteraction } from './interactions.repository.js';
-import { checkAnswer, composerCommands, INVOKE_CHANNEL_RULE, INVOKE_PERSON_RULE, invokeChannelBucketKey, invokePersonBucketKey, InteractionContext, InteractionType, IntegrationType, parseSlashInput, typeOptions, type ComposerCommand } from './interactions.js';
+import { checkAnswer, composerCommands, INVOKE_CHANNEL_RULE, INVOKE_PERSON_RULE, invokeChannelBucketKey, invokePersonBucketKey, InteractionContext, InteractionType, IntegrationType, optionTargets, parseSlashInput, targetMissing, typeOptions, type ComposerCommand } from './interactions.js';
 
 /** Discord's interaction `version`. */
 const INTERACTION_VERSION = 1;
@@ -152,6 +152,12 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
   if (permissions !== undefined && !memberMayUse(reachable.command.defaultMemberPermissions, permissions)) throw commandNeeds(reachable.command.name, reachable.command.defaultMemberPermissions);
   const typed = typeOptions(reachable.command.name, reachable.command.options, input.rest);
   if (!typed.ok) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', typed.message);
+  // Discord's data.resolved: the users, members, roles and channels the options name, which must exist here.
+  const targets = optionTargets(typed.options);
+  const wanted = targets.users.length + targets.channels.length + targets.roles.length + targets.mentionables.length > 0;
+  const resolution = wanted ? await resolveOptionTargets(deps, serverId, targets, permissions ?? 0n) : undefined;
+  const missing = resolution?.missing[0];
+  if (missing !== undefined) throw invalidField(['content'], 'APPLICATION_COMMAND_OPTIONS_INVALID', targetMissing(reachable.command.name, typed.options, missing));
   const limited = await invocationLimited(deps, reachable.applicationId, channel.id, actor.id);
   if (limited !== undefined) return { kind: 'failed', sentence: `You are using ${reachable.appName}'s commands too fast here: try again in ${Math.max(1, Math.ceil(limited / 1000))} s.`, commandName: reachable.command.name };
 
@@ -172,12 +178,16 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       name: reachable.command.name,
       type: reachable.command.type,
       ...(typed.options.length > 0 ? { options: typed.options } : {}),
+      ...(resolution ? { resolved: resolution.resolved } : {}),
     },
     ...where,
     // Issue #40 §2: the token authorizes the callback and follow-ups for 15 minutes (followups.service.ts).
     token: token.plain,
     version: INTERACTION_VERSION,
     locale: 'en-US',
+    // Discord: no SKUs here, and the largest upload a follow-up may carry (GATEHOUSE_ATTACHMENT_MAX_BYTES).
+    entitlements: [],
+    attachment_size_limit: deps.config.attachmentMaxBytes,
   };
 
   const commandName = reachable.command.name;
@@ -242,6 +252,8 @@ async function serverContext(deps: Deps, serverId: string, channelId: string, pe
   const [member, appPermissions] = await Promise.all([readOwnMember(deps, serverId, personId), memberPermissions(deps, serverId, botUserId)]);
   return {
     guild_id: serverId,
+    guild: { id: serverId, locale: 'en-US', features: [] },
+    guild_locale: 'en-US',
     channel_id: channelId,
     member: { ...member, permissions: permissions.toString() },
     app_permissions: (appPermissions ?? 0n).toString(),

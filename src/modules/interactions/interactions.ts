@@ -138,6 +138,31 @@ function typed(option: Record<string, unknown>, raw: string): { ok: true; value:
   }
 }
 
+/** What each kind of target option is called in the composer's refusals. */
+const TARGET_KINDS: Record<number, { field: 'users' | 'channels' | 'roles' | 'mentionables'; what: string }> = {
+  [OptionType.USER]: { field: 'users', what: 'user' },
+  [OptionType.CHANNEL]: { field: 'channels', what: 'channel of this server' },
+  [OptionType.ROLE]: { field: 'roles', what: 'role of this server' },
+  [OptionType.MENTIONABLE]: { field: 'mentionables', what: 'user or role of this server' },
+};
+
+/** The ids a command's user, channel, role and mentionable options name, by kind (Discord's `data.resolved` is made of them). */
+export function optionTargets(options: readonly TypedOption[]): { users: string[]; channels: string[]; roles: string[]; mentionables: string[] } {
+  const targets = { users: [] as string[], channels: [] as string[], roles: [] as string[], mentionables: [] as string[] };
+  for (const option of options) {
+    const kind = TARGET_KINDS[option.type];
+    if (kind && typeof option.value === 'string' && !targets[kind.field].includes(option.value)) targets[kind.field].push(option.value);
+  }
+  return targets;
+}
+
+/** The composer's refusal of the option of kind `missing.kind` naming `missing.id`, which names nothing of that kind here. */
+export function targetMissing(commandName: string, options: readonly TypedOption[], missing: { kind: 'users' | 'channels' | 'roles' | 'mentionables'; id: string }): string {
+  const option = options.find((o) => o.value === missing.id && TARGET_KINDS[o.type]?.field === missing.kind);
+  const what = Object.values(TARGET_KINDS).find((k) => k.field === missing.kind)?.what ?? 'user';
+  return `The option ${option?.name ?? ''} of /${commandName} names no ${what} here.`;
+}
+
 /**
  * Types the `name:value` pairs by the command's options (Discord's option types: string, integer,
  * boolean, user, channel, role, mentionable, number), in the command's order. Refused, with a
