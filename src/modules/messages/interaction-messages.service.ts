@@ -171,9 +171,14 @@ export async function editEphemeralMessage(deps: Deps, acting: Acting<BotActor>,
 export async function removeEphemeralMessage(deps: Deps, acting: Acting<BotActor>, messageId: string): Promise<boolean> {
   const current = await readEphemeralMessage(deps, messageId);
   if (!current || current.message.authorId !== acting.actor.id) return false;
+  return dropEphemeral(deps, acting, current.message.channelId, current.recipientId, messageId);
+}
+
+/** Deletes an ephemeral message and its files and tells its reader's live views; false when it was gone already. */
+async function dropEphemeral(deps: Deps, acting: Acting<Actor>, channelId: string, recipientId: string, messageId: string): Promise<boolean> {
   if (!(await deleteEphemeralMessage(deps.db, messageId))) return false;
   await removeFilesOfMessages(deps, [messageId]);
-  await emitted(deps, acting, { type: 'message.ephemeral', channelId: current.message.channelId, recipientId: current.recipientId, messageId });
+  await emitted(deps, acting, { type: 'message.ephemeral', channelId, recipientId, messageId });
   return true;
 }
 
@@ -191,8 +196,6 @@ export async function ephemeralToDismiss(deps: Deps, personId: string, channelId
 
 export async function dismissEphemeralMessage(deps: Deps, acting: Acting<PersonActor>, channelId: string, messageId: string): Promise<{ channel: Channel }> {
   const { channel } = await ephemeralToDismiss(deps, acting.actor.id, channelId, messageId);
-  if (!(await deleteEphemeralMessage(deps.db, messageId))) throw ApiErrors.unknownMessage();
-  await removeFilesOfMessages(deps, [messageId]);
-  await emitted(deps, acting, { type: 'message.ephemeral', channelId, recipientId: acting.actor.id, messageId });
+  if (!(await dropEphemeral(deps, acting, channelId, acting.actor.id, messageId))) throw ApiErrors.unknownMessage();
   return { channel };
 }

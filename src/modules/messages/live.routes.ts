@@ -11,7 +11,8 @@ import { addressBlock } from '../accounts/sign-in-throttle.js';
 import { BEHIND_EVENT, END_EVENT, KEEP_ALIVE, LiveFrames } from './live.page.js';
 import type { LiveUpdate } from './live.js';
 import { LiveParams, LiveQuery } from './live.schemas.js';
-import { ephemeralCatchUp, ephemeralUpdate, liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
+import { ephemeralUpdate, liveUpdate, mayStillFollow, messagesAfter, requireLiveChannel } from './live.service.js';
+import { ephemeralViews } from './messages.service.js';
 import { rightsIn } from './message-actions.service.js';
 import type { MessageRights } from './message-rights.js';
 import { person } from '../../core/actor.js';
@@ -264,7 +265,9 @@ export function registerLivePages(pages: App, services: Services, options: { hea
     // harmless, the page replaces a message with the same id).
     enqueue(async () => {
       await Promise.all([services.events.ready?.(channel.id), services.events.ready?.(viewer.id)]);
-      const [missed, mine] = await Promise.all([after === '' ? [] : messagesAfter(services, channel.id, after), ephemeralCatchUp(services, viewer.id, channel.id)]);
+      // The viewer's kept ephemeral messages too (issue #40 §2): one filled or edited between the
+      // page's load and this subscription is not missed (the page replaces the same id).
+      const [missed, mine] = await Promise.all([after === '' ? [] : messagesAfter(services, channel.id, after), ephemeralViews(services, viewer.id, channel.id)]);
       return () => {
         if (missed.length > 0) outbox.send(frames.missed(missed, rights));
         if (mine.length > 0) outbox.send(frames.ephemeral(mine, rights));

@@ -10,7 +10,7 @@ import { memberPermissions } from '../directory/servers.service.js';
 import { findDmPair } from './dms.repository.js';
 import type { LiveUpdate } from './live.js';
 import { CHANNEL_VIEW_LIMIT, interactionMessageView, toMessageView, type MessageView } from './messages.js';
-import { findEphemeralMessage, listEphemeralMessages } from './ephemeral-messages.repository.js';
+import { findEphemeralMessage } from './ephemeral-messages.repository.js';
 import { findStoredMessage, listMessagesAfter } from './messages.repository.js';
 import { withFiles } from './messages.service.js';
 
@@ -98,14 +98,4 @@ export async function ephemeralUpdate(deps: Deps, viewerId: string, channelId: s
   if (found.recipientId !== viewerId || found.message.channelId !== channelId) return undefined;
   const [message] = await withFiles(deps, [interactionMessageView({ ...found, ephemeral: true })]);
   return message && { kind: 'message', created: false, message };
-}
-
-/**
- * The viewer's unexpired ephemeral messages in the channel, sent again when a stream connects: one
- * filled or deleted between the page's load and the stream's subscription is not missed (the page
- * replaces a message with the same id).
- */
-export async function ephemeralCatchUp(deps: Deps, viewerId: string, channelId: string): Promise<MessageView[]> {
-  const mine = await listEphemeralMessages(deps.db, viewerId, channelId, deps.clock.now());
-  return withFiles(deps, mine.map((m) => interactionMessageView({ ...m, ephemeral: true })));
 }

@@ -182,12 +182,16 @@ export async function channelHistory(deps: Deps, channelId: string, before?: str
  * and the "New messages" marker are worked out from the channel's messages alone.
  */
 export async function withEphemeral(deps: Deps, viewerId: string, channelId: string, page: { messages: MessageView[]; hasOlder: boolean }): Promise<MessageView[]> {
-  const mine = await listEphemeralMessages(deps.db, viewerId, channelId, deps.clock.now());
   const oldest = page.hasOlder ? page.messages[0]?.id : undefined;
-  const shown = mine.filter((m) => oldest === undefined || newer(m.message.id, oldest));
+  const shown = (await ephemeralViews(deps, viewerId, channelId)).filter((m) => oldest === undefined || newer(m.id, oldest));
   if (shown.length === 0) return page.messages;
-  const views = await withFiles(deps, shown.map((m) => interactionMessageView({ ...m, ephemeral: true })));
-  return [...page.messages, ...views].sort((a, b) => (newer(a.id, b.id) ? 1 : -1));
+  return [...page.messages, ...shown].sort((a, b) => (newer(a.id, b.id) ? 1 : -1));
+}
+
+/** `viewerId`'s unexpired ephemeral messages in a channel, oldest first, as the channel view shows them (with their files). */
+export async function ephemeralViews(deps: Deps, viewerId: string, channelId: string): Promise<MessageView[]> {
+  const mine = await listEphemeralMessages(deps.db, viewerId, channelId, deps.clock.now());
+  return withFiles(deps, mine.map((m) => interactionMessageView({ ...m, ephemeral: true })));
 }
 
 /** Issue #42 §3: the views with their files (one query for all), URLs signed for this viewer now. */
