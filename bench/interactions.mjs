@@ -38,7 +38,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freshDatabase } from './lib/database.mjs';
 import { CookieJar, formFields, pool, request } from './lib/http.mjs';
 import { profileMarkdown, summariseProfile } from './lib/profile.mjs';
-import { BENCH_DIR, cpuMicros, ROOT, startServer } from './lib/processes.mjs';
+import { BENCH_DIR, cpuMicros, ROOT, startInteractionsBare, startServer } from './lib/processes.mjs';
 import { replaceReportSection } from './lib/report.mjs';
 import { cliBatch, OWNER, REDIRECT_URI, signIn } from './lib/seed.mjs';
 
@@ -180,11 +180,12 @@ async function main() {
     });
 
     // Invocation i: person i / 5, channel i / 20 (each within its default limit for the whole run).
-    const invoke = async (i) => {
+    // `target`: Gatehouse, or the bare floor (bench/interactions-bare-server.mjs) in the same run.
+    const invoke = async (i, target = server) => {
       const session = sessions[Math.floor(i / PER_PERSON)];
       const channelId = channels[Math.floor(i / PER_CHANNEL)];
       const sent = nowNs();
-      const res = await request(server.base, { method: 'POST', path: `/channels/${channelId}/messages`, headers: { cookie: session.cookie }, form: [...session.fields, ['content', `/ping n:${i}`]] });
+      const res = await request(target.base, { method: 'POST', path: `/channels/${channelId}/messages`, headers: { cookie: session.cookie }, form: [...session.fields, ['content', `/ping n:${i}`]] });
       const done = nowNs();
       if (res.status !== 303 || res.headers.location !== `/channels/${channelId}#post`) {
         const said = /class="error"[^>]*>([^<]*)/.exec(res.text)?.[1];
@@ -193,13 +194,13 @@ async function main() {
       return { i, sent, done };
     };
     /** Runs invocations `first`…`first + count - 1` as `run` starts them: the two delays of each (ms), server CPU, wall time; `shape` says how they were started. */
-    const measured = async (first, count, shape, run) => {
+    const measured = async (first, count, shape, run, target = server) => {
       await app.ask({ type: 'clear' }, 'cleared');
-      const cpu0 = cpuMicros(server.pid);
+      const cpu0 = cpuMicros(target.pid);
       const started = nowNs();
       const timings = await run(Array.from({ length: count }, (_, k) => first + k));
       const wallS = Number(nowNs() - started) / 1e9;
-      const cpu1 = cpuMicros(server.pid);
+      const cpu1 = cpuMicros(target.pid);
       const received = await app.ask({ type: 'report' }, 'report');
       if (received.bad.length) throw new Error(`the app saw unexpected requests: ${received.bad.slice(0, 3).join('; ')}`);
       const arrivals = new Map(received.commands.map(([n, ns]) => [n, BigInt(ns)]));
@@ -212,7 +213,7 @@ async function main() {
       return result;
     };
     /** Started as fast as `concurrency` allows. */
-    const measure = (first, count, concurrency) => measured(first, count, { concurrency }, (indices) => pool(indices, concurrency, invoke));
+    const measure = (first, count, concurrency, target = server) => measured(first, count, { concurrency }, (indices) => pool(indices, concurrency, (i) => invoke(i, target)), target);
     /** The same, each started at its time of a steady `rate` per second whatever the others are doing (an open loop). */
     const measureAtRate = (first, count, rate) =>
       measured(first, count, { rate }, async (indices) => {
@@ -227,7 +228,7 @@ async function main() {
         return Promise.all(runs);
       });
     log(`warm-up: ${opts.warmup} invocations`);
-    await pool(Array.from({ length: opts.warmup }, (_, i) => i), opts.concurrency, invoke);
+    await pool(Array.from({ length: opts.warmup }, (_, i) => i), opts.concurrency, (i) => invoke(i));
     /** The server's CPU profile is summarised over each of these (--profile). */
     const windows = [];
     const window = async (name, measuring) => {
@@ -241,6 +242,20 @@ async function main() {
 
     log(`measured: ${opts.invocations} invocations, ${opts.concurrency} at a time`);
     const commands = await window(`${opts.invocations} invocations, ${opts.concurrency} at a time`, measure(opts.warmup + opts.serial, opts.invocations, opts.concurrency));
+
+    // The floor, in the same run: the same invocations, 50 at a time and one at a time, through
+    // node:http doing only the protocol (form in, signed interaction out, the answer read, 303).
+    log('the bare floor (bench/interactions-bare-server.mjs): the same invocations');
+    const bareServer = await startInteractionsBare(`${app.base}/interactions`);
+    let bare;
+    try {
+      const bareFirst = opts.warmup + opts.serial;
+      await pool(Array.from({ length: opts.warmup }, (_, i) => i), opts.concurrency, (i) => invoke(i, bareServer));
+      const bareSerial = await measure(opts.warmup, opts.serial, 1, bareServer);
+      bare = { serial: bareSerial, commands: await measure(bareFirst, opts.invocations, opts.concurrency, bareServer) };
+    } finally {
+      await bareServer.stop();
+    }
 
     // Open loops: each invocation starts at its time whatever the others are doing, as people do.
     const atRates = [];
@@ -311,6 +326,8 @@ async function main() {
       '|---|---:|---:|---:|',
       `| submit → app has the interaction (Gatehouse's own time + 2 loopback hops; target p99 ≤ ${P99_TARGET_MS} ms: ${verdict(commands.toAppMs.p99 <= P99_TARGET_MS)}) | ${commands.toAppMs.p50} ms | ${commands.toAppMs.p99} ms | ${commands.toAppMs.max} ms |`,
       `| submit → composer's 303 (the bot's answer posted) | ${commands.roundTripMs.p50} ms | ${commands.roundTripMs.p99} ms | ${commands.roundTripMs.max} ms |`,
+      `| bare node:http, the same ${bare.commands.invocations} invocations ${bare.commands.concurrency} at a time (the floor: the protocol alone, bench/interactions-bare-server.mjs): submit → app | ${bare.commands.toAppMs.p50} ms | ${bare.commands.toAppMs.p99} ms | ${bare.commands.toAppMs.max} ms |`,
+      `| bare node:http, ${bare.commands.concurrency} at a time: submit → 303 | ${bare.commands.roundTripMs.p50} ms | ${bare.commands.roundTripMs.p99} ms | ${bare.commands.roundTripMs.max} ms |`,
       `| one at a time (${serial.invocations} invocations): submit → app | ${serial.toAppMs.p50} ms | ${serial.toAppMs.p99} ms | ${serial.toAppMs.max} ms |`,
       `| one at a time: submit → 303 | ${serial.roundTripMs.p50} ms | ${serial.roundTripMs.p99} ms | ${serial.roundTripMs.max} ms |`,
       ...atRates.flatMap((r) => [
@@ -318,12 +335,12 @@ async function main() {
         `| at a steady ${r.rate}/s: submit → 303 | ${r.roundTripMs.p50} ms | ${r.roundTripMs.p99} ms | ${r.roundTripMs.max} ms |`,
       ]),
       '',
-      `Server CPU per invocation: ${commands.cpuUsPerInvocation} µs at ${commands.concurrency} at a time (${commands.perSecond} invocations/s), ${serial.cpuUsPerInvocation} µs one at a time.`,
+      `Server CPU per invocation: ${commands.cpuUsPerInvocation} µs at ${commands.concurrency} at a time (${commands.perSecond} invocations/s), ${serial.cpuUsPerInvocation} µs one at a time. The bare floor: ${bare.commands.cpuUsPerInvocation} µs at ${bare.commands.concurrency} at a time (${bare.commands.perSecond}/s), ${bare.serial.cpuUsPerInvocation} µs one at a time (submit → app p50 ${bare.serial.toAppMs.p50} ms, p99 ${bare.serial.toAppMs.p99} ms).`,
       '',
       `Event delivery: ${events.received} of ${events.queued} queued events (APPLICATION_AUTHORIZED and _DEAUTHORIZED) reached the local receiver, ${events.perSecond} events/s from the first to the last (target ≥ ${EVENTS_TARGET_PER_S}/s: ${verdict(events.perSecond >= EVENTS_TARGET_PER_S)}); ${events.cpuUsPerEvent ?? '–'} µs server CPU per event.`,
     ].join('\n');
     process.stdout.write(`${text}\n`);
-    const record = { date, database: db.kind, load: [load0, loadavg()[0]], commands, serial, atRates, events };
+    const record = { date, database: db.kind, load: [load0, loadavg()[0]], commands, serial, bare, atRates, events };
     process.stdout.write(`${JSON.stringify(record)}\n`);
     const results = join(BENCH_DIR, 'results');
     mkdirSync(results, { recursive: true });

@@ -188,6 +188,14 @@ export function startFloor(env) {
   return startBenchScript('floor-server.mjs', env);
 }
 
+/**
+ * Starts bench/interactions-bare-server.mjs (the floor of a command invocation: the composer's form
+ * in, a signed interaction out to the app at `appUrl`, its answer read, 303; no Gatehouse code).
+ */
+export function startInteractionsBare(appUrl) {
+  return startBenchScript('interactions-bare-server.mjs', { APP_URL: appUrl });
+}
+
 /** A server script of bench/ on a free port (PORT), with `env`; resolves once /healthz answers. */
 async function startBenchScript(script, env = {}) {
   const port = await freePort();
