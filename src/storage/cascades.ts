@@ -13,7 +13,7 @@ export const CASCADES_FROM: Readonly<Record<string, readonly string[]>> = {
   app_deliveries: ['applications'],
   app_endpoints: ['applications'],
   app_event_outbox: ['applications'],
-  application_commands: ['applications'],
+  application_commands: ['applications', 'servers'],
   channel_reads: ['channels', 'users'],
   channels: ['servers'],
   client_metadata_documents: ['applications'],

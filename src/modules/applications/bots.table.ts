@@ -1,6 +1,6 @@
-import type { DbBool, DbId, DbInt, DbIntNullable } from '../../storage/types.js';
+import type { DbBool, DbId, DbIdNullable, DbInt, DbIntNullable } from '../../storage/types.js';
 
-/** Application commands (PUT /api/v1/applications/{id}/commands: bulk overwrite). */
+/** Application commands: global (PUT /api/v1/applications/{id}/commands) or one server's (…/guilds/{guild_id}/commands). */
 export interface ApplicationCommandsTable {
   id: DbId;
   application_id: DbId;
@@ -17,6 +17,8 @@ export interface ApplicationCommandsTable {
   integration_types: DbIntNullable;
   /** Discord's `contexts` as a bit set (bit 0 server channel, bit 1 DM with the bot, bit 2 group DM); null: all. */
   contexts: DbIntNullable;
+  /** The server of a guild command (Discord's `guild_id`); null: a global command. */
+  guild_id: DbIdNullable;
 }
 
 /**

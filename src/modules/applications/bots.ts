@@ -128,6 +128,8 @@ export interface ApplicationCommand extends CommandInput {
   id: string;
   applicationId: string;
   createdAt: number;
+  /** The server of a guild command; null: a global command. */
+  guildId: string | null;
 }
 
 /** The JSON resource of a command (camelCase, DESIGN §1). */
@@ -142,6 +144,8 @@ export interface CommandView {
   /** Discord's lists; integration types default to both (Gatehouse runs a command under either install). */
   integrationTypes: number[];
   contexts: number[] | null;
+  /** The server of a guild command; null: global. */
+  guildId: string | null;
 }
 
 export function presentCommand(command: ApplicationCommand): CommandView {
@@ -155,6 +159,7 @@ export function presentCommand(command: ApplicationCommand): CommandView {
     defaultMemberPermissions: command.defaultMemberPermissions,
     integrationTypes: listOf(command.integrationTypes ?? 0b11),
     contexts: command.contexts === null ? null : listOf(command.contexts),
+    guildId: command.guildId,
   };
 }
 

@@ -1,10 +1,21 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { toId, toNum, toNumOrNull } from '../../storage/types.js';
+import { toId, toIdOrNull, toNum, toNumOrNull } from '../../storage/types.js';
 import type { ApplicationCommandsTable } from './bots.table.js';
 import { byName, type ApplicationCommand } from './bots.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** Whose commands: an application's global ones (`guildId` null) or those it registered for one server. */
+export interface CommandScope {
+  applicationId: string;
+  guildId: string | null;
+}
+
+/** The rows of `scope`'s server, or the global ones (`where` of each statement below). */
+function inGuildOf(scope: CommandScope) {
+  return (eb: ExpressionBuilder<Database, 'application_commands'>) => (scope.guildId === null ? eb('guild_id', 'is', null) : eb('guild_id', '=', scope.guildId));
+}
 
 function toCommand(row: Selectable<ApplicationCommandsTable>): ApplicationCommand {
   return {
@@ -18,14 +29,31 @@ function toCommand(row: Selectable<ApplicationCommandsTable>): ApplicationComman
     defaultMemberPermissions: row.default_member_permissions,
     integrationTypes: toNumOrNull(row.integration_types),
     contexts: toNumOrNull(row.contexts),
+    guildId: toIdOrNull(row.guild_id),
   };
 }
 
-/** An application's commands, by name. */
-export async function listCommands(db: Db, applicationId: string): Promise<ApplicationCommand[]> {
-  const rows = await db.selectFrom('application_commands').selectAll().where('application_id', '=', applicationId).execute();
+/** The commands of `scope`, by name. */
+export async function listCommands(db: Db, scope: CommandScope): Promise<ApplicationCommand[]> {
+  const rows = await db.selectFrom('application_commands').selectAll().where('application_id', '=', scope.applicationId).where(inGuildOf(scope)).execute();
   // Sorted here, not in SQL: the databases' collations order '-' and '_' differently.
   return rows.map(toCommand).sort(byName);
+}
+
+/**
+ * The commands an application offers in server `serverId`: its global ones and those registered
+ * for that server, a server's command replacing a global one of the same name. By name.
+ */
+export async function listCommandsIn(db: Db, applicationId: string, serverId: string): Promise<ApplicationCommand[]> {
+  const rows = await db
+    .selectFrom('application_commands')
+    .selectAll()
+    .where('application_id', '=', applicationId)
+    .where((eb) => eb.or([eb('guild_id', 'is', null), eb('guild_id', '=', serverId)]))
+    .execute();
+  const byCommandName = new Map<string, ApplicationCommand>();
+  for (const command of rows.map(toCommand)) if (command.guildId !== null || !byCommandName.has(command.name)) byCommandName.set(command.name, command);
+  return [...byCommandName.values()].sort(byName);
 }
 
 export async function insertCommand(db: Db, command: ApplicationCommand): Promise<void> {
@@ -34,6 +62,7 @@ export async function insertCommand(db: Db, command: ApplicationCommand): Promis
     .values({
       id: command.id,
       application_id: command.applicationId,
+      guild_id: command.guildId,
       name: command.name,
       description: command.description,
       options: JSON.stringify(command.options),
@@ -46,7 +75,7 @@ export async function insertCommand(db: Db, command: ApplicationCommand): Promis
     .execute();
 }
 
-/** Rewrites a command (a PATCH may rename it: the caller has checked the name is free); its id stays. */
+/** Rewrites a command (a PATCH may rename it: the caller has checked the name is free); its id and scope stay. */
 export async function updateCommand(db: Db, command: ApplicationCommand): Promise<void> {
   await db
     .updateTable('application_commands')
@@ -63,15 +92,15 @@ export async function updateCommand(db: Db, command: ApplicationCommand): Promis
     .execute();
 }
 
-/** Deletes the application's commands whose names are not in `keep`. */
-export async function deleteCommandsExcept(db: Db, applicationId: string, keep: readonly string[]): Promise<void> {
-  let query = db.deleteFrom('application_commands').where('application_id', '=', applicationId);
+/** Deletes the commands of `scope` whose names are not in `keep`. */
+export async function deleteCommandsExcept(db: Db, scope: CommandScope, keep: readonly string[]): Promise<void> {
+  let query = db.deleteFrom('application_commands').where('application_id', '=', scope.applicationId).where(inGuildOf(scope));
   if (keep.length > 0) query = query.where('name', 'not in', [...keep]);
   await query.execute();
 }
 
-/** Deletes one of the application's commands; false when it has none with that id. */
-export async function deleteCommand(db: Db, applicationId: string, commandId: string): Promise<boolean> {
-  const result = await db.deleteFrom('application_commands').where('application_id', '=', applicationId).where('id', '=', commandId).executeTakeFirst();
+/** Deletes one command of `scope`; false when it has none with that id. */
+export async function deleteCommand(db: Db, scope: CommandScope, commandId: string): Promise<boolean> {
+  const result = await db.deleteFrom('application_commands').where('application_id', '=', scope.applicationId).where('id', '=', commandId).where(inGuildOf(scope)).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }

@@ -8,6 +8,14 @@ export const CommandParams = Type.Object({ applicationId: Type.String({ descript
 
 export const OneCommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }), commandId: Type.String({ description: 'The command id' }) });
 
+export const GuildCommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }), guildId: Type.String({ description: 'A server the application is installed in' }) });
+
+export const OneGuildCommandParams = Type.Object({
+  applicationId: Type.String({ description: 'The application (client) id' }),
+  guildId: Type.String({ description: 'A server the application is installed in' }),
+  commandId: Type.String({ description: 'The command id' }),
+});
+
 const CommandOption = Type.Object(
   {
     name: Type.String({ description: '1–32 lower-case letters, digits, - and _' }),

@@ -116,16 +116,19 @@ export async function listServerInstallRows(db: Db, serverId: string): Promise<S
 }
 
 /** The commands of several apps, by app id then name (Integrations lists them under each app). */
-export async function listCommandsOfApplications(db: Db, applicationIds: readonly string[]): Promise<Array<{ applicationId: string; name: string; description: string }>> {
+export async function listCommandsOfApplications(db: Db, serverId: string, applicationIds: readonly string[]): Promise<Array<{ applicationId: string; name: string; description: string }>> {
   if (applicationIds.length === 0) return [];
   const rows = await db
     .selectFrom('application_commands')
-    .select(['application_id', 'name', 'description'])
+    .select(['application_id', 'name', 'description', 'guild_id'])
     .where('application_id', 'in', applicationIds)
+    .where((eb) => eb.or([eb('guild_id', 'is', null), eb('guild_id', '=', serverId)]))
     .orderBy('application_id')
     .orderBy('name')
     .execute();
-  return rows.map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description }));
+  // A guild command replaces the app's global command of the same name in its server.
+  const shadowed = new Set(rows.filter((r) => r.guild_id !== null).map((r) => `${toId(r.application_id)} ${r.name}`));
+  return rows.filter((r) => r.guild_id !== null || !shadowed.has(`${toId(r.application_id)} ${r.name}`)).map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description }));
 }
 
 /** One command of an app installed in a server with its commands and a bot (installedCommandRow). */
@@ -133,17 +136,23 @@ export interface InstalledCommandRow {
   applicationId: string;
   applicationName: string;
   botUserId: string;
-  command: { id: string; name: string; type: number; options: Record<string, unknown>[]; defaultMemberPermissions: string | null };
+  /** guildId: the server of a guild command; null: a global one. */
+  command: { id: string; name: string; type: number; options: Record<string, unknown>[]; defaultMemberPermissions: string | null; guildId: string | null };
 }
 
 // The server's installs in the order listServerInstallRows lists them, narrowed to those whose
-// commands are on, whose app has a bot and has a command of that name (unique per app) that runs
-// under a server install (integration type 0) in a server channel (context 0): bit 0 of each set.
+// commands are on, whose app has a bot and has a command of that name, global or registered for
+// this server (the server's first: it replaces the global one), that runs under a server install
+// (integration type 0) in a server channel (context 0): bit 0 of each set.
 const installedCommandByName = prepareQuery<{ serverId: string; name: string }>()((db, v) =>
   db
     .selectFrom('server_installs')
     .innerJoin('applications', 'applications.id', 'server_installs.application_id')
-    .innerJoin('application_commands', 'application_commands.application_id', 'server_installs.application_id')
+    .innerJoin('application_commands', (join) =>
+      join
+        .onRef('application_commands.application_id', '=', 'server_installs.application_id')
+        .on((eb) => eb.or([eb('application_commands.guild_id', 'is', null), eb('application_commands.guild_id', '=', eb.ref('server_installs.server_id'))])),
+    )
     .select([
       'server_installs.application_id',
       'applications.name as application_name',
@@ -153,6 +162,7 @@ const installedCommandByName = prepareQuery<{ serverId: string; name: string }>(
       'application_commands.type',
       'application_commands.options',
       'application_commands.default_member_permissions',
+      'application_commands.guild_id',
     ])
     .where('server_installs.server_id', '=', v.serverId)
     .where('server_installs.commands', '=', 1)
@@ -162,6 +172,7 @@ const installedCommandByName = prepareQuery<{ serverId: string; name: string }>(
     .where(sql<boolean>`(application_commands.contexts is null or (application_commands.contexts & 1) <> 0)`)
     .orderBy('server_installs.created_at')
     .orderBy('server_installs.application_id')
+    .orderBy(sql`case when application_commands.guild_id is null then 1 else 0 end`)
     .limit(1),
 );
 
@@ -183,6 +194,7 @@ export async function installedCommandRow(db: Db, serverId: string, name: string
       type: toNum(row.type),
       options: JSON.parse(row.options) as Record<string, unknown>[],
       defaultMemberPermissions: row.default_member_permissions,
+      guildId: toIdOrNull(row.guild_id),
     },
   };
 }
@@ -217,6 +229,12 @@ export async function assignRoleIfMissing(db: Db, serverId: string, userId: stri
 export async function listInstalledServerIds(db: Db, applicationId: string): Promise<string[]> {
   const rows = await db.selectFrom('server_installs').select('server_id').where('application_id', '=', applicationId).orderBy('created_at').execute();
   return rows.map((r) => toId(r.server_id));
+}
+
+/** Whether the app is installed in the server (issue #40 §2: where it may register guild commands). */
+export async function isInstalledInServer(db: Db, serverId: string, applicationId: string): Promise<boolean> {
+  const row = await db.selectFrom('server_installs').select('server_id').where('server_id', '=', serverId).where('application_id', '=', applicationId).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** How many servers and people have installed the app (issue #39: the operator's counts). */

@@ -45,6 +45,9 @@ import { insertUserInstall } from './user-installs.repository.js';
  * What a typed `/name` runs in a server's channel (issue #40 §2): the command of that name of the
  * first app (in install order) installed with applications.commands and a bot; undefined when none has one.
  */
+/** The command a typed `/name` runs, as the interaction describes it. */
+export type InstalledCommand = InstalledCommandRow['command'];
+
 export async function installedCommandNamed(deps: Deps, serverId: string, name: string): Promise<InstalledCommandRow | undefined> {
   return isSnowflake(serverId) ? installedCommandRow(deps.db, serverId, name) : undefined;
 }
@@ -55,6 +58,7 @@ export async function listServerInstalls(deps: Deps, serverId: string): Promise<
   const rows = await listServerInstallRows(deps.db, serverId);
   const commands = await listCommandsOfApplications(
     deps.db,
+    serverId,
     rows.filter((r) => r.commands).map((r) => r.applicationId),
   );
   return rows.map((r) => ({

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { callInteractionsEndpoint, logInteractionDelivery } from '../app-events/app-events.service.js';
 import { commandAvailable, memberMayUse, neededPermissions, type CommandPlace, type CommandView } from '../applications/bots.js';
 import { listApplicationCommands } from '../applications/commands.service.js';
-import { installedCommandNamed, listServerInstalls } from '../applications/installs.service.js';
+import { installedCommandNamed, listServerInstalls, type InstalledCommand } from '../applications/installs.service.js';
 import { permissionLabelList } from '../applications/installs.js';
 import { authorize, memberPermissions } from '../directory/access.service.js';
 import { check } from '../directory/policy.js';
@@ -44,7 +44,7 @@ interface Reachable {
   applicationId: string;
   appName: string;
   botUserId: string;
-  command: { id: string; name: string; type: number; options: Record<string, unknown>[]; defaultMemberPermissions: string | null };
+  command: InstalledCommand;
 }
 
 /**
@@ -90,8 +90,8 @@ async function reachableCommand(deps: Deps, channel: { id: string; serverId: str
     if (!app.commandNames.includes(name)) continue;
     const command = (await listApplicationCommands(deps, app.applicationId)).find((c) => c.name === name && commandAvailable(c, 'bot-dm'));
     if (command) {
-      const { id, type, options, defaultMemberPermissions } = command;
-      return { applicationId: app.applicationId, appName: app.appName, botUserId: app.botUserId, command: { id, name, type, options, defaultMemberPermissions } };
+      const { id, type, options, defaultMemberPermissions, guildId } = command;
+      return { applicationId: app.applicationId, appName: app.appName, botUserId: app.botUserId, command: { id, name, type, options, defaultMemberPermissions, guildId } };
     }
   }
   return undefined;
@@ -109,7 +109,8 @@ export async function commandsForComposer(deps: Deps, channel: { id: string; ser
   const place: CommandPlace = channel.serverId === null ? 'bot-dm' : 'server';
   const usable = (c: CommandView) => commandAvailable(c, place) && (held === undefined || memberMayUse(c.defaultMemberPermissions, held));
   const apps = await reachableApps(deps, channel, personId);
-  const withCommands = await Promise.all(apps.map(async (app) => ({ appName: app.appName, commands: (await listApplicationCommands(deps, app.applicationId)).filter(usable) })));
+  const serverId = channel.serverId ?? undefined;
+  const withCommands = await Promise.all(apps.map(async (app) => ({ appName: app.appName, commands: (await listApplicationCommands(deps, app.applicationId, serverId)).filter(usable) })));
   return composerCommands(withCommands);
 }
 
@@ -179,6 +180,8 @@ export async function invokeCommand(deps: Deps, acting: Acting<Actor>, channelId
       type: reachable.command.type,
       ...(typed.options.length > 0 ? { options: typed.options } : {}),
       ...(resolution ? { resolved: resolution.resolved } : {}),
+      // Discord: the server a guild command is registered for.
+      ...(reachable.command.guildId === null ? {} : { guild_id: reachable.command.guildId }),
     },
     ...where,
     // Issue #40 §2: the token authorizes the callback and follow-ups for 15 minutes (followups.service.ts).

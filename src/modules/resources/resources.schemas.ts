@@ -201,6 +201,7 @@ export const CommandResourceBody = Type.Object(
     integration_types: Type.Array(Type.Integer(), { description: 'Install types it runs under: 0 server install, 1 user install' }),
     contexts: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'Where it may be used: 0 server channel, 1 DM with the bot, 2 group DM; null: everywhere' }),
     nsfw: Type.Literal(false),
+    guild_id: Type.Optional(Snowflake('A guild command: the one server it is registered for (absent on a global command)')),
   },
   { description: "An application command (Discord's names)" },
 );

@@ -427,6 +427,7 @@ export interface CommandResource {
   integration_types: number[];
   contexts: number[] | null;
   nsfw: false;
+  guild_id?: string;
 }
 
 export function presentCommand(c: CommandView): CommandResource {
@@ -444,6 +445,8 @@ export function presentCommand(c: CommandView): CommandResource {
     integration_types: c.integrationTypes,
     contexts: c.contexts,
     nsfw: false,
+    // Discord: only a guild command carries its server's id.
+    ...(c.guildId === null ? {} : { guild_id: c.guildId }),
   };
 }
 

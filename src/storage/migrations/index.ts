@@ -36,6 +36,7 @@ import * as delegatedScopes from './2026-12-01-10-delegated-scopes.js';
 import * as interactionTokens from './2026-11-30-10-interaction-tokens.js';
 import * as ephemeralMessages from './2026-12-02-10-ephemeral-messages.js';
 import * as commandContexts from './2026-12-02-20-command-contexts.js';
+import * as guildCommands from './2026-12-02-30-guild-commands.js';
 
 /**
  * Every migration, in order. Listed explicitly (no folder scan) so the build output and the
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01-10-delegated-scopes': delegatedScopes,
   '2026-12-02-10-ephemeral-messages': ephemeralMessages,
   '2026-12-02-20-command-contexts': commandContexts,
+  '2026-12-02-30-guild-commands': guildCommands,
 };
