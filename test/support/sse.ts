@@ -19,6 +19,12 @@ export class SseReader {
   private buffer = '';
   private readonly events: SseEvent[] = [];
   private streamReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /**
+   * The read in flight, kept across calls: a `next()` that times out leaves it pending, and the
+   * chunk it resolves with belongs to the next call. A new read instead would be queued behind it
+   * and that chunk (the event it carries) lost.
+   */
+  private pendingRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   private readonly decoder = new TextDecoder();
   /** True once the server ended the stream. */
   ended = false;
@@ -75,14 +81,16 @@ export class SseReader {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('no matching event in time');
       let timer: NodeJS.Timeout | undefined;
+      this.pendingRead ??= this.reader.read();
       const chunk = await Promise.race([
-        this.reader.read(),
+        this.pendingRead,
         new Promise<'timeout'>((resolve) => {
           timer = setTimeout(() => resolve('timeout'), left);
         }),
       ]);
       clearTimeout(timer);
       if (chunk === 'timeout') throw new Error('no matching event in time');
+      this.pendingRead = undefined;
       if (chunk.done) {
         this.ended = true;
         continue;
