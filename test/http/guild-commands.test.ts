@@ -92,6 +92,12 @@ describe('guild commands (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)
     expect(await listIn(other.channel)).toEqual(['help: Global help', 'ping: The global one']);
   });
 
+  it('the server’s Integrations page lists its guild commands with the global ones; another server’s does not', async () => {
+    const listed = async (serverId: string) => [...(await owner.agent.get(`/servers/${serverId}/settings/integrations`)).body.matchAll(/<li><code>\/([^<]+)<\/code> <span class="muted">([^<]*)<\/span><\/li>/g)].map((m) => `${m[1]}: ${m[2]}`).sort();
+    expect(await listed(home.id)).toEqual(['help: Global help', 'ping: The server one', 'setup: Set this server up']);
+    expect(await listed(other.id)).toEqual(['help: Global help', 'ping: The global one']);
+  });
+
   it('a typed guild command runs there with data.guild_id; the same name in another server runs the global one', async () => {
     expect((await send(home.channel, '/setup')).statusCode).toBe(303);
     expect((await send(home.channel, '/ping')).statusCode).toBe(303);
