@@ -24,7 +24,7 @@ export class SseReader {
    * chunk it resolves with belongs to the next call. A new read instead would be queued behind it
    * and that chunk (the event it carries) lost.
    */
-  private pendingRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  private pendingRead: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
   private readonly decoder = new TextDecoder();
   /** True once the server ended the stream. */
   ended = false;

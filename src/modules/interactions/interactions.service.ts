@@ -34,8 +34,8 @@ const ANSWER_GONE = 'The application answered, then deleted its answer';
 export type InvocationOutcome =
   /** The app's bot posted its answer in the channel (type 4). */
   | { kind: 'posted'; message: MessageView; commandName: string }
-  /** An ephemeral answer or deferral (flag 64): for the invoker alone, on their view of the channel. */
-  | { kind: 'ephemeral'; message: MessageView; commandName: string }
+  /** An ephemeral answer or deferral (flag 64): for the invoker alone, on their view of the channel (its page shows it). */
+  | { kind: 'ephemeral'; commandName: string }
   /** Nothing was posted; `sentence` is what the invoker reads (the delivery log has why). */
   | { kind: 'failed'; sentence: string; commandName: string };
 
@@ -267,7 +267,7 @@ async function serverContext(deps: Deps, serverId: string, channelId: string, pe
 
 /** What the invoker is shown of the app's answer: its message, public or for them alone. */
 function outcomeOf(stored: InteractionMessage, commandName: string): InvocationOutcome {
-  return { kind: stored.ephemeral ? 'ephemeral' : 'posted', message: interactionMessageView(stored), commandName };
+  return stored.ephemeral ? { kind: 'ephemeral', commandName } : { kind: 'posted', message: interactionMessageView(stored), commandName };
 }
 
 /** What the invoker sees of an answer the app sent by POST …/callback while its endpoint's request was open. */
