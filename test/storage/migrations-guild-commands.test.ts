@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTestDatabase, migrateUpTo, type TestDatabase } from '../support/database.js';
+import { migrateUpTo, type TestDatabase } from '../support/database.js';
+import { freshDatabaseEachTest } from '../support/migration-tests.js';
 
 /**
  * Issue #40 §2: migration 2026-12-02-30 gives commands a server (guild commands). The global
@@ -15,11 +16,10 @@ const BEFORE = '2026-12-02-20-command-contexts';
 describe('migration 2026-12-02-30 (guild commands)', () => {
   let t: TestDatabase;
   let db: Kysely<unknown>;
-  beforeEach(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<unknown>;
+  freshDatabaseEachTest((fresh, untyped) => {
+    t = fresh;
+    db = untyped;
   });
-  afterEach(async () => t.drop());
 
   it('keeps every global command as it was, and makes a name unique per app globally and per app and server', async () => {
     await migrateUpTo(t.handle, BEFORE);

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTestDatabase, migrateUpTo, type TestDatabase } from '../support/database.js';
+import { migrateUpTo, type TestDatabase } from '../support/database.js';
+import { freshDatabaseEachTest } from '../support/migration-tests.js';
 
 /**
  * Issue #36 §3: migration 2026-11-27-20 gives every invitation an expiry. One pending before it
@@ -15,11 +16,10 @@ const DAY = 86_400_000;
 describe('migration 2026-11-27-20 (invitations expire)', () => {
   let t: TestDatabase;
   let db: Kysely<unknown>;
-  beforeEach(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<unknown>;
+  freshDatabaseEachTest((fresh, untyped) => {
+    t = fresh;
+    db = untyped;
   });
-  afterEach(async () => t.drop());
 
   it('an invitation pending before it expires 7 days after it was sent', async () => {
     await migrateUpTo(t.handle, BEFORE);

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listMessagePartitions, dropExpiredMessagePartitions, ensureMessagePartitions, PARTITION_WEEK_MS, partitionName, snowflakeAt, weekStart } from '../../src/storage/message-partitions.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTestDatabase, migrateUpTo, testDialect, type TestDatabase } from '../support/database.js';
+import { migrateUpTo, testDialect, type TestDatabase } from '../support/database.js';
+import { freshDatabaseEachTest } from '../support/migration-tests.js';
 
 /**
  * Issue #26 §3: the `-scale` migration partitions messages by week on PostgreSQL (keeping the rows
@@ -32,11 +33,10 @@ async function messagesOf(db: Kysely<unknown>): Promise<string[]> {
 describe('the -scale migration (messages partitioned by week on PostgreSQL)', () => {
   let t: TestDatabase;
   let db: Kysely<unknown>;
-  beforeEach(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<unknown>;
+  freshDatabaseEachTest((fresh, untyped) => {
+    t = fresh;
+    db = untyped;
   });
-  afterEach(async () => t.drop());
 
   it('keeps every existing message and every query on them', async () => {
     await migrateUpTo(t.handle, BEFORE);

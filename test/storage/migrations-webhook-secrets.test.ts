@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { createTestDatabase, migrateUpTo, type TestDatabase } from '../support/database.js';
+import { migrateUpTo, type TestDatabase } from '../support/database.js';
+import { freshDatabaseEachTest } from '../support/migration-tests.js';
 
 /**
  * Issue #36 §2: migration 2026-11-27-10 moves each GitHub secret onto its webhook's row. A
@@ -15,11 +16,10 @@ const BEFORE = '2026-11-25-40-invite-codes';
 describe('migration 2026-11-27-10 (GitHub secrets onto the webhook row, to be sealed)', () => {
   let t: TestDatabase;
   let db: Kysely<unknown>;
-  beforeEach(async () => {
-    t = await createTestDatabase();
-    db = t.handle.db as unknown as Kysely<unknown>;
+  freshDatabaseEachTest((fresh, untyped) => {
+    t = fresh;
+    db = untyped;
   });
-  afterEach(async () => t.drop());
 
   it('carries each secret over as plain:<secret> on its webhook, leaves the others null, and drops webhook_github_secrets', async () => {
     await migrateUpTo(t.handle, BEFORE);
