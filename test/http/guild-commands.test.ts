@@ -137,6 +137,8 @@ describe('guild commands (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)
     }
     const listed = await t.app.inject({ method: 'GET', url: `/api/v1/applications/${bot.client.app.id}/guilds/${elsewhere}/commands`, headers: bot.headers });
     expect(listed.statusCode).toBe(403);
+    // Issue #40 §4: every bot route answers Discord's rate-limit headers, refusals included.
+    expect(listed.headers['x-ratelimit-bucket']).toMatch(/^[0-9a-f]{32}$/);
     const stored = await t.services.db.selectFrom('application_commands').select('id').where('guild_id', '=', elsewhere).execute();
     expect(stored).toEqual([]);
   });
