@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API, InteractionContextType } from '@discordjs/core';
+import { API, InteractionContextType, Routes, type RESTPutAPIApplicationGuildCommandsResult } from '@discordjs/core';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { InteractionResponseType, InteractionType } from 'discord-interactions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,5 +156,12 @@ describe('guild commands (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)
     expect(await listIn(home.channel)).toEqual(['help: Global help', 'ping: The global one']);
     expect((await api.applicationCommands.getGuildCommands(bot.client.app.id, other.id)).map((c) => c.name)).toEqual(['only-other']);
     expect((await api.applicationCommands.getGlobalCommands(bot.client.app.id)).map((c) => c.name)).toEqual(['help', 'ping']);
+  });
+
+  it('the discord.js guide’s deploy script (REST.put on Routes.applicationGuildCommands) registers them', async () => {
+    const rest = new REST({ api: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`, version: '1', retries: 0 }).setToken(bot.token);
+    const stored = (await rest.put(Routes.applicationGuildCommands(bot.client.app.id, other.id), { body: [{ name: 'deployed', description: 'Replies with Pong!' }] })) as RESTPutAPIApplicationGuildCommandsResult;
+    expect(stored).toMatchObject([{ name: 'deployed', guild_id: other.id }]);
+    expect(await listIn(other.channel)).toContain('deployed: Replies with Pong!');
   });
 });
