@@ -1,10 +1,8 @@
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
@@ -12,6 +10,7 @@ import { channelHistory } from '../../src/modules/messages/messages.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { actingOf, personActingOf } from '../support/acting.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
+import { discordPyMissing, runClientScript } from '../support/discordpy.js';
 import { pngHeader } from '../support/multipart.js';
 import { createPerson } from '../support/oauth-factory.js';
 
@@ -21,16 +20,8 @@ import { createPerson } from '../support/oauth-factory.js';
  * and discord.py's SyncWebhook.send with discord.File (Debian's python3-discord). Assertions are
  * on the fields each client's types promise.
  */
-const PYTHON = '/usr/bin/python3';
-const SCRIPT = fileURLToPath(new URL('../clients/discordpy_files.py', import.meta.url));
 
-function discordPyMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import discord, requests'], { encoding: 'utf8' });
-  if (probe.error) return `${PYTHON} is not available (${probe.error.message})`;
-  if (probe.status !== 0) return `${PYTHON} lacks discord.py (apt-get install python3-discord python3-requests)`;
-  return undefined;
-}
-const pyMissing = discordPyMissing();
+const pyMissing = discordPyMissing(['discord', 'requests']);
 if (pyMissing) console.warn(`skipping the discord.py files test: ${pyMissing}`);
 
 let served: ServedApp;
@@ -96,21 +87,7 @@ describe.skipIf(pyMissing !== undefined)('discord.py (unmodified): SyncWebhook.s
   it('posts the files; discord.py builds Attachments with the fields it reads, downloads the bytes, and they appear in the channel', async () => {
     const hook = await webhook('Python');
     const png = pngHeader(64, 48, 200);
-    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      // A hang-catcher only (DESIGN §6).
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-      child.stdin.end(JSON.stringify({ base: served.baseUrl, ...hook, png_hex: png.toString('hex') }));
-    });
+    const run = await runClientScript('discordpy_files.py', JSON.stringify({ base: served.baseUrl, ...hook, png_hex: png.toString('hex') }));
     expect(run.status, run.stderr).toBe(0);
     const facts = JSON.parse(run.stdout) as { id: string; content: string; attachments: Record<string, unknown>[]; downloaded_hex: string };
     expect(facts.content).toBe('Nightly chart');

@@ -1,5 +1,3 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Permission } from '../../src/core/permissions.js';
 import { addMember } from '../../src/modules/directory/members.service.js';
@@ -8,6 +6,7 @@ import { createServer } from '../../src/modules/directory/servers.service.js';
 import { postMessage } from '../../src/modules/messages/messages.service.js';
 import { createBot } from '../http/dms.fixtures.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
+import { discordPyMissing, runClientScript } from '../support/discordpy.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { operatorActing, personActingOf } from '../support/acting.js';
 
@@ -18,36 +17,8 @@ import { operatorActing, personActingOf } from '../support/acting.js';
  * library and reports what it observed; the assertions are here.
  */
 
-const PYTHON = '/usr/bin/python3';
-const SCRIPT = fileURLToPath(new URL('../clients/discordpy_bot_reads.py', import.meta.url));
-
-function discordPyMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import discord, aiohttp'], { encoding: 'utf8' });
-  if (probe.error) return `${PYTHON} is not available (${probe.error.message})`;
-  if (probe.status !== 0) return `${PYTHON} lacks discord.py (apt-get install python3-discord): ${probe.stderr.trim().split('\n').at(-1) ?? ''}`;
-  return undefined;
-}
-
 const missing = discordPyMissing();
 if (missing) console.warn(`skipping the discord.py bot-read tests: ${missing}`);
-
-function runPython(input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    // A hang-catcher only (DESIGN §6), far above what the steps take.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
 
 interface Report {
   version: string;
@@ -81,7 +52,7 @@ beforeAll(async () => {
   const elsewhere = await createServer(served.t.services, personActingOf(owner.id), { name: 'Not Yours' });
   Object.assign(ids, { bot: bot.botUserId, owner: owner.id, server: server.id, channel: channelId, role: role.id, anchor: said[3] as string });
   const job = { base: served.baseUrl, token: bot.token, channel_id: channelId, anchor_id: said[3], guild_id: server.id, member_id: bot.botUserId, foreign_guild_id: elsewhere.id };
-  const run = await runPython(JSON.stringify(job));
+  const run = await runClientScript('discordpy_bot_reads.py', JSON.stringify(job));
   if (run.status !== 0) throw new Error(`discord.py exited with ${run.status}: ${run.stderr}`);
   report = JSON.parse(run.stdout) as Report;
 }, 180_000);

@@ -1,12 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/directory/channels.js';
 import { createServer } from '../../src/modules/directory/servers.service.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 import { serveTestApp, type ServedApp } from '../support/browser.js';
+import { discordPyMissing, runClientScript } from '../support/discordpy.js';
 import { createPerson } from '../support/oauth-factory.js';
 import { actingOf, personActingOf } from '../support/acting.js';
 
@@ -19,22 +18,13 @@ import { actingOf, personActingOf } from '../support/acting.js';
  * assertions are here, on the attributes discord.py's types promise.
  */
 
-const PYTHON = '/usr/bin/python3';
-const SCRIPT = fileURLToPath(new URL('../clients/discordpy_webhooks.py', import.meta.url));
 // A loopback image host (the server may reach it: GATEHOUSE_OUTBOUND_ALLOW_PRIVATE) holding the
 // webhooks' avatar, which the CDN route fetches and serves.
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR a webhook avatar')]);
 let images: HttpServer | undefined;
 let avatarUrl = '';
 
-function discordPyMissing(): string | undefined {
-  const probe = spawnSync(PYTHON, ['-c', 'import discord, requests, aiohttp'], { encoding: 'utf8' });
-  if (probe.error) return `${PYTHON} is not available (${probe.error.message})`;
-  if (probe.status !== 0) return `${PYTHON} lacks discord.py or its transports (apt-get install python3-discord python3-requests): ${probe.stderr.trim().split('\n').at(-1) ?? ''}`;
-  return undefined;
-}
-
-const missing = discordPyMissing();
+const missing = discordPyMissing(['discord', 'requests', 'aiohttp']);
 if (missing) console.warn(`skipping the discord.py end-to-end tests: ${missing}`);
 
 interface ImageFacts {
@@ -107,24 +97,6 @@ let ownerId: string;
 const hooks: Record<'sync' | 'async' | 'busy', { id: string; token: string }> = { sync: { id: '', token: '' }, async: { id: '', token: '' }, busy: { id: '', token: '' } };
 let report: Report;
 
-function runPython(input: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    // A hang-catcher only (DESIGN §6), far above what the steps take.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
-
 beforeAll(async () => {
   if (missing) return;
   images = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG));
@@ -143,7 +115,7 @@ beforeAll(async () => {
     hooks[name] = { id: webhook.id, token };
   }
   // Asynchronously: the server answers from this process's event loop.
-  const run = await runPython(JSON.stringify({ base: served.baseUrl, ...hooks }));
+  const run = await runClientScript('discordpy_webhooks.py', JSON.stringify({ base: served.baseUrl, ...hooks }));
   if (run.status !== 0) throw new Error(`discordpy_webhooks.py failed (${String(run.status)}):\n${run.stderr}`);
   report = JSON.parse(run.stdout) as Report;
 }, 150_000);
