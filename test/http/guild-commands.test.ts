@@ -92,6 +92,17 @@ describe('guild commands (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE for the loopback app)
     expect(await listIn(other.channel)).toEqual(['help: Global help', 'ping: The global one']);
   });
 
+  it('the app’s page in the portal lists its guild commands under their server, apart from the global ones', async () => {
+    const page = (await owner.agent.get(`/developers/applications/${bot.client.app.id}`)).body;
+    const [global, perServer] = page.split('<h4>In one server</h4>');
+    expect(global).toContain('<code>/help</code>');
+    expect(global).not.toContain('<code>/setup</code>');
+    expect(perServer).toContain(`<strong>Home</strong> <span class="muted">(${home.id})</span>`);
+    expect(perServer).toMatch(/<code>\/ping<\/code> <span class="muted">The server one<\/span><\/li>/);
+    expect(perServer).toMatch(/<code>\/setup<\/code> <span class="muted">Set this server up<\/span><\/li>/);
+    expect(perServer).not.toContain('<strong>Other</strong>');
+  });
+
   it('the server’s Integrations page lists its guild commands with the global ones; another server’s does not', async () => {
     const listed = async (serverId: string) => [...(await owner.agent.get(`/servers/${serverId}/settings/integrations`)).body.matchAll(/<li><code>\/([^<]+)<\/code> <span class="muted">([^<]*)<\/span><\/li>/g)].map((m) => `${m[1]}: ${m[2]}`).sort();
     expect(await listed(home.id)).toEqual(['help: Global help', 'ping: The server one', 'setup: Set this server up']);

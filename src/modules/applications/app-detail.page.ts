@@ -36,13 +36,18 @@ export interface DetailPageInput {
 export interface BotSection {
   account: { id: string; username: string; name: string; avatarUrl: string | null } | undefined;
   commands: readonly CommandView[];
+  /** Guild commands, by server. */
+  serverCommands: ReadonlyArray<{ server: { id: string; name: string }; commands: readonly CommandView[] }>;
 }
 
-/** Issue #40 §2: where a command does not run, and who may use it, in words (nothing for a command that runs everywhere for everyone). */
+/**
+ * Issue #40 §2: where a command does not run, and who may use it, in words (nothing for a command
+ * that runs everywhere for everyone). A guild command runs in its server only: that is its heading.
+ */
 function commandLimits(c: CommandView): string[] {
   const limits: string[] = [];
-  if (!commandAvailable(c, 'server')) limits.push('not in servers');
-  if (!commandAvailable(c, 'bot-dm')) limits.push('not in DMs');
+  if (c.guildId === null && !commandAvailable(c, 'server')) limits.push('not in servers');
+  if (c.guildId === null && !commandAvailable(c, 'bot-dm')) limits.push('not in DMs');
   if (c.defaultMemberPermissions !== null) {
     const needed = neededPermissions(c.defaultMemberPermissions);
     limits.push(needed === 0n ? 'administrators only' : `needs ${permissionLabelList(needed).join(', ')}`);
@@ -183,10 +188,23 @@ ${toggle('botRequireCodeGrant', app.botRequireCodeGrant, 'Require full OAuth2 au
 ${
   commands.length === 0
     ? html`<p class="muted small">No commands yet. Your bot registers them with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
-    : html`<ul class="plain">${commands.map((c) => html`<li><code>/${c.name}</code> <span class="muted">${c.description}</span>${c.options.length ? html` <span class="pill">${c.options.length} option${c.options.length === 1 ? '' : 's'}</span>` : ''}${commandLimits(c).map((limit) => html` <span class="pill">${limit}</span>`)}</li>`)}</ul>
+    : html`${commandList(commands)}
 <p class="hint">Read-only here: your bot replaces the whole list with <code>PUT /api/v1/applications/${app.id}/commands</code>.</p>`
 }
+${
+  bot.serverCommands.length === 0
+    ? ''
+    : html`<h4>In one server</h4>
+${bot.serverCommands.map((s) => html`<p class="small"><strong>${s.server.name}</strong> <span class="muted">(${s.server.id})</span></p>
+${commandList(s.commands)}`)}
+<p class="hint">Guild commands: your bot replaces a server's list with <code>PUT /api/v1/applications/${app.id}/guilds/{server_id}/commands</code>. In that server they are offered with the commands above; one of the same name replaces the global one there.</p>`
+}
 </div>`;
+}
+
+/** Commands as the Bot section lists them: name, description, option count and limits. */
+function commandList(commands: readonly CommandView[]): SafeHtml {
+  return html`<ul class="plain">${commands.map((c) => html`<li><code>/${c.name}</code> <span class="muted">${c.description}</span>${c.options.length ? html` <span class="pill">${c.options.length} option${c.options.length === 1 ? '' : 's'}</span>` : ''}${commandLimits(c).map((limit) => html` <span class="pill">${limit}</span>`)}</li>`)}</ul>`;
 }
 
 /** A confirmation card: what will happen, the one button that does it, and Cancel. */

@@ -10,7 +10,7 @@ import { Permission, type PermissionName } from '../../core/permissions.js';
 import { redirectUrisFromText, type Application } from './applications.js';
 import { generateInstallAwareLink, INSTALL_SCOPES } from './bots.js';
 import { enableBot, findBotAccount, resetBotToken } from './bots.service.js';
-import { listApplicationCommands } from './commands.service.js';
+import { listApplicationCommands, listGuildCommandsByServer } from './commands.service.js';
 import { registerCommandsApi } from './commands.routes.js';
 import { applicationPage, deleteApplicationPage, resetBotTokenPage, resetSecretPage, type BotSection } from './app-detail.page.js';
 import { applicationsListPage, fieldMessages } from './portal.page.js';
@@ -37,10 +37,12 @@ function isFormError(error: unknown): error is ApiError {
   return error instanceof ApiError && error.code === 50035;
 }
 
-/** The Bot section's data: the bot account and the commands it registered. */
+/** The Bot section's data: the bot account and the commands it registered, global and per server. */
 async function botSection(services: Services, app: Application): Promise<BotSection> {
   const account = await findBotAccount(services, app);
-  return { account, commands: account ? await listApplicationCommands(services, app.id) : [] };
+  if (!account) return { account, commands: [], serverCommands: [] };
+  const [commands, serverCommands] = await Promise.all([listApplicationCommands(services, app.id), listGuildCommandsByServer(services, app.id)]);
+  return { account, commands, serverCommands };
 }
 
 /** The picker's ticked names as a bitfield; names that are not permissions are ignored. */

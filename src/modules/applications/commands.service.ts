@@ -7,7 +7,7 @@ import { emitted } from '../../events/event-bus.js';
 import { findApplication } from './applications.repository.js';
 import type { BotPrincipal } from './bots.service.js';
 import { byName, checkCommand, checkCommands, COMMANDS_MAX, patchedCommandBody, presentCommand, type ApplicationCommand, type CommandInput, type CommandProblem, type CommandView } from './bots.js';
-import { deleteCommand, deleteCommandsExcept, insertCommand, listCommands, listCommandsIn, updateCommand, type CommandScope } from './commands.repository.js';
+import { deleteCommand, deleteCommandsExcept, insertCommand, listCommands, listCommandsIn, listGuildCommandsWithServers, updateCommand, type CommandScope } from './commands.repository.js';
 import { isInstalledInServer } from './installs.repository.js';
 
 /**
@@ -189,4 +189,19 @@ export async function listApplicationCommands(deps: Deps, appId: string, serverI
   if (!isSnowflake(appId)) return [];
   const commands = serverId === undefined ? await listCommands(deps.db, { applicationId: appId, guildId: null }) : await listCommandsIn(deps.db, appId, serverId);
   return commands.map(presentCommand);
+}
+
+/** An application's guild commands for its portal page: by server (by name, then id), each server's by name. */
+export async function listGuildCommandsByServer(deps: Deps, appId: string): Promise<Array<{ server: { id: string; name: string }; commands: CommandView[] }>> {
+  if (!isSnowflake(appId)) return [];
+  const byServer = new Map<string, { server: { id: string; name: string }; commands: CommandView[] }>();
+  for (const { serverName, command } of await listGuildCommandsWithServers(deps.db, appId)) {
+    const serverId = command.guildId as string;
+    let entry = byServer.get(serverId);
+    if (entry === undefined) byServer.set(serverId, (entry = { server: { id: serverId, name: serverName }, commands: [] }));
+    entry.commands.push(presentCommand(command));
+  }
+  const servers = [...byServer.values()].sort((a, b) => a.server.name.localeCompare(b.server.name) || (a.server.id < b.server.id ? -1 : 1));
+  for (const entry of servers) entry.commands.sort(byName);
+  return servers;
 }
