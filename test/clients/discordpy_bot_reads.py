@@ -11,6 +11,8 @@ import sys
 
 import discord
 
+from discordpy_refusal import refusal
+
 
 def message_facts(m):
     return {'id': m.id, 'content': m.content, 'author_id': m.author.id, 'author_name': m.author.name, 'channel_id': m.channel.id}
@@ -36,11 +38,7 @@ async def main():
         report['guild'] = {'id': guild.id, 'name': guild.name, 'owner_id': guild.owner_id, 'roles': sorted(r.name for r in guild.roles)}
         member = await guild.fetch_member(int(job['member_id']))
         report['member'] = {'id': member.id, 'name': member.name, 'roles': sorted(r.id for r in member.roles), 'joined': member.joined_at is not None}
-        try:
-            await client.fetch_guild(int(job['foreign_guild_id']))
-            report['foreign_guild'] = None
-        except discord.HTTPException as error:
-            report['foreign_guild'] = {'class': type(error).__name__, 'status': error.status, 'code': error.code}
+        report['foreign_guild'] = await refusal(client.fetch_guild(int(job['foreign_guild_id'])))
     finally:
         await client.close()
     print(json.dumps(report))

@@ -13,6 +13,8 @@ import sys
 import discord
 from discord import app_commands
 
+from discordpy_refusal import refusal
+
 
 def command_facts(c):
     return {
@@ -56,11 +58,7 @@ async def main():
         report['synced_guild'] = [command_facts(c) for c in await tree.sync(guild=guild)]
         report['fetched_global'] = sorted(c.name for c in await tree.fetch_commands())
         report['fetched_guild'] = sorted(c.name for c in await tree.fetch_commands(guild=guild))
-        try:
-            await tree.sync(guild=discord.Object(id=int(job['foreign_guild_id'])))
-            report['foreign_guild'] = None
-        except discord.HTTPException as error:
-            report['foreign_guild'] = {'class': type(error).__name__, 'status': error.status, 'code': error.code}
+        report['foreign_guild'] = await refusal(tree.sync(guild=discord.Object(id=int(job['foreign_guild_id']))))
     finally:
         await client.close()
     print(json.dumps(report))
