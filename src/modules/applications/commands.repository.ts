@@ -56,16 +56,10 @@ export async function listCommandsIn(db: Db, applicationId: string, serverId: st
   return [...byCommandName.values()].sort(byName);
 }
 
-/** An application's guild commands in every server, with each server's name (the portal's Bot section). */
-export async function listGuildCommandsWithServers(db: Db, applicationId: string): Promise<Array<{ serverName: string; command: ApplicationCommand }>> {
-  const rows = await db
-    .selectFrom('application_commands')
-    .innerJoin('servers', 'servers.id', 'application_commands.guild_id')
-    .selectAll('application_commands')
-    .select('servers.name as server_name')
-    .where('application_commands.application_id', '=', applicationId)
-    .execute();
-  return rows.map((row) => ({ serverName: row.server_name, command: toCommand(row) }));
+/** An application's guild commands in every server (the portal's Bot section). */
+export async function listAllGuildCommands(db: Db, applicationId: string): Promise<ApplicationCommand[]> {
+  const rows = await db.selectFrom('application_commands').selectAll().where('application_id', '=', applicationId).where('guild_id', 'is not', null).execute();
+  return rows.map(toCommand);
 }
 
 export async function insertCommand(db: Db, command: ApplicationCommand): Promise<void> {

@@ -7,7 +7,8 @@ import { emitted } from '../../events/event-bus.js';
 import { findApplication } from './applications.repository.js';
 import type { BotPrincipal } from './bots.service.js';
 import { byName, checkCommand, checkCommands, COMMANDS_MAX, patchedCommandBody, presentCommand, type ApplicationCommand, type CommandInput, type CommandProblem, type CommandView } from './bots.js';
-import { deleteCommand, deleteCommandsExcept, insertCommand, listCommands, listCommandsIn, listGuildCommandsWithServers, updateCommand, type CommandScope } from './commands.repository.js';
+import { deleteCommand, deleteCommandsExcept, insertCommand, listCommands, listCommandsIn, listAllGuildCommands, updateCommand, type CommandScope } from './commands.repository.js';
+import { getServer } from '../directory/servers.service.js';
 import { isInstalledInServer } from './installs.repository.js';
 
 /**
@@ -195,10 +196,14 @@ export async function listApplicationCommands(deps: Deps, appId: string, serverI
 export async function listGuildCommandsByServer(deps: Deps, appId: string): Promise<Array<{ server: { id: string; name: string }; commands: CommandView[] }>> {
   if (!isSnowflake(appId)) return [];
   const byServer = new Map<string, { server: { id: string; name: string }; commands: CommandView[] }>();
-  for (const { serverName, command } of await listGuildCommandsWithServers(deps.db, appId)) {
+  for (const command of await listAllGuildCommands(deps.db, appId)) {
     const serverId = command.guildId as string;
     let entry = byServer.get(serverId);
-    if (entry === undefined) byServer.set(serverId, (entry = { server: { id: serverId, name: serverName }, commands: [] }));
+    if (entry === undefined) {
+      // The servers module's name for it (a guild command is deleted with its server).
+      const server = await getServer(deps, serverId);
+      byServer.set(serverId, (entry = { server: { id: serverId, name: server?.name ?? serverId }, commands: [] }));
+    }
     entry.commands.push(presentCommand(command));
   }
   const servers = [...byServer.values()].sort((a, b) => a.server.name.localeCompare(b.server.name) || (a.server.id < b.server.id ? -1 : 1));
