@@ -163,6 +163,17 @@ export function presentCommand(command: ApplicationCommand): CommandView {
   };
 }
 
+/**
+ * The commands apps offer in one server, from their global ones and those registered for that
+ * server: a guild command replaces its app's global command of the same name there (the text
+ * composer runs one command per name; Discord would list both). Keeps the order given.
+ */
+export function offeredInServer<T extends { applicationId: string; name: string; guildId: string | null }>(commands: readonly T[]): T[] {
+  const key = (c: T) => `${c.applicationId} ${c.name}`;
+  const replaced = new Set(commands.filter((c) => c.guildId !== null).map(key));
+  return commands.filter((c) => c.guildId !== null || !replaced.has(key(c)));
+}
+
 /** Orders commands by name, code point by code point (the same on every database). */
 export function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;

@@ -12,6 +12,11 @@ export interface CommandScope {
   guildId: string | null;
 }
 
+/** A server's guild commands and the global ones (`where` of a statement on application_commands). */
+export function globalOrIn(serverId: string) {
+  return (eb: ExpressionBuilder<Database, 'application_commands'>) => eb.or([eb('guild_id', 'is', null), eb('guild_id', '=', serverId)]);
+}
+
 /** The rows of `scope`'s server, or the global ones (`where` of each statement below). */
 function inGuildOf(scope: CommandScope) {
   return (eb: ExpressionBuilder<Database, 'application_commands'>) => (scope.guildId === null ? eb('guild_id', 'is', null) : eb('guild_id', '=', scope.guildId));
@@ -40,20 +45,10 @@ export async function listCommands(db: Db, scope: CommandScope): Promise<Applica
   return rows.map(toCommand).sort(byName);
 }
 
-/**
- * The commands an application offers in server `serverId`: its global ones and those registered
- * for that server, a server's command replacing a global one of the same name. By name.
- */
+/** An application's global commands and those it registered for server `serverId`, by name. */
 export async function listCommandsIn(db: Db, applicationId: string, serverId: string): Promise<ApplicationCommand[]> {
-  const rows = await db
-    .selectFrom('application_commands')
-    .selectAll()
-    .where('application_id', '=', applicationId)
-    .where((eb) => eb.or([eb('guild_id', 'is', null), eb('guild_id', '=', serverId)]))
-    .execute();
-  const byCommandName = new Map<string, ApplicationCommand>();
-  for (const command of rows.map(toCommand)) if (command.guildId !== null || !byCommandName.has(command.name)) byCommandName.set(command.name, command);
-  return [...byCommandName.values()].sort(byName);
+  const rows = await db.selectFrom('application_commands').selectAll().where('application_id', '=', applicationId).where(globalOrIn(serverId)).execute();
+  return rows.map(toCommand).sort(byName);
 }
 
 /** An application's guild commands in every server (the portal's Bot section). */

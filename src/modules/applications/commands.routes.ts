@@ -31,14 +31,12 @@ export function registerCommandsApi(app: App, services: Services): void {
     base: '/api/v1/applications/:applicationId/commands',
     params: CommandParams,
     oneParams: OneCommandParams,
-    guildOf: () => undefined,
     what: "The application's global commands",
   });
   registerScope(app, services, {
     base: '/api/v1/applications/:applicationId/guilds/:guildId/commands',
     params: GuildCommandParams,
     oneParams: OneGuildCommandParams,
-    guildOf: (params) => (params as { guildId?: string }).guildId,
     what: "The application's commands in one server it is installed in (a server it is not in is 403 50001). Integration types and contexts are for global commands: a guild command runs in its server's channels",
   });
 }
@@ -47,13 +45,18 @@ interface Scope {
   base: string;
   params: TSchema;
   oneParams: TSchema;
-  guildOf: (params: unknown) => string | undefined;
   what: string;
 }
 
+/** The routes' parameters: `guildId` only under …/guilds/{guildId}/ (guild commands), `commandId` only for one command. */
+interface Params {
+  applicationId: string;
+  guildId?: string;
+  commandId: string;
+}
+
 function registerScope(app: App, services: Services, scope: Scope): void {
-  const { base, params, oneParams, guildOf, what } = scope;
-  type Params = { applicationId: string; commandId: string };
+  const { base, params, oneParams, what } = scope;
   app.get(
     base,
     {
@@ -69,7 +72,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request) => {
       const p = request.params as Params;
-      return (await getCommands(services, botOf(request), p.applicationId, guildOf(p))).map(presentCommand);
+      return (await getCommands(services, botOf(request), p.applicationId, p.guildId)).map(presentCommand);
     },
   );
 
@@ -90,7 +93,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request) => {
       const p = request.params as Params;
-      return (await overwriteCommands(services, botActing(request, services.clock), p.applicationId, request.body as unknown, guildOf(p))).map(presentCommand);
+      return (await overwriteCommands(services, botActing(request, services.clock), p.applicationId, request.body as unknown, p.guildId)).map(presentCommand);
     },
   );
 
@@ -113,7 +116,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request, reply) => {
       const p = request.params as Params;
-      const { command, created } = await createCommand(services, botActing(request, services.clock), p.applicationId, request.body as unknown, guildOf(p));
+      const { command, created } = await createCommand(services, botActing(request, services.clock), p.applicationId, request.body as unknown, p.guildId);
       return reply.code(created ? 201 : 200).send(presentCommand(command));
     },
   );
@@ -133,7 +136,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request) => {
       const p = request.params as Params;
-      return presentCommand(await getCommand(services, botOf(request), p.applicationId, p.commandId, guildOf(p)));
+      return presentCommand(await getCommand(services, botOf(request), p.applicationId, p.commandId, p.guildId));
     },
   );
 
@@ -154,7 +157,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request) => {
       const p = request.params as Params;
-      return presentCommand(await editCommand(services, botActing(request, services.clock), p.applicationId, p.commandId, request.body as unknown, guildOf(p)));
+      return presentCommand(await editCommand(services, botActing(request, services.clock), p.applicationId, p.commandId, request.body as unknown, p.guildId));
     },
   );
 
@@ -173,7 +176,7 @@ function registerScope(app: App, services: Services, scope: Scope): void {
     },
     async (request, reply) => {
       const p = request.params as Params;
-      await removeCommand(services, botActing(request, services.clock), p.applicationId, p.commandId, guildOf(p));
+      await removeCommand(services, botActing(request, services.clock), p.applicationId, p.commandId, p.guildId);
       return reply.code(204).send(null);
     },
   );

@@ -4,17 +4,17 @@ import { COMMAND_OPTIONS_MAX, COMMANDS_MAX } from './bots.js';
 
 /** TypeBox schemas of the commands API (issue #4). They document; the service checks the body. */
 
-export const CommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }) });
+const applicationId = Type.String({ description: 'The application (client) id' });
+const guildId = Type.String({ description: 'A server the application is installed in' });
+const commandId = Type.String({ description: 'The command id' });
 
-export const OneCommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }), commandId: Type.String({ description: 'The command id' }) });
+export const CommandParams = Type.Object({ applicationId });
 
-export const GuildCommandParams = Type.Object({ applicationId: Type.String({ description: 'The application (client) id' }), guildId: Type.String({ description: 'A server the application is installed in' }) });
+export const OneCommandParams = Type.Object({ applicationId, commandId });
 
-export const OneGuildCommandParams = Type.Object({
-  applicationId: Type.String({ description: 'The application (client) id' }),
-  guildId: Type.String({ description: 'A server the application is installed in' }),
-  commandId: Type.String({ description: 'The command id' }),
-});
+export const GuildCommandParams = Type.Object({ applicationId, guildId });
+
+export const OneGuildCommandParams = Type.Object({ applicationId, guildId, commandId });
 
 const CommandOption = Type.Object(
   {

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.js';
 import { emitted } from '../../events/event-bus.js';
 import { findApplication } from './applications.repository.js';
 import type { BotPrincipal } from './bots.service.js';
-import { byName, checkCommand, checkCommands, COMMANDS_MAX, patchedCommandBody, presentCommand, type ApplicationCommand, type CommandInput, type CommandProblem, type CommandView } from './bots.js';
+import { byName, checkCommand, checkCommands, COMMANDS_MAX, offeredInServer, patchedCommandBody, presentCommand, type ApplicationCommand, type CommandInput, type CommandProblem, type CommandView } from './bots.js';
 import { deleteCommand, deleteCommandsExcept, insertCommand, listCommands, listCommandsIn, listAllGuildCommands, updateCommand, type CommandScope } from './commands.repository.js';
 import { getServer } from '../directory/servers.service.js';
 import { isInstalledInServer } from './installs.repository.js';
@@ -188,7 +188,7 @@ export async function removeCommand(deps: Deps, acting: Acting, appId: string, c
  */
 export async function listApplicationCommands(deps: Deps, appId: string, serverId?: string): Promise<CommandView[]> {
   if (!isSnowflake(appId)) return [];
-  const commands = serverId === undefined ? await listCommands(deps.db, { applicationId: appId, guildId: null }) : await listCommandsIn(deps.db, appId, serverId);
+  const commands = serverId === undefined ? await listCommands(deps.db, { applicationId: appId, guildId: null }) : offeredInServer(await listCommandsIn(deps.db, appId, serverId));
   return commands.map(presentCommand);
 }
 

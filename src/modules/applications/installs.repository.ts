@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { globalOrIn } from './commands.repository.js';
 import { firstRow, prepareQuery } from '../../storage/prepared.js';
 import { toBool, toId, toIdOrNull, toNum } from '../../storage/types.js';
 
@@ -115,20 +116,18 @@ export async function listServerInstallRows(db: Db, serverId: string): Promise<S
   }));
 }
 
-/** The commands of several apps, by app id then name (Integrations lists them under each app). */
-export async function listCommandsOfApplications(db: Db, serverId: string, applicationIds: readonly string[]): Promise<Array<{ applicationId: string; name: string; description: string }>> {
+/** The global commands of several apps and those they registered for `serverId`, by app id then name (Integrations lists them under each app). */
+export async function listCommandsOfApplications(db: Db, serverId: string, applicationIds: readonly string[]): Promise<Array<{ applicationId: string; name: string; description: string; guildId: string | null }>> {
   if (applicationIds.length === 0) return [];
   const rows = await db
     .selectFrom('application_commands')
     .select(['application_id', 'name', 'description', 'guild_id'])
     .where('application_id', 'in', applicationIds)
-    .where((eb) => eb.or([eb('guild_id', 'is', null), eb('guild_id', '=', serverId)]))
+    .where(globalOrIn(serverId))
     .orderBy('application_id')
     .orderBy('name')
     .execute();
-  // A guild command replaces the app's global command of the same name in its server.
-  const shadowed = new Set(rows.filter((r) => r.guild_id !== null).map((r) => `${toId(r.application_id)} ${r.name}`));
-  return rows.filter((r) => r.guild_id !== null || !shadowed.has(`${toId(r.application_id)} ${r.name}`)).map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description }));
+  return rows.map((r) => ({ applicationId: toId(r.application_id), name: r.name, description: r.description, guildId: toIdOrNull(r.guild_id) }));
 }
 
 /** One command of an app installed in a server with its commands and a bot (installedCommandRow). */

@@ -16,6 +16,7 @@ import { appendRoleInTransaction, updateRoleInTransaction } from '../directory/r
 import { getServer, listServersForPerson, memberPermissions } from '../directory/servers.service.js';
 import type { Application } from './applications.js';
 import { findApplication } from './applications.repository.js';
+import { offeredInServer } from './bots.js';
 import {
   assignRoleIfMissing,
   deleteManagedRoles,
@@ -41,13 +42,13 @@ import {
 } from './installs.js';
 import { insertUserInstall } from './user-installs.repository.js';
 
+/** The command a typed `/name` runs, as the interaction describes it. */
+export type InstalledCommand = InstalledCommandRow['command'];
+
 /**
  * What a typed `/name` runs in a server's channel (issue #40 §2): the command of that name of the
  * first app (in install order) installed with applications.commands and a bot; undefined when none has one.
  */
-/** The command a typed `/name` runs, as the interaction describes it. */
-export type InstalledCommand = InstalledCommandRow['command'];
-
 export async function installedCommandNamed(deps: Deps, serverId: string, name: string): Promise<InstalledCommandRow | undefined> {
   return isSnowflake(serverId) ? installedCommandRow(deps.db, serverId, name) : undefined;
 }
@@ -56,11 +57,8 @@ export async function installedCommandNamed(deps: Deps, serverId: string, name: 
 export async function listServerInstalls(deps: Deps, serverId: string): Promise<InstalledApp[]> {
   if (!isSnowflake(serverId)) return [];
   const rows = await listServerInstallRows(deps.db, serverId);
-  const commands = await listCommandsOfApplications(
-    deps.db,
-    serverId,
-    rows.filter((r) => r.commands).map((r) => r.applicationId),
-  );
+  const enabled = rows.filter((r) => r.commands).map((r) => r.applicationId);
+  const commands = offeredInServer(await listCommandsOfApplications(deps.db, serverId, enabled));
   return rows.map((r) => ({
     application: { id: r.applicationId, name: r.applicationName, iconUrl: r.applicationIconUrl, botUserId: r.botUserId },
     permissions: { bits: r.permissions, names: permissionNames(r.permissions), labels: permissionLabelList(r.permissions) },
